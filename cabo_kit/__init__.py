@@ -1,0 +1,34 @@
+"""cabo-kit: play, teach and run bot tournaments of the card game CABO.
+
+The engine is pure Python (standard library only), so ``import cabo_kit`` is instant.
+
+>>> import cabo_kit as ck
+>>> rules = ck.Rules.preset("deluxe")
+>>> record = ck.play_game([ck.bots.GreedyBot(), ck.bots.RandomBot()], rules, seed=1)
+>>> record.game_over
+True
+"""
+
+from . import bots
+from .actions import (
+    Action, ActionParseError, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError,
+    InitialPeek, LegalActions, Pass, Peek, Place, Snap, Spy, Swap,
+)
+from .bot import Bot, BotError, SimpleBot
+from .cards import UNKNOWN, Card, CardParseError
+from .game import Game, RoundResult
+from .observation import Event, Observation
+from .play import play_game
+from .record import GameRecord, RecordError
+from .rules import PRESETS, Rules, RulesError
+from .scoring import ScoreSheet, ScoreSheetError, next_start_player, round_details, score_round
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Action", "ActionParseError", "Bot", "BotError", "CallCabo", "Card", "CardParseError", "Discard", "DrawDeck",
+    "DrawDiscard", "Event", "Exchange", "Game", "GameRecord", "Give", "IllegalActionError", "InitialPeek",
+    "LegalActions", "Observation", "PRESETS", "Pass", "Peek", "Place", "RecordError", "RoundResult", "Rules",
+    "RulesError", "ScoreSheet", "ScoreSheetError", "SimpleBot", "Snap", "Spy", "Swap", "UNKNOWN", "bots",
+    "next_start_player", "play_game", "round_details", "score_round", "__version__",
+]

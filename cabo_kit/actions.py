@@ -1,0 +1,434 @@
+"""Actions: one small frozen class per kind of decision, each with a text form that parses back.
+
+Seats and positions are absolute: seat ``s`` is the ``s``-th player at the table and a
+position is an index into that player's hand at the moment of the decision.
+
+=================  ==================  ================================================
+action             text                meaning
+=================  ==================  ================================================
+``InitialPeek``    ``look 0,3``        deluxe set-up: the cards you look at
+``DrawDeck``       ``deck``            draw the top card of the deck
+``DrawDiscard``    ``take``            take the top card of the discard pile
+``CallCabo``       ``cabo``            call Cabo (instead of a turn, or at its end)
+``Discard``        ``discard``         put the drawn card on the discard pile
+``Exchange``       ``exchange 1,2``    exchange the drawn card for own card(s)
+``Place``          ``place 2``         where a card goes after a multi-exchange
+``Peek``           ``peek 1``          look at one of your own face-down cards
+``Spy``            ``spy 2:1``         look at seat 2's card at position 1
+``Swap``           ``swap 0 2:1``      swap your card 0 with seat 2's card 1
+``Snap``           ``snap 2:1``        claim seat 2's card 1 as a match
+``Give``           ``give 3``          give your card 3 after snapping another's card
+``Pass``           ``pass``            skip (a power, a snap, an optional give, Cabo)
+=================  ==================  ================================================
+
+>>> Action.parse("swap 0 2:1")
+Swap(own=0, seat=2, position=1)
+>>> str(Exchange((1, 2)))
+'exchange 1,2'
+>>> Action.parse(str(Spy(3, 0))) == Spy(3, 0)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+__all__ = [
+    "Action", "ActionParseError", "IllegalActionError",
+    "InitialPeek", "DrawDeck", "DrawDiscard", "CallCabo", "Discard", "Exchange", "Place",
+    "Peek", "Spy", "Swap", "Snap", "Give", "Pass", "LegalActions",
+]
+
+
+class ActionParseError(ValueError):
+    """An action's text does not parse."""
+
+
+class IllegalActionError(ValueError):
+    """An action is not legal now. The message names the phase and the seat, never a hidden card."""
+
+
+class Action:
+    """Base class of all actions. ``Action.parse(text)`` reads any action's text form."""
+
+    __slots__ = ()
+    keyword: ClassVar[str] = ""
+    _by_keyword: ClassVar[dict[str, type["Action"]]] = {}
+
+    def __init_subclass__(cls, **kw: object) -> None:
+        super().__init_subclass__(**kw)
+        if cls.keyword:
+            Action._by_keyword[cls.keyword] = cls
+
+    @staticmethod
+    def parse(text: str) -> "Action":
+        """The action written as ``text`` (see the module docstring for the forms).
+
+        >>> Action.parse("exchange 0,3"), Action.parse("PASS")
+        (Exchange(positions=(0, 3)), Pass())
+        >>> Action.parse("fly 3")
+        Traceback (most recent call last):
+        ...
+        cabo_kit.actions.ActionParseError: 'fly 3' is not an action: it starts with one of look, deck, take, cabo, discard, exchange, place, peek, spy, swap, snap, give, pass
+        """
+        if isinstance(text, Action):
+            return text
+        if not isinstance(text, str):
+            raise ActionParseError(f"{text!r} is not an action: give its text, e.g. 'deck' or 'swap 0 2:1'")
+        parts = text.strip().lower().split()
+        cls = Action._by_keyword.get(parts[0]) if parts else None
+        if cls is None:
+            words = ", ".join(Action._by_keyword)
+            raise ActionParseError(f"{text!r} is not an action: it starts with one of {words}")
+        try:
+            return cls._from_args(parts[1:])
+        except (ValueError, IndexError, TypeError):
+            raise ActionParseError(f"{text!r} is not an action: write it as {cls.example!r}") from None
+
+    example: ClassVar[str] = ""
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        if args:
+            raise ValueError
+        return cls()
+
+    def __str__(self) -> str:
+        return self.keyword
+
+
+def _positions(text: str) -> tuple[int, ...]:
+    out = tuple(int(p) for p in text.split(","))
+    if any(p < 0 for p in out):
+        raise ValueError
+    return out
+
+
+def _target(text: str) -> tuple[int, int]:
+    seat, pos = text.split(":")
+    s, p = int(seat), int(pos)
+    if s < 0 or p < 0:
+        raise ValueError
+    return s, p
+
+
+@dataclass(frozen=True, slots=True)
+class InitialPeek(Action):
+    """Deluxe set-up: look at these of your own cards (as many as the rules' ``initial_peeks``)."""
+
+    positions: tuple[int, ...]
+    keyword: ClassVar[str] = "look"
+    example: ClassVar[str] = "look 0,1"
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        (arg,) = args
+        return cls(_positions(arg))
+
+    def __str__(self) -> str:
+        return "look " + ",".join(map(str, self.positions))
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDeck(Action):
+    """Draw the top card of the deck."""
+
+    keyword: ClassVar[str] = "deck"
+    example: ClassVar[str] = "deck"
+
+    def __str__(self) -> str:
+        return "deck"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDiscard(Action):
+    """Take the top card of the discard pile."""
+
+    keyword: ClassVar[str] = "take"
+    example: ClassVar[str] = "take"
+
+    def __str__(self) -> str:
+        return "take"
+
+
+@dataclass(frozen=True, slots=True)
+class CallCabo(Action):
+    """Call Cabo: instead of a turn (deluxe, rush) or at the end of your turn (traveller)."""
+
+    keyword: ClassVar[str] = "cabo"
+    example: ClassVar[str] = "cabo"
+
+    def __str__(self) -> str:
+        return "cabo"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard(Action):
+    """Put the drawn card face up on the discard pile (its power, if any, is offered next)."""
+
+    keyword: ClassVar[str] = "discard"
+    example: ClassVar[str] = "discard"
+
+    def __str__(self) -> str:
+        return "discard"
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange(Action):
+    """Exchange the drawn card for your cards at ``positions`` (several only in deluxe)."""
+
+    positions: tuple[int, ...]
+    keyword: ClassVar[str] = "exchange"
+    example: ClassVar[str] = "exchange 1  or  exchange 0,2"
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        (arg,) = args
+        positions = _positions(arg)
+        if len(set(positions)) != len(positions):
+            raise ValueError
+        return cls(tuple(sorted(positions)))
+
+    def __str__(self) -> str:
+        return "exchange " + ",".join(map(str, self.positions))
+
+
+@dataclass(frozen=True, slots=True)
+class Place(Action):
+    """After a multi-exchange: where the card goes.
+
+    After a successful exchange ``index`` is one of the exchanged positions (the card
+    takes its place). After a failed one, and for the penalty card, ``index`` is ``0``
+    (the left end of the hand) or the hand's current length (the right end).
+    """
+
+    index: int
+    keyword: ClassVar[str] = "place"
+    example: ClassVar[str] = "place 0"
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        (arg,) = args
+        value = int(arg)
+        if value < 0:
+            raise ValueError
+        return cls(value)
+
+    def __str__(self) -> str:
+        return f"place {self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Peek(Action):
+    """Look at your own face-down card at ``position``."""
+
+    position: int
+    keyword: ClassVar[str] = "peek"
+    example: ClassVar[str] = "peek 1"
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        (arg,) = args
+        value = int(arg)
+        if value < 0:
+            raise ValueError
+        return cls(value)
+
+    def __str__(self) -> str:
+        return f"peek {self.position}"
+
+
+@dataclass(frozen=True, slots=True)
+class Spy(Action):
+    """Look at the face-down card of ``seat`` at ``position``."""
+
+    seat: int
+    position: int
+    keyword: ClassVar[str] = "spy"
+    example: ClassVar[str] = "spy 2:1"
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        (arg,) = args
+        return cls(*_target(arg))
+
+    def __str__(self) -> str:
+        return f"spy {self.seat}:{self.position}"
+
+
+@dataclass(frozen=True, slots=True)
+class Swap(Action):
+    """Swap your card at ``own`` with the card of ``seat`` at ``position``, neither looked at."""
+
+    own: int
+    seat: int
+    position: int
+    keyword: ClassVar[str] = "swap"
+    example: ClassVar[str] = "swap 0 2:1"
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        own, target = args
+        value = int(own)
+        if value < 0:
+            raise ValueError
+        return cls(value, *_target(target))
+
+    def __str__(self) -> str:
+        return f"swap {self.own} {self.seat}:{self.position}"
+
+
+@dataclass(frozen=True, slots=True)
+class Snap(Action):
+    """In a snap window: claim the face-down card of ``seat`` at ``position`` as a match."""
+
+    seat: int
+    position: int
+    keyword: ClassVar[str] = "snap"
+    example: ClassVar[str] = "snap 2:1"
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        (arg,) = args
+        return cls(*_target(arg))
+
+    def __str__(self) -> str:
+        return f"snap {self.seat}:{self.position}"
+
+
+@dataclass(frozen=True, slots=True)
+class Give(Action):
+    """After snapping another player's card: give them your card at ``position``."""
+
+    position: int
+    keyword: ClassVar[str] = "give"
+    example: ClassVar[str] = "give 3"
+
+    @classmethod
+    def _from_args(cls, args: list[str]) -> "Action":
+        (arg,) = args
+        value = int(arg)
+        if value < 0:
+            raise ValueError
+        return cls(value)
+
+    def __str__(self) -> str:
+        return f"give {self.position}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Action):
+    """Skip: a power, a snap window, an optional give, or (traveller) calling Cabo at the end of a turn."""
+
+    keyword: ClassVar[str] = "pass"
+    example: ClassVar[str] = "pass"
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+class LegalActions(tuple):  # type: ignore[type-arg]
+    """The legal actions when several-card exchanges are allowed: exact ``len`` and ``in``, enumerated lazily.
+
+    The first items are the ordinary actions (a plain tuple of them); after them come all
+    :class:`Exchange` actions of two or more of the ``hand_size`` positions, by size,
+    then in lexicographic order. Their number grows as ``2**hand_size``, so they are
+    never built all at once.
+
+    >>> legal = LegalActions((Discard(), Exchange((0,)), Exchange((1,)), Exchange((2,))), hand_size=3)
+    >>> len(legal), Exchange((0, 2)) in legal, legal[4], legal[-1]
+    (8, True, Exchange(positions=(0, 1)), Exchange(positions=(0, 1, 2)))
+    """
+
+    hand_size: int
+
+    def __new__(cls, fixed: tuple[Action, ...], hand_size: int) -> "LegalActions":
+        self = super().__new__(cls, fixed)
+        self.hand_size = hand_size
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[tuple[Action, ...], int]]:
+        return (LegalActions, (tuple(tuple.__iter__(self)), self.hand_size))
+
+    def _fixed_len(self) -> int:
+        return tuple.__len__(self)
+
+    def __len__(self) -> int:
+        m = self.hand_size
+        return tuple.__len__(self) + (2**m - m - 1 if m >= 2 else 0)
+
+    def __contains__(self, action: object) -> bool:
+        if isinstance(action, Exchange) and len(action.positions) >= 2:
+            pos = action.positions
+            return (
+                all(isinstance(p, int) and 0 <= p < self.hand_size for p in pos)
+                and list(pos) == sorted(set(pos))
+            )
+        return tuple.__contains__(self, action)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        from itertools import combinations
+
+        yield from tuple.__iter__(self)
+        for k in range(2, self.hand_size + 1):
+            for combo in combinations(range(self.hand_size), k):
+                yield Exchange(combo)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("legal action index out of range")
+        fixed = tuple.__len__(self)
+        if index < fixed:
+            return tuple.__getitem__(self, index)
+        return Exchange(_unrank_subset(self.hand_size, index - fixed))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalActions):
+            return self.hand_size == other.hand_size and tuple.__eq__(self, other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self) -> str:
+        return f"LegalActions({tuple.__repr__(self)}, hand_size={self.hand_size})"
+
+    def count(self, value: object) -> int:  # type: ignore[override]
+        return 1 if value in self else 0
+
+    def index(self, value: object, *args: object) -> int:  # type: ignore[override]
+        for i, item in enumerate(self):
+            if item == value:
+                return i
+        raise ValueError(f"{value!r} is not a legal action")
+
+
+def _unrank_subset(m: int, rank: int) -> tuple[int, ...]:
+    """The ``rank``-th subset of size >= 2 of ``range(m)``: by size, then lexicographic."""
+    from math import comb
+
+    k = 2
+    while rank >= comb(m, k):
+        rank -= comb(m, k)
+        k += 1
+    out: list[int] = []
+    start = 0
+    while k:
+        for x in range(start, m):
+            c = comb(m - x - 1, k - 1)
+            if rank < c:
+                out.append(x)
+                start = x + 1
+                k -= 1
+                break
+            rank -= c
+    return tuple(out)

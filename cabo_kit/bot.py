@@ -1,0 +1,217 @@
+"""Bots: the base class learners subclass, and a friendlier one with a method per decision.
+
+A bot receives an :class:`~cabo_kit.observation.Observation` and the legal actions and
+returns one of them. It never touches the game itself.
+
+>>> import cabo_kit as ck
+>>> class Cautious(ck.Bot):
+...     def choose(self, observation, legal_actions):
+...         return legal_actions[0]
+>>> record = ck.play_game([Cautious(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=1)
+>>> len(record.rounds) >= 1
+True
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .actions import (
+    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy,
+    Swap,
+)
+from .observation import Observation
+
+if TYPE_CHECKING:
+    from .game import RoundResult
+    from .rules import Rules
+
+__all__ = ["Bot", "SimpleBot", "BotError"]
+
+
+class BotError(ValueError):
+    """A bot answered something that is not an action it may take."""
+
+
+class Bot(ABC):
+    """Base class of every bot: implement :meth:`choose`.
+
+    ``self.random`` is a :class:`random.Random` seeded by the game (from the game's seed
+    and your seat), so a bot that draws its randomness only from it plays the same way
+    for the same seed. The ``on_...`` hooks do nothing unless you override them.
+    """
+
+    #: The name shown in results (default: the class name).
+    name: str = ""
+
+    def __init__(self) -> None:
+        self.random = random.Random(0)
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if not cls.__dict__.get("name"):
+            cls.name = cls.__name__
+
+    @abstractmethod
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Return one of ``legal_actions`` (an :class:`~cabo_kit.actions.Action` or its text)."""
+
+    def on_game_start(self, seat: int, n_players: int, rules: "Rules") -> None:
+        """Called once before a game, with your seat."""
+
+    def on_round_start(self, observation: Observation) -> None:
+        """Called at the start of every round (after the deal, before your first decision)."""
+
+    def on_round_end(self, result: "RoundResult") -> None:
+        """Called after every round with its :class:`~cabo_kit.game.RoundResult` (all hands shown)."""
+
+    def on_game_end(self, totals: list[int], winners: list[int]) -> None:
+        """Called once after the game."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class SimpleBot(Bot):
+    """A bot with one method per kind of decision, each with a sensible default. Override what you like.
+
+    Answers are plain values (positions, seats, ``True``/``False``); :meth:`choose` turns
+    them into actions. Positions are indices into a hand, seats are absolute.
+
+    ========================  =======================================  ==========================
+    method                    answer                                   default
+    ========================  =======================================  ==========================
+    ``initial_peek(obs)``     positions to look at                     the first ones
+    ``draw(obs)``             ``"deck"``, ``"discard"`` or ``"cabo"``  discard pile if its top is
+                                                                       at most 3, else the deck
+    ``keep(obs, card)``       position to exchange, or ``None``        replace your highest known
+                                                                       card if ``card`` is lower
+    ``peek(obs)``             own position, or ``None`` to skip        first unseen own card
+    ``spy(obs)``              ``(seat, position)`` or ``None``         first unseen card of the
+                                                                       next player
+    ``swap(obs)``             ``(own, seat, position)`` or ``None``    skip
+    ``snap(obs)``             ``(seat, position)`` or ``None``         a known card matching the
+                                                                       top, else none
+    ``give(obs)``             own position (or ``None`` if optional)   your highest known card
+    ``call_cabo(obs)``        ``True`` to call (traveller: at turn end) known total at most 5 with
+                                                                       no unknown card
+    ``place(obs, options)``   one of ``options``                       the first
+    ========================  =======================================  ==========================
+
+    >>> import cabo_kit as ck
+    >>> class LowKeeper(ck.SimpleBot):
+    ...     def keep(self, obs, card):
+    ...         return 0 if card.value <= 4 else None
+    >>> ck.play_game([LowKeeper(), ck.SimpleBot()], ck.Rules.preset("rush"), seed=2).winners in ([0], [1], [0, 1])
+    True
+    """
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        obs = observation
+        phase = obs.phase
+        if phase == "look":
+            return self._checked(InitialPeek(tuple(sorted(self.initial_peek(obs)))), legal_actions, "initial_peek")
+        if phase == "choose":
+            answer = self.draw(obs)
+            table = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
+            if answer not in table:
+                raise BotError(f"draw() returned {answer!r}: return 'deck', 'discard' or 'cabo'")
+            return self._checked(table[answer], legal_actions, "draw")
+        if phase == "drawn":
+            assert obs.drawn is not None
+            pos = self.keep(obs, obs.drawn)
+            if pos is None:
+                return self._checked(Discard(), legal_actions, "keep")
+            positions = tuple(sorted(pos)) if isinstance(pos, (tuple, list)) else (pos,)
+            return self._checked(Exchange(positions), legal_actions, "keep")
+        if phase == "power" and obs.power in ("peek", "peek_swap"):
+            p = self.peek(obs)
+            return self._checked(Pass() if p is None else Peek(p), legal_actions, "peek")
+        if phase == "power" and obs.power in ("spy", "spy_swap"):
+            t = self.spy(obs)
+            return self._checked(Pass() if t is None else Spy(*t), legal_actions, "spy")
+        if phase in ("power", "swap"):
+            sw = self.swap(obs)
+            return self._checked(Pass() if sw is None else Swap(*sw), legal_actions, "swap")
+        if phase == "place":
+            options = [a.index for a in legal_actions if isinstance(a, Place)]
+            return self._checked(Place(self.place(obs, options)), legal_actions, "place")
+        if phase == "snap":
+            t = self.snap(obs)
+            return self._checked(Pass() if t is None else Snap(*t), legal_actions, "snap")
+        if phase == "give":
+            p = self.give(obs)
+            return self._checked(Pass() if p is None else Give(p), legal_actions, "give")
+        if phase == "end_turn":
+            return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo")
+        raise BotError(f"no decision is expected in phase {phase!r}")  # pragma: no cover
+
+    @staticmethod
+    def _checked(action: Action, legal: Sequence[Action], method: str) -> Action:
+        if action not in legal:
+            shown = ", ".join(str(a) for a in list(legal)[:10])
+            raise BotError(f"{method}() led to {action}, which is not legal now; legal: {shown}")
+        return action
+
+    # ---- defaults --------------------------------------------------------------
+
+    def initial_peek(self, obs: Observation) -> Sequence[int]:
+        return list(range(obs.rules.initial_peeks))
+
+    def draw(self, obs: Observation) -> str:
+        if obs.caller is None and obs.rules.cabo_timing == "instead" and self.call_cabo(obs):
+            return "cabo"
+        top = obs.top
+        if top is not None and top.value is not None and top.value <= 3 and obs.my_hand:
+            return "discard"
+        return "deck"
+
+    def keep(self, obs: Observation, card: Any) -> int | None:
+        hand = obs.my_hand
+        if not hand:
+            return None
+        worst = max(range(len(hand)), key=lambda p: 7 if hand[p].value is None else hand[p].value)
+        worst_value = 7 if hand[worst].value is None else hand[worst].value
+        must_keep = obs.drawn_from == "discard" and not obs.rules.discard_draw_may_discard
+        if card.value < worst_value or must_keep:
+            return worst
+        return None
+
+    def peek(self, obs: Observation) -> int | None:
+        for p, c in enumerate(obs.my_hand):
+            if not c.known and not obs.face_up[obs.seat][p]:
+                return p
+        return None
+
+    def spy(self, obs: Observation) -> tuple[int, int] | None:
+        for s in obs.opponents:
+            for p, c in enumerate(obs.hands[s]):
+                if not c.known and not obs.face_up[s][p]:
+                    return (s, p)
+        return None
+
+    def swap(self, obs: Observation) -> tuple[int, int, int] | None:
+        return None
+
+    def snap(self, obs: Observation) -> tuple[int, int] | None:
+        top = obs.top
+        if top is None:
+            return None
+        for s, hand in enumerate(obs.hands):
+            for p, c in enumerate(hand):
+                if c.known and c.value == top.value and not obs.face_up[s][p]:
+                    return (s, p)
+        return None
+
+    def give(self, obs: Observation) -> int | None:
+        hand = obs.my_hand
+        return max(range(len(hand)), key=lambda p: 7 if hand[p].value is None else hand[p].value)
+
+    def call_cabo(self, obs: Observation) -> bool:
+        total, unknown = obs.known_total()
+        return unknown == 0 and total <= 5
+
+    def place(self, obs: Observation, options: list[int]) -> int:
+        return options[0]

@@ -1,0 +1,85 @@
+"""GreedyBot: keeps low cards, replaces its worst card, calls Cabo when its estimate is low."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..bot import SimpleBot
+from ..observation import Observation
+
+__all__ = ["GreedyBot"]
+
+UNSEEN_ESTIMATE = 6.5  # the mean card value of every deck cabo-kit knows
+
+
+class GreedyBot(SimpleBot):
+    """A simple, readable heuristic player.
+
+    - It counts every card it has not seen as 6.5 points, the deck's average.
+    - It takes the discard pile's top card when that card is at most 4 and lower
+      than its worst card; otherwise it draws from the deck.
+    - It keeps a drawn card in place of its worst card (highest known, or an unseen
+      one) when the drawn card is lower; otherwise it discards it.
+    - Powers: it peeks at its unseen cards, spies on the next player, and swaps its
+      worst known card for a lower card it knows in another hand.
+    - It snaps only cards it knows to match, and gives away its worst card.
+    - It calls Cabo when its estimated total is at most ``cabo_threshold``.
+
+    >>> import cabo_kit as ck
+    >>> rec = ck.play_game([GreedyBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=3)
+    >>> rec.totals[0] < rec.totals[1]
+    True
+    """
+
+    cabo_threshold = 7.0
+
+    @staticmethod
+    def estimate(card: Any) -> float:
+        return UNSEEN_ESTIMATE if card.value is None else card.value
+
+    def worst(self, obs: Observation) -> int | None:
+        hand = obs.my_hand
+        if not hand:
+            return None
+        return max(range(len(hand)), key=lambda p: self.estimate(hand[p]))
+
+    def estimated_total(self, obs: Observation) -> float:
+        return sum(self.estimate(c) for c in obs.my_hand)
+
+    def call_cabo(self, obs: Observation) -> bool:
+        return self.estimated_total(obs) <= self.cabo_threshold
+
+    def draw(self, obs: Observation) -> str:
+        if obs.caller is None and obs.rules.cabo_timing == "instead" and self.call_cabo(obs):
+            return "cabo"
+        top, worst = obs.top, self.worst(obs)
+        if top is not None and worst is not None and top.value <= 4 and top.value < self.estimate(obs.my_hand[worst]):
+            return "discard"
+        return "deck"
+
+    def keep(self, obs: Observation, card: Any) -> int | None:
+        worst = self.worst(obs)
+        if worst is None:
+            return None
+        must_keep = obs.drawn_from == "discard" and not obs.rules.discard_draw_may_discard
+        if must_keep or card.value < self.estimate(obs.my_hand[worst]):
+            return worst
+        return None
+
+    def swap(self, obs: Observation) -> tuple[int, int, int] | None:
+        worst = self.worst(obs)
+        if worst is None:
+            return None
+        mine = self.estimate(obs.my_hand[worst])
+        best = None
+        targets = [obs.target] if obs.target is not None else [
+            (s, p) for s in obs.opponents for p in range(len(obs.hands[s]))
+        ]
+        for s, p in targets:
+            card = obs.hands[s][p]
+            if card.value is not None and card.value < mine and (best is None or card.value < best[0]):
+                best = (card.value, s, p)
+        return None if best is None else (worst, best[1], best[2])
+
+    def give(self, obs: Observation) -> int | None:
+        return self.worst(obs)

@@ -1,0 +1,69 @@
+"""RandomBot: the bottom rung of the ladder and the rating anchor."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..actions import Action, CallCabo, Exchange
+from ..bot import Bot
+from ..observation import Observation
+
+__all__ = ["RandomBot"]
+
+
+class RandomBot(Bot):
+    """Plays at random, but not absurdly, so that games stay short and hands stay small.
+
+    At each decision it sorts the legal actions into kinds (draw from the deck, take
+    from the discard pile, discard, exchange one card, peek, spy, swap, give, pass...),
+    picks a kind uniformly, then one action of that kind uniformly. Three kinds are
+    risky enough to make random games silly if picked as often as the others, so they
+    get fixed small probabilities instead:
+
+    - calling Cabo: 5% whenever it is allowed;
+    - exchanging several cards at once (deluxe): 5% when the drawn card is kept;
+    - snapping: 2% in each snap window.
+
+    All its randomness comes from ``self.random``, which the game seeds.
+
+    >>> import cabo_kit as ck
+    >>> record = ck.play_game([ck.bots.RandomBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=5)
+    >>> record.winners in ([0], [1], [0, 1])
+    True
+    """
+
+    cabo_probability = 0.05
+    multi_exchange_probability = 0.05
+    snap_probability = 0.02
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        rng = self.random
+        phase = observation.phase
+        if phase == "snap":
+            if len(legal_actions) > 1 and rng.random() < self.snap_probability:
+                return legal_actions[1 + rng.randrange(len(legal_actions) - 1)]
+            return legal_actions[0]
+        if phase == "choose" or phase == "end_turn":
+            cabo = [a for a in legal_actions if type(a) is CallCabo]
+            if cabo and rng.random() < self.cabo_probability:
+                return cabo[0]
+            others = [a for a in legal_actions if type(a) is not CallCabo]
+            return others[rng.randrange(len(others))] if others else cabo[0]
+        if phase == "drawn":
+            # A LegalActions is a tuple of the ordinary actions followed by the lazy multi-exchanges.
+            n_fixed = tuple.__len__(legal_actions) if isinstance(legal_actions, tuple) else len(legal_actions)
+            fixed = [legal_actions[i] for i in range(n_fixed)]
+            singles = [a for a in fixed if type(a) is Exchange]
+            discards = [a for a in fixed if type(a) is not Exchange]
+            if len(legal_actions) > n_fixed and rng.random() < self.multi_exchange_probability:
+                return legal_actions[n_fixed + rng.randrange(len(legal_actions) - n_fixed)]
+            kinds = [k for k in (discards, singles) if k]
+            kind = kinds[rng.randrange(len(kinds))]
+            return kind[rng.randrange(len(kind))]
+        kinds_by: dict[type, list[Action]] = {}
+        for a in legal_actions:
+            kinds_by.setdefault(type(a), []).append(a)
+        groups = list(kinds_by.values())
+        group = groups[rng.randrange(len(groups))]
+        return group[rng.randrange(len(group))]
+

@@ -1,0 +1,1184 @@
+"""The game: a step-by-step state machine over rounds, turns and decisions.
+
+A turn is a sequence of decisions. :attr:`Game.to_move` says which seats must decide
+now (every seat at once in a deluxe set-up look and in a snap window);
+:meth:`Game.legal_actions` lists what a seat may do; :meth:`Game.apply` checks and
+carries out an action; :meth:`Game.observation` is what a seat may know. The game plays
+round after round until the score sheet says it is over.
+
+>>> import cabo_kit as ck
+>>> game = ck.Game(ck.Rules.preset("deluxe"), seed=7, n_players=2)
+>>> game.phase, game.to_move            # deluxe: both players choose the cards they look at
+('look', (0, 1))
+>>> game.apply(ck.InitialPeek((0, 1)), seat=0); game.apply(ck.InitialPeek((2, 3)), seat=1)
+>>> game.phase, game.to_move, game.legal_actions()
+('choose', (1,), (DrawDeck(), DrawDiscard(), CallCabo()))
+>>> game.apply(ck.DrawDeck())
+>>> game.phase
+'drawn'
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+from typing import Iterable, Sequence
+
+from .actions import (
+    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError,
+    InitialPeek, LegalActions, Pass, Peek, Place, Snap, Spy, Swap,
+)
+from .cards import UNKNOWN, Card
+from .observation import Event, Observation
+from .rules import Rules
+from .scoring import ScoreSheet, next_start_player, round_details
+
+__all__ = ["Game", "RoundResult", "SEAT_STATS"]
+
+_DRAW_DECK = DrawDeck()
+_DRAW_DISCARD = DrawDiscard()
+_CABO = CallCabo()
+_DISCARD = Discard()
+_PASS = Pass()
+_MAXPOS = 48
+_EX1 = [Exchange((p,)) for p in range(_MAXPOS)]
+_PEEK = [Peek(p) for p in range(_MAXPOS)]
+_GIVE = [Give(p) for p in range(_MAXPOS)]
+_PLACE = [Place(p) for p in range(_MAXPOS + 2)]
+_SPY: dict[tuple[int, int], Spy] = {}
+_SNAP: dict[tuple[int, int], Snap] = {}
+_SWAP: dict[tuple[int, int, int], Swap] = {}
+
+
+def _ex1(p: int) -> Exchange:
+    return _EX1[p] if p < _MAXPOS else Exchange((p,))
+
+
+def _peek(p: int) -> Peek:
+    return _PEEK[p] if p < _MAXPOS else Peek(p)
+
+
+def _give(p: int) -> Give:
+    return _GIVE[p] if p < _MAXPOS else Give(p)
+
+
+def _place(p: int) -> Place:
+    return _PLACE[p] if p < len(_PLACE) else Place(p)
+
+
+def _spy(s: int, p: int) -> Spy:
+    a = _SPY.get((s, p))
+    if a is None:
+        a = _SPY[(s, p)] = Spy(s, p)
+    return a
+
+
+def _snap(s: int, p: int) -> Snap:
+    a = _SNAP.get((s, p))
+    if a is None:
+        a = _SNAP[(s, p)] = Snap(s, p)
+    return a
+
+
+def _swap(o: int, s: int, p: int) -> Swap:
+    a = _SWAP.get((o, s, p))
+    if a is None:
+        a = _SWAP[(o, s, p)] = Swap(o, s, p)
+    return a
+
+
+SEAT_STATS = (
+    "turns", "draws_deck", "draws_discard", "discards", "exchanges", "multi_exchanges", "failed_multi_exchanges",
+    "penalty_cards", "peek", "spy", "swap", "peek_swap", "spy_swap", "powers_skipped",
+    "snap_claims", "snaps", "snaps_right", "snaps_own", "gives", "cabo_calls",
+)
+"""Per-seat counters kept for every round (see :class:`RoundResult`)."""
+
+
+class RoundResult:
+    """The facts of one finished round.
+
+    Attributes: ``index`` (from 0), ``start_player``, ``caller``, ``caller_won``,
+    ``ended_by`` (``"cabo" "deck" "empty_hand" "turn_limit"``), ``final_hands`` (lists of
+    cards by seat), ``totals`` (hand sums), ``scores`` (round scores), ``game_totals``
+    (after this round, resets applied), ``kamikaze`` and ``royal_roulette`` (seats),
+    ``resets`` (seats reset to 50), ``turns``, ``snap_windows``, and ``stats``: by seat,
+    a dict of the counters in :data:`SEAT_STATS`.
+    """
+
+    __slots__ = (
+        "index", "start_player", "caller", "caller_won", "ended_by", "final_hands", "totals", "scores",
+        "game_totals", "kamikaze", "royal_roulette", "resets", "turns", "snap_windows", "stats",
+    )
+
+    def __init__(self, **kw: object) -> None:
+        for k in self.__slots__:
+            setattr(self, k, kw[k])
+
+    index: int
+    start_player: int
+    caller: int | None
+    caller_won: bool | None
+    ended_by: str
+    final_hands: list[list[Card]]
+    totals: list[int]
+    scores: list[int]
+    game_totals: list[int]
+    kamikaze: list[int]
+    royal_roulette: list[int]
+    resets: list[int]
+    turns: int
+    snap_windows: int
+    stats: list[dict[str, int]]
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {k: getattr(self, k) for k in self.__slots__}
+        out["final_hands"] = [[c.text for c in h] for h in self.final_hands]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> "RoundResult":
+        kw = dict(data)
+        kw["final_hands"] = [[Card.parse(c) for c in h] for h in data["final_hands"]]  # type: ignore[attr-defined]
+        return cls(**kw)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RoundResult) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return (
+            f"RoundResult(index={self.index}, ended_by={self.ended_by!r}, caller={self.caller}, "
+            f"scores={self.scores}, game_totals={self.game_totals})"
+        )
+
+
+class Game:
+    """A game of Cabo: rounds until the end condition, each a sequence of decisions.
+
+    Args:
+        rules: the :class:`~cabo_kit.rules.Rules` (e.g. ``Rules.preset("rush")``).
+        seed: every random choice (shuffles, the first start player, snap races,
+            reshuffles) comes from streams derived from this seed, the round and the
+            purpose, so the same seed deals the same cards whatever is played.
+        n_players: the table size.
+        deck: optional stacked deck for the first round: cards in the order they are
+            dealt and drawn (the first ``hand_size`` go to seat 0 as positions 0, 1, ...,
+            the next to seat 1, and so on; then the first discard; then the draws). Only
+            the cards you list are stacked; the rest of the full deck follows, shuffled.
+        start_player: the first round's start player (default: drawn from the seed).
+        memory: ``"engine"`` (observations show all a player has seen) or ``"none"``.
+
+    >>> import cabo_kit as ck
+    >>> game = ck.Game(ck.Rules.preset("rush"), seed=1, n_players=2, start_player=0,
+    ...                deck="2S 3S 4S 5S  2H 3H 4H 5H  9D  7C")
+    >>> game.phase, game.to_move           # a snap window for the first discard
+    ('snap', (0, 1))
+    >>> game.apply(ck.Pass(), seat=0); game.apply(ck.Pass(), seat=1)
+    >>> game.apply(ck.DrawDeck()); game.observation(0).drawn
+    Card('7C')
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int | str = 0,
+        n_players: int = 2,
+        *,
+        deck: "Sequence[Card | str | int] | str | None" = None,
+        start_player: int | None = None,
+        memory: str = "engine",
+    ) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a cabo_kit.Rules (e.g. Rules.preset('deluxe')), not {type(rules).__name__}")
+        rules.check_players(n_players)
+        if memory not in ("engine", "none"):
+            raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
+        self.rules = rules
+        self.seed = seed
+        self.n = n_players
+        self.memory = memory
+        self.sheet = ScoreSheet(rules, n_players)
+        self.history: list[tuple[int, Action]] = []
+        self.results: list[RoundResult] = []
+        # Every event of the game: (as its seer saw it, the seer or -1 for all, as the others saw it).
+        self.log: list[tuple[Event, int, Event]] = []
+        self._layout: dict[str, object] | None = None
+        self._stack = _parse_stack(deck) if deck is not None else None
+        if start_player is None:
+            start_player = self._rng("start").randrange(n_players)
+        elif not 0 <= start_player < n_players:
+            raise ValueError(f"start_player={start_player} is not a seat of a {n_players}-player table")
+        self._first_start = start_player
+        self.round = -1
+        self.phase = "over"
+        self._start_round(start_player, self._stack)
+
+    # ----------------------------------------------------------------- set-up
+
+    def _rng(self, purpose: str, round_no: int | None = None) -> random.Random:
+        key = f"cabo-kit:{self.seed}:{purpose}" if round_no is None else f"cabo-kit:{self.seed}:{round_no}:{purpose}"
+        return random.Random(key)
+
+    def _start_round(self, start_player: int, stack: list[Card] | None) -> None:
+        rules, n = self.rules, self.n
+        self.round += 1
+        full = rules.full_deck(n)
+        if stack is not None:
+            order = _stacked(full, stack, self._rng("shuffle", self.round))
+        else:
+            order = list(full)
+            self._rng("shuffle", self.round).shuffle(order)
+        self._begin_round_state(start_player, order)
+        k = rules.hand_size
+        deal = 0
+        for s in range(n):
+            self.hands[s] = list(range(deal, deal + k))
+            deal += k
+        self.deck = list(range(len(order) - 1, deal - 1, -1))
+        self._emit_all(Event("round", None, (self.round, start_player)))
+        if rules.peek_choice and rules.initial_peeks:
+            self.phase = "look"
+            self._pending = list(range(n))
+            return
+        if rules.initial_peeks:
+            for s in range(n):
+                hand = self.hands[s]
+                positions = tuple(range(len(hand) - rules.initial_peeks, len(hand)))
+                self._do_look(s, positions)
+        self._flip_first()
+
+    def _begin_round_state(self, start_player: int, order: list[Card]) -> None:
+        n = self.n
+        self.cards: list[Card] = order
+        size = len(order)
+        self.up: list[bool] = [False] * size
+        self.public: list[bool] = [False] * size
+        self.vis: list[list[Card]] = [[UNKNOWN] * size for _ in range(n)]
+        self.upv: list[Card] = [UNKNOWN] * size
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.deck: list[int] = []
+        self.pile: list[int] = []
+        self.start_player = start_player
+        self.current = start_player
+        self.caller: int | None = None
+        self._call_turn = -1
+        self._final_left = 0
+        self._end_after_turn = False
+        self._empty_flag = False
+        self._empty_left: int | None = None
+        self.turn = 0
+        self.drawn: int | None = None
+        self.drawn_from: str | None = None
+        self.power: str | None = None
+        self.target: tuple[int, int] | None = None
+        self.picked: tuple[int, ...] = ()
+        self.exchange_ok: bool | None = None
+        self._place_stage = ""
+        self.give_to: tuple[int, int] | None = None
+        self._snapper = -1
+        self._after = ""
+        self._pending: list[int] = []
+        self._claims: dict[int, Action] = {}
+        self._windows = 0
+        self._snap_rng = self._rng("snap", self.round)
+        self._reshuffle_rng = self._rng("reshuffle", self.round)
+        self.stats: list[dict[str, int]] = [dict.fromkeys(SEAT_STATS, 0) for _ in range(n)]
+        self.seat_events: list[list[Event]] = [[] for _ in range(n)]
+        self._turn_mark: list[int] = [0] * n
+        self._legal: tuple[Action, ...] | None = None
+
+    def _flip_first(self) -> None:
+        c = self._draw_card()
+        if c is None:  # pragma: no cover - a deck always has a card here
+            self._begin_turn()
+            return
+        self._land(c)
+        self._emit_all(Event("flip", None, (), (self.cards[c],)))
+        self._open_window("start")
+
+    # ----------------------------------------------------------- knowledge
+
+    def _show(self, seat: int, c: int) -> None:
+        self.vis[seat][c] = self.cards[c]
+
+    def _reveal(self, c: int) -> None:
+        if not self.public[c]:
+            self.public[c] = True
+            card = self.cards[c]
+            for v in self.vis:
+                v[c] = card
+
+    def _set_up(self, c: int, up: bool) -> None:
+        self.up[c] = up
+        self.upv[c] = self.cards[c] if up else UNKNOWN
+        if up:
+            self._reveal(c)
+
+    def _land(self, c: int) -> None:
+        self.pile.append(c)
+        self._set_up(c, True)
+
+    def _emit_all(self, event: Event) -> None:
+        self.log.append((event, -1, event))
+        for evs in self.seat_events:
+            evs.append(event)
+
+    def _emit_private(self, event: Event, seer: int) -> None:
+        """An event whose cards only ``seer`` saw; everybody else gets the faces as ``??``."""
+        self._emit_split(event, event._replace(cards=(UNKNOWN,) * len(event.cards)), seer)
+
+    def _emit_split(self, event: Event, hidden: Event, seer: int) -> None:
+        self.log.append((event, seer, hidden))
+        for s, evs in enumerate(self.seat_events):
+            evs.append(event if s == seer else hidden)
+
+    # --------------------------------------------------------------- decks
+
+    def _can_draw(self) -> bool:
+        return bool(self.deck) or (self.rules.deck_out == "reshuffle" and len(self.pile) > 1)
+
+    def _draw_card(self) -> int | None:
+        """The top card of the deck (reshuffling when the rules say so), or ``None``."""
+        if not self.deck and self.rules.deck_out == "reshuffle" and len(self.pile) > 1:
+            top = self.pile.pop()
+            moved = self.pile
+            self.pile = [top]
+            for c in moved:
+                self.up[c] = False
+                self.upv[c] = UNKNOWN
+                self.public[c] = False
+                for v in self.vis:
+                    v[c] = UNKNOWN
+            self._reshuffle_rng.shuffle(moved)
+            self.deck = moved
+            self._emit_all(Event("reshuffle", None, (len(moved),)))
+        if not self.deck:
+            self._end_after_turn = True
+            return None
+        c = self.deck.pop()
+        if not self.deck and self.rules.deck_out == "end_round":
+            self._end_after_turn = True
+        return c
+
+    # -------------------------------------------------------------- public API
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.phase == "over"
+
+    @property
+    def to_move(self) -> tuple[int, ...]:
+        """The seats that must decide now: one seat, or several at once (set-up look, snap window)."""
+        if self.phase in ("look", "snap"):
+            return tuple(self._pending)
+        if self.phase == "over":
+            return ()
+        if self.phase == "give":
+            return (self._snapper,)
+        return (self.current,)
+
+    @property
+    def totals(self) -> list[int]:
+        """Game totals by seat so far."""
+        return list(self.sheet.totals)
+
+    @property
+    def winners(self) -> list[int]:
+        """The winning seats once the game is over, else ``[]``."""
+        return self.sheet.winners
+
+    def legal_actions(self, seat: int | None = None) -> Sequence[Action]:
+        """The legal actions of ``seat`` now (default: the one seat to move); empty if it need not decide.
+
+        The result is a tuple, or, when several cards may be exchanged at once, a
+        :class:`~cabo_kit.actions.LegalActions` with exact ``len`` and ``in``.
+        """
+        if seat is None:
+            seat = self._only_mover()
+        phase = self.phase
+        if phase == "look" or phase == "snap":
+            if seat not in self._pending:
+                return ()
+            return self._legal_look(seat) if phase == "look" else self._legal_snap()
+        if seat not in self.to_move:
+            return ()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def _only_mover(self) -> int:
+        movers = self.to_move
+        if len(movers) != 1:
+            if not movers:
+                raise IllegalActionError("the game is over: no seat is to move")
+            raise IllegalActionError(
+                f"seats {', '.join(map(str, movers))} decide at once in phase {self.phase!r}: say which seat acts (seat=...)"
+            )
+        return movers[0]
+
+    def _legal_look(self, seat: int) -> tuple[Action, ...]:
+        k = self.rules.initial_peeks
+        return tuple(InitialPeek(p) for p in combinations(range(len(self.hands[seat])), k))
+
+    def _legal_snap(self) -> tuple[Action, ...]:
+        out: list[Action] = [_PASS]
+        up = self.up
+        for s, hand in enumerate(self.hands):
+            for p, c in enumerate(hand):
+                if not up[c]:
+                    out.append(_snap(s, p))
+        return tuple(out)
+
+    def _compute_legal(self) -> tuple[Action, ...]:
+        phase = self.phase
+        rules = self.rules
+        me = self.current
+        hand = self.hands[me]
+        if phase == "choose":
+            out: list[Action] = []
+            if self._can_draw():
+                out.append(_DRAW_DECK)
+            if self.pile and (hand or rules.discard_draw_may_discard):
+                out.append(_DRAW_DISCARD)
+            if rules.cabo_timing == "instead" and self.caller is None and self._empty_left is None and not self._empty_flag:
+                out.append(_CABO)
+            return tuple(out)
+        if phase == "drawn":
+            out = []
+            if self.drawn_from == "deck" or rules.discard_draw_may_discard or not hand:
+                out.append(_DISCARD)
+            out.extend(_ex1(p) for p in range(len(hand)))
+            if rules.multi_exchange and len(hand) >= 2:
+                return LegalActions(tuple(out), len(hand))
+            return tuple(out)
+        if phase == "power":
+            power = self.power
+            up = self.up
+            if power == "peek" or power == "peek_swap":
+                return (_PASS,) + tuple(_peek(p) for p, c in enumerate(hand) if not up[c])
+            if power == "spy" or power == "spy_swap":
+                out = [_PASS]
+                for s in self._others(me):
+                    out.extend(_spy(s, p) for p, c in enumerate(self.hands[s]) if not up[c])
+                return tuple(out)
+            return self._legal_swaps(me, None)
+        if phase == "swap":
+            return self._legal_swaps(me, self.target)
+        if phase == "place":
+            if self._place_stage == "success":
+                return tuple(_place(p) for p in self.picked)
+            return (_place(0), _place(len(hand)))
+        if phase == "give":
+            gives = tuple(_give(p) for p in range(len(self.hands[self._snapper])))
+            return gives + (_PASS,) if rules.snap_give == "optional" else gives
+        if phase == "end_turn":
+            return (_CABO, _PASS)
+        return ()
+
+    def _legal_swaps(self, me: int, target: tuple[int, int] | None) -> tuple[Action, ...]:
+        out: list[Action] = [_PASS]
+        mine = range(len(self.hands[me]))
+        if target is not None:
+            s, p = target
+            out.extend(_swap(o, s, p) for o in mine)
+            return tuple(out)
+        for s in self._others(me):
+            for p in range(len(self.hands[s])):
+                out.extend(_swap(o, s, p) for o in mine)
+        return tuple(out)
+
+    def _others(self, me: int) -> list[int]:
+        n = self.n
+        return [(me + i) % n for i in range(1, n)]
+
+    def apply(self, action: Action | str, seat: int | None = None) -> None:
+        """Check ``action`` (an :class:`~cabo_kit.actions.Action` or its text) and carry it out.
+
+        ``seat`` is needed only when several seats decide at once. An illegal action
+        raises :class:`~cabo_kit.actions.IllegalActionError` and changes nothing.
+        """
+        if isinstance(action, str):
+            action = Action.parse(action)
+        if seat is None:
+            seat = self._only_mover()
+        legal = self.legal_actions(seat)
+        if action not in legal:
+            self._illegal(action, seat, legal)
+        self._apply(action, seat)
+
+    def _illegal(self, action: object, seat: int, legal: Sequence[Action]) -> None:
+        where = f"phase {self.phase!r}, round {self.round + 1}, turn {self.turn}"
+        if self.phase == "over":
+            raise IllegalActionError(f"{action!s} is not legal: the game is over")
+        if not legal:
+            movers = ", ".join(map(str, self.to_move)) or "nobody"
+            raise IllegalActionError(f"seat {seat} cannot act now ({where}); to move: seat {movers}")
+        shown = ", ".join(str(a) for a in list(legal)[:12]) + (", ..." if len(legal) > 12 else "")
+        raise IllegalActionError(f"{action!s} is not legal for seat {seat} ({where}); legal: {shown}")
+
+    def apply_unchecked(self, action: Action, seat: int | None = None) -> None:
+        """Carry out ``action`` without checking it: a fast path for simulations that pick from
+        :meth:`legal_actions`. An illegal action here can corrupt the game."""
+        if seat is None:
+            seat = self.to_move[0]
+        self._apply(action, seat)
+
+    # --------------------------------------------------------------- the moves
+
+    def _apply(self, action: Action, seat: int) -> None:
+        self.history.append((seat, action))
+        self._legal = None
+        phase = self.phase
+        if phase == "snap":
+            self._claims[seat] = action
+            self._pending.remove(seat)
+            if isinstance(action, Snap):
+                self.stats[seat]["snap_claims"] += 1
+            if not self._pending:
+                self._resolve_window()
+            return
+        if phase == "look":
+            self._pending.remove(seat)
+            self._do_look(seat, action.positions)  # type: ignore[attr-defined]
+            if not self._pending:
+                self._flip_first()
+            return
+        me = self.current
+        kind = type(action)
+        if phase == "choose":
+            if kind is DrawDeck:
+                c = self._draw_card()
+                assert c is not None
+                self.drawn, self.drawn_from = c, "deck"
+                self._show(me, c)
+                self.stats[me]["draws_deck"] += 1
+                self._emit_private(Event("draw", me, (), (self.cards[c],)), me)
+                self.phase = "drawn"
+            elif kind is DrawDiscard:
+                c = self.pile.pop()
+                self.drawn, self.drawn_from = c, "discard"
+                self.up[c] = False
+                self.upv[c] = UNKNOWN
+                self.stats[me]["draws_discard"] += 1
+                self._emit_all(Event("take", me, (), (self.cards[c],)))
+                self.phase = "drawn"
+            else:
+                self._call(me)
+                self._finish_turn()
+        elif phase == "drawn":
+            if kind is Discard:
+                self._do_discard(me)
+            else:
+                self._do_exchange(me, action.positions)  # type: ignore[attr-defined]
+        elif phase == "power" or phase == "swap":
+            self._do_power(me, action)
+        elif phase == "place":
+            self._do_place(me, action.index)  # type: ignore[attr-defined]
+        elif phase == "give":
+            self._do_give(seat, action)
+        elif phase == "end_turn":
+            if kind is CallCabo:
+                self._call(me)
+            self._finish_turn()
+
+    def _call(self, me: int) -> None:
+        self.caller = me
+        self._call_turn = self.turn
+        self._final_left = self.n - 1
+        self.stats[me]["cabo_calls"] += 1
+        self._emit_all(Event("cabo", me))
+
+    def _do_look(self, seat: int, positions: tuple[int, ...]) -> None:
+        hand = self.hands[seat]
+        for p in positions:
+            self._show(seat, hand[p])
+        self._emit_private(Event("look", seat, tuple(positions), tuple(self.cards[hand[p]] for p in positions)), seat)
+
+    def _do_discard(self, me: int) -> None:
+        c = self.drawn
+        assert c is not None
+        from_deck = self.drawn_from == "deck"
+        self.drawn = None
+        self.drawn_from = None
+        self._land(c)
+        self.stats[me]["discards"] += 1
+        self._emit_all(Event("discard", me, (), (self.cards[c],)))
+        power = self.rules.power_of(self.cards[c]) if from_deck else None
+        if power is None:
+            self._open_window("end")
+        elif self.rules.power_timing == "before_discard":
+            self._start_power(power)
+        else:
+            self.power = power
+            self._open_window("power")
+
+    def _start_power(self, power: str) -> None:
+        self.power = power
+        self.phase = "power"
+        if power == "peek_swap" and not any(not self.up[c] for c in self.hands[self.current]):
+            self.phase = "swap"
+
+    def _do_exchange(self, me: int, positions: tuple[int, ...]) -> None:
+        c = self.drawn
+        assert c is not None
+        hand = self.hands[me]
+        from_discard = self.drawn_from == "discard"
+        if len(positions) == 1:
+            p = positions[0]
+            old = hand[p]
+            hand[p] = c
+            self.drawn = None
+            self.drawn_from = None
+            self._set_up(c, from_discard and self.rules.discard_draw_face_up)
+            if from_discard:
+                self._reveal(c)
+            else:
+                self._show(me, c)
+            self._land(old)
+            self.stats[me]["exchanges"] += 1
+            event = Event("exchange", me, (p,), (self.cards[old], self.cards[c]))
+            if from_discard:
+                self._emit_all(event)
+            else:
+                # Everybody saw the card that left; only the drawer knows the new one.
+                self._emit_split(event, event._replace(cards=(self.cards[old], UNKNOWN)), me)
+            self._open_window("end")
+            return
+        for p in positions:
+            self._set_up(hand[p], True)
+        values = {self.cards[hand[p]].value for p in positions}
+        ok = len(values) == 1
+        self.picked = positions
+        self.exchange_ok = ok
+        self.stats[me]["multi_exchanges"] += 1
+        if not ok:
+            self.stats[me]["failed_multi_exchanges"] += 1
+        self._emit_all(Event("multi", me, positions, tuple(self.cards[hand[p]] for p in positions), "ok" if ok else "fail"))
+        self._place_stage = "success" if ok else "fail"
+        self.phase = "place"
+
+    def _do_place(self, me: int, index: int) -> None:
+        hand = self.hands[me]
+        stage = self._place_stage
+        if stage == "penalty":
+            c = self.drawn
+            assert c is not None
+            self.drawn = None
+            self.drawn_from = None
+            hand.insert(index, c)
+            self._emit_all(Event("penalty", me, (index,), (UNKNOWN,)))
+            self._end_multi()
+            return
+        c = self.drawn
+        assert c is not None
+        from_discard = self.drawn_from == "discard"
+        self.drawn = None
+        self.drawn_from = None
+        self._set_up(c, from_discard and self.rules.discard_draw_face_up)
+        if from_discard:
+            self._reveal(c)
+        else:
+            self._show(me, c)
+        self._emit_all(Event("place", me, (index,)))
+        if stage == "success":
+            picked = set(self.picked)
+            new: list[int] = []
+            out: list[int] = []
+            for p, x in enumerate(hand):
+                if p == index:
+                    new.append(c)
+                    out.append(x)
+                elif p in picked:
+                    out.append(x)
+                else:
+                    new.append(x)
+            self.hands[me] = new
+            for x in out:
+                self._land(x)
+            self._reset_multi()
+            self._open_window("end")
+            return
+        hand.insert(index, c)
+        if len(self.picked) >= self.rules.multi_exchange_penalty_at:
+            penalty = self._draw_card()
+            if penalty is not None:
+                self.drawn = penalty
+                self.drawn_from = "penalty"
+                self.stats[me]["penalty_cards"] += 1
+                self._place_stage = "penalty"
+                return
+        self._end_multi()
+
+    def _reset_multi(self) -> None:
+        self.picked = ()
+        self.exchange_ok = None
+        self._place_stage = ""
+
+    def _end_multi(self) -> None:
+        self._reset_multi()
+        self._end_turn()
+
+    def _do_power(self, me: int, action: Action) -> None:
+        power = self.power
+        kind = type(action)
+        if kind is Pass:
+            if self.phase == "power":
+                self.stats[me]["powers_skipped"] += 1
+                self._emit_all(Event("skip", me))
+            else:
+                self.stats[me][power] += 1  # type: ignore[index]
+            self._finish_power()
+            return
+        if kind is Peek:
+            p = action.position  # type: ignore[attr-defined]
+            c = self.hands[me][p]
+            self._show(me, c)
+            self._emit_private(Event("peek", me, (p,), (self.cards[c],)), me)
+            if power == "peek_swap":
+                self.phase = "swap"
+                return
+        elif kind is Spy:
+            s, p = action.seat, action.position  # type: ignore[attr-defined]
+            c = self.hands[s][p]
+            self._show(me, c)
+            self._emit_private(Event("spy", me, (s, p), (self.cards[c],)), me)
+            if power == "spy_swap":
+                self.target = (s, p)
+                self.phase = "swap"
+                return
+        else:
+            o, s, p = action.own, action.seat, action.position  # type: ignore[attr-defined]
+            mine, theirs = self.hands[me], self.hands[s]
+            mine[o], theirs[p] = theirs[p], mine[o]
+            self._emit_all(Event("swap", me, (o, s, p)))
+        self.stats[me][power] += 1  # type: ignore[index]
+        self._finish_power()
+
+    def _finish_power(self) -> None:
+        self.power = None
+        self.target = None
+        if self.rules.power_timing == "before_discard":
+            self._open_window("end")
+        else:
+            self._end_turn()
+
+    # ----------------------------------------------------------------- snaps
+
+    def _open_window(self, after: str) -> None:
+        if self.rules.snapping and any(not self.up[c] for hand in self.hands for c in hand):
+            self._after = after
+            self._windows += 1
+            self.phase = "snap"
+            self._pending = list(range(self.n))
+            self._claims = {}
+            return
+        self._continue(after)
+
+    def _continue(self, after: str) -> None:
+        if after == "start":
+            self._begin_turn()
+        elif after == "power" and self.power is not None:
+            self._start_power(self.power)
+        else:
+            self._end_turn()
+
+    def _resolve_window(self) -> None:
+        claims = self._claims
+        claimers = [s for s in range(self.n) if isinstance(claims.get(s), Snap)]
+        after = self._after
+        self._claims = {}
+        if not claimers:
+            self._continue(after)
+            return
+        snapper = claimers[self._snap_rng.randrange(len(claimers))] if len(claimers) > 1 else claimers[0]
+        claim = claims[snapper]
+        ts, tp = claim.seat, claim.position  # type: ignore[attr-defined]
+        stats = self.stats[snapper]
+        stats["snaps"] += 1
+        hand = self.hands[ts]
+        c = hand[tp]
+        self._reveal(c)
+        match = self.cards[c].value == self.cards[self.pile[-1]].value
+        self._emit_all(Event("snap", snapper, (ts, tp), (self.cards[c],), "match" if match else "miss"))
+        if match:
+            stats["snaps_right"] += 1
+            if ts == snapper:
+                stats["snaps_own"] += 1
+            del hand[tp]
+            self._land(c)
+            if ts != snapper and self.hands[snapper]:
+                self.give_to = (ts, tp)
+                self._snapper = snapper
+                self._after = after
+                self.phase = "give"
+                return
+        else:
+            count = self.rules.snap_penalty_own if ts == snapper else self.rules.snap_penalty_other
+            self._penalise(snapper, count)
+        self._after_snap(after)
+
+    def _penalise(self, seat: int, count: int) -> None:
+        for _ in range(count):
+            c = self._draw_card()
+            if c is None:
+                return
+            hand = self.hands[seat]
+            hand.append(c)
+            self.stats[seat]["penalty_cards"] += 1
+            self._emit_all(Event("penalty", seat, (len(hand) - 1,), (UNKNOWN,)))
+
+    def _do_give(self, seat: int, action: Action) -> None:
+        ts, tp = self.give_to  # type: ignore[misc]
+        self.give_to = None
+        if type(action) is Give:
+            p = action.position  # type: ignore[attr-defined]
+            c = self.hands[seat].pop(p)
+            self.hands[ts].insert(tp, c)
+            self.stats[seat]["gives"] += 1
+            self._emit_all(Event("give", seat, (p, ts, tp)))
+        self._after_snap(self._after)
+
+    def _after_snap(self, after: str) -> None:
+        if any(not hand for hand in self.hands):
+            if self.rules.empty_hand == "end_now":
+                self._end_round("empty_hand")
+                return
+            self._empty_flag = True
+        self._continue(after)
+
+    # ------------------------------------------------------------------ turns
+
+    def _begin_turn(self) -> None:
+        self.phase = "choose"
+        self._legal = None
+        mark = self._turn_mark
+        for s, evs in enumerate(self.seat_events):
+            mark[s] = len(evs)
+        if not self._can_draw():
+            self._end_after_turn = True
+            if not self._compute_legal():
+                self._end_round("deck")
+
+    def _end_turn(self) -> None:
+        rules = self.rules
+        if (
+            rules.cabo_timing == "end_of_turn"
+            and self.caller is None
+            and self._empty_left is None
+            and not self._empty_flag
+        ):
+            self.phase = "end_turn"
+            return
+        self._finish_turn()
+
+    def _finish_turn(self) -> None:
+        me = self.current
+        self.stats[me]["turns"] += 1
+        turn = self.turn
+        self.turn = turn + 1
+        if self.caller is not None and self._call_turn != turn:
+            self._final_left -= 1
+        if self._empty_left is not None:
+            self._empty_left -= 1
+        elif self._empty_flag:
+            self._empty_left = self.n
+        if self.caller is not None and self._final_left <= 0 and self._call_turn != turn:
+            self._end_round("cabo")
+        elif self.caller is not None and self.n == 1:  # pragma: no cover
+            self._end_round("cabo")
+        elif self._end_after_turn:
+            self._end_round("deck")
+        elif self._empty_left is not None and self._empty_left <= 0 and self.caller is None:
+            self._end_round("empty_hand")
+        elif self.turn >= self.rules.max_turns:
+            self._end_round("turn_limit")
+        else:
+            self.current = (me + 1) % self.n
+            self._begin_turn()
+
+    def _end_round(self, ended_by: str) -> None:
+        rules = self.rules
+        final = [[self.cards[c] for c in hand] for hand in self.hands]
+        details = round_details(rules, final, self.caller, ended_by)
+        self.sheet.add_round(details.scores)
+        result = RoundResult(
+            index=self.round,
+            start_player=self.start_player,
+            caller=self.caller,
+            caller_won=details.caller_won,
+            ended_by=ended_by,
+            final_hands=final,
+            totals=list(details.totals),
+            scores=list(details.scores),
+            game_totals=list(self.sheet.totals),
+            kamikaze=list(details.kamikaze),
+            royal_roulette=list(details.royal_roulette),
+            resets=list(self.sheet.reset_rounds[-1]),
+            turns=self.turn,
+            snap_windows=self._windows,
+            stats=self.stats,
+        )
+        self.results.append(result)
+        for hand in self.hands:
+            for c in hand:
+                self._reveal(c)
+        self._emit_all(Event("end", None, tuple(details.scores), (), ended_by))
+        self.drawn = None
+        self.drawn_from = None
+        self.power = None
+        self._pending = []
+        if self.sheet.game_over:
+            self.phase = "over"
+            self._legal = None
+            return
+        start = next_start_player(rules, details.scores, self.start_player, self.caller, details.caller_won)
+        self._start_round(start, None)
+
+    # ------------------------------------------------------------ observation
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
+        if not 0 <= seat < self.n:
+            raise ValueError(f"seat {seat} is not a seat of this {self.n}-player table")
+        engine_memory = self.memory == "engine"
+        view = self.vis[seat] if engine_memory else self.upv
+        hands = tuple([tuple([view[c] for c in hand]) for hand in self.hands])
+        up = self.up
+        face_up = tuple([tuple([up[c] for c in hand]) for hand in self.hands])
+        cards = self.cards
+        pile = self.pile
+        if engine_memory:
+            discard = tuple([cards[c] for c in pile])
+            events = tuple(self.seat_events[seat])
+        else:
+            discard = (cards[pile[-1]],) if pile else ()
+            events = tuple(self.seat_events[seat][self._turn_mark[seat]:])
+        drawn = self.drawn
+        drawn_card: Card | None = None
+        if drawn is not None:
+            if self.drawn_from == "discard" or (seat == self.current and self.drawn_from == "deck"):
+                drawn_card = cards[drawn]
+            else:
+                drawn_card = UNKNOWN
+        phase = self.phase
+        if phase == "snap" or phase == "look":
+            to_move: tuple[int, ...] = tuple(range(self.n))
+            legal: Sequence[Action] = self.legal_actions(seat)
+        else:
+            to_move = self.to_move
+            legal = self.legal_actions(seat) if seat in to_move else ()
+        return Observation(
+            seat, self.n, self.rules, self.memory, self.round, self.turn, phase, self.current, to_move,
+            self.start_player, self.caller, hands, face_up, discard, len(self.deck), drawn_card,
+            self.drawn_from, self.power, self.target, self.picked, self.exchange_ok, self.give_to,
+            tuple(self.sheet.totals), tuple(tuple(r) for r in self.sheet.rounds), events, legal,
+        )
+
+    def events_seen(self, seat: int | None = None) -> list[Event]:
+        """The whole game's events as ``seat`` saw them (``None``: everything, every face shown)."""
+        if seat is None:
+            return [e for e, _, _ in self.log]
+        return [e if who < 0 or who == seat else hidden for e, who, hidden in self.log]
+
+    # ------------------------------------------------------------------ copies
+
+    def clone(self) -> "Game":
+        """An independent copy of the whole game (for search: play it forward, the original is untouched)."""
+        new = Game.__new__(Game)
+        d = self.__dict__.copy()
+        d["sheet"] = _copy_sheet(self.sheet)
+        d["history"] = list(self.history)
+        d["results"] = list(self.results)
+        d["log"] = list(self.log)
+        d["up"] = list(self.up)
+        d["public"] = list(self.public)
+        d["vis"] = [list(v) for v in self.vis]
+        d["upv"] = list(self.upv)
+        d["hands"] = [list(h) for h in self.hands]
+        d["deck"] = list(self.deck)
+        d["pile"] = list(self.pile)
+        d["_pending"] = list(self._pending)
+        d["_claims"] = dict(self._claims)
+        d["stats"] = [dict(s) for s in self.stats]
+        d["seat_events"] = [list(e) for e in self.seat_events]
+        d["_turn_mark"] = list(self._turn_mark)
+        d["_snap_rng"] = _copy_rng(self._snap_rng)
+        d["_reshuffle_rng"] = _copy_rng(self._reshuffle_rng)
+        new.__dict__.update(d)
+        return new
+
+    # ------------------------------------------------------------------ layouts
+
+    @classmethod
+    def from_layout(
+        cls,
+        rules: Rules,
+        hands: Sequence[Sequence[Card | str | int]],
+        discard: Sequence[Card | str | int] = (),
+        deck: "Sequence[Card | str | int] | None" = None,
+        *,
+        seed: int | str = 0,
+        current: int = 0,
+        start_player: int | None = None,
+        scores: Sequence[int] | None = None,
+        round: int = 0,
+        turn: int = 0,
+        caller: int | None = None,
+        face_up: Sequence[Sequence[bool]] | None = None,
+        known: Sequence[Iterable[tuple[int, int]]] | None = None,
+        drawn: Card | str | int | None = None,
+        drawn_from: str = "deck",
+        memory: str = "engine",
+    ) -> "Game":
+        """A game at the start of ``current``'s turn (or holding ``drawn``) from an explicit layout.
+
+        This is what a search bot uses to play out a guess of the hidden cards. ``deck``
+        lists the deck top first (default: the rest of the full deck, shuffled by
+        ``seed``). ``known[s]`` lists the ``(seat, position)`` cards that seat ``s`` has
+        seen; face-up cards and the discard pile are known to all. ``caller`` means
+        Cabo was called and the players from ``current`` up to the caller still play.
+        Later rounds are dealt from ``seed`` as usual.
+
+        >>> import cabo_kit as ck
+        >>> g = ck.Game.from_layout(ck.Rules.preset("deluxe"), hands=[[1, 2, 3, 4], [5, 6, 7, 8]],
+        ...                         discard=[9], deck=[10, 11], current=1)
+        >>> g.phase, g.to_move, g.observation(1).deck_size
+        ('choose', (1,), 2)
+        """
+        n = len(hands)
+        rules.check_players(n)
+        game = cls.__new__(cls)
+        game.rules = rules
+        game.seed = seed
+        game.n = n
+        if memory not in ("engine", "none"):
+            raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
+        game.memory = memory
+        game.sheet = ScoreSheet(rules, n)
+        if scores is not None:
+            if len(scores) != n:
+                raise ValueError(f"scores has {len(scores)} entries for {n} players")
+            game.sheet.totals = list(scores)
+        game.history = []
+        game.results = []
+        game.log = []
+        game._stack = None
+        game._first_start = current if start_player is None else start_player
+        game.round = round
+        hand_cards = [[Card.parse(c) for c in h] for h in hands]
+        pile_cards = [Card.parse(c) for c in discard]
+        drawn_card = Card.parse(drawn) if drawn is not None else None
+        used = [c for h in hand_cards for c in h] + pile_cards + ([drawn_card] if drawn_card else [])
+        full = rules.full_deck(n)
+        if deck is None:
+            rest = _multiset_minus(full, used, "the layout")
+            game_rng = random.Random(f"cabo-kit:{seed}:{round}:layout")
+            game_rng.shuffle(rest)
+            deck_cards = rest
+        else:
+            deck_cards = [Card.parse(c) for c in deck]
+            _multiset_minus(full, used + deck_cards, "the layout and deck")
+        order = [c for h in hand_cards for c in h] + pile_cards + ([drawn_card] if drawn_card else []) + deck_cards
+        game._layout = {
+            "hands": [[c.text for c in h] for h in hand_cards], "discard": [c.text for c in pile_cards],
+            "deck": [c.text for c in deck_cards], "current": current, "start_player": game._first_start,
+            "scores": list(game.sheet.totals), "round": round, "turn": turn, "caller": caller,
+            "face_up": [list(map(bool, f)) for f in face_up] if face_up is not None else None,
+            "known": [sorted(map(list, k)) for k in known] if known is not None else None,
+            "drawn": drawn_card.text if drawn_card else None, "drawn_from": drawn_from,
+        }
+        game._begin_round_state(game._first_start, order)
+        game.current = current
+        game.turn = turn
+        i = 0
+        for s, h in enumerate(hand_cards):
+            game.hands[s] = list(range(i, i + len(h)))
+            i += len(h)
+        game.pile = list(range(i, i + len(pile_cards)))
+        i += len(pile_cards)
+        for c in game.pile:
+            game._set_up(c, True)
+        if drawn_card is not None:
+            game.drawn = i
+            game.drawn_from = drawn_from
+            if drawn_from == "discard":
+                game._reveal(i)
+            else:
+                game._show(current, i)
+            i += 1
+        game.deck = list(range(len(order) - 1, i - 1, -1))
+        if face_up is not None:
+            for s, flags in enumerate(face_up):
+                for p, flag in enumerate(flags):
+                    if flag:
+                        game._set_up(game.hands[s][p], True)
+        if known is not None:
+            for s, items in enumerate(known):
+                for ts, tp in items:
+                    game._show(s, game.hands[ts][tp])
+        if caller is not None:
+            game.caller = caller
+            game._call_turn = -1
+            game._final_left = (caller - current) % n
+        game._emit_all(Event("round", None, (round, game._first_start)))
+        game.phase = "choose"
+        mark = game._turn_mark
+        for s in range(n):
+            mark[s] = len(game.seat_events[s])
+        if drawn_card is not None:
+            game.phase = "drawn"
+        return game
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.rules.name} {self.n} players, round {self.round + 1}, turn {self.turn}, "
+            f"phase {self.phase!r}, to move {self.to_move}>"
+        )
+
+
+def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
+    new = ScoreSheet.__new__(ScoreSheet)
+    new.__dict__.update(sheet.__dict__)
+    new.rounds = [list(r) for r in sheet.rounds]
+    new.totals = list(sheet.totals)
+    new.resets = list(sheet.resets)
+    new.hit_100 = list(sheet.hit_100)
+    new.reset_rounds = [list(r) for r in sheet.reset_rounds]
+    return new
+
+
+def _copy_rng(rng: random.Random) -> random.Random:
+    new = random.Random()
+    new.setstate(rng.getstate())
+    return new
+
+
+def _parse_stack(deck: "Sequence[Card | str | int] | str") -> list[Card]:
+    if isinstance(deck, str):
+        deck = deck.split()
+    return [Card.parse(c) for c in deck]
+
+
+def _multiset_minus(full: list[Card], used: list[Card], what: str) -> list[Card]:
+    pool: dict[Card, int] = {}
+    for c in full:
+        pool[c] = pool.get(c, 0) + 1
+    for c in used:
+        left = pool.get(c, 0)
+        if left <= 0:
+            raise ValueError(f"{what} uses {c} more often than the deck holds it")
+        pool[c] = left - 1
+    rest: list[Card] = []
+    for c in full:
+        if pool.get(c, 0) > 0:
+            rest.append(c)
+            pool[c] -= 1
+    return rest
+
+
+def _stacked(full: list[Card], stack: list[Card], rng: random.Random) -> list[Card]:
+    rest = _multiset_minus(full, stack, "the stacked deck")
+    rng.shuffle(rest)
+    return list(stack) + rest
