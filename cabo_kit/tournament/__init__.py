@@ -1,0 +1,30 @@
+"""Class tournaments: a folder of submitted bot files in, a fair and trustworthy ranking out.
+
+The pieces: :mod:`~cabo_kit.tournament.config` (``tournament.toml``), :mod:`~cabo_kit.tournament.schedule`
+(who plays which deal), :mod:`~cabo_kit.tournament.store` (the SQLite results),
+:mod:`~cabo_kit.tournament.runner` (playing the games) and :mod:`~cabo_kit.tournament.executors`
+(process pool or Dask). Heavy modules load on first use, so ``import cabo_kit.tournament`` is quick.
+
+>>> from cabo_kit import tournament
+>>> callable(tournament.run_tournament)
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["run_tournament", "write_outputs", "load_frames", "load_rejected", "load_config", "TournamentConfig", "ConfigError"]
+
+_WHERE = {
+    "run_tournament": "runner", "write_outputs": "runner", "load_frames": "store", "load_rejected": "store",
+    "load_config": "config", "TournamentConfig": "config", "ConfigError": "config",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

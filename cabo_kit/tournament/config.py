@@ -1,0 +1,211 @@
+"""A tournament folder's settings: ``tournament.toml``, every key optional, each with a documented default.
+
+>>> from cabo_kit.tournament.config import TournamentConfig
+>>> cfg = TournamentConfig.from_dict({"presets": ["rush"], "games": 8, "seed": 3})
+>>> cfg.presets[0].preset, cfg.table_sizes, cfg.games, cfg.reference
+('rush', (4,), 8, ('RandomBot',))
+>>> TournamentConfig.from_dict({"gmaes": 8})
+Traceback (most recent call last):
+...
+cabo_kit.tournament.config.ConfigError: tournament.toml: unknown key 'gmaes' (did you mean 'games'?)
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..rules import PRESETS, Rules, RulesError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["ConfigError", "PresetEntry", "TournamentConfig", "load_config", "DEFAULTS_TEXT"]
+
+DEFAULTS_TEXT = """\
+# tournament.toml: every key is optional; these are the defaults.
+presets = ["deluxe", "rush", "traveller"]   # or entries with rule overrides:
+                                            # {preset = "deluxe", hand_size = 6}
+table_sizes = [4]          # players per table; each size is scheduled separately
+games = 32                 # games each bot plays per preset and table size (rounded up
+                           # to whole duplicate deals)
+seed = 0                   # every deal derives from it: same seed, same results
+reference = ["RandomBot"]  # built-in bots added as trusted opponents (rating anchor)
+executor = "local"         # "local" (process pool) or "dask"
+workers = 0                # 0: one per core this process may use
+scheduler = ""             # Dask scheduler address; "" starts a local Dask cluster
+memory = "engine"          # what observations remember: "engine" or "none"
+
+[limits]                   # per submitted bot, enforced by the isolation harness
+decision_s = 1.0           # seconds per decision
+game_bank_s = 30.0         # extra seconds per game, spent when a decision runs over
+memory_mb = 1024           # address-space cap (RLIMIT_AS)
+cpu_s = 600                # CPU seconds per bot process (a backstop)
+log_bytes = 262144         # bytes of the bot's own output kept in its log
+"""
+
+_TOP_KEYS = ("presets", "table_sizes", "games", "seed", "reference", "executor", "workers", "scheduler", "memory", "limits")
+_LIMIT_KEYS = ("decision_s", "game_bank_s", "memory_mb", "cpu_s", "log_bytes")
+
+
+class ConfigError(ValueError):
+    """``tournament.toml`` holds a key or value this kit cannot use; the message names it and the fix."""
+
+
+@dataclass(frozen=True)
+class PresetEntry:
+    """One rules setting a tournament plays: a preset and its overrides."""
+
+    preset: str
+    overrides: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def rules(self) -> Rules:
+        return Rules.preset(self.preset, **dict(self.overrides))
+
+    @property
+    def rules_json(self) -> str:
+        """The differences from the preset as canonical JSON (``"{}"`` if none)."""
+        return json.dumps(self.rules.differences(), sort_keys=True, separators=(",", ":"), default=list)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """The settings of a tournament (see :data:`DEFAULTS_TEXT` for each key and its default)."""
+
+    presets: tuple[PresetEntry, ...] = tuple(PresetEntry(p) for p in ("deluxe", "rush", "traveller"))
+    table_sizes: tuple[int, ...] = (4,)
+    games: int = 32
+    seed: int = 0
+    reference: tuple[str, ...] = ("RandomBot",)
+    executor: str = "local"
+    workers: int = 0
+    scheduler: str = ""
+    memory: str = "engine"
+    limits: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "tournament.toml") -> "TournamentConfig":
+        """Check every key and value; a bad one raises :class:`ConfigError` naming it and the fix."""
+        for key in data:
+            if key not in _TOP_KEYS:
+                raise ConfigError(f"{source}: unknown key {key!r}{_hint(key, _TOP_KEYS)}")
+        kw: dict[str, Any] = {}
+        if "presets" in data:
+            kw["presets"] = _presets(data["presets"], source)
+        if "table_sizes" in data:
+            sizes = data["table_sizes"]
+            if not isinstance(sizes, list) or not sizes or not all(_is_int(s) and s >= 2 for s in sizes):
+                raise ConfigError(f"{source}: table_sizes = {sizes!r}: write a list of player counts, e.g. table_sizes = [4]")
+            kw["table_sizes"] = tuple(sorted(set(sizes)))
+        for key in ("games", "seed", "workers"):
+            if key in data:
+                value = data[key]
+                low = {"games": 1, "seed": 0, "workers": 0}[key]
+                if not _is_int(value) or value < low:
+                    raise ConfigError(f"{source}: {key} = {value!r}: write a whole number >= {low}, e.g. {key} = {max(low, 4)}")
+                kw[key] = value
+        if "reference" in data:
+            ref = data["reference"]
+            from .. import bots
+
+            known = sorted(n for n in bots.__all__)
+            if not isinstance(ref, list) or not all(isinstance(r, str) for r in ref):
+                raise ConfigError(f'{source}: reference = {ref!r}: write a list of names, e.g. reference = ["RandomBot"]')
+            for r in ref:
+                if r not in known:
+                    raise ConfigError(f"{source}: reference bot {r!r} is not built in{_hint(r, known)}; choose from {', '.join(known)}")
+            kw["reference"] = tuple(dict.fromkeys(ref))
+        for key, choices in (("executor", ("local", "dask")), ("memory", ("engine", "none"))):
+            if key in data:
+                if data[key] not in choices:
+                    raise ConfigError(f"{source}: {key} = {data[key]!r}: choose one of {', '.join(map(repr, choices))}")
+                kw[key] = data[key]
+        if "scheduler" in data:
+            if not isinstance(data["scheduler"], str):
+                raise ConfigError(f'{source}: scheduler = {data["scheduler"]!r}: write an address, e.g. scheduler = "tcp://10.0.0.5:8786"')
+            kw["scheduler"] = data["scheduler"]
+        if "limits" in data:
+            limits = data["limits"]
+            if not isinstance(limits, dict):
+                raise ConfigError(f"{source}: limits must be a table: write [limits] then decision_s = 1.0 ...")
+            for key, value in limits.items():
+                if key not in _LIMIT_KEYS:
+                    raise ConfigError(f"{source}: unknown key limits.{key}{_hint(key, _LIMIT_KEYS)}")
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                    raise ConfigError(f"{source}: limits.{key} = {value!r}: write a positive number")
+            kw["limits"] = dict(limits)
+        cfg = cls(**kw)
+        for entry in cfg.presets:
+            rules = entry.rules
+            for n in cfg.table_sizes:
+                try:
+                    rules.check_players(n)
+                except RulesError as exc:
+                    raise ConfigError(f"{source}: table_sizes has {n}, but {exc}; change table_sizes or the preset") from None
+        return cfg
+
+    def make_limits(self) -> Any:
+        """The isolation :class:`~cabo_kit.tournament.isolation.Limits` these settings ask for."""
+        from .isolation import Limits
+
+        kw = {k: (int(v) if k in ("memory_mb", "cpu_s", "log_bytes") else float(v)) for k, v in self.limits.items()}
+        return Limits(**kw)
+
+
+def load_config(folder: str | Path) -> tuple[TournamentConfig, str]:
+    """Read ``folder/tournament.toml``; return the settings and a one-line note on where they came from.
+
+    >>> import tempfile
+    >>> cfg, note = load_config(tempfile.mkdtemp())
+    >>> note.startswith("no tournament.toml"), cfg.games
+    (True, 32)
+    """
+    path = Path(folder) / "tournament.toml"
+    if not path.exists():
+        return TournamentConfig(), f"no tournament.toml in {folder}: using the documented defaults (docs/tournaments.md)"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the line it names") from None
+    return TournamentConfig.from_dict(data, str(path)), f"settings from {path}"
+
+
+def _presets(value: Any, source: str) -> tuple[PresetEntry, ...]:
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f'{source}: presets = {value!r}: write a list, e.g. presets = ["deluxe", {{preset = "rush", hand_size = 5}}]')
+    out = []
+    for item in value:
+        if isinstance(item, str):
+            name, overrides = item, {}
+        elif isinstance(item, dict) and isinstance(item.get("preset"), str):
+            overrides = {k: v for k, v in item.items() if k != "preset"}
+            name = item["preset"]
+        else:
+            raise ConfigError(f'{source}: presets entry {item!r}: write a preset name or {{preset = "deluxe", hand_size = 6}}')
+        if name not in PRESETS:
+            raise ConfigError(f"{source}: presets has {name!r}{_hint(name, list(PRESETS))}; choose from {', '.join(PRESETS)}")
+        entry = PresetEntry(name, tuple(sorted(overrides.items())))
+        try:
+            entry.rules
+        except (RulesError, TypeError) as exc:
+            raise ConfigError(f"{source}: presets entry for {name!r}: {exc}") from None
+        if entry in out:
+            raise ConfigError(f"{source}: presets lists {name!r} with the same overrides twice; remove one")
+        out.append(entry)
+    return tuple(out)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _hint(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

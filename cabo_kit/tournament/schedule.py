@@ -1,0 +1,129 @@
+"""The fair schedule: which bots meet on which deal, for one preset and one table size.
+
+Every bot plays the same number of games against a balanced mix of opponents:
+
+- **all combinations** of ``k`` bots (``k`` = table size), repeated as often as needed, when
+  every bot's share of them fits in the games asked for;
+- otherwise a **balanced random design** in rounds: each round puts the bots in an order
+  drawn from the seed (each bot's place comes from a hash of its own name, so adding a bot
+  leaves the others' order alone) and seats every run of ``k`` neighbours in that circle at
+  one table. Each bot sits at exactly ``k`` tables a round; a late bot changes only the
+  ``k - 1`` tables around its place in each round.
+
+Each match (a deal and its bots) is played as a duplicate: the same deal once per seat
+rotation, so every bot holds every seat of it. A deal's seed derives from the tournament
+seed, the preset and its rules, the table size and the deal's key, so results repeat.
+
+>>> ms = make_schedule(["a", "b", "c", "d", "e"], "rush", "{}", 4, games=12, seed=1)
+>>> len(ms), sorted(games_per_bot(ms).values())
+(5, [16, 16, 16, 16, 16])
+>>> all(len(set(m.lineup)) == 4 for m in ms)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+__all__ = ["Match", "make_schedule", "deal_seed", "rotation", "games_per_bot", "MAX_COMBINATIONS"]
+
+MAX_COMBINATIONS = 20_000
+"""More distinct tables than this and the random design is used whatever the game count."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """One deal and the bots that play it (``lineup``: seat order of rotation 0)."""
+
+    preset: str
+    rules: str
+    table_size: int
+    deal_key: str
+    deal_seed: int
+    lineup: tuple[str, ...]
+    order_key: str
+
+    def seats(self, rot: int) -> tuple[str, ...]:
+        """The bots by seat in rotation ``rot``."""
+        return rotation(self.lineup, rot)
+
+
+def rotation(lineup: Sequence[str], rot: int) -> tuple[str, ...]:
+    """Seat ``s`` of rotation ``rot`` holds ``lineup[(s + rot) % k]``.
+
+    >>> rotation(("a", "b", "c"), 1)
+    ('b', 'c', 'a')
+    """
+    k = len(lineup)
+    return tuple(lineup[(s + rot) % k] for s in range(k))
+
+
+def _digest(*parts: object) -> bytes:
+    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+
+
+def deal_seed(seed: int, preset: str, rules: str, table_size: int, deal_key: str) -> int:
+    """The game seed of a deal (a 63-bit integer).
+
+    >>> deal_seed(0, "rush", "{}", 4, "r0:a") == deal_seed(0, "rush", "{}", 4, "r0:a")
+    True
+    >>> deal_seed(0, "rush", "{}", 4, "r0:a") != deal_seed(1, "rush", "{}", 4, "r0:a")
+    True
+    """
+    return int.from_bytes(_digest("deal", seed, preset, rules, table_size, deal_key)[:8], "big") >> 1
+
+
+def make_schedule(
+    bots: Sequence[str], preset: str, rules: str, table_size: int, games: int, seed: int,
+    max_combinations: int = MAX_COMBINATIONS,
+) -> list[Match]:
+    """The matches of one preset and table size, so that each bot plays at least ``games`` games.
+
+    ``bots`` are distinct names (their order does not matter). Fewer bots than seats gives
+    no matches. Each match is ``table_size`` games (one per rotation).
+
+    >>> full = make_schedule(["a", "b", "c"], "deluxe", "{}", 2, games=4, seed=0)
+    >>> sorted(tuple(sorted(m.lineup)) for m in full)
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    """
+    names = sorted(set(bots))
+    if len(names) != len(bots):
+        raise ValueError(f"bot names must be distinct, got {list(bots)!r}")
+    n, k = len(names), table_size
+    if k < 2:
+        raise ValueError(f"table_size must be at least 2, got {k}")
+    if n < k or games < 1:
+        return []
+    per_bot = math.ceil(games / k)  # matches each bot must sit in
+    share = math.comb(n - 1, k - 1)  # tables each bot is in, in one pass over all combinations
+    matches: list[Match] = []
+    if share <= per_bot and math.comb(n, k) <= max_combinations:
+        for rep in range(math.ceil(per_bot / share)):
+            for combo in itertools.combinations(names, k):
+                lineup = tuple(sorted(combo, key=lambda b: _digest("seat", seed, preset, rules, k, rep, b)))
+                key = f"c{rep}:{'+'.join(combo)}"
+                matches.append(Match(preset, rules, k, key, deal_seed(seed, preset, rules, k, key), lineup,
+                                     f"{rep:05d}:{'+'.join(combo)}"))
+        return matches
+    for rnd in range(math.ceil(per_bot / k)):
+        circle = sorted(names, key=lambda b: _digest("circle", seed, preset, rules, k, rnd, b))
+        for j, first in enumerate(circle):
+            lineup = tuple(circle[(j + i) % n] for i in range(k))
+            key = f"r{rnd}:{first}"
+            matches.append(Match(preset, rules, k, key, deal_seed(seed, preset, rules, k, key), lineup,
+                                 f"{rnd:05d}:{_digest('circle', seed, preset, rules, k, rnd, first).hex()[:16]}"))
+    return matches
+
+
+def games_per_bot(matches: Sequence[Match]) -> dict[str, int]:
+    """How many games each bot plays in ``matches`` (a match is one game per rotation)."""
+    count: Counter[str] = Counter()
+    for m in matches:
+        for b in m.lineup:
+            count[b] += m.table_size
+    return dict(count)
