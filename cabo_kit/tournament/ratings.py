@@ -1,0 +1,425 @@
+"""Ratings of a tournament's bots: Bradley-Terry Elo with bootstrap intervals, online Elo, OpenSkill.
+
+Every function takes the ``seats`` frame of the tournament store (one row per game and seat;
+see ``docs/tournaments.md``) and rates each preset on its own: results are never pooled
+across presets, because a bot's strength under deluxe rules says nothing about rush.
+
+A game of ``k`` players is read as its ``k(k-1)/2`` pairwise outcomes: the lower ``rank``
+beats the higher, an equal rank is a draw (half a win each). Pairs of seats held by the same
+bot are skipped.
+
+>>> import pandas as pd
+>>> seats = pd.DataFrame({
+...     "game_id": ["g1", "g1", "g2", "g2"], "deal_id": ["d1", "d1", "d1", "d1"],
+...     "game_index": [0, 0, 1, 1], "preset": "rush", "bot": ["A", "B", "B", "A"],
+...     "rank": [1, 2, 2, 1], "win": [1.0, 0.0, 0.0, 1.0]})
+>>> board = fit_elo(seats, anchor="B", bootstrap=20)
+>>> board[["bot", "elo", "games", "win_rate"]].round(0)
+  bot     elo  games  win_rate
+0   A  1352.0      2       1.0
+1   B  1000.0      2       0.0
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; numpy/pandas load when a function runs
+    import numpy as np
+    import pandas as pd
+
+__all__ = [
+    "ELO_SCALE", "PRIOR_GAMES", "bradley_terry", "elo_history", "fit_elo", "openskill", "openskill_ratings",
+    "pairwise_outcomes", "pairwise_table",
+]
+
+ELO_SCALE = 400.0 / math.log(10.0)
+"""Elo points per unit of Bradley-Terry log-strength (a 400-point gap means 10:1 odds)."""
+
+PRIOR_GAMES = 1.0
+"""Weight of the regularising prior: each bot plays this many virtual comparisons, drawn,
+against a virtual opponent of log-strength 0. It keeps a bot that never lost (or never won)
+at a finite rating (about ``ELO_SCALE * ln(2 n)`` above its opponents after ``n`` straight wins)
+and barely moves a bot with hundreds of real comparisons."""
+
+_SEATS_NEEDED = ("game_id", "deal_id", "preset", "bot", "rank")
+
+
+def _require(seats: "pd.DataFrame", columns: tuple[str, ...], what: str) -> None:
+    missing = [c for c in columns if c not in seats.columns]
+    if missing:
+        raise ValueError(
+            f"{what} needs the seats frame's columns {list(columns)}; missing {missing} "
+            f"(load the frame with cabo_kit.tournament.store.load_frames)"
+        )
+
+
+def pairwise_outcomes(seats: "pd.DataFrame") -> "pd.DataFrame":
+    """Every pairwise outcome inside every game: one row per pair of seats held by different bots.
+
+    Columns: ``preset, game_id, deal_id, game_index, a, b, score`` where ``score`` is
+    1 if ``a`` ranked better than ``b``, 0.5 on equal rank, 0 otherwise; ``a < b`` by name.
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g"] * 3, "deal_id": ["d"] * 3, "preset": "rush",
+    ...                       "bot": ["X", "Y", "Z"], "rank": [2, 1, 2]})
+    >>> pairwise_outcomes(seats)[["a", "b", "score"]]
+       a  b  score
+    0  X  Y    0.0
+    1  X  Z    0.5
+    2  Y  Z    1.0
+    """
+    import numpy as np
+    import pandas as pd
+
+    _require(seats, _SEATS_NEEDED, "pairwise_outcomes")
+    cols = ["preset", "game_id", "deal_id", "a", "b", "score", "game_index"]
+    if seats.empty:
+        return pd.DataFrame({c: pd.Series(dtype=float if c == "score" else object) for c in cols})
+    df = seats.copy()
+    if "game_index" not in df.columns:
+        df["game_index"] = 0
+    if "seat" not in df.columns:
+        df["seat"] = df.groupby("game_id", sort=False).cumcount()
+    df = df.sort_values(["game_id", "seat"], kind="stable").reset_index(drop=True)
+    sizes = df.groupby("game_id", sort=False)["bot"].transform("size").to_numpy()
+    parts: list[pd.DataFrame] = []
+    # Games of one table size reshape into a (games, size) block: all pairs at once, no Python loop per game.
+    for size in np.unique(sizes):
+        if size < 2:
+            continue
+        block = df[sizes == size]
+        n_games = len(block) // size
+        bots = block["bot"].to_numpy(dtype=object).reshape(n_games, size)
+        ranks = block["rank"].to_numpy(dtype=float).reshape(n_games, size)
+        first = block.iloc[::size]
+        ia, ib = np.triu_indices(size, k=1)
+        ba, bb = bots[:, ia].ravel(), bots[:, ib].ravel()
+        ra, rb = ranks[:, ia].ravel(), ranks[:, ib].ravel()
+        score = np.where(ra < rb, 1.0, np.where(ra == rb, 0.5, 0.0))
+        swap = ba > bb
+        a = np.where(swap, bb, ba)
+        b = np.where(swap, ba, bb)
+        score = np.where(swap, 1.0 - score, score)
+        rep = len(ia)
+        parts.append(pd.DataFrame({
+            "preset": np.repeat(first["preset"].to_numpy(dtype=object), rep),
+            "game_id": np.repeat(first["game_id"].to_numpy(dtype=object), rep),
+            "deal_id": np.repeat(first["deal_id"].to_numpy(dtype=object), rep),
+            "a": a, "b": b, "score": score,
+            "game_index": np.repeat(first["game_index"].to_numpy(), rep),
+        }))
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=float if c == "score" else object) for c in cols})
+    out = pd.concat(parts, ignore_index=True)
+    out = out[out["a"] != out["b"]]
+    return out.sort_values(["preset", "game_index", "game_id", "a", "b"], kind="stable").reset_index(drop=True)[cols]
+
+
+def bradley_terry(
+    wins: "np.ndarray", prior_games: float = PRIOR_GAMES, start: "np.ndarray | None" = None
+) -> "np.ndarray":
+    """Maximum-likelihood Bradley-Terry log-strengths from a matrix of (possibly fractional) wins.
+
+    ``wins[i, j]`` is how often ``i`` beat ``j`` (a draw adds 0.5 to both cells). Returns
+    ``theta`` with ``P(i beats j) = 1 / (1 + exp(theta[j] - theta[i]))``. The fit is Newton's
+    method with step halving on the log-likelihood plus the prior of :data:`PRIOR_GAMES`
+    (drawn virtual games against a fixed opponent at 0), which makes the problem strictly
+    concave: the optimum exists, is unique and finite even for an unbeaten bot or a
+    disconnected comparison graph.
+
+    >>> import numpy as np
+    >>> theta = bradley_terry(np.array([[0.0, 30.0], [10.0, 0.0]]), prior_games=0.0)
+    >>> round(float(theta[0] - theta[1]), 4) == round(math.log(3.0), 4)
+    True
+    """
+    import numpy as np
+
+    w = np.asarray(wins, dtype=float)
+    n = w.shape[0]
+    if w.shape != (n, n):
+        raise ValueError(f"bradley_terry needs a square wins matrix, got shape {w.shape}")
+    games = w + w.T
+    won = w.sum(axis=1)
+    a = float(prior_games)
+    theta = np.zeros(n) if start is None else np.array(start, dtype=float)
+
+    def objective(t: "np.ndarray") -> float:
+        d = t[:, None] - t[None, :]
+        # log P(i beats j) = -log(1 + exp(-(ti - tj))), summed over i's wins.
+        ll = -(w * np.logaddexp(0.0, -d)).sum()
+        ll += a * (0.5 * t - np.logaddexp(0.0, t)).sum()
+        return float(ll)
+
+    value = objective(theta)
+    for _ in range(100):
+        d = theta[:, None] - theta[None, :]
+        p = 1.0 / (1.0 + np.exp(-d))
+        q = 1.0 / (1.0 + np.exp(-theta))
+        grad = won - (games * p).sum(axis=1) + a * (0.5 - q)
+        curv = games * p * p.T
+        hess = curv - np.diag(curv.sum(axis=1) + a * q * (1.0 - q))
+        if a <= 0.0:
+            # Without the prior the likelihood is flat along theta + c: pin the mean.
+            hess = hess - 1.0 / max(n, 1)
+        step = np.linalg.solve(hess, -grad)
+        scale = 1.0
+        while True:
+            trial = theta + scale * step
+            trial_value = objective(trial)
+            if trial_value >= value - 1e-12 or scale < 1e-8:
+                break
+            scale *= 0.5
+        theta, value = trial, trial_value
+        if np.max(np.abs(scale * step)) < 1e-10:
+            break
+    if a <= 0.0:
+        theta = theta - theta.mean()
+    return theta
+
+
+def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: str | None) -> "np.ndarray":
+    """Shift Elo rows (last axis = bots) so ``anchor`` sits at 1000, else the mean does."""
+    import numpy as np
+
+    if anchor is not None and anchor in bots:
+        return elo - elo[..., [bots.index(anchor)]] + 1000.0
+    return elo - np.nanmean(elo, axis=-1, keepdims=True) + 1000.0
+
+
+def fit_elo(
+    seats: "pd.DataFrame",
+    anchor: str | None = "RandomBot",
+    bootstrap: int = 200,
+    seed: int = 0,
+    prior_games: float = PRIOR_GAMES,
+    level: float = 0.95,
+) -> "pd.DataFrame":
+    """Elo per bot and preset from a Bradley-Terry fit, with bootstrap confidence intervals.
+
+    For each preset: the pairwise outcomes of its games (:func:`pairwise_outcomes`) are fitted
+    by :func:`bradley_terry`, turned into Elo points (:data:`ELO_SCALE`) and shifted so that
+    ``anchor`` is 1000 (when it played that preset; otherwise the mean rating is 1000). The
+    interval is the percentile interval of ``bootstrap`` refits on the preset's deals drawn
+    with replacement: a deal's seat rotations always move together, so the interval
+    accounts for deals that favour one seat or one hand. Each replicate is anchored the same
+    way, so the anchor's own interval is [1000, 1000] and the others are relative to it. The
+    replicates are drawn from ``numpy.random.default_rng(seed)``: the same frame and seed give
+    the same table.
+
+    Columns: ``bot, preset, elo, elo_low, elo_high, games, win_rate`` (``win_rate`` is the
+    mean of ``win``: a shared win counts 1/k), sorted by preset, then Elo, best first.
+
+    >>> import pandas as pd
+    >>> rows = []
+    >>> for g, (first, second) in enumerate([("A", "B"), ("A", "B"), ("B", "A")]):
+    ...     for bot, rank in ((first, 1), (second, 2)):
+    ...         rows.append({"game_id": f"g{g}", "deal_id": f"d{g}", "game_index": g,
+    ...                      "preset": "deluxe", "bot": bot, "rank": rank, "win": float(rank == 1)})
+    >>> board = fit_elo(pd.DataFrame(rows), anchor="B", bootstrap=50)
+    >>> list(board["bot"]), float(board["elo"].iloc[1])
+    (['A', 'B'], 1000.0)
+    """
+    import numpy as np
+    import pandas as pd
+
+    _require(seats, _SEATS_NEEDED + ("win",), "fit_elo")
+    if bootstrap < 0:
+        raise ValueError(f"bootstrap must be >= 0 replicates, got {bootstrap}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be between 0 and 1 (0.95 for 95% intervals), got {level}")
+    rng = np.random.default_rng(seed)
+    pairs = pairwise_outcomes(seats)
+    tail = (1.0 - level) / 2.0
+    frames: list[pd.DataFrame] = []
+    for preset in sorted(seats["preset"].unique()):
+        mine = seats[seats["preset"] == preset]
+        bots = sorted(mine["bot"].unique())
+        n = len(bots)
+        index = {b: i for i, b in enumerate(bots)}
+        pp = pairs[pairs["preset"] == preset]
+        ia = pp["a"].map(index).to_numpy(dtype=np.int64)
+        ib = pp["b"].map(index).to_numpy(dtype=np.int64)
+        sc = pp["score"].to_numpy(dtype=float)
+        deal_codes, deals = pd.factorize(mine["deal_id"], sort=True)
+        deal_of_pair = pd.Index(deals).get_indexer(pp["deal_id"])
+        n_deals = len(deals)
+        cells_ab = ia * n + ib
+        cells_ba = ib * n + ia
+
+        def wins_matrix(weight: "np.ndarray | None") -> "np.ndarray":
+            wa = sc if weight is None else sc * weight
+            wb = (1.0 - sc) if weight is None else (1.0 - sc) * weight
+            flat = np.bincount(cells_ab, weights=wa, minlength=n * n) + np.bincount(cells_ba, weights=wb, minlength=n * n)
+            return flat.reshape(n, n)
+
+        theta = bradley_terry(wins_matrix(None), prior_games=prior_games)
+        elo = _anchor_shift(theta * ELO_SCALE, bots, anchor)
+        low = np.full(n, np.nan)
+        high = np.full(n, np.nan)
+        if bootstrap > 0 and n_deals > 0 and n > 1:
+            reps = np.full((bootstrap, n), np.nan)
+            # Which bots appear in which deal: a bot absent from a replicate has no rating in it.
+            seat_bot = mine["bot"].map(index).to_numpy(dtype=np.int64)
+            present = np.zeros((n_deals, n), dtype=bool)
+            present[deal_codes, seat_bot] = True
+            for r in range(bootstrap):
+                counts = np.bincount(rng.integers(0, n_deals, size=n_deals), minlength=n_deals).astype(float)
+                t = bradley_terry(wins_matrix(counts[deal_of_pair]), prior_games=prior_games, start=theta)
+                row = t * ELO_SCALE
+                row[(counts[:, None] * present).sum(axis=0) == 0] = np.nan
+                reps[r] = row
+            reps = _anchor_shift(reps, bots, anchor)
+            with np.errstate(all="ignore"):
+                ok = ~np.all(np.isnan(reps), axis=0)
+                low[ok] = np.nanquantile(reps[:, ok], tail, axis=0)
+                high[ok] = np.nanquantile(reps[:, ok], 1.0 - tail, axis=0)
+        stats = mine.groupby("bot")["win"].agg(["size", "mean"]).reindex(bots)
+        frames.append(pd.DataFrame({
+            "bot": bots, "preset": preset, "elo": elo, "elo_low": low, "elo_high": high,
+            "games": stats["size"].to_numpy(dtype=np.int64), "win_rate": stats["mean"].to_numpy(dtype=float),
+        }))
+    if not frames:
+        return pd.DataFrame({"bot": [], "preset": [], "elo": [], "elo_low": [], "elo_high": [], "games": [], "win_rate": []})
+    board = pd.concat(frames, ignore_index=True)
+    board = board.sort_values(["preset", "elo", "bot"], ascending=[True, False, True], kind="stable")
+    return board.reset_index(drop=True)
+
+
+def elo_history(seats: "pd.DataFrame", k: float = 16.0, start: float = 1000.0) -> "pd.DataFrame":
+    """An online Elo, game by game in ``game_index`` order, per preset: the "rating over time" chart.
+
+    Every bot starts at ``start``. After a game of ``m`` players each pairwise outcome moves
+    both bots by ``k / (m - 1) * (score - expected)``, so a game moves a bot by at most ``k``
+    whatever the table size. Unlike :func:`fit_elo` this depends on the order of the games; it
+    shows how ratings settled, not the final verdict.
+
+    Returns one row per game and bot that played it: ``preset, game_index, game_id, bot, elo``
+    (the rating after that game).
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g1", "g1"], "deal_id": "d", "game_index": 0,
+    ...                       "preset": "rush", "bot": ["A", "B"], "rank": [1, 2]})
+    >>> elo_history(seats)[["bot", "elo"]]
+      bot     elo
+    0   A  1008.0
+    1   B   992.0
+    """
+    import pandas as pd
+
+    ratings_by_preset: dict[str, dict[str, float]] = {}
+    _require(seats, _SEATS_NEEDED + ("game_index",), "elo_history")
+    rows: list[tuple[Any, ...]] = []
+    for preset, gi, gid, bots, ranks in _games_in_order(seats):
+        m = len(bots)
+        if m < 2:
+            continue
+        rating = ratings_by_preset.setdefault(preset, {})
+        before = {b: rating.get(b, start) for b in bots}
+        delta = dict.fromkeys(bots, 0.0)
+        for i in range(m):
+            for j in range(i + 1, m):
+                a, b = bots[i], bots[j]
+                if a == b:
+                    continue
+                expected = 1.0 / (1.0 + 10.0 ** ((before[b] - before[a]) / 400.0))
+                score = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+                change = k / (m - 1) * (score - expected)
+                delta[a] += change
+                delta[b] -= change
+        for b in dict.fromkeys(bots):
+            rating[b] = before[b] + delta[b]
+            rows.append((preset, gi, gid, b, rating[b]))
+    return pd.DataFrame(rows, columns=["preset", "game_index", "game_id", "bot", "elo"])
+
+
+def _games_in_order(seats: "pd.DataFrame") -> "list[tuple[str, int, str, list[str], list[float]]]":
+    """``(preset, game_index, game_id, bots by seat, ranks by seat)`` per game, by preset then ``game_index``."""
+    import numpy as np
+
+    order = ["preset", "game_index", "game_id"] + (["seat"] if "seat" in seats.columns else [])
+    df = seats.sort_values(order, kind="stable")
+    gid = df["game_id"].to_numpy(dtype=object)
+    preset = df["preset"].to_numpy(dtype=object)
+    gi = df["game_index"].to_numpy()
+    bots = [str(b) for b in df["bot"]]
+    ranks = df["rank"].to_numpy(dtype=float).tolist()
+    starts = np.flatnonzero(np.r_[True, (gid[1:] != gid[:-1]) | (preset[1:] != preset[:-1])])
+    ends = np.r_[starts[1:], len(df)]
+    return [(str(preset[s]), int(gi[s]), str(gid[s]), bots[s:e], ranks[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
+
+
+def pairwise_table(seats: "pd.DataFrame") -> "pd.DataFrame":
+    """Head-to-head results between every two bots that shared a table, per preset.
+
+    One row per ordered pair: ``preset, bot, opponent, games, score, rate`` where ``score``
+    counts wins of ``bot`` over ``opponent`` in shared games (a draw, i.e. an equal rank,
+    counts a half) and ``rate = score / games``.
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g1", "g1", "g2", "g2"], "deal_id": "d", "game_index": [0, 0, 1, 1],
+    ...                       "preset": "rush", "bot": ["A", "B", "A", "B"], "rank": [1, 2, 1, 1]})
+    >>> pairwise_table(seats)[["bot", "opponent", "games", "rate"]]
+      bot opponent  games  rate
+    0   A        B      2  0.75
+    1   B        A      2  0.25
+    """
+    import pandas as pd
+
+    pairs = pairwise_outcomes(seats)
+    forward = pairs[["preset", "a", "b", "score"]].rename(columns={"a": "bot", "b": "opponent"})
+    backward = pairs[["preset", "b", "a"]].rename(columns={"b": "bot", "a": "opponent"})
+    backward = backward.assign(score=1.0 - pairs["score"].to_numpy())
+    both = pd.concat([forward, backward], ignore_index=True)
+    table = both.groupby(["preset", "bot", "opponent"], sort=True)["score"].agg(games="size", score="sum").reset_index()
+    table["rate"] = table["score"] / table["games"]
+    return table
+
+
+def openskill_ratings(seats: "pd.DataFrame") -> "pd.DataFrame":
+    """A second opinion: OpenSkill's Plackett-Luce model over the games, in ``game_index`` order, per preset.
+
+    Each game updates its players from its full ranking (equal ranks are ties). Columns:
+    ``bot, preset, mu, sigma, ordinal, games`` (``ordinal = mu - 3 sigma``, a conservative
+    skill), sorted by preset, then ordinal, best first. Needs the ``openskill`` package
+    (``pip install 'cabo-kit[report]'``).
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g1", "g1"], "deal_id": "d", "game_index": 0,
+    ...                       "preset": "rush", "bot": ["A", "B"], "rank": [1, 2]})
+    >>> list(openskill_ratings(seats)["bot"])
+    ['A', 'B']
+    """
+    import pandas as pd
+
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("openskill_ratings needs the openskill package: pip install 'cabo-kit[report]'") from exc
+    _require(seats, _SEATS_NEEDED + ("game_index",), "openskill_ratings")
+    out: list[dict[str, Any]] = []
+    model = PlackettLuce()
+    ratings: dict[str, dict[str, Any]] = {}
+    played: dict[str, dict[str, int]] = {}
+    for preset, _gi, _gid, bots, ranks in _games_in_order(seats):
+        if len(bots) < 2 or len(set(bots)) < len(bots):
+            continue
+        mine = ratings.setdefault(preset, {})
+        count = played.setdefault(preset, {})
+        teams = [[mine[b] if b in mine else model.rating(name=b)] for b in bots]
+        updated = model.rate(teams, ranks=ranks)
+        for b, team in zip(bots, updated):
+            mine[b] = team[0]
+            count[b] = count.get(b, 0) + 1
+    for preset in sorted(ratings):
+        for b, r in ratings[preset].items():
+            out.append({"bot": b, "preset": preset, "mu": float(r.mu), "sigma": float(r.sigma),
+                        "ordinal": float(r.mu - 3.0 * r.sigma), "games": played[preset][b]})
+    frame = pd.DataFrame(out, columns=["bot", "preset", "mu", "sigma", "ordinal", "games"])
+    frame = frame.sort_values(["preset", "ordinal", "bot"], ascending=[True, False, True], kind="stable")
+    return frame.reset_index(drop=True)
+
+
+openskill = openskill_ratings
+"""The name the tournament notes use for :func:`openskill_ratings`."""
