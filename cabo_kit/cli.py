@@ -1,0 +1,518 @@
+"""The ``cabo-kit`` command line: simulate games between bots, and a quick demo.
+
+``cabo-kit simulate`` plays many seeded games between bots of :mod:`cabo_kit.bots` and
+prints, per bot, its win rate, mean final total and how often each rule came into play::
+
+    cabo-kit simulate --preset deluxe --bots GreedyBot,RandomBot --games 500 --seed 1
+    cabo-kit simulate --preset rush --bots greedybot,randombot,randombot --set hand_size=6 --set initial_peeks=3
+    cabo-kit demo
+
+Bad arguments print one line naming the problem and the fix, and exit with status 2.
+
+Adding a command: write ``add_NAME_arguments(parser)`` and ``cmd_NAME(args) -> int`` and
+add one line to :data:`COMMANDS` (a command with its own sub-commands, such as
+``tournament run|report``, adds them in its ``add_..._arguments`` with
+``parser.add_subparsers``).
+
+>>> main(["simulate", "--bots", "GreedyBot,RandomBot", "--games", "2", "--no-progress"])  # doctest: +ELLIPSIS
+deluxe, 2 players, 2 games, seed 0, memory engine; seats rotate every game
+bot ...
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import hashlib
+import inspect
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from . import __version__
+from .bot import Bot
+from .play import play_game
+from .record import GameRecord
+from .rules import POWERS, PRESETS, Rules, RulesError
+
+__all__ = [
+    "COMMANDS", "BotEntry", "Summary", "UsageError", "build_parser", "cmd_demo", "cmd_simulate", "format_summary",
+    "game_seed", "main", "make_rules", "parse_settings", "resolve_bots", "simulate",
+]
+
+PROG = "cabo-kit"
+
+
+class UsageError(Exception):
+    """Bad command-line input; the message is one line naming the problem and the fix."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors become one-line :class:`UsageError` messages (no usage dump)."""
+
+    def error(self, message: str) -> Any:  # argparse calls this for every bad argument
+        raise UsageError(f"{self.prog}: {message} (see: {self.prog} --help)")
+
+
+# ------------------------------------------------------------------ input parsing
+
+
+def parse_settings(items: Sequence[str]) -> dict[str, Any]:
+    """Rules overrides from ``--set field=value`` items; values are Python literals, bare words are strings.
+
+    >>> parse_settings(["hand_size=6", "snapping=True", "deck_out=reshuffle", "double_deck_from=None"])
+    {'hand_size': 6, 'snapping': True, 'deck_out': 'reshuffle', 'double_deck_from': None}
+    >>> parse_settings(["hand_size"])
+    Traceback (most recent call last):
+    ...
+    cabo_kit.cli.UsageError: --set 'hand_size' has no value: write --set field=value, e.g. --set hand_size=6
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name, text = name.strip(), text.strip()
+        if not sep or not name:
+            raise UsageError(f"--set {item!r} has no value: write --set field=value, e.g. --set hand_size=6")
+        try:
+            value: Any = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            if text.lower() in ("true", "false"):
+                value = text.lower() == "true"
+            elif re.fullmatch(r"[A-Za-z_][\w-]*", text):
+                value = text
+            else:
+                raise UsageError(
+                    f"--set {name}={text!r}: the value is not readable: write a number, True/False, None or a word"
+                ) from None
+        out[name] = value
+    return out
+
+
+def make_rules(preset: str, settings: Mapping[str, Any]) -> Rules:
+    """The preset's rules with ``settings`` applied; a bad preset, field or value raises :class:`UsageError`.
+
+    >>> make_rules("deluxe", {"hand_size": 6, "initial_peeks": 3}).differences()
+    {'hand_size': 6, 'initial_peeks': 3}
+    >>> make_rules("deluxe", {"handsize": 6})
+    Traceback (most recent call last):
+    ...
+    cabo_kit.cli.UsageError: unknown rules field 'handsize' (did you mean 'hand_size'?); fix the --set option
+    """
+    try:
+        rules = Rules.preset(preset)
+        if "powers" in settings:
+            settings = dict(settings, powers=_powers(settings["powers"]))
+        return rules.replace(**settings) if settings else rules
+    except (RulesError, TypeError) as exc:
+        where = "--preset" if preset not in PRESETS else "--set option"
+        raise UsageError(f"{exc}; fix the {where}") from None
+
+
+def _powers(value: Any) -> Any:
+    # A shell user writes --set powers=7:peek,8:peek; a Python user may write the tuple literal.
+    if isinstance(value, str) and ":" in value:
+        pairs = [p.split(":", 1) for p in value.split(",") if p.strip()]
+        return tuple((int(v) if v.strip().isdigit() else v.strip(), p.strip()) for v, p in pairs)
+    return value
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One bot in the line-up: its display name and a factory making a fresh instance per game."""
+
+    name: str
+    make: Callable[[], Bot]
+
+
+def _bot_classes() -> dict[str, type[Bot]]:
+    from . import bots as bots_module
+
+    names = getattr(bots_module, "__all__", None) or [n for n in dir(bots_module) if not n.startswith("_")]
+    out: dict[str, type[Bot]] = {}
+    for name in names:
+        obj = getattr(bots_module, name, None)
+        if isinstance(obj, type) and issubclass(obj, Bot) and not inspect.isabstract(obj):
+            out[name.lower()] = obj
+    return out
+
+
+def _factory(obj: Any, label: str) -> Callable[[], Bot]:
+    if isinstance(obj, type) and issubclass(obj, Bot):
+        return obj
+    if isinstance(obj, Bot):
+        return lambda: copy.deepcopy(obj)
+    if callable(obj):
+        return lambda: _factory(obj(), label)()
+    raise UsageError(f"{label} does not name a bot class: check cabo_kit.bots.by_level")
+
+
+def _from_level(level: int) -> Callable[[], Bot]:
+    from . import bots as bots_module
+
+    by_level = getattr(bots_module, "by_level", None)
+    if by_level is None:
+        raise UsageError(f"level{level}: this cabo-kit has no bot ladder yet; name a bot class instead")
+    try:
+        found = by_level[level] if isinstance(by_level, Mapping) else by_level(level)
+    except (KeyError, IndexError, ValueError, TypeError, LookupError):
+        raise UsageError(f"level{level} is not on the bot ladder: choose level1 to level4") from None
+    return _factory(found, f"level{level}")
+
+
+def available_bot_names() -> list[str]:
+    """The bot names ``--bots`` accepts (case does not matter).
+
+    >>> available_bot_names()[:2]
+    ['RandomBot', 'GreedyBot']
+    """
+    from . import bots as bots_module
+
+    names = [cls.__name__ for cls in _bot_classes().values()]
+    if getattr(bots_module, "by_level", None) is not None:
+        names += [f"level{n}" for n in range(1, 5)]
+    return names
+
+
+def resolve_bots(spec: str) -> list[BotEntry]:
+    """The line-up named by ``--bots``: comma-separated bot class names (any case) or ``level1``..``level4``.
+
+    A name listed twice gets a ``#2`` suffix so each line-up entry has its own row.
+
+    >>> [e.name for e in resolve_bots("greedybot, RandomBot,randombot")]
+    ['GreedyBot', 'RandomBot', 'RandomBot#2']
+    >>> resolve_bots("GreedyBot,Foo")
+    Traceback (most recent call last):
+    ...
+    cabo_kit.cli.UsageError: unknown bot 'Foo' in --bots: choose from RandomBot, GreedyBot (any case)
+    """
+    classes = _bot_classes()
+    entries: list[BotEntry] = []
+    seen: Counter[str] = Counter()
+    for raw in spec.split(","):
+        key = raw.strip()
+        if not key:
+            raise UsageError(f"--bots {spec!r} has an empty name: write names separated by commas, e.g. GreedyBot,RandomBot")
+        level = re.fullmatch(r"level(\d+)", key, re.IGNORECASE)
+        if key.lower() in classes:
+            cls = classes[key.lower()]
+            make: Callable[[], Bot] = cls
+            name = cls.name or cls.__name__
+        elif level:
+            make = _from_level(int(level.group(1)))
+            name = f"level{int(level.group(1))}"
+        else:
+            raise UsageError(
+                f"unknown bot {key!r} in --bots: choose from {', '.join(available_bot_names())} (any case)"
+            )
+        seen[name] += 1
+        entries.append(BotEntry(name if seen[name] == 1 else f"{name}#{seen[name]}", make))
+    return entries
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a run with ``seed``: a stable 48-bit hash, so runs with nearby
+    seeds share no games and every process derives the same numbers.
+
+    >>> game_seed(1, 0) == game_seed(1, 0), game_seed(1, 0) == game_seed(2, 0), game_seed(1, 1) == game_seed(2, 0)
+    (True, False, False)
+    """
+    digest = hashlib.sha256(f"cabo-kit:simulate:{seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+# ------------------------------------------------------------------ simulation
+
+
+@dataclass
+class BotStats:
+    """What one line-up entry did over a run (sums over games and rounds)."""
+
+    name: str
+    games: int = 0
+    wins: float = 0.0
+    total: int = 0
+    rounds: int = 0
+    cabo_calls: int = 0
+    cabo_won: int = 0
+    kamikaze: int = 0
+    royal_roulette: int = 0
+    resets: int = 0
+    snaps: int = 0
+    snaps_right: int = 0
+    snap_claims: int = 0
+    multi_exchanges: int = 0
+    failed_multi: int = 0
+    powers: int = 0
+
+
+@dataclass
+class Summary:
+    """The outcome of a run of games: per-entry stats, and how rounds ended."""
+
+    rules: Rules
+    n_players: int
+    games: int
+    seed: int
+    memory: str
+    bots: list[BotStats]
+    rounds: int = 0
+    turns: int = 0
+    ended_by: Counter[str] = field(default_factory=Counter)
+
+    def add(self, record: GameRecord, entry_at: Sequence[int]) -> None:
+        """Count one finished game; ``entry_at[seat]`` is the line-up entry that sat there."""
+        share = 1.0 / len(record.winners) if record.winners else 0.0
+        for seat, e in enumerate(entry_at):
+            b = self.bots[e]
+            b.games += 1
+            b.total += record.totals[seat]
+            if seat in record.winners:
+                b.wins += share
+        for r in record.rounds:
+            self.rounds += 1
+            self.turns += r.turns
+            self.ended_by[r.ended_by] += 1
+            for seat, e in enumerate(entry_at):
+                b = self.bots[e]
+                st = r.stats[seat]
+                b.rounds += 1
+                b.kamikaze += seat in r.kamikaze
+                b.royal_roulette += seat in r.royal_roulette
+                b.resets += seat in r.resets
+                b.snaps += st.get("snaps", 0)
+                b.snaps_right += st.get("snaps_right", 0)
+                b.snap_claims += st.get("snap_claims", 0)
+                b.multi_exchanges += st.get("multi_exchanges", 0)
+                b.failed_multi += st.get("failed_multi_exchanges", 0)
+                b.powers += sum(st.get(p, 0) for p in POWERS)
+            if r.caller is not None:
+                b = self.bots[entry_at[r.caller]]
+                b.cabo_calls += 1
+                b.cabo_won += bool(r.caller_won)
+
+
+def simulate(
+    rules: Rules,
+    entries: Sequence[BotEntry],
+    games: int,
+    seed: int = 0,
+    *,
+    memory: str = "engine",
+    progress: bool = False,
+) -> Summary:
+    """Play ``games`` games between the line-up ``entries`` and sum up what happened.
+
+    Game ``i`` uses seed :func:`game_seed` ``(seed, i)`` and seats the line-up rotated by ``i``
+    (seat ``s`` holds entry ``(s + i) % n``), so over every ``n`` games each entry sits in
+    every seat once. Every game gets fresh bot instances.
+
+    >>> s = simulate(Rules.preset("deluxe"), resolve_bots("GreedyBot,RandomBot"), games=4, seed=1)
+    >>> [b.games for b in s.bots], sum(b.wins for b in s.bots)
+    ([4, 4], 4.0)
+    """
+    n = len(entries)
+    try:
+        rules.check_players(n)
+    except RulesError:
+        raise UsageError(
+            f"{rules.name} is for {rules.min_players} to {rules.max_players} players, but --bots names {n}: "
+            f"list {rules.min_players} to {rules.max_players} bots"
+        ) from None
+    summary = Summary(rules, n, games, seed, memory, [BotStats(e.name) for e in entries])
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, unit="game", desc=f"{rules.name} x{n}", leave=False, file=sys.stderr)
+    try:
+        for i in range(games):
+            entry_at = [(s + i) % n for s in range(n)]
+            bots = [entries[e].make() for e in entry_at]
+            for e, bot in zip(entry_at, bots):
+                bot.name = entries[e].name
+            record = play_game(bots, rules, game_seed(seed, i), memory=memory)
+            summary.add(record, entry_at)
+            if bar is not None:
+                bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    return summary
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a}/{b}"
+
+
+def format_summary(summary: Summary) -> str:
+    """The run as a plain-text table (one row per line-up entry) and a line on how rounds ended.
+
+    Columns appear only for rules that are on: Kamikaze, Royal Roulette, resets at 100,
+    snaps (carried out / right), failed multi-exchanges, powers.
+    """
+    rules = summary.rules
+    changes = rules.differences()
+    change_text = " (" + ", ".join(f"{k}={v!r}" for k, v in changes.items()) + ")" if changes else ""
+    head = (
+        f"{rules.name}{change_text}, {summary.n_players} players, {summary.games} games, seed {summary.seed}, "
+        f"memory {summary.memory}; seats rotate every game"
+    )
+    columns: list[tuple[str, Callable[[BotStats], str]]] = [
+        ("bot", lambda b: b.name),
+        ("games", lambda b: str(b.games)),
+        ("win rate", lambda b: f"{b.wins / b.games:.1%}" if b.games else "-"),
+        ("mean total", lambda b: f"{b.total / b.games:.1f}" if b.games else "-"),
+        ("Cabo calls/won", lambda b: _ratio(b.cabo_calls, b.cabo_won)),
+    ]
+    if rules.kamikaze:
+        columns.append(("Kamikaze", lambda b: str(b.kamikaze)))
+    if rules.royal_roulette:
+        columns.append(("Royal Roulette", lambda b: str(b.royal_roulette)))
+    if rules.reset_at_100:
+        columns.append(("resets", lambda b: str(b.resets)))
+    if rules.snapping:
+        columns.append(("snaps tried/right", lambda b: _ratio(b.snaps, b.snaps_right)))
+    if rules.multi_exchange:
+        columns.append(("multi tried/failed", lambda b: _ratio(b.multi_exchanges, b.failed_multi)))
+    if rules.powers:
+        columns.append(("powers used", lambda b: str(b.powers)))
+    cells = [[c[0] for c in columns]] + [[get(b) for _, get in columns] for b in summary.bots]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+
+    def line(row: list[str]) -> str:
+        return "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip()
+
+    out = [head, line(cells[0]), line(["-" * w for w in widths])] + [line(r) for r in cells[1:]]
+    ends = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(summary.ended_by.items(), key=lambda kv: (-kv[1], kv[0])))
+    mean_turns = summary.turns / summary.rounds if summary.rounds else 0.0
+    out.append(f"rounds: {summary.rounds} ({mean_turns:.1f} turns each); ended by {ends or '-'}")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ commands
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    return not args.no_progress and sys.stderr.isatty()
+
+
+def add_simulate_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default="deluxe", choices=list(PRESETS), help="the rules preset (default: deluxe)")
+    p.add_argument(
+        "--bots", default="GreedyBot,RandomBot",
+        help="comma-separated bot names, one per seat, e.g. GreedyBot,RandomBot,RandomBot (any case)",
+    )
+    p.add_argument("--games", type=_positive, default=100, help="how many games (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="the run's seed; game i's seed derives from it (default 0)")
+    p.add_argument(
+        "--set", dest="settings", action="append", default=[], metavar="FIELD=VALUE",
+        help="change a rules field, e.g. --set hand_size=6 --set initial_peeks=3 (repeatable)",
+    )
+    p.add_argument("--memory", choices=("engine", "none"), default="engine", help="what observations remember")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """``cabo-kit simulate``: play seeded games between bots and print the table."""
+    rules = make_rules(args.preset, parse_settings(args.settings))
+    entries = resolve_bots(args.bots)
+    summary = simulate(rules, entries, args.games, args.seed, memory=args.memory, progress=_show_progress(args))
+    print(format_summary(summary))
+    return 0
+
+
+DEMO_PLAYERS = 4
+
+
+def add_demo_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--games", type=_positive, default=200, help="games per preset (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def demo_lineup() -> str:
+    """The demo's four seats: the reference bots (the ladder when there is one), repeated to fill the table."""
+    names = available_bot_names()
+    levels = [n for n in names if n.startswith("level")]
+    pool = levels or names
+    return ",".join(pool[i % len(pool)] for i in range(DEMO_PLAYERS))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``cabo-kit demo``: the reference bots play every preset, then a hint of what to try next."""
+    lineup = demo_lineup()
+    entries = resolve_bots(lineup)
+    for k, preset in enumerate(PRESETS):
+        summary = simulate(
+            Rules.preset(preset), entries, args.games, args.seed, progress=_show_progress(args)
+        )
+        if k:
+            print()
+        print(format_summary(summary))
+    print()
+    print(
+        f"Next: {PROG} simulate --preset rush --bots {lineup.split(',')[-1]},RandomBot,RandomBot --games 500 "
+        "--set hand_size=6 --set initial_peeks=3   (or write your own bot: subclass cabo_kit.Bot)"
+    )
+    return 0
+
+
+Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+
+COMMANDS: dict[str, Command] = {
+    "simulate": ("play seeded games between bots and print win rates and rule outcomes", add_simulate_arguments, cmd_simulate),
+    "demo": ("a quick look: the reference bots play each preset", add_demo_arguments, cmd_demo),
+}
+"""Sub-commands: name -> (one-line help, function adding its arguments, function running it)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``cabo-kit`` argument parser, one sub-parser per entry of :data:`COMMANDS`."""
+    parser = _Parser(prog=PROG, description="Play, teach and run bot tournaments of the card game CABO.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (help_text, add_arguments, run) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        add_arguments(p)
+        p.set_defaults(run=run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``cabo-kit`` command line; returns the exit status (2 for bad arguments)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if getattr(args, "run", None) is None:
+            raise UsageError(f"say what to do: {PROG} " + "|".join(COMMANDS) + f" (see: {PROG} --help)")
+        return int(args.run(args))
+    except UsageError as exc:
+        prog = PROG + (f" {args.command}" if "args" in locals() and getattr(args, "command", None) else "")
+        message = str(exc)
+        if not message.startswith(PROG):
+            message = f"{prog}: {message}"
+        print(f"{message}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
