@@ -1,0 +1,165 @@
+"""Per-rule outcomes of a tournament: how each bot used (and suffered) each rule, per preset.
+
+Counts come from the ``seats`` frame of the tournament store (one row per game and seat).
+Every rate comes with a 95% interval:
+
+* a proportion (``k`` successes out of ``n`` trials, at most one per trial: Cabo calls that
+  won, rounds with a call, rounds ended by the deck, games with a fault, ...) gets the
+  Wilson score interval (:func:`wilson`);
+* a count that can happen several times per round (snaps tried, powers used, failed
+  multi-exchanges) is a Poisson rate per round and gets the score interval of the Poisson
+  mean (:func:`poisson_score`), Wilson's method applied to counts.
+
+>>> import pandas as pd
+>>> seats = pd.DataFrame({"bot": ["A", "A"], "preset": "deluxe", "game_id": ["g1", "g2"],
+...     "status": ["ok", "timeout"], "rounds": [5, 3], "cabo_calls": [2, 1], "cabo_wins": [1, 1],
+...     "kamikaze": 0, "royal_roulette": 0, "resets": [1, 0], "snaps": 0, "snaps_right": 0,
+...     "failed_multi_exchanges": [1, 0], "powers_used": [4, 2], "deck_outs": [1, 0],
+...     "round_score_sum": [40, 30], "total": [40, 30]})
+>>> row = per_rule(seats).iloc[0]
+>>> int(row["cabo_calls"]), round(float(row["cabo_success"]), 3), int(row["faults"]), int(row["faults_timeout"])
+(3, 0.667, 1, 1)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import numpy as np
+    import pandas as pd
+
+__all__ = ["FAULT_KINDS", "RATES", "per_rule", "poisson_score", "wilson"]
+
+Z95 = 1.959963984540054
+"""The normal quantile of a two-sided 95% interval."""
+
+FAULT_KINDS = ("error", "timeout", "illegal", "crash")
+"""The seat statuses that mean the bot faulted (and so lost that game)."""
+
+RATES: dict[str, tuple[str, str, str, str]] = {
+    # name: (numerator column, denominator column, interval kind, what it means)
+    "cabo_success": ("cabo_wins", "cabo_calls", "wilson", "Cabo calls that won the round"),
+    "cabo_rate": ("cabo_calls", "rounds", "wilson", "rounds in which the bot called Cabo"),
+    "kamikaze_rate": ("kamikaze", "rounds", "wilson", "rounds ended with a Kamikaze hand (deluxe)"),
+    "royal_roulette_rate": ("royal_roulette", "rounds", "wilson", "rounds ended with Royal Roulette (traveller)"),
+    "reset_rate": ("resets", "rounds", "wilson", "rounds after which the total was reset to 50 (deluxe)"),
+    "snap_accuracy": ("snaps_right", "snaps", "wilson", "snaps that matched"),
+    "snaps_per_round": ("snaps", "rounds", "poisson", "snaps tried per round"),
+    "failed_multi_per_round": ("failed_multi_exchanges", "rounds", "poisson", "failed multi-exchanges per round (deluxe)"),
+    "multi_failure_rate": ("failed_multi_exchanges", "multi_exchanges", "wilson", "multi-exchanges that failed (deluxe)"),
+    "powers_per_round": ("powers_used", "rounds", "poisson", "powers used per round"),
+    "deck_out_rate": ("deck_outs", "rounds", "wilson", "rounds ended by the deck running out"),
+    "fault_rate": ("faults", "games", "wilson", "games lost to a fault of this bot"),
+}
+"""Every rate :func:`per_rule` reports: ``name -> (numerator, denominator, interval, meaning)``.
+``multi_failure_rate`` appears only when the frame has a ``multi_exchanges`` column."""
+
+_COUNTS = (
+    "rounds", "cabo_calls", "cabo_wins", "kamikaze", "royal_roulette", "resets", "snaps", "snaps_right",
+    "failed_multi_exchanges", "powers_used", "deck_outs", "round_score_sum",
+)
+
+
+def wilson(k: "np.ndarray | float", n: "np.ndarray | float", z: float = Z95) -> "tuple[np.ndarray, np.ndarray]":
+    """The Wilson score interval of a proportion ``k / n`` (vectorised; NaN where ``n == 0``).
+
+    >>> low, high = wilson(0, 10)
+    >>> round(float(low), 4), round(float(high), 4)
+    (0.0, 0.2775)
+    >>> low, high = wilson(5, 10)
+    >>> round(float(low), 4), round(float(high), 4)
+    (0.2366, 0.7634)
+    """
+    import numpy as np
+
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        z2 = z * z
+        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = z * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+        low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
+        high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    return low, high
+
+
+def poisson_score(k: "np.ndarray | float", n: "np.ndarray | float", z: float = Z95) -> "tuple[np.ndarray, np.ndarray]":
+    """The score interval of a Poisson rate: ``k`` events over an exposure of ``n`` (e.g. rounds).
+
+    Solves ``(k - n r)^2 = z^2 n r`` for the rate ``r``; NaN where ``n == 0``.
+
+    >>> low, high = poisson_score(0, 10)
+    >>> round(float(low), 4), round(float(high), 4)
+    (0.0, 0.3841)
+    """
+    import numpy as np
+
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z2 = z * z
+        centre = k + z2 / 2
+        half = z * np.sqrt(k + z2 / 4)
+        low = np.where(n > 0, np.maximum((centre - half) / n, 0.0), np.nan)
+        high = np.where(n > 0, (centre + half) / n, np.nan)
+    return low, high
+
+
+def per_rule(seats: "pd.DataFrame", z: float = Z95) -> "pd.DataFrame":
+    """Per bot and preset: counts, rates with 95% intervals, and faults by kind.
+
+    One row per ``(bot, preset)``, sorted by preset then bot. Columns: ``bot, preset, games``,
+    the summed counts (``rounds, cabo_calls, cabo_wins, kamikaze, royal_roulette, resets,
+    snaps, snaps_right, failed_multi_exchanges, powers_used, deck_outs``), ``mean_round_score``
+    (sum of round scores / rounds), ``mean_total`` (final totals), ``faults`` and
+    ``faults_<kind>`` for each of :data:`FAULT_KINDS`, and for each rate in :data:`RATES` the
+    columns ``<rate>``, ``<rate>_low``, ``<rate>_high`` (NaN when its denominator is 0, e.g.
+    the success rate of a bot that never called Cabo).
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"bot": "A", "preset": "rush", "game_id": ["g1"], "status": ["ok"],
+    ...     "rounds": [4], "cabo_calls": [0], "cabo_wins": [0], "kamikaze": 0, "royal_roulette": 0,
+    ...     "resets": 0, "snaps": [3], "snaps_right": [2], "failed_multi_exchanges": 0,
+    ...     "powers_used": [5], "deck_outs": 0, "round_score_sum": [28], "total": [28]})
+    >>> row = per_rule(seats).iloc[0]
+    >>> round(float(row["snap_accuracy"]), 3), float(row["mean_round_score"]), bool(pd.isna(row["cabo_success"]))
+    (0.667, 7.0, True)
+    """
+    import numpy as np
+    import pandas as pd
+
+    needed = ("bot", "preset", "status") + _COUNTS
+    missing = [c for c in needed if c not in seats.columns]
+    if missing:
+        raise ValueError(
+            f"per_rule needs the seats frame's columns {list(needed)}; missing {missing} "
+            f"(load the frame with cabo_kit.tournament.store.load_frames)"
+        )
+    counts = list(_COUNTS) + (["multi_exchanges"] if "multi_exchanges" in seats.columns else [])
+    df = seats[["bot", "preset", "status"] + counts + (["total"] if "total" in seats.columns else [])].copy()
+    df["games"] = 1
+    df["faults"] = df["status"].isin(FAULT_KINDS).astype(int)
+    for kind in FAULT_KINDS:
+        df[f"faults_{kind}"] = (df["status"] == kind).astype(int)
+    summed = ["games"] + counts + ["faults"] + [f"faults_{kind}" for kind in FAULT_KINDS]
+    grouped = df.groupby(["preset", "bot"], sort=True)
+    out = grouped[summed].sum()
+    if "total" in df.columns:
+        out["mean_total"] = grouped["total"].mean()
+    out["mean_round_score"] = out["round_score_sum"] / out["rounds"].where(out["rounds"] > 0)
+    for name, (num, den, kind, _meaning) in RATES.items():
+        if num not in out.columns or den not in out.columns:
+            continue
+        k = out[num].to_numpy(dtype=float)
+        n = out[den].to_numpy(dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[name] = np.where(n > 0, k / np.where(n > 0, n, 1.0), np.nan)
+        low, high = (wilson if kind == "wilson" else poisson_score)(k, n, z)
+        out[f"{name}_low"] = low
+        out[f"{name}_high"] = high
+    out = out.reset_index()
+    front = ["bot", "preset", "games"]
+    return out[front + [c for c in out.columns if c not in front]]
+
