@@ -169,6 +169,9 @@ Card._make("JOKER", "JOKER", "", -1)
 UNKNOWN: Card = Card._make("??", "?", "?", None)
 """A card whose face this player has not seen."""
 
+_DELUXE_ONE = [Card.parse(v) for v in (0, 0, 13, 13)] + [Card.parse(v) for v in range(1, 13) for _ in range(4)]
+_STANDARD_ONE = [Card.parse(r + s) for s in SUITS for r in RANKS]
+
 
 def deluxe_deck(copies: int = 1) -> list[Card]:
     """The deluxe deck in a fixed order: 0 and 13 twice each, 1..12 four times each.
@@ -177,8 +180,7 @@ def deluxe_deck(copies: int = 1) -> list[Card]:
     >>> len(deck), sum(c.value for c in deck)
     (52, 338)
     """
-    one = [Card.parse(v) for v in (0, 0, 13, 13)] + [Card.parse(v) for v in range(1, 13) for _ in range(4)]
-    return one * copies
+    return _DELUXE_ONE * copies
 
 
 def standard_deck(jokers: int = 0, copies: int = 1) -> list[Card]:
@@ -188,8 +190,7 @@ def standard_deck(jokers: int = 0, copies: int = 1) -> list[Card]:
     >>> len(deck), sum(c.value for c in deck)
     (54, 336)
     """
-    one = [Card.parse(r + s) for s in SUITS for r in RANKS]
-    return one * copies + [Card.parse("JOKER")] * jokers
+    return _STANDARD_ONE * copies + [Card.parse("JOKER")] * jokers
 
 
 def parse_cards(items: Iterable["str | int | Card"]) -> list[Card]:

@@ -12,7 +12,7 @@ round after round until the score sheet says it is over.
 ('look', (0, 1))
 >>> game.apply(ck.InitialPeek((0, 1)), seat=0); game.apply(ck.InitialPeek((2, 3)), seat=1)
 >>> game.phase, game.to_move, game.legal_actions()
-('choose', (1,), (DrawDeck(), DrawDiscard(), CallCabo()))
+('choose', (0,), (DrawDeck(), DrawDiscard(), CallCabo()))
 >>> game.apply(ck.DrawDeck())
 >>> game.phase
 'drawn'
@@ -34,6 +34,12 @@ from .rules import Rules
 from .scoring import ScoreSheet, next_start_player, round_details
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
+
+_new_observation = tuple.__new__
+
+
+def _ev(kind: str, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (), info: str = "") -> Event:
+    return _new_observation(Event, (kind, seat, target, cards, info))  # type: ignore[return-value]
 
 _DRAW_DECK = DrawDeck()
 _DRAW_DISCARD = DrawDiscard()
@@ -234,8 +240,9 @@ class Game:
         for s in range(n):
             self.hands[s] = list(range(deal, deal + k))
             deal += k
+        self._ver += 1
         self.deck = list(range(len(order) - 1, deal - 1, -1))
-        self._emit_all(Event("round", None, (self.round, start_player)))
+        self._emit_all(_ev("round", None, (self.round, start_player)))
         if rules.peek_choice and rules.initial_peeks:
             self.phase = "look"
             self._pending = list(range(n))
@@ -286,6 +293,12 @@ class Game:
         self.seat_events: list[list[Event]] = [[] for _ in range(n)]
         self._turn_mark: list[int] = [0] * n
         self._legal: tuple[Action, ...] | None = None
+        self._all_seats = tuple(range(n))
+        self._ver = 0
+        self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...]]] = [(-1, ())] * n
+        self._fu_cache: tuple[int, tuple[tuple[bool, ...], ...]] = (-1, ())
+        self._pile_cache: tuple[int, int, tuple[Card, ...]] = (-1, -1, ())
+        self._score_cache: tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]] = (-1, (), ())
 
     def _flip_first(self) -> None:
         c = self._draw_card()
@@ -293,13 +306,17 @@ class Game:
             self._begin_turn()
             return
         self._land(c)
-        self._emit_all(Event("flip", None, (), (self.cards[c],)))
+        self._emit_all(_ev("flip", None, (), (self.cards[c],)))
         self._open_window("start")
 
     # ----------------------------------------------------------- knowledge
 
+    # Observations cache each seat's view of the hands; every change to the hands, to what a
+    # seat knows of a card in a hand, or to a hand card's face bumps self._ver.
+
     def _show(self, seat: int, c: int) -> None:
         self.vis[seat][c] = self.cards[c]
+        self._ver += 1
 
     def _reveal(self, c: int) -> None:
         if not self.public[c]:
@@ -307,16 +324,25 @@ class Game:
             card = self.cards[c]
             for v in self.vis:
                 v[c] = card
+            self._ver += 1
 
     def _set_up(self, c: int, up: bool) -> None:
         self.up[c] = up
         self.upv[c] = self.cards[c] if up else UNKNOWN
+        self._ver += 1
         if up:
             self._reveal(c)
 
     def _land(self, c: int) -> None:
+        """Put a card (held by nobody) face up on the discard pile: no hand view changes."""
         self.pile.append(c)
-        self._set_up(c, True)
+        card = self.cards[c]
+        self.up[c] = True
+        self.upv[c] = card
+        if not self.public[c]:
+            self.public[c] = True
+            for v in self.vis:
+                v[c] = card
 
     def _emit_all(self, event: Event) -> None:
         self.log.append((event, -1, event))
@@ -351,7 +377,7 @@ class Game:
                     v[c] = UNKNOWN
             self._reshuffle_rng.shuffle(moved)
             self.deck = moved
-            self._emit_all(Event("reshuffle", None, (len(moved),)))
+            self._emit_all(_ev("reshuffle", None, (len(moved),)))
         if not self.deck:
             self._end_after_turn = True
             return None
@@ -392,16 +418,21 @@ class Game:
         """The legal actions of ``seat`` now (default: the one seat to move); empty if it need not decide.
 
         The result is a tuple, or, when several cards may be exchanged at once, a
-        :class:`~cabo_kit.actions.LegalActions` with exact ``len`` and ``in``.
+        :class:`~cabo_kit.actions.LegalActions` with exact ``len`` and ``in``. The order
+        is fixed: ``Pass`` comes first where it is allowed in a snap window or a power,
+        and ``CallCabo`` comes last where it is allowed.
         """
-        if seat is None:
-            seat = self._only_mover()
         phase = self.phase
         if phase == "look" or phase == "snap":
+            if seat is None:
+                seat = self._only_mover()
             if seat not in self._pending:
                 return ()
             return self._legal_look(seat) if phase == "look" else self._legal_snap()
-        if seat not in self.to_move:
+        if phase == "over":
+            return ()
+        mover = self._snapper if phase == "give" else self.current
+        if seat is not None and seat != mover:
             return ()
         legal = self._legal
         if legal is None:
@@ -499,14 +530,26 @@ class Game:
         ``seat`` is needed only when several seats decide at once. An illegal action
         raises :class:`~cabo_kit.actions.IllegalActionError` and changes nothing.
         """
-        if isinstance(action, str):
+        if type(action) is str:
             action = Action.parse(action)
-        if seat is None:
-            seat = self._only_mover()
-        legal = self.legal_actions(seat)
+        phase = self.phase
+        if phase == "look" or phase == "snap" or phase == "over":
+            if seat is None:
+                seat = self._only_mover()
+            legal = self.legal_actions(seat)
+        else:
+            mover = self._snapper if phase == "give" else self.current
+            if seat is None:
+                seat = mover
+            if seat != mover:
+                legal = ()
+            else:
+                legal = self._legal
+                if legal is None:
+                    legal = self._legal = self._compute_legal()
         if action not in legal:
             self._illegal(action, seat, legal)
-        self._apply(action, seat)
+        self._apply(action, seat)  # type: ignore[arg-type]
 
     def _illegal(self, action: object, seat: int, legal: Sequence[Action]) -> None:
         where = f"phase {self.phase!r}, round {self.round + 1}, turn {self.turn}"
@@ -552,9 +595,9 @@ class Game:
                 c = self._draw_card()
                 assert c is not None
                 self.drawn, self.drawn_from = c, "deck"
-                self._show(me, c)
+                self.vis[me][c] = self.cards[c]  # not in a hand: no view changes
                 self.stats[me]["draws_deck"] += 1
-                self._emit_private(Event("draw", me, (), (self.cards[c],)), me)
+                self._emit_private(_ev("draw", me, (), (self.cards[c],)), me)
                 self.phase = "drawn"
             elif kind is DrawDiscard:
                 c = self.pile.pop()
@@ -562,7 +605,7 @@ class Game:
                 self.up[c] = False
                 self.upv[c] = UNKNOWN
                 self.stats[me]["draws_discard"] += 1
-                self._emit_all(Event("take", me, (), (self.cards[c],)))
+                self._emit_all(_ev("take", me, (), (self.cards[c],)))
                 self.phase = "drawn"
             else:
                 self._call(me)
@@ -588,13 +631,13 @@ class Game:
         self._call_turn = self.turn
         self._final_left = self.n - 1
         self.stats[me]["cabo_calls"] += 1
-        self._emit_all(Event("cabo", me))
+        self._emit_all(_ev("cabo", me))
 
     def _do_look(self, seat: int, positions: tuple[int, ...]) -> None:
         hand = self.hands[seat]
         for p in positions:
             self._show(seat, hand[p])
-        self._emit_private(Event("look", seat, tuple(positions), tuple(self.cards[hand[p]] for p in positions)), seat)
+        self._emit_private(_ev("look", seat, tuple(positions), tuple(self.cards[hand[p]] for p in positions)), seat)
 
     def _do_discard(self, me: int) -> None:
         c = self.drawn
@@ -604,7 +647,7 @@ class Game:
         self.drawn_from = None
         self._land(c)
         self.stats[me]["discards"] += 1
-        self._emit_all(Event("discard", me, (), (self.cards[c],)))
+        self._emit_all(_ev("discard", me, (), (self.cards[c],)))
         power = self.rules.power_of(self.cards[c]) if from_deck else None
         if power is None:
             self._open_window("end")
@@ -629,6 +672,7 @@ class Game:
             p = positions[0]
             old = hand[p]
             hand[p] = c
+            self._ver += 1
             self.drawn = None
             self.drawn_from = None
             self._set_up(c, from_discard and self.rules.discard_draw_face_up)
@@ -638,7 +682,7 @@ class Game:
                 self._show(me, c)
             self._land(old)
             self.stats[me]["exchanges"] += 1
-            event = Event("exchange", me, (p,), (self.cards[old], self.cards[c]))
+            event = _ev("exchange", me, (p,), (self.cards[old], self.cards[c]))
             if from_discard:
                 self._emit_all(event)
             else:
@@ -655,7 +699,7 @@ class Game:
         self.stats[me]["multi_exchanges"] += 1
         if not ok:
             self.stats[me]["failed_multi_exchanges"] += 1
-        self._emit_all(Event("multi", me, positions, tuple(self.cards[hand[p]] for p in positions), "ok" if ok else "fail"))
+        self._emit_all(_ev("multi", me, positions, tuple(self.cards[hand[p]] for p in positions), "ok" if ok else "fail"))
         self._place_stage = "success" if ok else "fail"
         self.phase = "place"
 
@@ -668,7 +712,8 @@ class Game:
             self.drawn = None
             self.drawn_from = None
             hand.insert(index, c)
-            self._emit_all(Event("penalty", me, (index,), (UNKNOWN,)))
+            self._ver += 1
+            self._emit_all(_ev("penalty", me, (index,), (UNKNOWN,)))
             self._end_multi()
             return
         c = self.drawn
@@ -681,7 +726,7 @@ class Game:
             self._reveal(c)
         else:
             self._show(me, c)
-        self._emit_all(Event("place", me, (index,)))
+        self._emit_all(_ev("place", me, (index,)))
         if stage == "success":
             picked = set(self.picked)
             new: list[int] = []
@@ -695,12 +740,14 @@ class Game:
                 else:
                     new.append(x)
             self.hands[me] = new
+            self._ver += 1
             for x in out:
                 self._land(x)
             self._reset_multi()
             self._open_window("end")
             return
         hand.insert(index, c)
+        self._ver += 1
         if len(self.picked) >= self.rules.multi_exchange_penalty_at:
             penalty = self._draw_card()
             if penalty is not None:
@@ -726,7 +773,7 @@ class Game:
         if kind is Pass:
             if self.phase == "power":
                 self.stats[me]["powers_skipped"] += 1
-                self._emit_all(Event("skip", me))
+                self._emit_all(_ev("skip", me))
             else:
                 self.stats[me][power] += 1  # type: ignore[index]
             self._finish_power()
@@ -735,7 +782,7 @@ class Game:
             p = action.position  # type: ignore[attr-defined]
             c = self.hands[me][p]
             self._show(me, c)
-            self._emit_private(Event("peek", me, (p,), (self.cards[c],)), me)
+            self._emit_private(_ev("peek", me, (p,), (self.cards[c],)), me)
             if power == "peek_swap":
                 self.phase = "swap"
                 return
@@ -743,7 +790,7 @@ class Game:
             s, p = action.seat, action.position  # type: ignore[attr-defined]
             c = self.hands[s][p]
             self._show(me, c)
-            self._emit_private(Event("spy", me, (s, p), (self.cards[c],)), me)
+            self._emit_private(_ev("spy", me, (s, p), (self.cards[c],)), me)
             if power == "spy_swap":
                 self.target = (s, p)
                 self.phase = "swap"
@@ -752,7 +799,8 @@ class Game:
             o, s, p = action.own, action.seat, action.position  # type: ignore[attr-defined]
             mine, theirs = self.hands[me], self.hands[s]
             mine[o], theirs[p] = theirs[p], mine[o]
-            self._emit_all(Event("swap", me, (o, s, p)))
+            self._ver += 1
+            self._emit_all(_ev("swap", me, (o, s, p)))
         self.stats[me][power] += 1  # type: ignore[index]
         self._finish_power()
 
@@ -801,12 +849,13 @@ class Game:
         c = hand[tp]
         self._reveal(c)
         match = self.cards[c].value == self.cards[self.pile[-1]].value
-        self._emit_all(Event("snap", snapper, (ts, tp), (self.cards[c],), "match" if match else "miss"))
+        self._emit_all(_ev("snap", snapper, (ts, tp), (self.cards[c],), "match" if match else "miss"))
         if match:
             stats["snaps_right"] += 1
             if ts == snapper:
                 stats["snaps_own"] += 1
             del hand[tp]
+            self._ver += 1
             self._land(c)
             if ts != snapper and self.hands[snapper]:
                 self.give_to = (ts, tp)
@@ -826,8 +875,9 @@ class Game:
                 return
             hand = self.hands[seat]
             hand.append(c)
+            self._ver += 1
             self.stats[seat]["penalty_cards"] += 1
-            self._emit_all(Event("penalty", seat, (len(hand) - 1,), (UNKNOWN,)))
+            self._emit_all(_ev("penalty", seat, (len(hand) - 1,), (UNKNOWN,)))
 
     def _do_give(self, seat: int, action: Action) -> None:
         ts, tp = self.give_to  # type: ignore[misc]
@@ -836,8 +886,9 @@ class Game:
             p = action.position  # type: ignore[attr-defined]
             c = self.hands[seat].pop(p)
             self.hands[ts].insert(tp, c)
+            self._ver += 1
             self.stats[seat]["gives"] += 1
-            self._emit_all(Event("give", seat, (p, ts, tp)))
+            self._emit_all(_ev("give", seat, (p, ts, tp)))
         self._after_snap(self._after)
 
     def _after_snap(self, after: str) -> None:
@@ -924,7 +975,7 @@ class Game:
         for hand in self.hands:
             for c in hand:
                 self._reveal(c)
-        self._emit_all(Event("end", None, tuple(details.scores), (), ended_by))
+        self._emit_all(_ev("end", None, tuple(details.scores), (), ended_by))
         self.drawn = None
         self.drawn_from = None
         self.power = None
@@ -943,14 +994,31 @@ class Game:
         if not 0 <= seat < self.n:
             raise ValueError(f"seat {seat} is not a seat of this {self.n}-player table")
         engine_memory = self.memory == "engine"
-        view = self.vis[seat] if engine_memory else self.upv
-        hands = tuple([tuple([view[c] for c in hand]) for hand in self.hands])
-        up = self.up
-        face_up = tuple([tuple([up[c] for c in hand]) for hand in self.hands])
+        ver = self._ver
+        cached = self._hv_cache[seat]
+        if cached[0] == ver:
+            hands = cached[1]
+        else:
+            view = self.vis[seat] if engine_memory else self.upv
+            hands = tuple([tuple([view[c] for c in hand]) for hand in self.hands])
+            self._hv_cache[seat] = (ver, hands)
+        cached_up = self._fu_cache
+        if cached_up[0] == ver:
+            face_up = cached_up[1]
+        else:
+            up = self.up
+            face_up = tuple([tuple([up[c] for c in hand]) for hand in self.hands])
+            self._fu_cache = (ver, face_up)
         cards = self.cards
         pile = self.pile
         if engine_memory:
-            discard = tuple([cards[c] for c in pile])
+            top = pile[-1] if pile else -1
+            pc = self._pile_cache
+            if pc[0] == len(pile) and pc[1] == top:
+                discard = pc[2]
+            else:
+                discard = tuple([cards[c] for c in pile])
+                self._pile_cache = (len(pile), top, discard)
             events = tuple(self.seat_events[seat])
         else:
             discard = (cards[pile[-1]],) if pile else ()
@@ -964,17 +1032,22 @@ class Game:
                 drawn_card = UNKNOWN
         phase = self.phase
         if phase == "snap" or phase == "look":
-            to_move: tuple[int, ...] = tuple(range(self.n))
+            to_move: tuple[int, ...] = self._all_seats
             legal: Sequence[Action] = self.legal_actions(seat)
         else:
             to_move = self.to_move
             legal = self.legal_actions(seat) if seat in to_move else ()
-        return Observation(
+        cache = self._score_cache
+        if cache[0] != len(self.sheet.rounds):
+            cache = self._score_cache = (
+                len(self.sheet.rounds), tuple(self.sheet.totals), tuple(tuple(r) for r in self.sheet.rounds)
+            )
+        return _new_observation(Observation, (
             seat, self.n, self.rules, self.memory, self.round, self.turn, phase, self.current, to_move,
             self.start_player, self.caller, hands, face_up, discard, len(self.deck), drawn_card,
             self.drawn_from, self.power, self.target, self.picked, self.exchange_ok, self.give_to,
-            tuple(self.sheet.totals), tuple(tuple(r) for r in self.sheet.rounds), events, legal,
-        )
+            cache[1], cache[2], events, legal,
+        ))
 
     def events_seen(self, seat: int | None = None) -> list[Event]:
         """The whole game's events as ``seat`` saw them (``None``: everything, every face shown)."""
@@ -1122,7 +1195,8 @@ class Game:
             game.caller = caller
             game._call_turn = -1
             game._final_left = (caller - current) % n
-        game._emit_all(Event("round", None, (round, game._first_start)))
+        game._ver += 1
+        game._emit_all(_ev("round", None, (round, game._first_start)))
         game.phase = "choose"
         mark = game._turn_mark
         for s in range(n):

@@ -39,31 +39,34 @@ class RandomBot(Bot):
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         rng = self.random
         phase = observation.phase
+        # Legal actions come in a fixed order (docs/engine.md), which lets this stay fast:
+        # Pass first in snap windows and powers, CallCabo last when it is allowed.
         if phase == "snap":
-            if len(legal_actions) > 1 and rng.random() < self.snap_probability:
-                return legal_actions[1 + rng.randrange(len(legal_actions) - 1)]
+            n = len(legal_actions)
+            if n > 1 and rng.random() < self.snap_probability:
+                return legal_actions[1 + rng.randrange(n - 1)]
             return legal_actions[0]
         if phase == "choose" or phase == "end_turn":
-            cabo = [a for a in legal_actions if type(a) is CallCabo]
-            if cabo and rng.random() < self.cabo_probability:
-                return cabo[0]
-            others = [a for a in legal_actions if type(a) is not CallCabo]
-            return others[rng.randrange(len(others))] if others else cabo[0]
+            last = legal_actions[-1]
+            if type(last) is CallCabo:
+                if rng.random() < self.cabo_probability or len(legal_actions) == 1:
+                    return last
+                return legal_actions[rng.randrange(len(legal_actions) - 1)]
+            return legal_actions[rng.randrange(len(legal_actions))]
         if phase == "drawn":
             # A LegalActions is a tuple of the ordinary actions followed by the lazy multi-exchanges.
             n_fixed = tuple.__len__(legal_actions) if isinstance(legal_actions, tuple) else len(legal_actions)
-            fixed = [legal_actions[i] for i in range(n_fixed)]
-            singles = [a for a in fixed if type(a) is Exchange]
-            discards = [a for a in fixed if type(a) is not Exchange]
-            if len(legal_actions) > n_fixed and rng.random() < self.multi_exchange_probability:
-                return legal_actions[n_fixed + rng.randrange(len(legal_actions) - n_fixed)]
-            kinds = [k for k in (discards, singles) if k]
-            kind = kinds[rng.randrange(len(kinds))]
-            return kind[rng.randrange(len(kind))]
+            n_all = len(legal_actions)
+            if n_all > n_fixed and rng.random() < self.multi_exchange_probability:
+                return legal_actions[n_fixed + rng.randrange(n_all - n_fixed)]
+            discards = 0 if type(legal_actions[0]) is Exchange else 1
+            singles = n_fixed - discards
+            if discards and (not singles or rng.random() < 0.5):
+                return legal_actions[0]
+            return legal_actions[discards + rng.randrange(singles)]
         kinds_by: dict[type, list[Action]] = {}
         for a in legal_actions:
             kinds_by.setdefault(type(a), []).append(a)
         groups = list(kinds_by.values())
         group = groups[rng.randrange(len(groups))]
         return group[rng.randrange(len(group))]
-
