@@ -1,0 +1,152 @@
+"""Where matches run: a local process pool, or a Dask distributed cluster.
+
+Both take plain-data tasks (one per match: a deal and all its rotations, the bots' file
+contents shipped inside) and hand back each match's results as soon as it finishes, in any
+order; the runner stores them. Neither ever forks the engine: the pool uses ``forkserver``
+(``spawn`` where there is none), and bot harnesses are started with ``subprocess``, which
+also works inside Dask's daemonic workers.
+
+>>> default_workers() >= 1
+True
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from abc import ABC, abstractmethod
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, Callable, Iterator, Sequence
+
+__all__ = ["Executor", "LocalExecutor", "DaskExecutor", "ExecutorError", "default_workers", "make_executor"]
+
+DASK_HINT = 'the Dask executor needs the dask extra: pip install "cabo-kit[dask]" (or: pip install "dask[distributed]")'
+
+
+class ExecutorError(RuntimeError):
+    """An executor cannot start (a missing extra, an unreachable scheduler)."""
+
+
+def default_workers() -> int:
+    """The number of cores this process may use (``os.sched_getaffinity``), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+class Executor(ABC):
+    """Runs ``fn(task)`` for each task and yields the results as they finish (any order)."""
+
+    name = "executor"
+    workers = 1
+
+    @abstractmethod
+    def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[Any]:
+        """Yield ``fn(task)`` for every task, as each finishes."""
+
+    def close(self) -> None:
+        """Stop the workers."""
+
+    def __enter__(self) -> "Executor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalExecutor(Executor):
+    """A process pool of ``workers`` processes (default: the usable cores).
+
+    At most ``2 * workers`` tasks are in flight, so a killed runner loses little work.
+
+    >>> with LocalExecutor(1) as ex:
+    ...     sorted(ex.run(abs, [-2, 3, -1]))
+    [1, 2, 3]
+    """
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or default_workers()
+        methods = multiprocessing.get_all_start_methods()
+        self.context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[Any]:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self.context)
+        pending: set[Future[Any]] = set()
+        queue = list(tasks)[::-1]
+        while queue or pending:
+            while queue and len(pending) < 2 * self.workers:
+                pending.add(self._pool.submit(fn, queue.pop()))
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield fut.result()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class DaskExecutor(Executor):
+    """Matches as Dask tasks (one per match) on the cluster at ``scheduler`` (``tcp://HOST:PORT``),
+    or on a local cluster of ``workers`` single-threaded worker processes when no address is given.
+
+    Every worker must have cabo-kit installed (the task function is ``cabo_kit.tournament.runner.run_match``).
+    """
+
+    name = "dask"
+
+    def __init__(self, workers: int | None = None, scheduler: str | None = None) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise ExecutorError(DASK_HINT) from None
+        self.cluster: Any = None
+        try:
+            if scheduler:
+                self.client = Client(scheduler, timeout=30)
+                self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+            else:
+                self.workers = workers or default_workers()
+                self.cluster = LocalCluster(
+                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                    host="127.0.0.1",
+                )
+                self.client = Client(self.cluster)
+        except OSError as exc:
+            if self.cluster is not None:
+                self.cluster.close()
+            raise ExecutorError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}; check the address and that "
+                                "`dask scheduler` runs there") from None
+
+    def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[Any]:
+        from distributed import as_completed
+
+        futures = [self.client.submit(fn, t, pure=False) for t in tasks]
+        for fut in as_completed(futures):
+            yield fut.result()
+            fut.release()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None) -> Executor:
+    """The executor named ``kind`` (``"local"`` or ``"dask"``).
+
+    >>> make_executor("slurm")
+    Traceback (most recent call last):
+    ...
+    cabo_kit.tournament.executors.ExecutorError: unknown executor 'slurm': choose 'local' or 'dask'
+    """
+    if kind == "local":
+        return LocalExecutor(workers)
+    if kind == "dask":
+        return DaskExecutor(workers, scheduler)
+    raise ExecutorError(f"unknown executor {kind!r}: choose 'local' or 'dask'")

@@ -1,0 +1,470 @@
+"""Running a tournament folder: load the submissions, schedule, play what is missing, store, rate, report.
+
+A folder holds ``tournament.toml`` (optional) and ``bots/*.py`` (one submission per file;
+its name is the file's stem, its version the file's hash). :func:`run_tournament` plays every
+scheduled game not yet in ``DIR/results.sqlite``; :func:`write_outputs` writes
+``DIR/leaderboard.csv`` and ``DIR/report.html`` from the store.
+
+Submitted files always run isolated (:class:`~cabo_kit.tournament.isolation.IsolatedBot`,
+one harness process per bot and game); built-in reference bots named in ``reference`` run
+in-process ("trusted").
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "tournament.toml").write_text('presets = ["rush"]\\ntable_sizes = [2]\\ngames = 2\\nreference = ["RandomBot", "GreedyBot"]\\n')
+>>> summary = run_tournament(folder, workers=1, progress=False, out=None)
+>>> summary.played, summary.skipped, summary.faults
+(2, 0, 0)
+>>> run_tournament(folder, workers=1, progress=False, out=None).played     # nothing is missing
+0
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..game import Game, RoundResult
+from ..play import bot_random
+from ..record import GameRecord
+from ..rules import POWERS, Rules
+from .config import ConfigError, TournamentConfig, load_config
+from .schedule import Match, make_schedule
+from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
+
+__all__ = [
+    "BotSpec", "MatchTask", "RunSummary", "run_tournament", "run_match", "collect_entrants", "plan", "write_outputs",
+    "format_leaderboard", "play_one", "final_ranking",
+]
+
+FAULT_KINDS = ("error", "timeout", "illegal", "crash")
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot as a task carries it: plain data (a submitted file's text, or a built-in class name)."""
+
+    name: str
+    version: str
+    kind: str  # "file" (runs isolated) or "builtin" (trusted, in-process)
+    class_name: str
+    source: str = ""
+    filename: str = ""
+
+
+@dataclass
+class MatchTask:
+    """One match to play: a deal, its bots, and the rotations still missing from the store."""
+
+    rules: dict[str, Any]
+    preset: str
+    rules_json: str
+    table_size: int
+    deal_key: str
+    deal_seed: int
+    deal_id: str
+    order_key: str
+    lineup: tuple[BotSpec, ...]
+    rotations: tuple[int, ...]
+    game_ids: tuple[str, ...]
+    limits: dict[str, Any]
+    memory: str = "engine"
+    log_dir: str = ""
+
+
+@dataclass
+class RunSummary:
+    """What a run did: games played now and found already stored, faults, rejected files, timing."""
+
+    folder: Path
+    entrants: list[BotSpec]
+    rejected: list[tuple[str, str]]
+    scheduled: int = 0
+    played: int = 0
+    skipped: int = 0
+    faults: int = 0
+    seconds: float = 0.0
+    workers: int = 1
+    executor: str = "local"
+    notes: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------ entrants
+
+
+def _builtin_spec(name: str) -> BotSpec:
+    from .. import bots
+
+    cls = getattr(bots, name)
+    source = inspect.getsource(sys.modules[cls.__module__])
+    return BotSpec(name, hashlib.sha256(source.encode()).hexdigest()[:12], "builtin", name)
+
+
+def collect_entrants(
+    folder: str | Path, cfg: TournamentConfig, loader: Callable[..., Any] | None = None,
+) -> tuple[list[BotSpec], list[tuple[str, str]]]:
+    """The bots that play (submissions that load, then the reference bots) and the rejected files.
+
+    Each ``bots/*.py`` goes through :func:`~cabo_kit.tournament.isolation.load_submission`
+    (checked in a subprocess, never imported here); a file it refuses is listed with its
+    reason, and so is a file whose name clashes with a reference bot or another file.
+    """
+    entrants: list[BotSpec] = []
+    rejected: list[tuple[str, str]] = []
+    taken = set(cfg.reference)
+    files = [p for p in sorted((Path(folder) / "bots").glob("*.py")) if not p.name.startswith("_")]
+    if files:
+        from .isolation import SubmissionError
+
+        if loader is None:
+            from .isolation import load_submission as loader
+        limits = cfg.make_limits()
+    for path in files:
+        try:
+            sub = loader(path, limits)
+        except SubmissionError as exc:
+            rejected.append((path.name, str(getattr(exc, "reason", exc))))
+            continue
+        if sub.name in taken:
+            rejected.append((path.name, f"the name {sub.name!r} is already taken (a reference bot or another file): rename the file"))
+            continue
+        taken.add(sub.name)
+        data = Path(sub.path).read_bytes()
+        entrants.append(BotSpec(sub.name, sub.version, "file", sub.class_name, data.decode("utf-8", "replace"), path.name))
+    entrants.extend(_builtin_spec(name) for name in cfg.reference)
+    return entrants, rejected
+
+
+# ------------------------------------------------------------------ planning
+
+
+def plan(cfg: TournamentConfig, entrants: Sequence[BotSpec], games: int | None = None) -> list[tuple[Match, list[str]]]:
+    """Every scheduled match with the ids of its games (one per rotation), in schedule order."""
+    by_name = {b.name: b for b in entrants}
+    out = []
+    for entry in cfg.presets:
+        rules_json = entry.rules_json
+        for k in cfg.table_sizes:
+            for m in make_schedule(list(by_name), entry.preset, rules_json, k, games or cfg.games, cfg.seed):
+                ids = []
+                for rot in range(k):
+                    seats = [(b, by_name[b].version) for b in m.seats(rot)]
+                    ids.append(game_id(m.preset, m.rules, k, m.deal_key, rot, seats))
+                out.append((m, ids))
+    return out
+
+
+def _deal_id(m: Match, by_name: dict[str, BotSpec]) -> str:
+    text = json.dumps([m.preset, m.rules, m.table_size, m.deal_key, [[b, by_name[b].version] for b in m.lineup]])
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+# ------------------------------------------------------------------ playing (in a worker process)
+
+
+def final_ranking(sheet_totals: Sequence[int], last_round: Sequence[int] | None, fault_seat: int | None) -> tuple[list[int], list[float]]:
+    """Ranks (1 best) and win shares: lower total first, then lower last-round score; a faulting seat is last.
+
+    >>> final_ranking([30, 20, 20], [5, 9, 3], None)
+    ([3, 2, 1], [0.0, 0.0, 1.0])
+    >>> final_ranking([10, 20, 20], None, 0)      # seat 0 faulted; 1 and 2 still tied share the win
+    ([3, 1, 1], [0.0, 0.5, 0.5])
+    """
+    n = len(sheet_totals)
+    last = list(last_round) if last_round else [0] * n
+    live = [s for s in range(n) if s != fault_seat]
+    keys = {s: (sheet_totals[s], last[s]) for s in live}
+    rank = [n] * n
+    for s in live:
+        rank[s] = 1 + sum(1 for t in live if keys[t] < keys[s])
+    winners = [s for s in live if rank[s] == 1]
+    win = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
+    return rank, win
+
+
+def _fault_of(exc: BaseException) -> tuple[str, str]:
+    kind = getattr(exc, "kind", None)
+    if kind in FAULT_KINDS:
+        return kind, str(getattr(exc, "reason", exc))
+    from ..actions import IllegalActionError
+
+    if isinstance(exc, IllegalActionError):
+        return "illegal", str(exc)
+    return "error", "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def play_one(game: Game, bots: Sequence[Any], names: Sequence[str]) -> tuple[int | None, str, str]:
+    """Play ``game`` to its end or to the first fault; return ``(fault seat or None, kind, reason)``.
+
+    Any exception from a bot (a :class:`~cabo_kit.tournament.isolation.BotFault` from an
+    isolated one) stops the game at once with that seat at fault.
+    """
+    seat = -1
+    try:
+        for seat, bot in enumerate(bots):
+            bot.on_game_start(seat, game.n, game.rules)
+        round_seen = -1
+        results_seen = 0
+        while game.phase != "over":
+            if game.round != round_seen:
+                round_seen = game.round
+                for seat, bot in enumerate(bots):
+                    bot.on_round_start(game.observation(seat))
+            for seat in game.to_move:
+                obs = game.observation(seat)
+                action = bots[seat].choose(obs, obs.legal_actions)
+                game.apply(action, seat)
+            if len(game.results) != results_seen:
+                for result in game.results[results_seen:]:
+                    for seat, bot in enumerate(bots):
+                        bot.on_round_end(RoundResult.from_dict(result.to_dict()))
+                results_seen = len(game.results)
+        totals, winners = list(game.sheet.totals), list(game.sheet.winners)
+        for seat, bot in enumerate(bots):
+            bot.on_game_end(totals, winners)
+    except Exception as exc:  # any bot failure is that seat's fault; the engine itself is trusted
+        kind, reason = _fault_of(exc)
+        return seat, kind, reason
+    return None, "", ""
+
+
+def _seat_counts(rounds: Sequence[RoundResult], seat: int) -> dict[str, int]:
+    c = dict.fromkeys(COUNTS, 0)
+    c["rounds"] = len(rounds)
+    for r in rounds:
+        st = r.stats[seat]
+        c["cabo_calls"] += st.get("cabo_calls", 0)
+        c["cabo_wins"] += int(r.caller == seat and bool(r.caller_won))
+        c["kamikaze"] += int(seat in r.kamikaze)
+        c["royal_roulette"] += int(seat in r.royal_roulette)
+        c["resets"] += int(seat in r.resets)
+        c["snaps"] += st.get("snaps", 0)
+        c["snaps_right"] += st.get("snaps_right", 0)
+        c["failed_multi_exchanges"] += st.get("failed_multi_exchanges", 0)
+        c["powers_used"] += sum(st.get(p, 0) for p in POWERS)
+        c["deck_outs"] += int(r.ended_by == "deck")
+        c["round_score_sum"] += r.scores[seat]
+    return c
+
+
+def _make_bots(task: MatchTask, workdir: Path) -> list[Any]:
+    bots: list[Any] = []
+    for spec in task.lineup:
+        if spec.kind == "builtin":
+            from .. import bots as builtin
+
+            bots.append(getattr(builtin, spec.class_name)())
+            continue
+        from .isolation import IsolatedBot, Limits, Submission
+
+        path = workdir / f"{spec.name}.py"
+        if not path.exists():
+            path.write_text(spec.source, encoding="utf-8")
+            path.chmod(0o644)  # the harness may run as an unprivileged user
+        sub = Submission(name=spec.name, version=spec.version, path=path, class_name=spec.class_name)
+        log = None
+        if task.log_dir and os.path.isdir(task.log_dir):
+            log = Path(task.log_dir) / f"{spec.name}-{task.deal_id[:12]}.log"
+        bots.append(IsolatedBot(sub, Limits(**task.limits), log_path=log))
+    return bots
+
+
+def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
+    """Play the missing rotations of one match (in a worker process); return the rows to store.
+
+    Rotation ``r`` seats ``lineup[(s + r) % k]`` at seat ``s``; every rotation uses the deal's
+    seed, so the same cards are dealt and each bot holds each seat of the deal once.
+    """
+    rules = Rules.from_dict(task.rules)
+    k = task.table_size
+    workdir = Path(tempfile.mkdtemp(prefix="cabo-match-"))
+    workdir.chmod(0o755)
+    out = []
+    try:
+        players = _make_bots(task, workdir)
+        try:
+            for rot, gid in zip(task.rotations, task.game_ids):
+                order = [(s + rot) % k for s in range(k)]
+                bots = [players[i] for i in order]
+                specs = [task.lineup[i] for i in order]
+                names = [s.name for s in specs]
+                game = Game(rules, task.deal_seed, k, memory=task.memory)
+                for s, bot in enumerate(bots):
+                    bot.random = bot_random(task.deal_seed, s)
+                fault_seat, kind, reason = play_one(game, bots, names)
+                sheet = game.sheet
+                rank, win = final_ranking(sheet.totals, sheet.rounds[-1] if sheet.rounds else None, fault_seat)
+                info: dict[str, Any] = {"tournament": {"deal": task.deal_key, "rotation": rot, "game_id": gid}}
+                if fault_seat is not None:
+                    info["fault"] = {"seat": fault_seat, "bot": names[fault_seat], "kind": kind, "reason": reason}
+                record = GameRecord.from_game(game, names, info=info).to_json().encode()
+                rounds = list(game.results)
+                seats = [
+                    SeatRow(s, specs[s].name, specs[s].version, sheet.totals[s], rank[s], win[s],
+                            kind if s == fault_seat else "ok", reason if s == fault_seat else "", _seat_counts(rounds, s))
+                    for s in range(k)
+                ]
+                row = GameRow(gid, task.deal_id, f"{task.order_key}:{rot}", task.preset, task.rules_json, k,
+                              task.deal_seed, rot, "ok" if fault_seat is None else "fault", len(rounds), record)
+                out.append((row, seats))
+                if fault_seat is not None:
+                    # the next game starts the faulting bot afresh
+                    close = getattr(players[order[fault_seat]], "close", None)
+                    if close is not None:
+                        close()
+        finally:
+            for bot in players:
+                close = getattr(bot, "close", None)
+                if close is not None:
+                    close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return out
+
+
+# ------------------------------------------------------------------ the run
+
+
+def run_tournament(
+    folder: str | Path,
+    *,
+    games: int | None = None,
+    workers: int | None = None,
+    executor: str | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+    out: Callable[[str], None] | None = print,
+    loader: Callable[..., Any] | None = None,
+) -> RunSummary:
+    """Play every scheduled game of the tournament in ``folder`` that the store does not hold yet.
+
+    Arguments override ``tournament.toml``: ``games`` (per bot, preset and table size),
+    ``workers``, ``executor`` (``"local"`` or ``"dask"``), ``scheduler`` (a Dask address).
+    Messages (the settings note, rejected files, a summary) go to ``out`` (``None``: silent).
+    """
+    from .executors import default_workers, make_executor
+
+    say = out or (lambda _s: None)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is not a folder: make it and put the submissions in {folder}/bots/")
+    cfg, note = load_config(folder)
+    say(note)
+    if games is not None and games < 1:
+        raise ConfigError(f"--games {games}: write a whole number >= 1")
+    started = time.perf_counter()
+    entrants, rejected = collect_entrants(folder, cfg, loader)
+    for file, reason in rejected:
+        say(f"rejected {file}: {reason.strip().splitlines()[-1] if reason.strip() else reason}")
+    by_name = {b.name: b for b in entrants}
+    kind = executor or cfg.executor
+    n_workers = workers or cfg.workers or default_workers()
+    summary = RunSummary(folder, entrants, rejected, workers=n_workers, executor=kind)
+    planned = plan(cfg, entrants, games)
+    (folder / "logs").mkdir(exist_ok=True)
+    with Store(folder / DB_NAME) as store:
+        store.set_rejected(rejected)
+        store.set_scheduled([gid for _, ids in planned for gid in ids])
+        have = store.existing_ids()
+        limits = dict(cfg.limits)
+        rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
+        tasks = []
+        for m, ids in planned:
+            missing = [(rot, gid) for rot, gid in enumerate(ids) if gid not in have]
+            summary.scheduled += len(ids)
+            summary.skipped += len(ids) - len(missing)
+            if not missing:
+                continue
+            tasks.append(MatchTask(
+                rules=rules_of[(m.preset, m.rules)],
+                preset=m.preset, rules_json=m.rules, table_size=m.table_size, deal_key=m.deal_key,
+                deal_seed=m.deal_seed, deal_id=_deal_id(m, by_name), order_key=m.order_key,
+                lineup=tuple(by_name[b] for b in m.lineup), rotations=tuple(r for r, _ in missing),
+                game_ids=tuple(g for _, g in missing), limits=limits, memory=cfg.memory,
+                log_dir=str((folder / "logs").resolve()),
+            ))
+        todo = sum(len(t.rotations) for t in tasks)
+        if not entrants or not planned:
+            summary.notes.append("nothing to schedule: a table needs more bots than are playing")
+        if tasks:
+            bar = None
+            if progress:
+                from tqdm import tqdm
+
+                bar = tqdm(total=todo, unit="game", desc="tournament", file=sys.stderr, dynamic_ncols=True)
+            ex = make_executor(kind, min(n_workers, len(tasks)), scheduler or cfg.scheduler or None)
+            summary.workers = ex.workers
+            try:
+                for results in ex.run(run_match, tasks):
+                    for row, seats in results:
+                        if store.add_game(row, seats):
+                            summary.played += 1
+                        summary.faults += row.status == "fault"
+                        if bar is not None:
+                            bar.update(1)
+            finally:
+                ex.close()
+                if bar is not None:
+                    bar.close()
+    summary.seconds = time.perf_counter() - started
+    say(f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} with a fault; "
+        f"{len(entrants)} bots, {len(rejected)} files rejected ({summary.seconds:.1f} s, {summary.workers} "
+        f"{summary.executor} workers)")
+    return summary
+
+
+# ------------------------------------------------------------------ outputs
+
+
+def format_leaderboard(board: Any) -> str:
+    """The leaderboard as a plain-text table, one block per preset.
+
+    >>> import pandas as pd
+    >>> print(format_leaderboard(pd.DataFrame([dict(bot="a", preset="rush", elo=1100.0, elo_low=1050.0,
+    ...     elo_high=1150.0, games=8, win_rate=0.625)])))
+    preset  bot   Elo  95% interval  games  win rate
+    ------  ---  ----  ------------  -----  --------
+    rush    a    1100   1050..1150       8     62.5%
+    """
+    head = ["preset", "bot", "Elo", "95% interval", "games", "win rate"]
+    rows = [[str(r.preset), str(r.bot), f"{r.elo:.0f}", f"{r.elo_low:.0f}..{r.elo_high:.0f}", str(int(r.games)),
+             f"{r.win_rate:.1%}"] for r in board.itertuples()]
+    widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print) -> tuple[Any, Path | None]:
+    """Write ``DIR/leaderboard.csv`` and ``DIR/report.html`` from the store; print the table.
+
+    Returns the leaderboard frame and the report's path (``None`` if no report could be written).
+    """
+    from .ratings import fit_elo
+    from .store import load_frames
+
+    say = out or (lambda _s: None)
+    folder = Path(folder)
+    games, seats = load_frames(folder / DB_NAME)
+    anchor = "RandomBot" if (seats["bot"] == "RandomBot").any() else None
+    board = fit_elo(seats, anchor=anchor)
+    board.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
+    say(format_leaderboard(board))
+    from ..report import write_report
+
+    report = folder / "report.html"
+    write_report(folder / DB_NAME, report)
+    say(f"leaderboard: {folder / 'leaderboard.csv'}\nreport: {report}")
+    return board, report
