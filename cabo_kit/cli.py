@@ -471,11 +471,57 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+
+def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", metavar="run|report")
+    run = sub.add_parser("run", help="play the missing games, then write the leaderboard and the report")
+    run.add_argument("folder", metavar="DIR", help="the tournament folder (tournament.toml, bots/*.py)")
+    run.add_argument("--games", type=_positive, help="games each bot plays per preset and table size")
+    run.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
+    run.add_argument("--executor", choices=("local", "dask"), help="local process pool or a Dask cluster")
+    run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    report = sub.add_parser("report", help="rewrite leaderboard.csv and report.html from the results store")
+    report.add_argument("folder", metavar="DIR", help="the tournament folder")
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    """``cabo-kit tournament run|report DIR``: see docs/tournaments.md."""
+    from .tournament.config import ConfigError
+    from .tournament.executors import ExecutorError
+    from .tournament.runner import run_tournament, write_outputs
+    from .tournament.store import StoreError
+
+    if getattr(args, "action", None) is None:
+        raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR")
+    try:
+        if args.action == "run":
+            run_tournament(args.folder, games=args.games, workers=args.workers, executor=args.executor,
+                           scheduler=args.scheduler, progress=_show_progress(args))
+        write_outputs(args.folder)
+    except (ConfigError, ExecutorError, StoreError) as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
+def add_check_bot_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a bot file, as you would submit it")
+
+
+def cmd_check_bot(args: argparse.Namespace) -> int:
+    """``cabo-kit check-bot FILE``: load and play the file as a tournament would; non-zero on a problem."""
+    from .tournament.check import check_bot_cli
+
+    return int(check_bot_cli(args.file))
+
+
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
 COMMANDS: dict[str, Command] = {
     "simulate": ("play seeded games between bots and print win rates and rule outcomes", add_simulate_arguments, cmd_simulate),
     "demo": ("a quick look: the reference bots play each preset", add_demo_arguments, cmd_demo),
+    "tournament": ("run a tournament folder of bot files, or rewrite its report", add_tournament_arguments, cmd_tournament),
+    "check-bot": ("check a bot file before submitting it", add_check_bot_arguments, cmd_check_bot),
 }
 """Sub-commands: name -> (one-line help, function adding its arguments, function running it)."""
 
