@@ -32,3 +32,12 @@ __all__ = [
     "RulesError", "ScoreSheet", "ScoreSheetError", "SimpleBot", "Snap", "Spy", "Swap", "UNKNOWN", "bots",
     "next_start_player", "play_game", "round_details", "score_round", "__version__",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # check_bot pulls in the tournament's isolation code: load it on first use so `import cabo_kit` stays instant.
+    if name == "check_bot":
+        from .tournament.check import check_bot
+
+        return check_bot
+    raise AttributeError(f"module 'cabo_kit' has no attribute {name!r}")
