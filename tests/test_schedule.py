@@ -1,0 +1,93 @@
+"""The fair schedule: equal games, balanced opponents, all combinations when feasible, stable seeds."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import pytest
+
+from cabo_kit.tournament.schedule import Match, deal_seed, games_per_bot, make_schedule, rotation
+
+NAMES = [f"bot{i:02d}" for i in range(30)]
+
+
+@pytest.mark.parametrize("n,k,games", [(2, 2, 10), (3, 2, 4), (5, 3, 9), (5, 4, 12), (7, 4, 30), (30, 4, 64), (11, 3, 20), (13, 5, 40)])
+def test_every_bot_plays_the_same_number_of_games_and_at_least_the_asked_number(n: int, k: int, games: int) -> None:
+    ms = make_schedule(NAMES[:n], "deluxe", "{}", k, games, seed=3)
+    counts = games_per_bot(ms)
+    assert set(counts) == set(NAMES[:n])
+    assert len(set(counts.values())) == 1
+    got = next(iter(counts.values()))
+    assert games <= got < games + k * k * math.comb(n - 1, k - 1)
+    for m in ms:
+        assert len(m.lineup) == k == len(set(m.lineup)) == m.table_size
+
+
+def test_all_combinations_when_feasible_each_the_same_number_of_times() -> None:
+    ms = make_schedule(NAMES[:6], "rush", "{}", 3, games=60, seed=0)
+    per_combo = Counter(tuple(sorted(m.lineup)) for m in ms)
+    assert set(per_combo) == set(itertools.combinations(NAMES[:6], 3))
+    assert set(per_combo.values()) == {2}  # 60 games = 20 matches/bot = 2 passes over its 10 combinations
+    assert len({m.deal_seed for m in ms}) == len(ms)
+
+
+def test_random_design_mixes_opponents_in_balance() -> None:
+    ms = make_schedule(NAMES, "deluxe", "{}", 4, games=256, seed=1)  # 16 rounds: 30 x 29 x 28 x 27 / 24 tables is too many
+    met: dict[str, Counter[str]] = {b: Counter() for b in NAMES}
+    for m in ms:
+        for a, b in itertools.permutations(m.lineup, 2):
+            met[a][b] += 1
+    for b in NAMES:
+        assert sum(met[b].values()) == 64 * 3  # 64 matches, 3 opponents each
+        assert len(met[b]) >= 20  # spread over most of the class, not a fixed group
+    pairs = Counter(tuple(sorted(m.lineup)) for m in ms)
+    assert max(pairs.values()) <= 2
+
+
+def test_random_design_is_stable_when_a_bot_is_added() -> None:
+    old = make_schedule(NAMES[:20], "traveller", "{}", 4, games=64, seed=5)
+    new = make_schedule(NAMES[:20] + ["latecomer"], "traveller", "{}", 4, games=64, seed=5)
+    old_set = set(old)
+    kept = [m for m in new if m in old_set]  # same deal key, seed, lineup and seat order
+    rounds = 64 // 16
+    assert len(kept) >= len(old) - rounds * 3  # only the k-1 tables around the newcomer change per round
+    assert all("latecomer" not in m.lineup for m in kept)
+    assert sum("latecomer" in m.lineup for m in new) == rounds * 4
+
+
+def test_full_design_keeps_every_old_match_when_a_bot_is_added() -> None:
+    old = make_schedule(NAMES[:5], "rush", "{}", 2, games=24, seed=2)  # 3 passes either way
+    new = make_schedule(NAMES[:6], "rush", "{}", 2, games=24, seed=2)
+    assert set(old) <= set(new)
+
+
+def test_schedule_is_deterministic_and_ignores_input_order() -> None:
+    a = make_schedule(NAMES[:9], "deluxe", "{}", 4, 32, seed=7)
+    b = make_schedule(list(reversed(NAMES[:9])), "deluxe", "{}", 4, 32, seed=7)
+    assert a == b
+    assert a != make_schedule(NAMES[:9], "deluxe", "{}", 4, 32, seed=8)
+
+
+def test_deal_seeds_depend_on_seed_preset_rules_table_and_deal() -> None:
+    base = deal_seed(0, "rush", "{}", 4, "r0:a")
+    others = {deal_seed(1, "rush", "{}", 4, "r0:a"), deal_seed(0, "deluxe", "{}", 4, "r0:a"),
+              deal_seed(0, "rush", '{"hand_size":6}', 4, "r0:a"), deal_seed(0, "rush", "{}", 3, "r0:a"),
+              deal_seed(0, "rush", "{}", 4, "r1:a")}
+    assert base not in others and len(others) == 5
+    assert 0 <= base < 2**63
+
+
+def test_rotations_give_every_bot_every_seat_of_a_deal() -> None:
+    m = Match("rush", "{}", 4, "r0:a", 1, ("a", "b", "c", "d"), "0")
+    seats = [m.seats(r) for r in range(4)]
+    for s in range(4):
+        assert sorted(row[s] for row in seats) == ["a", "b", "c", "d"]
+    assert rotation(("a", "b"), 1) == ("b", "a")
+
+
+def test_too_few_bots_for_the_table_gives_no_matches_and_duplicates_are_refused() -> None:
+    assert make_schedule(["a", "b"], "deluxe", "{}", 4, 8, 0) == []
+    with pytest.raises(ValueError, match="distinct"):
+        make_schedule(["a", "a", "b"], "deluxe", "{}", 2, 8, 0)
