@@ -1,0 +1,107 @@
+"""The results store: frames per the contract, retries are not duplicates, records round-trip and are checked."""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+
+import cabo_kit as ck
+from cabo_kit.tournament.store import COUNTS, GameRow, SeatRow, Store, StoreError, game_id, load_frames, load_record, load_rejected
+
+SEAT_COLUMNS = ["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "seat", "bot", "version", "total",
+                "rank", "win", "status", "fault", *COUNTS]
+GAME_COLUMNS = ["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "deal_seed", "status", "n_rounds",
+                "record_sha256"]
+
+
+def _game(store: Store, seed: int, order: str, status: str = "ok") -> tuple[str, ck.GameRecord]:
+    rec = ck.play_game([ck.bots.GreedyBot(), ck.bots.RandomBot()], ck.Rules.preset("rush"), seed=seed)
+    gid = game_id("rush", "{}", 2, f"r0:{seed}", 0, [("GreedyBot", "g1"), ("RandomBot", "r1")])
+    rank = rec.ranking()
+    win = [1 / len(rec.winners) if s in rec.winners else 0.0 for s in range(2)]
+    seats = [SeatRow(s, name, ver, rec.totals[s], rank[s], win[s], "error" if (status != "ok" and s == 1) else "ok",
+                     "Traceback: boom" if (status != "ok" and s == 1) else "", {"rounds": len(rec.rounds), "cabo_calls": s})
+             for s, (name, ver) in enumerate([("GreedyBot", "g1"), ("RandomBot", "r1")])]
+    row = GameRow(gid, f"deal{seed}", order, "rush", "{}", 2, seed, 0, status, len(rec.rounds), rec.to_json().encode())
+    assert store.add_game(row, seats)
+    return gid, rec
+
+
+def test_frames_follow_the_contract_and_records_round_trip(tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    with Store(db) as store:
+        g2, rec2 = _game(store, 2, "00002")
+        g1, rec1 = _game(store, 1, "00001", status="fault")
+        store.set_rejected([("bad.py", "SyntaxError: invalid syntax (bad.py, line 3)")])
+    games, seats = load_frames(db)
+    assert list(games.columns) == GAME_COLUMNS and list(seats.columns) == SEAT_COLUMNS
+    assert list(games.game_id) == [g1, g2] and list(games.game_index) == [0, 1]  # schedule order, not insert order
+    assert list(games.status) == ["fault", "ok"]
+    assert seats.dtypes["total"].kind == "i" and seats.dtypes["win"].kind == "f" and seats.dtypes["rounds"].kind == "i"
+    assert list(seats.total[seats.game_id == g1]) == rec1.totals
+    assert list(seats.status[seats.game_id == g1]) == ["ok", "error"]
+    assert seats.fault[seats.game_id == g1].iloc[1] == "Traceback: boom"
+    assert list(seats.cabo_calls[seats.game_id == g2]) == [0, 1]
+    assert load_record(db, g1).to_json() == rec1.to_json()
+    assert load_record(tmp_path, g2).winners == rec2.winners  # a folder works too
+    rej = load_rejected(db)
+    assert list(rej.columns) == ["file", "reason"] and rej.file.tolist() == ["bad.py"]
+
+
+def test_a_retried_write_is_not_a_duplicate_and_scheduled_limits_the_frames(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    with Store(db) as store:
+        g1, _ = _game(store, 1, "00001")
+        with pytest.raises(AssertionError):
+            _game(store, 1, "00001")  # add_game returns False the second time
+        g2, _ = _game(store, 2, "00002")
+        assert store.existing_ids() == {g1, g2}
+        store.set_scheduled([g2])
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2
+    assert con.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 4
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.close()
+    assert load_frames(db)[0].game_id.tolist() == [g2]
+    assert len(load_frames(db, current_only=False)[0]) == 2
+
+
+def test_a_corrupt_record_is_reported_with_the_game_and_the_fix(tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    with Store(db) as store:
+        gid, rec = _game(store, 3, "00001")
+    con = sqlite3.connect(db)
+    con.execute("UPDATE games SET record=? WHERE game_id=?", (zlib.compress(rec.to_json().encode()[:-5] + b"xxxxx"), gid))
+    con.commit()
+    with pytest.raises(StoreError, match=rf"record of game {gid} is corrupt \(its sha256 does not match\).*delete_game"):
+        load_record(db, gid)
+    con.execute("UPDATE games SET record=? WHERE game_id=?", (b"not zlib", gid))
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="not zlib data"):
+        load_record(db, gid)
+    with Store(db) as store:
+        store.delete_game(gid)
+        assert store.existing_ids() == set()
+
+
+def test_missing_store_and_unknown_game_say_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="cabo-kit tournament run"):
+        load_frames(tmp_path / "results.sqlite")
+    with Store(tmp_path / "results.sqlite"):
+        pass
+    with pytest.raises(StoreError, match="no game 'nope'"):
+        load_record(tmp_path / "results.sqlite", "nope")
+
+
+def test_game_ids_change_with_any_part_of_the_game() -> None:
+    base = ("rush", "{}", 2, "r0:a", 0, [("a", "1"), ("b", "2")])
+    ids = {game_id(*base)}
+    for i, alt in enumerate(["deluxe", '{"hand_size":6}', 3, "r1:a", 1, [("b", "2"), ("a", "1")]]):
+        args = list(base)
+        args[i] = alt
+        ids.add(game_id(*args))
+    assert len(ids) == 7
