@@ -237,7 +237,10 @@ def test_simulate_with_too_few_bots_raises_usage_error() -> None:
 
 
 def test_commands_table_drives_the_parser() -> None:
+    import argparse
+
     parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == list(cli.COMMANDS)
     for name, (_, _, run_command) in cli.COMMANDS.items():
-        args = parser.parse_args([name])
-        assert args.run is run_command
+        assert sub.choices[name].get_default("run") is run_command
