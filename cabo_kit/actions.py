@@ -359,13 +359,15 @@ class LegalActions(tuple):  # type: ignore[type-arg]
         return tuple.__len__(self) + (2**m - m - 1 if m >= 2 else 0)
 
     def __contains__(self, action: object) -> bool:
+        if tuple.__contains__(self, action):
+            return True
         if isinstance(action, Exchange) and len(action.positions) >= 2:
             pos = action.positions
             return (
                 all(isinstance(p, int) and 0 <= p < self.hand_size for p in pos)
                 and list(pos) == sorted(set(pos))
             )
-        return tuple.__contains__(self, action)
+        return False
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         from itertools import combinations

@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -29,6 +30,19 @@ if TYPE_CHECKING:
     from .rules import Rules
 
 __all__ = ["Bot", "SimpleBot", "BotError"]
+
+_PASS = Pass()
+_DISCARD = Discard()
+_CABO = CallCabo()
+_DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": _CABO}
+# Actions are frozen values; caching them keeps SimpleBot's per-decision cost small.
+_exchange = lru_cache(maxsize=4096)(Exchange)
+_peek = lru_cache(maxsize=1024)(Peek)
+_spy = lru_cache(maxsize=4096)(Spy)
+_swap = lru_cache(maxsize=16384)(Swap)
+_snap = lru_cache(maxsize=4096)(Snap)
+_give = lru_cache(maxsize=1024)(Give)
+_place = lru_cache(maxsize=1024)(Place)
 
 
 class BotError(ValueError):
@@ -115,37 +129,37 @@ class SimpleBot(Bot):
             return self._checked(InitialPeek(tuple(sorted(self.initial_peek(obs)))), legal_actions, "initial_peek")
         if phase == "choose":
             answer = self.draw(obs)
-            table = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
-            if answer not in table:
+            action = _DRAW.get(answer) if isinstance(answer, str) else None
+            if action is None:
                 raise BotError(f"draw() returned {answer!r}: return 'deck', 'discard' or 'cabo'")
-            return self._checked(table[answer], legal_actions, "draw")
+            return self._checked(action, legal_actions, "draw")
         if phase == "drawn":
             assert obs.drawn is not None
             pos = self.keep(obs, obs.drawn)
             if pos is None:
-                return self._checked(Discard(), legal_actions, "keep")
+                return self._checked(_DISCARD, legal_actions, "keep")
             positions = tuple(sorted(pos)) if isinstance(pos, (tuple, list)) else (pos,)
-            return self._checked(Exchange(positions), legal_actions, "keep")
-        if phase == "power" and obs.power in ("peek", "peek_swap"):
-            p = self.peek(obs)
-            return self._checked(Pass() if p is None else Peek(p), legal_actions, "peek")
-        if phase == "power" and obs.power in ("spy", "spy_swap"):
-            t = self.spy(obs)
-            return self._checked(Pass() if t is None else Spy(*t), legal_actions, "spy")
-        if phase in ("power", "swap"):
-            sw = self.swap(obs)
-            return self._checked(Pass() if sw is None else Swap(*sw), legal_actions, "swap")
-        if phase == "place":
-            options = [a.index for a in legal_actions if isinstance(a, Place)]
-            return self._checked(Place(self.place(obs, options)), legal_actions, "place")
+            return self._checked(_exchange(positions), legal_actions, "keep")
         if phase == "snap":
             t = self.snap(obs)
-            return self._checked(Pass() if t is None else Snap(*t), legal_actions, "snap")
+            return self._checked(_PASS if t is None else _snap(*t), legal_actions, "snap")
+        if phase == "power" and obs.power in ("peek", "peek_swap"):
+            p = self.peek(obs)
+            return self._checked(_PASS if p is None else _peek(p), legal_actions, "peek")
+        if phase == "power" and obs.power in ("spy", "spy_swap"):
+            t = self.spy(obs)
+            return self._checked(_PASS if t is None else _spy(*t), legal_actions, "spy")
+        if phase in ("power", "swap"):
+            sw = self.swap(obs)
+            return self._checked(_PASS if sw is None else _swap(*sw), legal_actions, "swap")
+        if phase == "place":
+            options = [a.index for a in legal_actions if isinstance(a, Place)]
+            return self._checked(_place(self.place(obs, options)), legal_actions, "place")
         if phase == "give":
             p = self.give(obs)
-            return self._checked(Pass() if p is None else Give(p), legal_actions, "give")
+            return self._checked(_PASS if p is None else _give(p), legal_actions, "give")
         if phase == "end_turn":
-            return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo")
+            return self._checked(_CABO if self.call_cabo(obs) else _PASS, legal_actions, "call_cabo")
         raise BotError(f"no decision is expected in phase {phase!r}")  # pragma: no cover
 
     @staticmethod

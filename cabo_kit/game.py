@@ -51,9 +51,20 @@ _EX1 = [Exchange((p,)) for p in range(_MAXPOS)]
 _PEEK = [Peek(p) for p in range(_MAXPOS)]
 _GIVE = [Give(p) for p in range(_MAXPOS)]
 _PLACE = [Place(p) for p in range(_MAXPOS + 2)]
+# The "drawn" phase's single exchanges for a hand of k cards, with and without Discard first.
+_EX1_ALL = [tuple(_EX1[:k]) for k in range(_MAXPOS)]
+_DISCARD_EX1_ALL = [(Discard(),) + t for t in _EX1_ALL]
 _SPY: dict[tuple[int, int], Spy] = {}
 _SNAP: dict[tuple[int, int], Snap] = {}
 _SWAP: dict[tuple[int, int, int], Swap] = {}
+# Every legal blind swap for (the swapper, the table's hand lengths).
+_SWAPS: dict[tuple[int, tuple[int, ...]], tuple[Action, ...]] = {}
+
+
+_CHOOSE = {
+    (deck, take, cabo): tuple(a for a, ok in ((_DRAW_DECK, deck), (_DRAW_DISCARD, take), (_CABO, cabo)) if ok)
+    for deck in (False, True) for take in (False, True) for cabo in (False, True)
+}
 
 
 def _ex1(p: int) -> Exchange:
@@ -351,7 +362,8 @@ class Game:
 
     def _emit_private(self, event: Event, seer: int) -> None:
         """An event whose cards only ``seer`` saw; everybody else gets the faces as ``??``."""
-        self._emit_split(event, event._replace(cards=(UNKNOWN,) * len(event.cards)), seer)
+        hidden = _new_observation(Event, (event[0], event[1], event[2], (UNKNOWN,) * len(event[3]), event[4]))
+        self._emit_split(event, hidden, seer)  # type: ignore[arg-type]
 
     def _emit_split(self, event: Event, hidden: Event, seer: int) -> None:
         self.log.append((event, seer, hidden))
@@ -468,22 +480,21 @@ class Game:
         me = self.current
         hand = self.hands[me]
         if phase == "choose":
-            out: list[Action] = []
-            if self._can_draw():
-                out.append(_DRAW_DECK)
-            if self.pile and (hand or rules.discard_draw_may_discard):
-                out.append(_DRAW_DISCARD)
-            if rules.cabo_timing == "instead" and self.caller is None and self._empty_left is None and not self._empty_flag:
-                out.append(_CABO)
-            return tuple(out)
+            return _CHOOSE[
+                (self._can_draw(), bool(self.pile and (hand or rules.discard_draw_may_discard)),
+                 rules.cabo_timing == "instead" and self.caller is None and self._empty_left is None
+                 and not self._empty_flag)
+            ]
         if phase == "drawn":
-            out = []
-            if self.drawn_from == "deck" or rules.discard_draw_may_discard or not hand:
-                out.append(_DISCARD)
-            out.extend(_ex1(p) for p in range(len(hand)))
-            if rules.multi_exchange and len(hand) >= 2:
-                return LegalActions(tuple(out), len(hand))
-            return tuple(out)
+            k = len(hand)
+            may_discard = self.drawn_from == "deck" or rules.discard_draw_may_discard or not hand
+            if k < _MAXPOS:
+                fixed = _DISCARD_EX1_ALL[k] if may_discard else _EX1_ALL[k]
+            else:
+                fixed = ((_DISCARD,) if may_discard else ()) + tuple(_ex1(p) for p in range(k))
+            if rules.multi_exchange and k >= 2:
+                return LegalActions(fixed, k)
+            return fixed
         if phase == "power":
             power = self.power
             up = self.up
@@ -515,10 +526,16 @@ class Game:
             s, p = target
             out.extend(_swap(o, s, p) for o in mine)
             return tuple(out)
-        for s in self._others(me):
-            for p in range(len(self.hands[s])):
-                out.extend(_swap(o, s, p) for o in mine)
-        return tuple(out)
+        key = (me, tuple([len(h) for h in self.hands]))
+        cached = _SWAPS.get(key)
+        if cached is None:
+            for s in self._others(me):
+                for p in range(len(self.hands[s])):
+                    out.extend(_swap(o, s, p) for o in mine)
+            cached = _SWAPS[key] = tuple(out)
+            if len(_SWAPS) > 4096:
+                _SWAPS.clear()
+        return cached
 
     def _others(self, me: int) -> list[int]:
         n = self.n
@@ -687,7 +704,7 @@ class Game:
                 self._emit_all(event)
             else:
                 # Everybody saw the card that left; only the drawer knows the new one.
-                self._emit_split(event, event._replace(cards=(self.cards[old], UNKNOWN)), me)
+                self._emit_split(event, _ev("exchange", me, (p,), (self.cards[old], UNKNOWN)), me)
             self._open_window("end")
             return
         for p in positions:
@@ -1034,9 +1051,18 @@ class Game:
         if phase == "snap" or phase == "look":
             to_move: tuple[int, ...] = self._all_seats
             legal: Sequence[Action] = self.legal_actions(seat)
+        elif phase == "over":
+            to_move = ()
+            legal = ()
         else:
-            to_move = self.to_move
-            legal = self.legal_actions(seat) if seat in to_move else ()
+            mover = self._snapper if phase == "give" else self.current
+            to_move = (mover,)
+            if seat == mover:
+                legal = self._legal
+                if legal is None:
+                    legal = self._legal = self._compute_legal()
+            else:
+                legal = ()
         cache = self._score_cache
         if cache[0] != len(self.sheet.rounds):
             cache = self._score_cache = (

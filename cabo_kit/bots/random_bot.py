@@ -11,6 +11,11 @@ from ..observation import Observation
 __all__ = ["RandomBot"]
 
 
+def _below(rng: "object", n: int) -> int:
+    """A uniform integer in 0..n-1 (one C-level random() call: much faster than randrange)."""
+    return int(rng.random() * n)  # type: ignore[attr-defined]
+
+
 class RandomBot(Bot):
     """Plays at random, but not absurdly, so that games stay short and hands stay small.
 
@@ -44,29 +49,29 @@ class RandomBot(Bot):
         if phase == "snap":
             n = len(legal_actions)
             if n > 1 and rng.random() < self.snap_probability:
-                return legal_actions[1 + rng.randrange(n - 1)]
+                return legal_actions[1 + _below(rng, n - 1)]
             return legal_actions[0]
         if phase == "choose" or phase == "end_turn":
             last = legal_actions[-1]
             if type(last) is CallCabo:
                 if rng.random() < self.cabo_probability or len(legal_actions) == 1:
                     return last
-                return legal_actions[rng.randrange(len(legal_actions) - 1)]
-            return legal_actions[rng.randrange(len(legal_actions))]
+                return legal_actions[_below(rng, len(legal_actions) - 1)]
+            return legal_actions[_below(rng, len(legal_actions))]
         if phase == "drawn":
             # A LegalActions is a tuple of the ordinary actions followed by the lazy multi-exchanges.
             n_fixed = tuple.__len__(legal_actions) if isinstance(legal_actions, tuple) else len(legal_actions)
             n_all = len(legal_actions)
             if n_all > n_fixed and rng.random() < self.multi_exchange_probability:
-                return legal_actions[n_fixed + rng.randrange(n_all - n_fixed)]
+                return legal_actions[n_fixed + _below(rng, n_all - n_fixed)]
             discards = 0 if type(legal_actions[0]) is Exchange else 1
             singles = n_fixed - discards
             if discards and (not singles or rng.random() < 0.5):
                 return legal_actions[0]
-            return legal_actions[discards + rng.randrange(singles)]
+            return legal_actions[discards + _below(rng, singles)]
         kinds_by: dict[type, list[Action]] = {}
         for a in legal_actions:
             kinds_by.setdefault(type(a), []).append(a)
         groups = list(kinds_by.values())
-        group = groups[rng.randrange(len(groups))]
-        return group[rng.randrange(len(group))]
+        group = groups[_below(rng, len(groups))]
+        return group[_below(rng, len(group))]
