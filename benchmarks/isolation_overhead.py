@@ -1,0 +1,160 @@
+"""Isolation overhead: the time an isolated bot adds to each decision, and the cost of a fresh process.
+
+A bot file (a subclass of the reference RandomBot) plays 4-player games from seat 0 against
+in-process RandomBots, once isolated (:class:`~cabo_kit.tournament.isolation.IsolatedBot`) and
+once in this process, on the same seeds. Every ``choose`` call is timed. The figure that
+matters is the *added* time per decision: isolated round trip minus the in-process call.
+Also printed: a bare ping over the pipes, the engine-side encoding of one observation, what
+the full ``Observation.to_dict()`` JSON would cost instead (encode, dumps, loads, from_dict),
+and the start (spawn to ready) and stop times of a harness.
+
+Run: ``.venv/bin/python benchmarks/isolation_overhead.py`` (``--games 40``, ``--preset deluxe``).
+Target (from the issue): under 100 us added per decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cabo_kit as ck
+from cabo_kit.observation import Observation
+from cabo_kit.tournament.isolation import IsolatedBot, Limits, _ObsEncoder, load_submission
+
+BOT_SOURCE = "from cabo_kit.bots import RandomBot\n\nclass BenchBot(RandomBot):\n    pass\n"
+
+
+class Timed(ck.Bot):
+    """Wraps a bot and times each choose() call."""
+
+    def __init__(self, inner: ck.Bot, times: list[float]) -> None:
+        super().__init__()
+        self.inner, self.times, self.name = inner, times, inner.name
+
+    def choose(self, observation, legal_actions):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        action = self.inner.choose(observation, legal_actions)
+        self.times.append(time.perf_counter() - t0)
+        return action
+
+    def on_game_start(self, seat, n_players, rules):  # type: ignore[no-untyped-def]
+        self.inner.random = self.random
+        self.inner.on_game_start(seat, n_players, rules)
+
+    def on_round_start(self, observation):  # type: ignore[no-untyped-def]
+        self.inner.on_round_start(observation)
+
+    def on_round_end(self, result):  # type: ignore[no-untyped-def]
+        self.inner.on_round_end(result)
+
+    def on_game_end(self, totals, winners):  # type: ignore[no-untyped-def]
+        self.inner.on_game_end(totals, winners)
+
+
+def us(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] * 1e6
+
+
+def line(label: str, xs: list[float]) -> str:
+    return f"  {label:<44} median {us(xs, 0.5):8.1f} us   p99 {us(xs, 0.99):8.1f} us   (n={len(xs)})"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--preset", default="deluxe")
+    ap.add_argument("--players", type=int, default=4)
+    args = ap.parse_args()
+    rules = ck.Rules.preset(args.preset)
+    folder = Path(tempfile.mkdtemp(prefix="cabo-bench-"))
+    path = folder / "bench_bot.py"
+    path.write_text(BOT_SOURCE)
+    path.chmod(0o644)
+    sub = load_submission(path)
+    limits = Limits()
+
+    iso_times: list[float] = []
+    local_times: list[float] = []
+    starts: list[float] = []
+    stops: list[float] = []
+    pings: list[float] = []
+    observations: list[Observation] = []
+    for g in range(args.games):
+        iso = IsolatedBot(sub, limits)
+        t0 = time.perf_counter()
+        iso._start()
+        starts.append(time.perf_counter() - t0)
+        for _ in range(50):
+            t0 = time.perf_counter()
+            iso._call({"o": "p"}, "ping")
+            pings.append(time.perf_counter() - t0)
+        seats = [Timed(iso, iso_times)] + [ck.bots.RandomBot() for _ in range(args.players - 1)]
+        rec_iso = ck.play_game(seats, rules, seed=g)
+        t0 = time.perf_counter()
+        iso.close()
+        stops.append(time.perf_counter() - t0)
+        inner = ck.bots.RandomBot()
+        inner.name = sub.name  # so the two records can be compared byte for byte
+        local = Timed(inner, local_times)
+        collect = _Collect(local, observations) if g < 5 else local
+        seats = [collect] + [ck.bots.RandomBot() for _ in range(args.players - 1)]
+        rec_local = ck.play_game(seats, rules, seed=g)
+        if rec_iso.to_json() != rec_local.to_json():
+            print(f"WARNING: game {g} differs between isolated and in-process play", file=sys.stderr)
+
+    # Encoding costs, engine side, over real observations of one seat in order.
+    enc_times: list[float] = []
+    enc = _ObsEncoder()
+    for obs in observations:
+        t0 = time.perf_counter()
+        body = enc.encode(obs, obs.legal_actions, [])
+        json.dumps({"o": "c", "i": 1, "b": body}, separators=(",", ":"))
+        enc_times.append(time.perf_counter() - t0)
+    full_times: list[float] = []
+    for obs in observations:
+        t0 = time.perf_counter()
+        text = json.dumps(obs.to_dict(), separators=(",", ":"))
+        Observation.from_dict(json.loads(text), obs.rules)
+        full_times.append(time.perf_counter() - t0)
+    sizes = [len(json.dumps(enc.encode(o, o.legal_actions, []))) for o in observations[:0]]
+
+    added = statistics.median(iso_times) - statistics.median(local_times)
+    added99 = us(iso_times, 0.99) - us(local_times, 0.99)
+    print(f"isolation overhead: {args.games} games of {args.preset}, {args.players} players, "
+          f"{len(iso_times)} isolated decisions; python {sys.version.split()[0]}, "
+          f"uid {os.geteuid() if hasattr(os, 'geteuid') else '?'}, load {os.getloadavg()[0]:.2f}")
+    print(line("isolated choose() round trip", iso_times))
+    print(line("same bot in process", local_times))
+    print(f"  ADDED per decision (isolated - in-process): median {added * 1e6:.1f} us, p99 {added99:.1f} us "
+          f"(target < 100 us: {'met' if added * 1e6 < 100 else 'NOT met'})")
+    print(line("bare ping over the pipes", pings))
+    print(line("engine side: compact delta encode + dumps", enc_times))
+    print(line("full to_dict + dumps + loads + from_dict", full_times))
+    print(f"  harness start (spawn, import, ready): median {statistics.median(starts) * 1e3:.1f} ms, "
+          f"max {max(starts) * 1e3:.1f} ms; stop (killpg + wait): median {statistics.median(stops) * 1e3:.2f} ms")
+    del sizes
+
+
+class _Collect(ck.Bot):
+    def __init__(self, inner: ck.Bot, out: list[Observation]) -> None:
+        super().__init__()
+        self.inner, self.out, self.name = inner, out, inner.name
+
+    def choose(self, observation, legal_actions):  # type: ignore[no-untyped-def]
+        self.out.append(observation)
+        return self.inner.choose(observation, legal_actions)
+
+    def on_game_start(self, seat, n_players, rules):  # type: ignore[no-untyped-def]
+        self.inner.random = self.random
+        self.inner.on_game_start(seat, n_players, rules)
+
+
+if __name__ == "__main__":
+    main()

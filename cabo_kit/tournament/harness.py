@@ -1,0 +1,451 @@
+"""The bot harness: a small standalone script that runs ONE submitted bot in its own process.
+
+The engine never imports a submitted file. It starts this script in a fresh interpreter
+(``python -I harness.py MODE BOT_FILE RFD WFD CONFIG``, a new session, a scrubbed
+environment) and talks to it in JSON lines over two dedicated pipes (``RFD`` requests in,
+``WFD`` replies out), so nothing the bot prints can reach the channel: its stdout and stderr
+go to a size-capped log. See :mod:`cabo_kit.tournament.isolation` for the engine side.
+
+Order of events, chosen so the bot never runs with the runner's privileges:
+
+1. import the standard modules the harness needs, ``cabo_kit``, and the modules the bot's
+   source names in its ``import`` statements (as root the interpreter may live in a 0700
+   home the bot's uid cannot read, so nothing can be imported after step 3);
+2. read the bot's source (the file may be unreadable to the bot's uid);
+3. as root: drop to an unprivileged uid/gid of its own (``uid_base + pid``, else 65534),
+   with no supplementary groups; ask for SIGKILL when the parent dies; make this process
+   non-dumpable (other bots cannot read its memory);
+4. set ``RLIMIT_AS`` (memory), ``RLIMIT_CPU`` (backstop), ``RLIMIT_NPROC`` (no fork, no
+   threads), ``RLIMIT_FSIZE`` (log cap, SIGXFSZ ignored), ``RLIMIT_CORE`` 0;
+5. run the bot's source, find its one Bot subclass, build it, answer ``ready``; then serve.
+
+MODE ``check`` stops after step 5 (what :func:`~cabo_kit.tournament.isolation.load_submission`
+uses); MODE ``play`` serves requests until its request pipe closes.
+
+Wire format (private to this file and ``isolation.py``): one JSON object per line. Requests
+carry ``"i"`` (a request id echoed by the reply) and ``"o"`` (``s`` game start, ``r`` round
+start, ``c`` choose, ``e`` round end, ``g`` game end, ``p`` ping, ``x`` echo the last observation; the
+last two for tests and benchmarks). Observations travel as a compact per-decision delta (see :class:`ObsDecoder`):
+the full ``Observation.to_dict()`` costs several hundred microseconds per decision to
+encode and parse, the delta a few tens.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import hashlib
+import io
+import json
+import linecache
+import os
+import random
+import signal
+import sys
+import traceback
+from typing import Any
+
+# The modules a typical bot uses, imported before the uid drop so that they stay importable.
+PRELOAD = (
+    "abc", "array", "bisect", "collections", "collections.abc", "copy", "dataclasses", "decimal", "enum",
+    "fractions", "functools", "heapq", "itertools", "math", "numbers", "operator", "re", "statistics",
+    "string", "struct", "time", "types", "typing", "textwrap", "warnings", "weakref", "inspect", "pprint",
+)
+# Modules named in a bot's imports that must not run as root (they open browsers, windows, ...).
+NO_PRELOAD = frozenset({"antigravity", "this", "webbrowser", "tkinter", "turtle", "turtledemo", "idlelib", "pydoc"})
+MODULE_NAME = "cabo_submission"
+FALLBACK_UID = 65534
+
+
+class Capped(io.TextIOBase):
+    """A text stream writing straight to ``fd`` that silently drops everything past ``budget`` bytes."""
+
+    def __init__(self, fd: int, budget: int) -> None:
+        self._fd = fd
+        self._left = max(0, budget)
+
+    def write(self, s: str) -> int:
+        if self._left > 0 and s:
+            data = s.encode("utf-8", "backslashreplace")[: self._left]
+            try:
+                os.write(self._fd, data)
+                self._left -= len(data)
+            except OSError:
+                self._left = 0
+        return len(s)
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        import ctypes  # imported in main() before the uid drop
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+
+
+def _imported_names(tree: ast.AST) -> list[str]:
+    """Absolute module names the source imports anywhere (top level or inside functions)."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+            names.extend(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
+    return names
+
+
+def _preload(names: list[str]) -> None:
+    import importlib
+
+    for name in names:
+        if name.split(".")[0] in NO_PRELOAD or name in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - a failing import is reported when the bot itself runs it
+            pass
+
+
+def _drop_privileges(uid_base: int) -> int:
+    """As root: become an unprivileged uid/gid of our own (``uid_base + pid``, else 65534)."""
+    os.setgroups([])
+    for uid in (uid_base + os.getpid(), FALLBACK_UID):
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            return uid
+        except OSError:
+            continue
+    raise OSError("could not drop to an unprivileged uid")
+
+
+def _set_limits(cfg: dict[str, Any]) -> None:
+    try:
+        import resource
+    except ImportError:  # Windows: no rlimits (the engine warned once)
+        return
+
+    def lim(which: int, value: int) -> None:
+        try:
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            pass
+
+    mem = int(cfg["memory_mb"]) * 1024 * 1024
+    lim(resource.RLIMIT_AS, mem)
+    cpu = max(1, int(cfg["cpu_s"]))
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    except (ValueError, OSError):
+        pass
+    lim(resource.RLIMIT_CORE, 0)
+    lim(resource.RLIMIT_FSIZE, int(cfg["log_cap"]))
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    if hasattr(resource, "RLIMIT_NPROC") and cfg.get("nproc", True):
+        lim(resource.RLIMIT_NPROC, 1)
+
+
+def _redirect_output(cfg: dict[str, Any]) -> None:
+    """Point sys.stdout/stderr at capped writers on the log (fds 1 and 2 already are the log)."""
+    try:
+        used = os.fstat(1).st_size
+    except OSError:
+        used = 0
+    budget = int(cfg["log_cap"]) - used
+    shared = Capped(1, budget)
+    sys.stdout = sys.__stdout__ = shared  # type: ignore[misc]
+    sys.stderr = sys.__stderr__ = shared  # type: ignore[misc]
+
+
+def _find_bot_class(namespace: dict[str, Any]) -> type:
+    import inspect
+
+    from cabo_kit.bot import Bot
+
+    own = [
+        v for v in namespace.values()
+        if isinstance(v, type) and issubclass(v, Bot) and v.__module__ == MODULE_NAME and not inspect.isabstract(v)
+    ]
+    if not own:
+        raise LookupError(
+            "no Bot subclass of its own: define exactly one class that subclasses cabo_kit.Bot "
+            "(or cabo_kit.SimpleBot) and implements choose()"
+        )
+    if len(own) > 1:
+        names = ", ".join(sorted(c.__name__ for c in own))
+        raise LookupError(f"several Bot subclasses ({names}): keep exactly one per file")
+    return own[0]
+
+
+def _load_bot(path: str, source: bytes) -> tuple[type, Any]:
+    """Run the source as module ``cabo_submission``; return its Bot class and an instance.
+
+    Raises ``_Stage(stage, text)`` naming what failed.
+    """
+    import types
+
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError:
+        raise _Stage("syntax", traceback.format_exc(limit=0)) from None
+    module = types.ModuleType(MODULE_NAME)
+    module.__file__ = path
+    sys.modules[MODULE_NAME] = module
+    try:
+        exec(code, module.__dict__)
+    except BaseException:  # noqa: BLE001 - the bot's own failure is reported, not raised
+        raise _Stage("import", _bot_traceback()) from None
+    try:
+        cls = _find_bot_class(module.__dict__)
+    except LookupError as exc:
+        raise _Stage("class", str(exc)) from None
+    try:
+        bot = cls()
+    except BaseException:  # noqa: BLE001
+        raise _Stage("init", f"the constructor {cls.__name__}() raised:\n" + _bot_traceback()) from None
+    return cls, bot
+
+
+class _Stage(Exception):
+    def __init__(self, stage: str, text: str) -> None:
+        super().__init__(text)
+        self.stage = stage
+        self.text = text
+
+
+def _bot_traceback() -> str:
+    """The current exception's traceback without the harness's own frames."""
+    etype, value, tb = sys.exc_info()
+    here = os.path.abspath(__file__)
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) == here:
+        tb = tb.tb_next
+    try:
+        return "".join(traceback.format_exception(etype, value, tb))
+    except BaseException:  # noqa: BLE001 - e.g. MemoryError while formatting
+        return f"{getattr(etype, '__name__', etype)}: {value!r}"
+
+
+class ObsDecoder:
+    """Rebuild :class:`~cabo_kit.observation.Observation` objects from the engine's compact deltas.
+
+    Fields: ``r`` round, ``t`` turn, ``p`` phase, ``c`` current, ``m`` to_move, ``s``
+    start_player, ``k`` caller, ``h`` hands (one space-separated string per seat), ``u``
+    face_up ("0"/"1" strings), ``dk`` + ``d`` discard (keep the first ``dk`` cards, append
+    ``d``), ``n`` deck_size, ``dr`` drawn, ``df`` drawn_from, ``pw`` power, ``tg`` target,
+    ``pk`` picked, ``ok`` exchange_ok, ``gt`` give_to, ``sc``/``rs`` scores and
+    round_scores (only when they change), ``ek`` + ``e`` events (same scheme as the
+    discard pile), ``l`` legal action texts, ``lm`` hand size when multi-exchanges are legal,
+    ``me`` memory (when it changes). Seat, table size and rules come with the game start.
+    """
+
+    def __init__(self) -> None:
+        from cabo_kit.actions import Action
+        from cabo_kit.cards import Card
+
+        self._card = Card.parse
+        self._action = Action.parse
+        self._actions: dict[str, Any] = {}
+        self.reset(None)
+
+    def reset(self, start: dict[str, Any] | None) -> None:
+        from cabo_kit.rules import Rules
+
+        self.seat = start["seat"] if start else 0
+        self.n_players = start["n"] if start else 0
+        self.rules = Rules.from_dict(start["rules"]) if start else None
+        self.memory = "engine"
+        self.discard: list[Any] = []
+        self.events: list[Any] = []
+        self.scores: tuple[int, ...] = ()
+        self.round_scores: tuple[tuple[int, ...], ...] = ()
+        self.last: Any = None
+
+    def decode(self, o: dict[str, Any]) -> Any:
+        from cabo_kit.actions import LegalActions
+        from cabo_kit.observation import Event, Observation
+
+        if "seat" in o:
+            self.reset({"seat": o["seat"], "n": o["np"], "rules": o["rules"]})
+        card = self._card
+        if "me" in o:
+            self.memory = o["me"]
+        hands = tuple(tuple(map(card, h.split())) if h else () for h in o["h"])
+        face_up = tuple(tuple(ch == "1" for ch in h) for h in o["u"])
+        discard = self.discard
+        del discard[o["dk"]:]
+        if o["d"]:
+            discard.extend(map(card, o["d"].split()))
+        events = self.events
+        del events[o["ek"]:]
+        for kind, seat, target, cards, info in o["e"]:
+            events.append(Event(kind, seat, tuple(target), tuple(map(card, cards)), info))
+        if "sc" in o:
+            self.scores = tuple(o["sc"])
+        if "rs" in o:
+            self.round_scores = tuple(tuple(r) for r in o["rs"])
+        cache = self._actions
+        fixed = []
+        for text in o["l"]:
+            act = cache.get(text)
+            if act is None:
+                act = cache[text] = self._action(text)
+            fixed.append(act)
+        legal: Any = LegalActions(tuple(fixed), o["lm"]) if "lm" in o else tuple(fixed)
+        drawn = o["dr"]
+        target, give_to = o["tg"], o["gt"]
+        obs = Observation(
+            self.seat, self.n_players, self.rules, self.memory, o["r"], o["t"], o["p"], o["c"], tuple(o["m"]),
+            o["s"], o["k"], hands, face_up, tuple(discard), o["n"], None if drawn is None else card(drawn),
+            o["df"], o["pw"], None if target is None else (target[0], target[1]), tuple(o["pk"]), o["ok"],
+            None if give_to is None else (give_to[0], give_to[1]), self.scores, self.round_scores,
+            tuple(events), legal,
+        )
+        self.last = obs
+        return obs
+
+
+def _serve(bot: Any, rfd: int, wfd: int) -> None:
+    """Answer requests until the engine closes the request pipe."""
+    from cabo_kit.actions import Action
+    from cabo_kit.game import RoundResult
+
+    decoder = ObsDecoder()
+    reader = os.fdopen(rfd, "rb", buffering=1 << 16)
+    dumps = json.dumps
+    loads = json.loads
+    write = os.write
+
+    def reply(msg: dict[str, Any]) -> None:
+        write(wfd, dumps(msg, separators=(",", ":")).encode() + b"\n")
+
+    while True:
+        line = reader.readline()
+        if not line:
+            return
+        req = loads(line)
+        rid = req["i"]
+        op = req["o"]
+        try:
+            if op == "c":
+                obs = decoder.decode(req["b"])
+                action = bot.choose(obs, obs.legal_actions)
+                if isinstance(action, Action):
+                    text = str(action)
+                elif isinstance(action, str):
+                    text = action[:200]
+                else:
+                    reply({"i": rid, "bad": f"choose() returned {action!r:.200} ({type(action).__name__}), not an action"})
+                    continue
+                reply({"i": rid, "a": text})
+                continue
+            if op == "r":
+                bot.on_round_start(decoder.decode(req["b"]))
+            elif op == "e":
+                bot.on_round_end(RoundResult.from_dict(req["b"]))
+            elif op == "s":
+                decoder.reset(req)
+                state = req["rnd"]
+                rng = random.Random()
+                rng.setstate((state[0], tuple(state[1]), state[2]))
+                bot.random = rng
+                bot.on_game_start(req["seat"], req["n"], decoder.rules)
+            elif op == "g":
+                bot.on_game_end(list(req["totals"]), list(req["winners"]))
+            elif op == "p":
+                pass
+            elif op == "x":
+                last = decoder.last
+                reply({"i": rid, "obs": None if last is None else last.to_dict()})
+                continue
+            reply({"i": rid})
+        except BaseException:  # noqa: BLE001 - anything the bot raises is reported to the engine
+            reply({"i": rid, "err": _bot_traceback()})
+
+
+def main(argv: list[str]) -> int:
+    mode, path, rfd_s, wfd_s, cfg_json = argv[1:6]
+    cfg = json.loads(cfg_json)
+    if rfd_s == "stdio":
+        # No pass_fds (Windows): move the channel off fds 0/1 before the bot can print on them.
+        rfd, wfd = os.dup(0), os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(2, 1)
+    else:
+        rfd, wfd = int(rfd_s), int(wfd_s)
+    if cfg.get("pkg_dir") and cfg["pkg_dir"] not in sys.path:
+        sys.path.append(cfg["pkg_dir"])
+
+    def send(msg: dict[str, Any]) -> None:
+        os.write(wfd, json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+
+    import cabo_kit  # noqa: F401 - imported before the uid drop on purpose
+    import cabo_kit.bot  # noqa: F401
+    import cabo_kit.game  # noqa: F401
+
+    _preload(list(PRELOAD))
+    if sys.platform.startswith("linux"):
+        _preload(["ctypes"])
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as exc:
+        send({"stage": "read", "err": f"cannot read the bot file: {exc}"})
+        return 2
+    digest = hashlib.sha256(source).hexdigest()
+    text = source.decode("utf-8", "replace")
+    linecache.cache[path] = (len(text), None, text.splitlines(True), path)
+    try:
+        _preload(_imported_names(ast.parse(source, path)))
+    except (SyntaxError, ValueError):
+        pass  # compile() reports it below
+
+    uid = os.getuid() if hasattr(os, "getuid") else -1
+    if cfg.get("drop") and uid == 0:
+        try:
+            uid = _drop_privileges(int(cfg["uid_base"]))
+        except OSError as exc:
+            send({"stage": "setup", "err": f"the harness could not drop root privileges: {exc}"})
+            return 2
+    if sys.platform.startswith("linux"):
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != int(cfg.get("ppid", os.getppid())):
+            return 3  # the engine is already gone
+        _prctl(PR_SET_DUMPABLE, 0)
+    _set_limits(cfg)
+    _redirect_output(cfg)
+    gc.collect()
+
+    try:
+        cls, bot = _load_bot(path, source)
+    except _Stage as exc:
+        send({"stage": exc.stage, "err": exc.text})
+        return 1
+    send({"ready": True, "class": cls.__name__, "sha256": digest, "uid": uid})
+    if mode == "check":
+        return 0
+    del source, text
+    _serve(bot, rfd, wfd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

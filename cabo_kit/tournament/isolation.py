@@ -1,0 +1,732 @@
+"""Running submitted bots in their own processes: loading, limits, and the proxy the engine plays with.
+
+A submitted file is never imported by the engine. :func:`load_submission` checks it in a
+throw-away harness process; :class:`IsolatedBot` is a :class:`cabo_kit.Bot` whose
+``choose`` and hooks are answered by the bot running in a fresh harness process per game
+(``cabo_kit/tournament/harness.py``), over two dedicated pipes carrying JSON lines. The
+engine never unpickles anything, never forks itself to start a bot, and kills the
+harness's whole process group at the end of a game, on a fault, and when it exits.
+
+Limits (:class:`Limits`): a wall-clock limit per decision plus a time bank per game (both
+measured by the engine), a memory cap (``RLIMIT_AS``), a CPU backstop (``RLIMIT_CPU``),
+a capped log for the bot's output, no ``fork`` or threads (``RLIMIT_NPROC``). When the
+runner is root, each harness drops to an unprivileged uid of its own before the bot's code
+runs, so a bot can neither read the engine's (or another bot's) memory through ``/proc``
+nor signal it. The engine process is made non-dumpable. When the runner is not root the
+bots keep its uid; a warning says that isolation is then weaker.
+
+Any fault raises :class:`BotFault` with ``kind`` ``"error"`` (the bot raised, or broke
+the protocol), ``"timeout"``, ``"illegal"`` or ``"crash"`` (the process died), and a
+``reason`` (traceback or plain words).
+
+>>> from pathlib import Path
+>>> import cabo_kit as ck, tempfile
+>>> path = Path(tempfile.mkdtemp()) / "first.py"
+>>> _ = path.write_text("import cabo_kit as ck\\nclass First(ck.Bot):\\n"
+...                     "    def choose(self, obs, legal):\\n        return legal[0]\\n")
+>>> sub = load_submission(path)
+>>> sub.name, sub.class_name
+('first', 'First')
+>>> bots = [IsolatedBot(sub, Limits()), ck.bots.RandomBot()]
+>>> record = ck.play_game(bots, ck.Rules.preset("rush"), seed=4)
+>>> bots[0].close(); record.game_over
+True
+"""
+
+from __future__ import annotations
+
+import atexit
+import errno
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, NoReturn, Sequence
+
+from ..actions import Action, ActionParseError, LegalActions
+from ..bot import Bot
+from ..observation import Observation
+
+__all__ = ["Limits", "Submission", "SubmissionError", "load_submission", "IsolatedBot", "BotFault"]
+
+HARNESS = Path(__file__).with_name("harness.py")
+MAX_MESSAGE = 64 * 1024
+"""The largest reply a bot may send (bytes); a longer one is a protocol error."""
+UID_BASE = 1_200_000_000
+"""As root, each harness runs as uid/gid ``UID_BASE + its pid`` (65534 if that fails)."""
+
+_POSIX = os.name == "posix"
+_LINUX = sys.platform.startswith("linux")
+_warned: set[str] = set()
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-bot limits.
+
+    ``decision_s``: wall time for one decision (or hook). ``game_bank_s``: total wall time
+    the bot may use over one game (each call's deadline is the smaller of the two).
+    ``memory_mb``: address space (RLIMIT_AS). ``cpu_s``: CPU seconds over the process's
+    life, a backstop (RLIMIT_CPU). ``log_bytes``: the cap of the bot's output log.
+    ``start_s``: wall time to start the harness, import the bot and build it (not
+    charged to the bank).
+
+    >>> Limits(decision_s=0.2).game_bank_s
+    30.0
+    """
+
+    decision_s: float = 1.0
+    game_bank_s: float = 30.0
+    memory_mb: int = 1024
+    cpu_s: float = 600
+    log_bytes: int = 256 * 1024
+    start_s: float = 20.0
+
+    def __post_init__(self) -> None:
+        for name in ("decision_s", "game_bank_s", "memory_mb", "cpu_s", "log_bytes", "start_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Limits.{name} must be positive, not {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A bot file that loaded: ``name`` (the file's stem), ``version`` (first 12 hex digits
+    of the sha256 of its bytes), ``path``, and ``class_name`` (its one Bot subclass)."""
+
+    name: str
+    version: str
+    path: Path
+    class_name: str
+
+
+class SubmissionError(Exception):
+    """A bot file was rejected; ``reason`` says why (with the traceback when there is one)."""
+
+    def __init__(self, reason: str, path: str | Path | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+
+
+class BotFault(Exception):
+    """An isolated bot failed: ``kind`` is ``"error"``, ``"timeout"``, ``"illegal"`` or ``"crash"``."""
+
+    KINDS = ("error", "timeout", "illegal", "crash")
+
+    def __init__(self, kind: str, reason: str) -> None:
+        if kind not in self.KINDS:
+            raise ValueError(f"BotFault kind must be one of {self.KINDS}, not {kind!r}")
+        super().__init__(f"{kind}: {reason}")
+        self.kind = kind
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------- the engine's own safety
+
+_engine_protected = False
+
+
+def protect_engine() -> None:
+    """Make this (engine) process non-dumpable, so a same-uid bot cannot read its memory via /proc.
+
+    Idempotent; does nothing (after one warning) where ``prctl`` is missing.
+
+    >>> protect_engine()
+    """
+    global _engine_protected
+    if _engine_protected:
+        return
+    _engine_protected = True
+    if not _LINUX:
+        _warn_once("prctl", "cabo-kit: this platform has no prctl(PR_SET_DUMPABLE); the engine's memory is "
+                            "protected only by running bots under another user. Use a Linux container for tournaments.")
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE = 4
+            raise OSError(ctypes.get_errno(), "prctl failed")
+    except (OSError, AttributeError) as exc:
+        _warn_once("prctl", f"cabo-kit: could not make the engine non-dumpable ({exc}); bots under the same user "
+                            "may read its memory through /proc.")
+
+
+def _check_platform() -> None:
+    if not _POSIX:
+        _warn_once("platform", "cabo-kit: on this platform bots run in a plain subprocess with no memory, CPU or "
+                               "process limits and no separate user; fine for checking your own bot, not for a "
+                               "tournament of untrusted files (use Linux, ideally a container).")
+        return
+    try:
+        import resource  # noqa: F401
+    except ImportError:
+        _warn_once("resource", "cabo-kit: no 'resource' module here, so bots run without memory or CPU limits.")
+    if os.geteuid() != 0:
+        _warn_once("uid", "cabo-kit: the runner is not root, so bots run under your own user: they cannot read "
+                          "the engine's memory (it is non-dumpable) but are isolated from each other and your "
+                          "files less strongly than as root, where each bot gets its own unprivileged user. "
+                          "For untrusted submissions run as root in a container.")
+
+
+_live: dict[int, subprocess.Popen[bytes]] = {}
+_live_lock = threading.Lock()
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the harness's whole process group (and the process itself), then reap it."""
+    if proc.returncode is None:
+        if _POSIX:
+            try:
+                os.killpg(proc.pid, 9)
+            except OSError:
+                pass
+        try:
+            proc.kill()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a SIGKILLed process always goes
+            pass
+    with _live_lock:
+        _live.pop(proc.pid, None)
+
+
+@atexit.register
+def _kill_all() -> None:
+    with _live_lock:
+        procs = list(_live.values())
+    for proc in procs:
+        _kill(proc)
+
+
+# ---------------------------------------------------------------------- one harness process
+
+
+class _Harness:
+    """One running harness process and its two pipe ends (engine side)."""
+
+    def __init__(self, mode: str, path: Path, limits: Limits, log: IO[bytes]) -> None:
+        _check_platform()
+        protect_engine()
+        self.limits = limits
+        self.log = log
+        self.buf = b""
+        self.next_id = 0
+        root = _POSIX and os.geteuid() == 0
+        cfg = {
+            "memory_mb": limits.memory_mb,
+            "cpu_s": limits.cpu_s,
+            "log_cap": limits.log_bytes,
+            "drop": root,
+            "uid_base": UID_BASE,
+            "pkg_dir": str(Path(__file__).resolve().parents[2]),
+            "ppid": os.getpid(),
+        }
+        env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1", "LANG": "C.UTF-8"}
+        if not _POSIX:
+            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
+        cmd = [sys.executable, "-I", str(HARNESS), mode, str(path)]
+        if _POSIX:
+            c_read, p_write = os.pipe()   # engine -> harness
+            p_read, c_write = os.pipe()   # harness -> engine
+            cmd += [str(c_read), str(c_write), json.dumps(cfg)]
+            try:
+                self.proc = subprocess.Popen(
+                    cmd, pass_fds=(c_read, c_write), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                    start_new_session=True, env=env, cwd="/", close_fds=True,
+                )
+            finally:
+                os.close(c_read)
+                os.close(c_write)
+            self.rfd, self.wfd = p_read, p_write
+            os.set_blocking(self.wfd, False)
+        else:  # pragma: no cover - exercised on Windows only
+            cmd += ["stdio", "stdio", json.dumps(cfg)]
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env)
+            self.rfd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+            self.wfd = self.proc.stdin.fileno()  # type: ignore[union-attr]
+        with _live_lock:
+            _live[self.proc.pid] = self.proc
+        self.closed = False
+
+    # -- low level
+
+    def send(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self.wfd, view)
+                view = view[n:]
+            except BlockingIOError:
+                self._wait(deadline, write=True)
+            except (BrokenPipeError, ConnectionResetError):
+                raise self.died() from None
+
+    def _wait(self, deadline: float, write: bool = False) -> None:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise _Timeout
+        if _POSIX:
+            import select
+
+            poller = select.poll()
+            poller.register(self.wfd if write else self.rfd, select.POLLOUT if write else select.POLLIN)
+            if not poller.poll(left * 1000.0 + 0.5):
+                if time.perf_counter() >= deadline:
+                    raise _Timeout
+        else:  # pragma: no cover - Windows: pipes cannot be polled; check periodically
+            time.sleep(min(left, 0.001))
+
+    def receive(self, deadline: float) -> dict[str, Any]:
+        """The next reply line, parsed; raises BotFault (error/crash) or _Timeout."""
+        buf = self.buf
+        while True:
+            nl = buf.find(b"\n")
+            if nl >= 0:
+                line, self.buf = buf[:nl], buf[nl + 1:]
+                break
+            if len(buf) > MAX_MESSAGE:
+                raise BotFault("error", f"the bot sent a message longer than {MAX_MESSAGE} bytes")
+            if _POSIX:
+                self._wait(deadline)
+                try:
+                    chunk = os.read(self.rfd, MAX_MESSAGE + 1)
+                except BlockingIOError:  # pragma: no cover
+                    continue
+            else:  # pragma: no cover
+                chunk = _read_with_timeout(self.rfd, deadline)
+            if not chunk:
+                raise self.died()
+            buf += chunk
+        if len(line) > MAX_MESSAGE:
+            raise BotFault("error", f"the bot sent a message longer than {MAX_MESSAGE} bytes")
+        try:
+            msg = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            raise BotFault("error", f"the bot sent something that is not a JSON reply: {line[:120]!r}") from None
+        if not isinstance(msg, dict):
+            raise BotFault("error", f"the bot sent a reply that is not a JSON object: {line[:120]!r}")
+        return msg
+
+    def died(self) -> BotFault:
+        """The fault for a harness that closed its pipe: wait for it and say how it ended."""
+        try:
+            code = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            _kill(self.proc)
+            code = self.proc.returncode
+        self.close()
+        tail = _log_tail(self.log)
+        return BotFault("crash", _exit_reason(code, self.limits) + (f"\nlast output:\n{tail}" if tail else ""))
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        _kill(self.proc)
+        for fd in (self.rfd, self.wfd):
+            if _POSIX:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        if not _POSIX:  # pragma: no cover
+            for stream in (self.proc.stdin, self.proc.stdout):
+                try:
+                    stream.close()  # type: ignore[union-attr]
+                except OSError:
+                    pass
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _read_with_timeout(fd: int, deadline: float) -> bytes:  # pragma: no cover - Windows only
+    out: list[bytes] = []
+    t = threading.Thread(target=lambda: out.append(os.read(fd, MAX_MESSAGE + 1)), daemon=True)
+    t.start()
+    t.join(max(0.0, deadline - time.perf_counter()))
+    if not out:
+        raise _Timeout
+    return out[0]
+
+
+def _exit_reason(code: int | None, limits: Limits) -> str:
+    import signal
+
+    if code is None:
+        return "the bot's process stopped answering and was killed"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        extra = {
+            "SIGXCPU": f" (it used more than its {limits.cpu_s:g} s of CPU time)",
+            "SIGKILL": " (killed: out of memory, or by someone else)",
+            "SIGSEGV": " (a segmentation fault, e.g. runaway recursion in native code)",
+        }.get(name, "")
+        return f"the bot's process was killed by {name}{extra}"
+    return f"the bot's process exited with code {code} (it ended itself, e.g. sys.exit or os._exit)"
+
+
+def _log_tail(log: IO[bytes], n: int = 2000) -> str:
+    try:
+        log.flush()
+        with open(log.name, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - n))
+            return f.read().decode("utf-8", "replace").strip()
+    except (OSError, AttributeError, TypeError):
+        return ""
+
+
+def _open_log(log_path: str | Path | None) -> tuple[IO[bytes], bool]:
+    if log_path is None:
+        return tempfile.NamedTemporaryFile(prefix="cabo-bot-", suffix=".log", delete=False), True
+    path = Path(log_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return open(path, "ab"), False
+
+
+# ---------------------------------------------------------------------- loading a file
+
+
+def _file_version(path: Path) -> tuple[str, bytes]:
+    data = path.read_bytes()
+    return hashlib.sha256(data).hexdigest()[:12], data
+
+
+def load_submission(path: str | Path, limits: Limits | None = None) -> Submission:
+    """Check a bot file in a throw-away harness process and describe it; never imports it here.
+
+    The file must define exactly one concrete subclass of :class:`cabo_kit.Bot` of its own
+    (classes it imports do not count), and that class must build with no arguments.
+    Raises :class:`SubmissionError` with the reason (the traceback when there is one) for a
+    syntax error, a failing import, no Bot class or several, or a constructor that raises.
+
+    >>> import tempfile, pathlib
+    >>> bad = pathlib.Path(tempfile.mkdtemp()) / "typo.py"
+    >>> _ = bad.write_text("class Oops(:\\n")
+    >>> try:
+    ...     load_submission(bad)
+    ... except SubmissionError as exc:
+    ...     print(exc.reason.splitlines()[0])
+    syntax error in typo.py:
+    """
+    path = Path(path)
+    limits = limits or Limits()
+    if not path.is_file():
+        raise SubmissionError(f"{path} is not a file", path)
+    if path.suffix != ".py":
+        raise SubmissionError(f"{path.name} is not a Python file (.py)", path)
+    version, _ = _file_version(path)
+    log, temp = _open_log(None)
+    harness = _Harness("check", path.resolve(), limits, log)
+    try:
+        try:
+            msg = harness.receive(time.perf_counter() + limits.start_s)
+        except _Timeout:
+            raise SubmissionError(
+                f"loading {path.name} took longer than {limits.start_s:g} s (does it run a long computation "
+                "at import or in its constructor?)", path) from None
+        except BotFault as fault:
+            raise SubmissionError(f"loading {path.name} failed: {fault.reason}", path) from None
+    finally:
+        harness.close()
+        log.close()
+        if temp:
+            os.unlink(log.name)
+    if "err" in msg:
+        raise SubmissionError(_stage_reason(path.name, str(msg.get("stage", "")), str(msg["err"])), path)
+    return Submission(name=path.stem, version=version, path=path, class_name=str(msg["class"]))
+
+
+def _stage_reason(filename: str, stage: str, text: str) -> str:
+    head = {
+        "syntax": f"syntax error in {filename}:",
+        "import": f"running {filename} failed (a failing import, or an error at module level):",
+        "class": f"{filename} has",
+        "init": f"{filename}:",
+        "read": f"{filename}:",
+        "setup": f"{filename}:",
+    }.get(stage, f"{filename}:")
+    return f"{head} {text}" if stage == "class" else f"{head}\n{text.rstrip()}"
+
+
+# ---------------------------------------------------------------------- the proxy
+
+
+class IsolatedBot(Bot):
+    """A :class:`cabo_kit.Bot` whose decisions come from a submitted file running in its own process.
+
+    A fresh harness process starts at :meth:`on_game_start` (or at the first call) and
+    lives for one game. Set ``bot.random`` before ``on_game_start`` (as
+    :func:`cabo_kit.play_game` does): the bot in the harness receives a generator in the
+    same state, so it plays as it would in this process. Every call is given the smaller of
+    ``limits.decision_s`` and what is left of ``limits.game_bank_s``. Any fault raises
+    :class:`BotFault` and kills the process; every later call raises the same fault until
+    the next :meth:`on_game_start`. :meth:`close` kills it too; it is idempotent.
+    ``time_used`` is the wall time charged this game; ``decisions`` counts ``choose`` calls.
+    """
+
+    def __init__(self, submission: Submission, limits: Limits | None = None,
+                 log_path: str | Path | None = None) -> None:
+        super().__init__()
+        self.submission = submission
+        self.limits = limits or Limits()
+        self.name = submission.name
+        self.log_path = None if log_path is None else Path(log_path)
+        self.fault: BotFault | None = None
+        self.time_used = 0.0
+        self.decisions = 0
+        self.slowest = 0.0
+        self._h: _Harness | None = None
+        self._log: IO[bytes] | None = None
+        self._temp_log = False
+        self._enc = _ObsEncoder()
+        self._started = False
+        self._box: list[_Harness | None] = [None]  # shared with the finalizer, which must not hold self
+        weakref.finalize(self, IsolatedBot._finalize, self._box)
+
+    @staticmethod
+    def _finalize(box: list[Any]) -> None:
+        harness = box[0]
+        if harness is not None:
+            harness.close()
+
+    def __repr__(self) -> str:
+        return f"IsolatedBot({self.submission.name!r}, {self.submission.path.name})"
+
+    # -- process life
+
+    def _start(self) -> _Harness:
+        self._stop()
+        self.fault = None
+        self.time_used = 0.0
+        self._enc = _ObsEncoder()
+        if self._log is None:
+            self._log, self._temp_log = _open_log(self.log_path)
+        h = _Harness("play", self.submission.path, self.limits, self._log)
+        self._h = h
+        self._box[0] = h
+        try:
+            msg = h.receive(time.perf_counter() + self.limits.start_s)
+        except _Timeout:
+            self._fail(BotFault("timeout", f"the bot did not start within {self.limits.start_s:g} s"))
+        except BotFault as fault:
+            self._fail(fault)
+        if "err" in msg:
+            stage = str(msg.get("stage", ""))
+            kind = "crash" if stage == "setup" else "error"
+            self._fail(BotFault(kind, _stage_reason(self.submission.path.name, stage, str(msg["err"]))))
+        if msg.get("sha256", "")[:12] != self.submission.version:
+            self._fail(BotFault("error", f"{self.submission.path.name} changed after it was loaded "
+                                         f"(version {self.submission.version}); load it again"))
+        return h
+
+    def _stop(self) -> None:
+        if self._h is not None:
+            self._h.close()
+            self._h = None
+            self._box[0] = None
+
+    def close(self) -> None:
+        """Kill the harness's process group and release the log. Idempotent."""
+        self._stop()
+        if self._log is not None:
+            self._log.close()
+            if self._temp_log:
+                try:
+                    os.unlink(self._log.name)
+                except OSError:
+                    pass
+            self._log = None
+
+    def __enter__(self) -> "IsolatedBot":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _fail(self, fault: BotFault) -> NoReturn:
+        self.fault = fault
+        self._stop()
+        raise fault
+
+    # -- one request
+
+    def _call(self, msg: dict[str, Any], what: str) -> dict[str, Any]:
+        if self.fault is not None:
+            raise self.fault
+        h = self._h
+        if h is None:
+            h = self._start()
+        h.next_id += 1
+        rid = msg["i"] = h.next_id
+        data = json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+        limits = self.limits
+        bank_left = limits.game_bank_s - self.time_used
+        budget = min(limits.decision_s, bank_left)
+        t0 = time.perf_counter()
+        deadline = t0 + budget
+        try:
+            h.send(data, deadline)
+            while True:
+                reply = h.receive(deadline)
+                if reply.get("i") == rid:
+                    break
+                if not isinstance(reply.get("i"), int) or reply["i"] > rid:
+                    raise BotFault("error", f"the bot sent a reply out of turn: {str(reply)[:120]}")
+        except _Timeout:
+            elapsed = time.perf_counter() - t0
+            self.time_used += elapsed
+            if budget < limits.decision_s:
+                reason = (f"{what} ran out of the game's time bank ({limits.game_bank_s:g} s in all; "
+                          f"{bank_left:.3g} s were left)")
+            else:
+                reason = f"{what} took longer than the {limits.decision_s:g} s limit"
+            self._fail(BotFault("timeout", reason))
+        except BotFault as fault:
+            self._fail(fault)
+        elapsed = time.perf_counter() - t0
+        self.time_used += elapsed
+        if elapsed > self.slowest:
+            self.slowest = elapsed
+        if "err" in reply:
+            self._fail(BotFault("error", f"{what} raised:\n{str(reply['err']).rstrip()}"))
+        return reply
+
+    # -- the Bot interface
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Ask the bot; return its action, checked against ``legal_actions`` (else ``BotFault("illegal")``)."""
+        texts: list[str] = []
+        body = self._enc.encode(observation, legal_actions, texts)
+        reply = self._call({"o": "c", "b": body}, "choose()")
+        self.decisions += 1
+        if "bad" in reply:
+            self._fail(BotFault("illegal", str(reply["bad"])))
+        text = reply.get("a")
+        if not isinstance(text, str):
+            self._fail(BotFault("error", f"the bot sent a reply without an action: {str(reply)[:120]}"))
+        try:
+            return legal_actions[texts.index(text)]  # the fast path: one of the ordinary actions, verbatim
+        except ValueError:
+            pass
+        try:
+            action = Action.parse(text)
+        except ActionParseError as exc:
+            self._fail(BotFault("illegal", f"choose() returned {text!r:.120}: {exc}"))
+        if action not in legal_actions:
+            shown = ", ".join(texts[:12]) + (", ..." if len(legal_actions) > 12 else "")
+            self._fail(BotFault("illegal", f"choose() returned {text!r:.120}, which is not legal in phase "
+                                           f"{observation.phase!r} (legal: {shown})"))
+        return action
+
+    def on_game_start(self, seat: int, n_players: int, rules: Any) -> None:
+        self.fault = None
+        self._start()
+        self._started = True
+        version, internal, gauss = self.random.getstate()
+        self._enc.seat_sent = True
+        self._call({"o": "s", "seat": seat, "n": n_players, "rules": rules.to_dict(),
+                    "rnd": [version, list(internal), gauss]}, "on_game_start()")
+
+    def on_round_start(self, observation: Observation) -> None:
+        self._call({"o": "r", "b": self._enc.encode(observation, observation.legal_actions, [])}, "on_round_start()")
+
+    def on_round_end(self, result: Any) -> None:
+        self._call({"o": "e", "b": result.to_dict()}, "on_round_end()")
+
+    def on_game_end(self, totals: list[int], winners: list[int]) -> None:
+        self._call({"o": "g", "totals": list(totals), "winners": list(winners)}, "on_game_end()")
+
+    def _echo(self) -> dict[str, Any] | None:
+        """The last observation as the bot's process rebuilt it (``to_dict()``), for tests."""
+        return self._call({"o": "x"}, "echo").get("obs")
+
+    @property
+    def log_text(self) -> str:
+        """What the bot printed (up to the log cap)."""
+        if self._log is None:
+            return ""
+        self._log.flush()
+        try:
+            return Path(self._log.name).read_text("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+class _ObsEncoder:
+    """The engine side of the harness's compact observation format (see ``harness.ObsDecoder``)."""
+
+    def __init__(self) -> None:
+        self.seat_sent = False
+        self.memory: str | None = None
+        self.discard: tuple[Any, ...] = ()
+        self.events: tuple[Any, ...] = ()
+        self.scores: Any = None
+        self.round_scores: Any = None
+
+    def encode(self, obs: Observation, legal: Sequence[Action], texts: list[str]) -> dict[str, Any]:
+        o: dict[str, Any] = {
+            "r": obs.round, "t": obs.turn, "p": obs.phase, "c": obs.current, "m": obs.to_move,
+            "s": obs.start_player, "k": obs.caller,
+            "h": [" ".join([c.text for c in h]) for h in obs.hands],
+            "u": ["".join(["1" if x else "0" for x in h]) for h in obs.face_up],
+            "n": obs.deck_size, "dr": None if obs.drawn is None else obs.drawn.text, "df": obs.drawn_from,
+            "pw": obs.power, "tg": obs.target, "pk": obs.picked, "ok": obs.exchange_ok, "gt": obs.give_to,
+        }
+        if not self.seat_sent:
+            self.seat_sent = True
+            o["seat"], o["np"], o["rules"] = obs.seat, obs.n_players, obs.rules.to_dict()
+        if obs.memory != self.memory:
+            self.memory = o["me"] = obs.memory
+        # Discard pile and events grow by appending; send only what is new.
+        discard, prev = obs.discard, self.discard
+        k = len(prev)
+        if k and (len(discard) < k or discard[:k] != prev):
+            k = 0
+        o["dk"] = k
+        o["d"] = " ".join([c.text for c in discard[k:]])
+        self.discard = discard
+        events, prev = obs.events, self.events
+        k = len(prev)
+        if k and (len(events) < k or events[:k] != prev):
+            k = 0
+        o["ek"] = k
+        o["e"] = [e.to_list() for e in events[k:]]
+        self.events = events
+        if obs.scores is not self.scores:
+            self.scores = obs.scores
+            o["sc"] = obs.scores
+        if obs.round_scores is not self.round_scores:
+            self.round_scores = obs.round_scores
+            o["rs"] = obs.round_scores
+        if isinstance(legal, LegalActions):
+            texts.extend([str(a) for a in tuple.__iter__(legal)])
+            o["lm"] = legal.hand_size
+        else:
+            texts.extend([str(a) for a in legal])
+        o["l"] = texts
+        return o
