@@ -903,6 +903,8 @@ class Game:
             p = action.position  # type: ignore[attr-defined]
             c = self.hands[seat].pop(p)
             self.hands[ts].insert(tp, c)
+            if self.up[c]:
+                self._set_up(c, False)  # a given card is moved face down (what was public stays known)
             self._ver += 1
             self.stats[seat]["gives"] += 1
             self._emit_all(_ev("give", seat, (p, ts, tp)))
