@@ -226,6 +226,9 @@ def test_spy_power() -> None:
     run(game, "spy 2:3")
     assert seen(game, 0, 2) == ["??", "??", "??", "1"]
     assert seen(game, 2, 2) == ["??"] * 4 and seen(game, 1, 2) == ["??"] * 4
+    # §7: the others learn that seat 0 spied, and where, not the face
+    spy = [e for e in game.observation(2).events if e.kind == "spy"][0]
+    assert (spy.seat, spy.target, spy.cards[0].text) == (0, (2, 3), "??")
     assert game.current == 1
 
 

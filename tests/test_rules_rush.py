@@ -376,3 +376,21 @@ def test_illegal_actions_name_phase_and_seat_without_hidden_cards(steps: tuple[s
     for card in hand(game, 0) + hand(game, 1) + ["8D"]:
         assert card not in message
     assert (game.phase, hand(game, 0), hand(game, 1), pile(game)) == before
+
+
+def test_winning_caller_starts_the_next_round() -> None:
+    # §2 rush: next round's start player is the caller if the caller won
+    game = rush([["AS", "2S"], ["AH", "KD"], ["9S", "9H"]], ["5D"], ["4S", "4H", "4D", "4C"], current=1,
+                start_player=0)
+    run(game, "1: cabo", "2: deck", "2: discard", "window", "0: deck", "0: discard", "window")
+    result = game.results[0]
+    assert (result.caller, result.caller_won, result.scores) == (1, True, [3, -3, 18])
+    assert game.round == 1 and game.start_player == 1
+
+
+def test_beaten_caller_does_not_start_the_next_round() -> None:
+    game = rush([["AS", "2S"], ["AH", "5D"], ["9S", "9H"]], ["6D"], ["4S", "4H", "4D", "4C"], current=1,
+                start_player=0)
+    run(game, "1: cabo", "2: deck", "2: discard", "window", "0: deck", "0: discard", "window")
+    assert game.results[0].caller_won is False and game.results[0].scores == [3, 11, 18]
+    assert game.start_player == 0

@@ -306,3 +306,20 @@ def test_illegal_actions_name_phase_and_seat_without_hidden_cards(steps: tuple[s
     for s in range(3):
         for card in hand(game, s):
             assert card not in message
+
+
+def test_drawer_emptying_own_hand_completes_the_turn_then_final_turns() -> None:
+    # §6 traveller: the current turn is completed (its power is still offered, with nothing to peek at), then
+    # every player, the emptied one included, takes one final turn starting with the next player
+    game = trav([["7S"], B, ["6S", "8S", "9C", "10S"]], ["9D"], ["7C", "2D", "3D", "4D", "5D"], current=0)
+    run(game, "deck", "discard")
+    snap(game, {0: "0:0"})
+    assert game.phase == "power" and game.legal_actions() == (ck.Pass(),)
+    run(game, "pass")
+    assert game.phase == "choose" and game.current == 1   # no end_turn: Cabo can no longer be called
+    for seat in (1, 2, 0):
+        assert game.round == 0
+        run(game, f"{seat}: deck", f"{seat}: discard", "window")
+    result = game.results[0]
+    assert (result.ended_by, result.turns) == ("empty_hand", 4)
+    assert result.scores == [0, 18, 33]

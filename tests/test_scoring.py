@@ -88,6 +88,7 @@ def test_no_kamikaze_outside_deluxe(preset: str) -> None:
         (("KS KC QD QH", "5S"), None, [-50, 5], (0,), None),
         (("KS KC QD QH", "5S"), 1, [-50, 0], (0,), True),         # caller 5 < 50: wins, total - 5
         (("KS KC QD QH", "5S"), 0, [-50, 5], (0,), False),        # holder called and is beaten: still -50
+        (("KS KC QD QH", "JS QC JH JD 9D"), 0, [-50, 54], (0,), True),   # holder called and won: -50, not 45
         (("QS KC KS QC", "9S 9H 9D 9C 10S 5H"), 1, [-50, 51], (0,), False),  # caller 51 > 50: beaten (+0 in traveller)
         (("KS KC QD QH", "9S 9H 9D 9C 10S 4H"), 1, [-50, 45], (0,), True),   # caller 50 ties 50: wins
         (("KS KH QD QH", "5S"), None, [37, 5], (), None),         # a red king is not a black king
