@@ -1225,12 +1225,13 @@ class Game:
             game._final_left = (caller - current) % n
         game._ver += 1
         game._emit_all(_ev("round", None, (round, game._first_start)))
-        game.phase = "choose"
-        mark = game._turn_mark
-        for s in range(n):
-            mark[s] = len(game.seat_events[s])
         if drawn_card is not None:
             game.phase = "drawn"
+            mark = game._turn_mark
+            for s in range(n):
+                mark[s] = len(game.seat_events[s])
+        else:
+            game._begin_turn()
         return game
 
     def __repr__(self) -> str:
