@@ -23,6 +23,7 @@ bot are skipped.
 from __future__ import annotations
 
 import math
+import zlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy/pandas load when a function runs
@@ -205,8 +206,9 @@ def fit_elo(
     with replacement: a deal's seat rotations always move together, so the interval
     accounts for deals that favour one seat or one hand. Each replicate is anchored the same
     way, so the anchor's own interval is [1000, 1000] and the others are relative to it. The
-    replicates are drawn from ``numpy.random.default_rng(seed)``: the same frame and seed give
-    the same table.
+    replicates of a preset are drawn from ``numpy.random.default_rng([seed, crc32(preset)])``:
+    the same frame and seed give the same table, and a preset's numbers do not depend on
+    which other presets the frame holds.
 
     Columns: ``bot, preset, elo, elo_low, elo_high, games, win_rate`` (``win_rate`` is the
     mean of ``win``: a shared win counts 1/k), sorted by preset, then Elo, best first.
@@ -229,7 +231,6 @@ def fit_elo(
         raise ValueError(f"bootstrap must be >= 0 replicates, got {bootstrap}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be between 0 and 1 (0.95 for 95% intervals), got {level}")
-    rng = np.random.default_rng(seed)
     pairs = pairwise_outcomes(seats)
     tail = (1.0 - level) / 2.0
     frames: list[pd.DataFrame] = []
@@ -255,6 +256,8 @@ def fit_elo(
             return flat.reshape(n, n)
 
         theta = bradley_terry(wins_matrix(None), prior_games=prior_games)
+        # Each preset draws from its own stream, so adding a preset never changes another's intervals.
+        rng = np.random.default_rng([seed, zlib.crc32(str(preset).encode())])
         elo = _anchor_shift(theta * ELO_SCALE, bots, anchor)
         low = np.full(n, np.nan)
         high = np.full(n, np.nan)
