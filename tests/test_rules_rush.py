@@ -315,10 +315,12 @@ def test_reshuffle_of_the_pile_below_its_top() -> None:
 
 def test_cannot_draw_at_all_ends_the_round_after_the_turn() -> None:
     # §6 rush: neither the deck nor the pile below its top holds a card: no draw from the deck; the round ends
-    # after the current turn. Seat 0 takes the only pile card and exchanges; seat 1's turn then starts with an
-    # empty deck and a one-card pile.
-    game = rush([A, B], ["QC"], [], current=0)
-    run(game, "take", "exchange 0", "window")
+    # after the current turn. Seat 1's wrong snap takes the last card there is (QC, reshuffled), so seat 1's
+    # turn starts with an empty deck and a one-card pile.
+    game = rush([A, B], ["QC"], ["6C"], current=0)
+    run(game, "deck", "discard")
+    snap(game, {1: "0:0"})
+    assert hand(game, 1) == B + ["QC"] and pile(game) == ["6C"] and game.deck == []
     assert game.current == 1 and game.legal_actions() == (ck.DrawDiscard(), ck.CallCabo())
     run(game, "1: take", "1: exchange 0", "window")
     assert game.results[0].ended_by == "deck" and game.results[0].turns == 2
@@ -394,3 +396,21 @@ def test_beaten_caller_does_not_start_the_next_round() -> None:
     run(game, "1: cabo", "2: deck", "2: discard", "window", "0: deck", "0: discard", "window")
     assert game.results[0].caller_won is False and game.results[0].scores == [3, 11, 18]
     assert game.start_player == 0
+
+
+def test_penalty_skipped_when_nothing_can_be_drawn_and_the_round_ends_after_the_turn() -> None:
+    # §5 / §6: a penalty card must be drawn, but the deck is empty and the pile holds only its top card
+    game = rush([A, B, ["6S", "7S", "8S", "9C"]], ["QC"], [], current=0)
+    run(game, "take", "exchange 0")   # 2S lands on the empty pile
+    snap(game, {1: "2:0"})             # 6S does not match 2S; no penalty card exists
+    result = game.results[0]
+    assert [c.text for c in result.final_hands[1]] == B
+    assert result.ended_by == "deck" and result.turns == 1
+
+
+def test_a_seat_that_passed_the_window_cannot_act_again() -> None:
+    game = rush([A, B], ["5D"], ["6C", "6D"])
+    run(game, "deck", "discard", "0: pass")
+    with pytest.raises(IllegalActionError, match="seat 0 cannot act now .*phase 'snap'"):
+        run(game, "0: snap 1:0")
+    assert game.to_move == (1,)

@@ -261,11 +261,20 @@ def test_reshuffle_of_the_pile_below_its_top() -> None:
 
 
 def test_cannot_draw_at_all_ends_the_round_after_the_turn() -> None:
+    # §6 (rush and traveller): nothing to draw from the deck -> no draw from it; the round ends after the turn
+    game = trav([A, B, C], ["QC"], ["6C"], current=0)
+    run(game, "deck", "discard")
+    snap(game, {0: "1:0"})   # wrong: two penalty cards are due, only QC (reshuffled) exists
+    assert hand(game, 0) == A + ["QC"] and pile(game) == ["6C"] and game.deck == []
+    run(game, "pass")        # seat 0's end of turn: no Cabo
+    assert game.results[0].ended_by == "deck" and game.results[0].turns == 1
+
+
+def test_cannot_draw_at_the_start_of_a_turn() -> None:
     game = trav([A, B, C], ["QC"], [], current=0)
+    assert game.legal_actions() == (ck.DrawDiscard(),)
     run(game, "take", "exchange 0", "window", "pass")
-    assert game.current == 1 and game.legal_actions() == (ck.DrawDiscard(),)
-    run(game, "1: take", "1: exchange 0", "window", "1: pass")
-    assert game.results[0].ended_by == "deck" and game.results[0].turns == 2
+    assert game.results[0].ended_by == "deck" and game.results[0].turns == 1
 
 
 def test_turn_limit() -> None:

@@ -281,3 +281,14 @@ def test_game_over_and_winners() -> None:
     assert game.is_over and game.phase == "over"
     assert game.totals == [7, 108] and game.winners == [0]
     assert game.legal_actions(0) == () and game.to_move == ()
+
+
+@pytest.mark.parametrize("previous, expected", [(1, 2), (2, 0), (0, 2)])
+def test_game_uses_rule_t_for_the_next_start_player(previous: int, expected: int) -> None:
+    # seats 0 and 2 tie at 4: the first tied seat clockwise from the previous start player's left neighbour
+    game = layout("deluxe", [[1, 1, 1, 1], [5, 5, 5, 5], [2, 2, 0, 0]], [9], [6], current=previous,
+                  start_player=previous)
+    run(game, f"{previous}: deck", f"{previous}: discard")   # the deck is empty: the round ends after this turn
+    assert game.results[0].ended_by == "deck"
+    assert [game.results[0].scores[s] for s in (0, 2)] == [4, 4]
+    assert game.start_player == expected
