@@ -414,3 +414,21 @@ def test_a_seat_that_passed_the_window_cannot_act_again() -> None:
     with pytest.raises(IllegalActionError, match="seat 0 cannot act now .*phase 'snap'"):
         run(game, "0: snap 1:0")
     assert game.to_move == (1,)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_losing_claim_leaves_no_trace_in_any_observation(seed: int) -> None:
+    # §5 / §7: losing claims are not carried out and not shown to anyone: every seat's observation and events
+    # are exactly those of the same window in which the losers had passed
+    def play(claims: dict[int, str]) -> ck.Game:
+        game = rush([A, B, ["6S", "7S", "8S", "9C"]], ["5D"], ["6C", "8D", "7D", "8C", "9H"], seed=seed)
+        run(game, "deck", "discard")
+        snap(game, claims)
+        return game
+
+    raced = play({0: "1:0", 1: "2:0", 2: "0:1"})
+    winner = [e for e in raced.events_seen(None) if e.kind == "snap"][0].seat
+    alone = play({winner: {0: "1:0", 1: "2:0", 2: "0:1"}[winner]})
+    for viewer in range(3):
+        assert raced.observation(viewer).to_dict() == alone.observation(viewer).to_dict()
+        assert raced.events_seen(viewer) == alone.events_seen(viewer)
