@@ -8,6 +8,9 @@ is not built, since a tournament's cost of storing results is not the engine's.
 A *turn* is one seat's turn, from choosing a source to its end (``RoundResult.turns``); a
 *decision* is one applied action (snap-window passes and set-up looks included).
 
+Rates are per second of this process's CPU time (``time.process_time``), so other work on a
+shared machine does not lower them; the wall-clock ratio is printed too.
+
 Run: ``.venv/bin/python benchmarks/engine_speed.py`` (``--seconds 3`` per case by default;
 ``--games N`` plays a fixed number of games instead; ``--profile CASE`` prints the top of a
 cProfile of one case, e.g. ``--profile c``).
@@ -53,7 +56,8 @@ class Figures:
     rounds: int = 0
     turns: int = 0
     decisions: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # CPU time of this process: other work on a shared machine does not count
+    wall: float = 0.0
 
 
 def play_one(case: Case, seed: int, figures: Figures) -> None:
@@ -61,13 +65,14 @@ def play_one(case: Case, seed: int, figures: Figures) -> None:
     rules = ck.Rules.preset(case.preset)
     bots = case.bots()
     n = len(bots)
-    start = time.perf_counter()
+    start, start_wall = time.process_time(), time.perf_counter()
     game = ck.Game(rules, seed, n)
     for seat, bot in enumerate(bots):
         bot.random = bot_random(seed, seat)
         bot.on_game_start(seat, n, rules)
     run_game(game, bots, [b.name for b in bots])
-    figures.seconds += time.perf_counter() - start
+    figures.seconds += time.process_time() - start
+    figures.wall += time.perf_counter() - start_wall
     figures.games += 1
     figures.rounds += len(game.results)
     figures.turns += sum(r.turns for r in game.results)
@@ -156,9 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("-" * len(header))
     failed = False
+    walls: list[float] = []
     for key in wanted:
         case = by_key[key]
         f = run_case(case, args.seconds, args.games)
+        walls.append(f.wall / f.seconds)
         tps = f.turns / f.seconds
         target = ""
         if key in TARGETS:
@@ -171,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{f.rounds / f.seconds:>9,.0f} {f.turns / f.rounds:>12.1f}  {target}",
             flush=True,
         )
+    print()
+    print(f"Rates use this process's CPU time; wall-clock time was {min(walls):.2f}x to {max(walls):.2f}x that "
+          "(above 1.0: other processes shared the core).")
     return 1 if failed else 0
 
 

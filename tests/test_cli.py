@@ -244,3 +244,20 @@ def test_commands_table_drives_the_parser() -> None:
     assert list(sub.choices) == list(cli.COMMANDS)
     for name, (_, _, run_command) in cli.COMMANDS.items():
         assert sub.choices[name].get_default("run") is run_command
+
+
+def test_random_bot_calls_cabo_at_5_percent_at_the_end_of_a_traveller_turn() -> None:
+    """simulate's Cabo column is only meaningful if RandomBot does what its docstring says:
+    "calling Cabo: 5% whenever it is allowed" (traveller offers it at the end of a turn, RULES.md §2)."""
+    import random
+
+    game = ck.Game(ck.Rules.preset("traveller"), seed=1, n_players=3)
+    while game.phase != "end_turn":
+        seat = game.to_move[0]
+        game.apply(game.legal_actions(seat)[0], seat)
+    obs = game.observation(game.current)
+    assert set(map(type, obs.legal_actions)) == {ck.CallCabo, ck.Pass}
+    bot = ck.bots.RandomBot()
+    bot.random = random.Random(7)
+    calls = sum(type(bot.choose(obs, obs.legal_actions)) is ck.CallCabo for _ in range(4000))
+    assert 0.03 < calls / 4000 < 0.07, f"RandomBot called Cabo in {calls / 40:.1f}% of end-of-turn decisions"
