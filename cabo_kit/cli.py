@@ -187,7 +187,7 @@ def resolve_bots(spec: str) -> list[BotEntry]:
     >>> resolve_bots("GreedyBot,Foo")
     Traceback (most recent call last):
     ...
-    cabo_kit.cli.UsageError: unknown bot 'Foo' in --bots: choose from RandomBot, GreedyBot (any case)
+    cabo_kit.cli.UsageError: unknown bot 'Foo' in --bots: choose from RandomBot, GreedyBot... (any case)
     """
     classes = _bot_classes()
     entries: list[BotEntry] = []
