@@ -63,6 +63,7 @@ class Knowledge:
     picked: tuple[int, ...] = ()
     multi_ok: bool | None = None
     revealed: bool = False
+    flags: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.hands:
@@ -111,6 +112,9 @@ class Knowledge:
             if not old.known:
                 raise CheckerOutOfSync(f"{e}: the exchanged-out card must be shown to everybody")
             new = self._known(cards, 1)
+            if new.known and s != self.seat and (self.drawn is None or not self.drawn.known):
+                # Another seat kept a card this seat never saw drawn: the event must not show it.
+                self.flags.append(f"seat {self.seat}'s events show the card seat {s} kept unseen: {new}")
             if new.known and self.drawn is not None and self.drawn.known and new != self.drawn:
                 raise CheckerOutOfSync(f"{e}: the kept card differs from the drawn card {self.drawn}")
             self.hands[s][p] = new if new.known else (self.drawn or UNKNOWN)
@@ -257,6 +261,7 @@ def leaks(obs: Observation, known: Knowledge | None = None) -> list[str]:
         return out
     k = known if known is not None else knowledge(obs.events, seat, obs.n_players, obs.rules.hand_size)
     _check_shape(obs, k)
+    out.extend(k.flags)
     if not k.revealed:
         for s, hand in enumerate(obs.hands):
             for p, c in enumerate(hand):

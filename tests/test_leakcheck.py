@@ -120,6 +120,20 @@ def test_planted_spied_card_is_flagged() -> None:
     assert event_leaks(planted, 2) == ["seat 2's events show seat 0's spy: 7"]
 
 
+def test_planted_face_of_a_kept_card_is_flagged() -> None:
+    """Seat 0 keeps the 9 it drew: the others see the card that left, never the one kept."""
+    game = _deluxe_table()
+    game.apply("deck")
+    game.apply("exchange 3")
+    for seat in (1, 2):
+        view = game.observation(seat)
+        assert not leaks(view)
+        events = tuple(
+            e._replace(cards=(e.cards[0], Card.parse("9"))) if e.kind == "exchange" else e for e in view.events
+        )
+        assert leaks(view._replace(events=events)) == [f"seat {seat}'s events show the card seat 0 kept unseen: 9"]
+
+
 def test_planted_blind_swap_value_is_flagged() -> None:
     game = _deluxe_table()
     for action in ("deck", "exchange 3"):  # seat 0 keeps the 9 in place of its 4
