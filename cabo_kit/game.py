@@ -57,6 +57,7 @@ _DISCARD_EX1_ALL = [(Discard(),) + t for t in _EX1_ALL]
 _SPY: dict[tuple[int, int], Spy] = {}
 _SNAP: dict[tuple[int, int], Snap] = {}
 _SWAP: dict[tuple[int, int, int], Swap] = {}
+_LOOKS: dict[tuple[int, int], tuple[Action, ...]] = {}
 # Every legal blind swap for (the swapper, the table's hand lengths).
 _SWAPS: dict[tuple[int, tuple[int, ...]], tuple[Action, ...]] = {}
 
@@ -462,8 +463,11 @@ class Game:
         return movers[0]
 
     def _legal_look(self, seat: int) -> tuple[Action, ...]:
-        k = self.rules.initial_peeks
-        return tuple(InitialPeek(p) for p in combinations(range(len(self.hands[seat])), k))
+        key = (len(self.hands[seat]), self.rules.initial_peeks)
+        looks = _LOOKS.get(key)
+        if looks is None:
+            looks = _LOOKS[key] = tuple(InitialPeek(p) for p in combinations(range(key[0]), key[1]))
+        return looks
 
     def _legal_snap(self) -> tuple[Action, ...]:
         out: list[Action] = [_PASS]
@@ -923,10 +927,11 @@ class Game:
     def _begin_turn(self) -> None:
         self.phase = "choose"
         self._legal = None
-        mark = self._turn_mark
-        for s, evs in enumerate(self.seat_events):
-            mark[s] = len(evs)
-        if not self._can_draw():
+        if self.memory == "none":
+            mark = self._turn_mark
+            for s, evs in enumerate(self.seat_events):
+                mark[s] = len(evs)
+        if not (self.deck or (self.rules.deck_out == "reshuffle" and len(self.pile) > 1)):
             self._end_after_turn = True
             if not self._compute_legal():
                 self._end_round("deck")
@@ -1033,11 +1038,16 @@ class Game:
         if engine_memory:
             top = pile[-1] if pile else -1
             pc = self._pile_cache
-            if pc[0] == len(pile) and pc[1] == top:
+            size = len(pile)
+            if pc[0] == size and pc[1] == top:
                 discard = pc[2]
             else:
-                discard = tuple([cards[c] for c in pile])
-                self._pile_cache = (len(pile), top, discard)
+                # The pile mostly grows or shrinks by its top card: extend the cached tuple.
+                if pc[0] == size - 1 and size > 1 and pc[1] == pile[-2]:
+                    discard = pc[2] + (cards[top],)
+                else:
+                    discard = tuple([cards[c] for c in pile])
+                self._pile_cache = (size, top, discard)
             events = tuple(self.seat_events[seat])
         else:
             discard = (cards[pile[-1]],) if pile else ()

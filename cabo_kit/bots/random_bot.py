@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..actions import Action, CallCabo, Exchange
+from ..actions import Action, CallCabo, Exchange, LegalActions
 from ..bot import Bot
 from ..observation import Observation
 
@@ -60,15 +60,17 @@ class RandomBot(Bot):
             return legal_actions[_below(rng, len(legal_actions))]
         if phase == "drawn":
             # A LegalActions is a tuple of the ordinary actions followed by the lazy multi-exchanges.
-            n_fixed = tuple.__len__(legal_actions) if isinstance(legal_actions, tuple) else len(legal_actions)
-            n_all = len(legal_actions)
-            if n_all > n_fixed and rng.random() < self.multi_exchange_probability:
-                return legal_actions[n_fixed + _below(rng, n_all - n_fixed)]
-            discards = 0 if type(legal_actions[0]) is Exchange else 1
+            fixed = tuple(tuple.__iter__(legal_actions)) if isinstance(legal_actions, tuple) else tuple(legal_actions)
+            n_fixed = len(fixed)
+            if isinstance(legal_actions, LegalActions) and rng.random() < self.multi_exchange_probability:
+                n_all = len(legal_actions)
+                if n_all > n_fixed:
+                    return legal_actions[n_fixed + _below(rng, n_all - n_fixed)]
+            discards = 0 if type(fixed[0]) is Exchange else 1
             singles = n_fixed - discards
             if discards and (not singles or rng.random() < 0.5):
-                return legal_actions[0]
-            return legal_actions[discards + _below(rng, singles)]
+                return fixed[0]
+            return fixed[discards + _below(rng, singles)]
         kinds_by: dict[type, list[Action]] = {}
         for a in legal_actions:
             kinds_by.setdefault(type(a), []).append(a)
