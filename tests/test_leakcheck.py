@@ -249,3 +249,32 @@ def test_checker_refuses_events_it_cannot_follow() -> None:
         k.apply(Event("take", 1, (), _cards("3")))
     with pytest.raises(CheckerOutOfSync, match="unknown event kind"):
         k.apply(Event("teleport", 0))
+
+
+class _ResultKeeper(FuzzBot):
+    def __init__(self) -> None:
+        super().__init__()
+        self.results: list[ck.RoundResult] = []
+
+    def on_round_end(self, result: ck.RoundResult) -> None:
+        self.results.append(result)
+
+
+def test_round_results_given_to_bots_hide_losing_snap_claims() -> None:
+    """RULES.md §5: losing claims are shown to nobody, so a bot's round summary cannot count them."""
+    bots = [_ResultKeeper() for _ in range(4)]
+    record = ck.play_game(bots, ck.Rules.preset("rush"), seed=3)
+    rounds: list[list[Event]] = []
+    for e in record.events:
+        if e.kind == "round":
+            rounds.append([])
+        rounds[-1].append(e)
+    assert sum(r.stats[s]["snap_claims"] for r in record.rounds for s in range(4)) > sum(
+        1 for e in record.events if e.kind == "snap"
+    ), "this game should have losing claims, or the test proves nothing"
+    for bot in bots:
+        assert len(bot.results) == len(rounds)
+        for result, events in zip(bot.results, rounds):
+            for s, stats in enumerate(result.stats):
+                assert "snap_claims" not in stats
+                assert stats["snaps"] == sum(1 for e in events if e.kind == "snap" and e.seat == s)
