@@ -1,7 +1,7 @@
 """The bot harness: a small standalone script that runs ONE submitted bot in its own process.
 
 The engine never imports a submitted file. It starts this script in a fresh interpreter
-(``python -I harness.py MODE BOT_FILE RFD WFD CONFIG``, a new session, a scrubbed
+(``python -I -S harness.py MODE BOT_FILE RFD WFD CONFIG``, a new session, a scrubbed
 environment) and talks to it in JSON lines over two dedicated pipes (``RFD`` requests in,
 ``WFD`` replies out), so nothing the bot prints can reach the channel: its stdout and stderr
 go to a size-capped log. See :mod:`cabo_kit.tournament.isolation` for the engine side.
@@ -45,11 +45,21 @@ import sys
 import traceback
 from typing import Any
 
+# Imported now: after the uid drop the interpreter's own folder may be unreadable.
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+try:
+    import ctypes
+except ImportError:  # some hosted interpreters
+    ctypes = None  # type: ignore[assignment]
+
 # The modules a typical bot uses, imported before the uid drop so that they stay importable.
 PRELOAD = (
-    "abc", "array", "bisect", "collections", "collections.abc", "copy", "dataclasses", "decimal", "enum",
-    "fractions", "functools", "heapq", "itertools", "math", "numbers", "operator", "re", "statistics",
-    "string", "struct", "time", "types", "typing", "textwrap", "warnings", "weakref", "inspect", "pprint",
+    "abc", "bisect", "collections", "collections.abc", "copy", "dataclasses", "enum", "functools", "heapq",
+    "itertools", "math", "operator", "random", "re", "string", "struct", "time", "types", "typing", "warnings",
+    "weakref",
 )
 # Modules named in a bot's imports that must not run as root (they open browsers, windows, ...).
 NO_PRELOAD = frozenset({"antigravity", "this", "webbrowser", "tkinter", "turtle", "turtledemo", "idlelib", "pydoc"})
@@ -86,9 +96,9 @@ class Capped(io.TextIOBase):
 
 
 def _prctl(option: int, value: int) -> bool:
+    if ctypes is None:
+        return False
     try:
-        import ctypes  # imported in main() before the uid drop
-
         libc = ctypes.CDLL(None, use_errno=True)
         return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (ImportError, OSError, AttributeError):
@@ -137,9 +147,7 @@ def _drop_privileges(uid_base: int) -> int:
 
 
 def _set_limits(cfg: dict[str, Any]) -> None:
-    try:
-        import resource
-    except ImportError:  # Windows: no rlimits (the engine warned once)
+    if resource is None:  # Windows: no rlimits (the engine warned once)
         return
 
     def lim(which: int, value: int) -> None:
@@ -176,13 +184,12 @@ def _redirect_output(cfg: dict[str, Any]) -> None:
 
 
 def _find_bot_class(namespace: dict[str, Any]) -> type:
-    import inspect
-
     from cabo_kit.bot import Bot
 
     own = [
         v for v in namespace.values()
-        if isinstance(v, type) and issubclass(v, Bot) and v.__module__ == MODULE_NAME and not inspect.isabstract(v)
+        if isinstance(v, type) and issubclass(v, Bot) and v.__module__ == MODULE_NAME
+        and not getattr(v, "__abstractmethods__", None)
     ]
     if not own:
         raise LookupError(
@@ -391,8 +398,10 @@ def main(argv: list[str]) -> int:
         os.dup2(2, 1)
     else:
         rfd, wfd = int(rfd_s), int(wfd_s)
-    if cfg.get("pkg_dir") and cfg["pkg_dir"] not in sys.path:
-        sys.path.append(cfg["pkg_dir"])
+    # Started with -S (no site: faster); the engine names cabo_kit's folder and its site-packages.
+    for entry in cfg.get("paths", []):
+        if entry not in sys.path:
+            sys.path.append(entry)
 
     def send(msg: dict[str, Any]) -> None:
         os.write(wfd, json.dumps(msg, separators=(",", ":")).encode() + b"\n")
@@ -402,8 +411,6 @@ def main(argv: list[str]) -> int:
     import cabo_kit.game  # noqa: F401
 
     _preload(list(PRELOAD))
-    if sys.platform.startswith("linux"):
-        _preload(["ctypes"])
     try:
         with open(path, "rb") as f:
             source = f.read()

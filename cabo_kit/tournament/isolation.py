@@ -183,6 +183,15 @@ def _check_platform() -> None:
                           "For untrusted submissions run as root in a container.")
 
 
+def _import_paths() -> list[str]:
+    """Where the harness finds cabo_kit and installed libraries (it runs with -I -S: no site, no env)."""
+    paths = [str(Path(__file__).resolve().parents[2])]
+    for entry in sys.path:
+        if entry and ("site-packages" in entry or "dist-packages" in entry) and entry not in paths:
+            paths.append(entry)
+    return paths
+
+
 _live: dict[int, subprocess.Popen[bytes]] = {}
 _live_lock = threading.Lock()
 
@@ -235,14 +244,14 @@ class _Harness:
             "log_cap": limits.log_bytes,
             "drop": root,
             "uid_base": UID_BASE,
-            "pkg_dir": str(Path(__file__).resolve().parents[2]),
+            "paths": _import_paths(),
             "ppid": os.getpid(),
         }
         env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1", "LANG": "C.UTF-8"}
         if not _POSIX:
             env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
-        cmd = [sys.executable, "-I", str(HARNESS), mode, str(path)]
+        cmd = [sys.executable, "-I", "-S", str(HARNESS), mode, str(path)]
         if _POSIX:
             c_read, p_write = os.pipe()   # engine -> harness
             p_read, c_write = os.pipe()   # harness -> engine
@@ -620,6 +629,8 @@ class IsolatedBot(Bot):
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         """Ask the bot; return its action, checked against ``legal_actions`` (else ``BotFault("illegal")``)."""
+        if self.fault is not None:
+            raise self.fault
         texts: list[str] = []
         body = self._enc.encode(observation, legal_actions, texts)
         reply = self._call({"o": "c", "b": body}, "choose()")
@@ -653,9 +664,13 @@ class IsolatedBot(Bot):
                     "rnd": [version, list(internal), gauss]}, "on_game_start()")
 
     def on_round_start(self, observation: Observation) -> None:
+        if self.fault is not None:
+            raise self.fault
         self._call({"o": "r", "b": self._enc.encode(observation, observation.legal_actions, [])}, "on_round_start()")
 
     def on_round_end(self, result: Any) -> None:
+        if self.fault is not None:
+            raise self.fault
         self._call({"o": "e", "b": result.to_dict()}, "on_round_end()")
 
     def on_game_end(self, totals: list[int], winners: list[int]) -> None:

@@ -1,0 +1,412 @@
+"""Isolated bots: loading submitted files, every kind of fault, no access to the engine, same play as in process.
+
+The bot files live in tests/fault_bots/ (one per fault). Limits are short so the suite stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import cabo_kit as ck
+from cabo_kit.play import bot_random, run_game
+from cabo_kit.tournament.isolation import (
+    BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission,
+)
+
+BOTS = Path(__file__).parent / "fault_bots"
+FAST = Limits(decision_s=0.5, game_bank_s=20.0, memory_mb=512, cpu_s=20, log_bytes=64 * 1024, start_s=20.0)
+LINUX = sys.platform.startswith("linux")
+ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+# Kept in this (engine) process only: a bot that finds it has read the engine's memory.
+ENGINE_SECRET = "ENGINE-SECRET-" + uuid.uuid4().hex
+
+
+def sub(name: str) -> Submission:
+    return load_submission(BOTS / f"{name}.py", FAST)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def drive(bot: ck.Bot, preset: str = "deluxe", n: int = 3, seed: int = 1, decisions: int = 5) -> list[tuple[Any, Any]]:
+    """Play ``bot`` at seat 0 against RandomBots for up to ``decisions`` of its own decisions.
+
+    Returns (observation, action) pairs for seat 0. Faults propagate.
+    """
+    rules = ck.Rules.preset(preset)
+    game = ck.Game(rules, seed, n)
+    bots = [bot] + [ck.bots.RandomBot() for _ in range(n - 1)]
+    for seat, b in enumerate(bots):
+        b.random = bot_random(seed, seat)
+        b.on_game_start(seat, n, rules)
+    out = []
+    while game.phase != "over" and len(out) < decisions:
+        for seat in game.to_move:
+            obs = game.observation(seat)
+            action = bots[seat].choose(obs, obs.legal_actions)
+            if seat == 0:
+                out.append((obs, action))
+            game.apply(action, seat)
+    return out
+
+
+def load_in_process(path: Path) -> type:
+    """The bot class of a trusted test file, imported here (only for files we wrote)."""
+    spec = importlib.util.spec_from_file_location(f"trusted_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return next(v for v in vars(module).values() if isinstance(v, type) and issubclass(v, ck.Bot)
+                and v.__module__ == module.__name__)
+
+
+def fault_of(bot: IsolatedBot, **kw: Any) -> tuple[BotFault, int]:
+    """Drive the bot until it faults; return the fault and the harness pid (which must be gone)."""
+    with pytest.raises(BotFault) as info:
+        bot.on_game_start(0, 3, ck.Rules.preset(kw.get("preset", "deluxe")))
+        pid = bot._h.proc.pid  # type: ignore[union-attr]
+        drive_started(bot, **kw)
+    assert bot.fault is info.value
+    return info.value, pid
+
+
+def drive_started(bot: IsolatedBot, preset: str = "deluxe", seed: int = 1, decisions: int = 5) -> None:
+    game = ck.Game(ck.Rules.preset(preset), seed, 3)
+    others = [ck.bots.RandomBot(), ck.bots.RandomBot()]
+    made = 0
+    while game.phase != "over" and made < decisions:
+        for seat in game.to_move:
+            obs = game.observation(seat)
+            if seat == 0:
+                action = bot.choose(obs, obs.legal_actions)
+                made += 1
+            else:
+                action = others[seat - 1].choose(obs, obs.legal_actions)
+            game.apply(action, seat)
+
+
+# ---------------------------------------------------------------------- loading files
+
+
+def test_load_submission_describes_a_good_file() -> None:
+    s = sub("good")
+    digest = __import__("hashlib").sha256((BOTS / "good.py").read_bytes()).hexdigest()
+    assert (s.name, s.class_name, s.version) == ("good", "GoodBot", digest[:12])
+    assert "cabo_submission" not in sys.modules  # the runner never imported it
+
+
+@pytest.mark.parametrize("name, words", [
+    ("bad_syntax", ["syntax error in bad_syntax.py", "SyntaxError"]),
+    ("missing_import", ["failing import", "numpyy_does_not_exist", "ModuleNotFoundError"]),
+    ("no_bot_class", ["no Bot subclass of its own"]),
+    ("two_classes", ["several Bot subclasses (First, Second)"]),
+    ("ctor_raises", ["constructor Fragile() raised", "KeyError", "missing key", "line 7"]),
+])
+def test_bad_files_are_rejected_with_their_reason(name: str, words: list[str]) -> None:
+    with pytest.raises(SubmissionError) as info:
+        sub(name)
+    for word in words:
+        assert word in info.value.reason, info.value.reason
+
+
+def test_a_file_that_is_not_python_or_missing_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "bot.txt").write_text("x")
+    with pytest.raises(SubmissionError, match="not a Python file"):
+        load_submission(tmp_path / "bot.txt")
+    with pytest.raises(SubmissionError, match="is not a file"):
+        load_submission(tmp_path / "absent.py")
+
+
+def test_a_file_changed_after_loading_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "mutable.py"
+    shutil.copy(BOTS / "good.py", path)
+    s = load_submission(path, FAST)
+    path.write_text(path.read_text() + "\n# edited\n")
+    bot = IsolatedBot(s, FAST)
+    with pytest.raises(BotFault, match="changed after it was loaded") as info:
+        bot.on_game_start(0, 2, ck.Rules.preset("rush"))
+    assert info.value.kind == "error"
+    bot.close()
+
+
+# ---------------------------------------------------------------------- same play as in process
+
+
+@pytest.mark.parametrize("preset, n, seed", [("deluxe", 2, 3), ("rush", 3, 5), ("traveller", 4, 8)])
+def test_isolated_bot_plays_the_same_game_as_in_process(preset: str, n: int, seed: int) -> None:
+    rules = ck.Rules.preset(preset)
+    iso = IsolatedBot(sub("good"), FAST)
+    others = [ck.bots.GreedyBot() if i % 2 else ck.bots.RandomBot() for i in range(n - 1)]
+    record_iso = ck.play_game([iso] + others, rules, seed=seed)
+    iso.close()
+    local = load_in_process(BOTS / "good.py")()
+    local.name = "good"
+    others = [ck.bots.GreedyBot() if i % 2 else ck.bots.RandomBot() for i in range(n - 1)]
+    record_local = ck.play_game([local] + others, rules, seed=seed)
+    assert record_iso.game_over and iso.decisions > 10
+    assert record_iso.to_json() == record_local.to_json()
+
+
+def test_a_game_loop_like_run_game_drives_isolated_bots_at_every_seat() -> None:
+    rules = ck.Rules.preset("rush")
+    s = sub("good")
+    bots = [IsolatedBot(s, FAST) for _ in range(3)]
+    game = ck.Game(rules, 12, 3)
+    for seat, b in enumerate(bots):
+        b.random = bot_random(12, seat)
+        b.on_game_start(seat, 3, rules)
+    run_game(game, bots, [b.name for b in bots])
+    assert game.phase == "over"
+    pids = [b._h.proc.pid for b in bots]  # type: ignore[union-attr]
+    for b in bots:
+        b.on_game_end(list(game.sheet.totals), list(game.sheet.winners))
+        b.close()
+        b.close()  # idempotent
+    assert not any(alive(p) for p in pids)
+
+
+@pytest.mark.parametrize("preset, memory", [("deluxe", "engine"), ("traveller", "none"), ("rush", "engine")])
+def test_the_bot_process_rebuilds_each_observation_exactly(preset: str, memory: str) -> None:
+    """The compact wire format carries every field: the harness's Observation equals the engine's."""
+    rules = ck.Rules.preset(preset)
+    iso = IsolatedBot(sub("good"), FAST)
+    checked = 0
+    phases = set()
+    for seed in (21, 22, 23):
+        game = ck.Game(rules, seed, 4, memory=memory)
+        bots: list[ck.Bot] = [iso] + [ck.bots.RandomBot() for _ in range(3)]
+        for seat, b in enumerate(bots):
+            b.random = bot_random(seed, seat)
+            b.on_game_start(seat, 4, rules)
+        round_seen = -1
+        while game.phase != "over":
+            if game.round != round_seen:
+                round_seen = game.round
+                obs = game.observation(0)
+                iso.on_round_start(obs)
+                assert iso._echo() == obs.to_dict()
+            for seat in game.to_move:
+                obs = game.observation(seat)
+                action = bots[seat].choose(obs, obs.legal_actions)
+                if seat == 0:
+                    assert iso._echo() == obs.to_dict()
+                    checked += 1
+                    phases.add(obs.phase)
+                game.apply(action, seat)
+    iso.close()
+    assert checked >= 40 and len(phases) >= 3, (checked, phases)
+
+
+# ---------------------------------------------------------------------- faults
+
+
+def test_raising_bot_is_an_error_with_its_traceback() -> None:
+    bot = IsolatedBot(sub("raises"), FAST)
+    fault, pid = fault_of(bot)
+    assert fault.kind == "error"
+    assert "ValueError: boom: the bot's own bug" in fault.reason
+    assert "raises.py" in fault.reason and "in compute" in fault.reason
+    assert "harness.py" not in fault.reason
+    assert not alive(pid)
+    with pytest.raises(BotFault) as again:  # later calls repeat the fault until a new game starts
+        bot.on_round_end(None)
+    assert again.value is fault
+    bot.close()
+
+
+def test_hanging_bot_times_out_within_the_decision_limit() -> None:
+    limits = Limits(decision_s=0.2, game_bank_s=10, memory_mb=512, cpu_s=20, log_bytes=4096)
+    bot = IsolatedBot(sub("hangs"), limits)
+    t0 = time.perf_counter()
+    fault, pid = fault_of(bot)
+    assert time.perf_counter() - t0 < 5.0
+    assert fault.kind == "timeout" and "0.2 s limit" in fault.reason
+    assert not alive(pid)
+    bot.close()
+
+
+def test_the_game_time_bank_caps_the_total(tmp_path: Path) -> None:
+    path = tmp_path / "slow.py"
+    path.write_text("import time\nimport cabo_kit as ck\n\nclass Slow(ck.Bot):\n"
+                    "    def choose(self, obs, legal):\n        time.sleep(0.12)\n        return legal[0]\n")
+    limits = Limits(decision_s=0.5, game_bank_s=0.3, memory_mb=512, cpu_s=20, log_bytes=4096)
+    bot = IsolatedBot(load_submission(path, limits), limits)
+    fault, _ = fault_of(bot)
+    assert fault.kind == "timeout" and "time bank" in fault.reason
+    assert 0.24 <= bot.time_used < 0.6
+    bot.close()
+
+
+def test_cpu_backstop_kills_a_spinner_as_a_crash() -> None:
+    limits = Limits(decision_s=6.0, game_bank_s=10, memory_mb=512, cpu_s=1, log_bytes=4096)
+    bot = IsolatedBot(sub("hangs"), limits)
+    fault, pid = fault_of(bot)
+    assert fault.kind == "crash" and "SIGXCPU" in fault.reason and "CPU time" in fault.reason
+    assert not alive(pid)
+    bot.close()
+
+
+def test_illegal_action_is_illegal() -> None:
+    bot = IsolatedBot(sub("illegal"), FAST)
+    fault, pid = fault_of(bot)
+    assert fault.kind == "illegal" and "'swap 0 9:9'" in fault.reason and "not legal" in fault.reason
+    assert not alive(pid)
+    bot.close()
+
+
+@pytest.mark.parametrize("answer, words", [("42", "not an action"), ("'fly away'", "is not an action"),
+                                           ("None", "not an action")])
+def test_answers_that_are_not_actions_are_illegal(tmp_path: Path, answer: str, words: str) -> None:
+    path = tmp_path / "odd.py"
+    path.write_text(f"import cabo_kit as ck\n\nclass Odd(ck.Bot):\n    def choose(self, obs, legal):\n"
+                    f"        return {answer}\n")
+    bot = IsolatedBot(load_submission(path, FAST), FAST)
+    fault, _ = fault_of(bot)
+    assert fault.kind == "illegal" and words in fault.reason
+    bot.close()
+
+
+def test_bot_that_kills_its_process_is_a_crash_and_a_fresh_bot_works() -> None:
+    bot = IsolatedBot(sub("kills_itself"), FAST)
+    fault, pid = fault_of(bot)
+    assert fault.kind == "crash" and "exited with code 3" in fault.reason
+    assert not alive(pid)
+    bot.close()
+    good = IsolatedBot(sub("good"), FAST)
+    assert len(drive(good)) == 5
+    good.close()
+
+
+def test_next_game_starts_a_fresh_process_after_a_fault() -> None:
+    bot = IsolatedBot(sub("raises"), FAST)
+    first, pid = fault_of(bot)
+    assert first.kind == "error"
+    actions = drive(bot, decisions=1)  # on_game_start restarts it; the fresh bot's first decision is fine
+    assert len(actions) == 1 and bot.fault is None and bot._h.proc.pid != pid  # type: ignore[union-attr]
+    bot.close()
+
+
+def test_memory_hog_survives_a_caught_memory_error_then_faults(tmp_path: Path) -> None:
+    bot = IsolatedBot(sub("memory_hog"), FAST, log_path=tmp_path / "hog.log")
+    fault, pid = fault_of(bot)
+    assert bot.decisions == 1  # the first decision (MemoryError caught) was answered
+    assert "survived a MemoryError" in (tmp_path / "hog.log").read_text()
+    assert fault.kind == "error" and "MemoryError" in fault.reason
+    assert not alive(pid)
+    bot.close()
+
+
+def test_printing_goes_to_a_capped_log_and_never_into_the_channel(tmp_path: Path) -> None:
+    log = tmp_path / "chatty.log"
+    bot = IsolatedBot(sub("prints_a_lot"), FAST, log_path=log)
+    pairs = drive(bot, decisions=3)
+    bot.close()
+    assert [a for _, a in pairs] == [obs.legal_actions[-1] for obs, _ in pairs]
+    size = log.stat().st_size
+    assert FAST.log_bytes - 200 <= size <= FAST.log_bytes
+    assert "spam spam" in log.read_text()
+
+
+def test_a_crafted_pickle_is_never_unpickled() -> None:
+    marker = Path(f"/tmp/cabo-pickle-pwned-{os.getpid()}")
+    marker.unlink(missing_ok=True)
+    bot = IsolatedBot(sub("pickle_reply"), FAST)
+    fault, pid = fault_of(bot)
+    assert fault.kind == "error" and "not a JSON reply" in fault.reason
+    assert not marker.exists()
+    assert not alive(pid)
+    bot.close()
+
+
+def test_oversized_reply_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "flood.py"
+    path.write_text("import os, sys\nimport cabo_kit as ck\n\nclass Flood(ck.Bot):\n"
+                    "    def choose(self, obs, legal):\n        os.write(int(sys.argv[4]), b'[' * 200000)\n"
+                    "        return legal[0]\n")
+    bot = IsolatedBot(load_submission(path, FAST), FAST)
+    fault, _ = fault_of(bot)
+    assert fault.kind == "error" and "longer than 65536 bytes" in fault.reason
+    bot.close()
+
+
+def test_hooks_are_forwarded_and_their_faults_reported(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.py"
+    path.write_text(
+        "import cabo_kit as ck\n\nclass Hooks(ck.Bot):\n"
+        "    def on_game_start(self, seat, n, rules):\n        print('start', seat, n, rules.name, self.random.random())\n"
+        "    def on_round_start(self, obs):\n        print('round', obs.round, obs.seat)\n"
+        "    def on_round_end(self, result):\n        print('end', result.index, result.ended_by)\n"
+        "    def on_game_end(self, totals, winners):\n        raise RuntimeError('bad hook')\n"
+        "    def choose(self, obs, legal):\n        return legal[0]\n")
+    log = tmp_path / "hooks.log"
+    bot = IsolatedBot(load_submission(path, FAST), FAST, log_path=log)
+    with pytest.raises(BotFault) as info:
+        ck.play_game([bot, ck.bots.RandomBot()], ck.Rules.preset("rush"), seed=2)
+    bot.close()
+    assert info.value.kind == "error" and "on_game_end() raised" in info.value.reason and "bad hook" in info.value.reason
+    text = log.read_text()
+    expected_random = bot_random(2, 0).random()
+    assert f"start 0 2 rush {expected_random}" in text
+    assert "round 0 0" in text and re.search(r"end 0 (cabo|deck|empty_hand|turn_limit)", text)
+
+
+def test_gc_and_proc_spy_finds_nothing_of_the_engine(tmp_path: Path) -> None:
+    secret_holder = {"token": ENGINE_SECRET}  # noqa: F841 - lives in the engine while the bot spies
+    log = tmp_path / "spy.log"
+    bot = IsolatedBot(sub("gc_spy"), FAST, log_path=log)
+    rules = ck.Rules.preset("deluxe")
+    game = ck.Game(rules, 7, 3)
+    hidden = [[game.cards[c].text for c in game.hands[s]] for s in (1, 2)]
+    bots: list[ck.Bot] = [bot, ck.bots.RandomBot(), ck.bots.RandomBot()]
+    for seat, b in enumerate(bots):
+        b.random = bot_random(7, seat)
+        b.on_game_start(seat, 3, rules)
+    obs = game.observation(0)
+    bot.choose(obs, obs.legal_actions)
+    bot.close()
+    line = next(x for x in log.read_text().splitlines() if x.startswith("SPY-REPORT "))
+    report = json.loads(line[len("SPY-REPORT "):])
+    assert report["objects_seen"] > 1000  # it really walked the heap
+    assert report["engine_objects"] == []
+    assert report["secret_in_gc"] == 0
+    for hand in hidden:
+        assert hand not in report["card_sequences"]
+    assert not re.search(r"[1-9]\d* secrets", str(report["mem"]))
+    if LINUX:
+        assert report["mem"] in ("PermissionError", "FileNotFoundError"), report
+        assert report["fork"] != "allowed"
+    if ROOT:
+        assert report["uid"] != 0
+        assert report["signal_engine"] == "PermissionError"
+        assert report["shadow"] == "PermissionError"
+
+
+def test_close_kills_the_process_and_the_runner_survives_every_fault() -> None:
+    bot = IsolatedBot(sub("good"), FAST)
+    drive(bot, decisions=2)
+    pid = bot._h.proc.pid  # type: ignore[union-attr]
+    assert alive(pid)
+    bot.close()
+    assert not alive(pid)
+    from cabo_kit.tournament import isolation
+
+    assert pid not in isolation._live
