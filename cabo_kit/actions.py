@@ -328,7 +328,7 @@ class Pass(Action):
         return "pass"
 
 
-class LegalActions(tuple):  # type: ignore[type-arg]
+class LegalActions(tuple):
     """The legal actions when several-card exchanges are allowed: exact ``len`` and ``in``, enumerated lazily.
 
     The first items are the ordinary actions (a plain tuple of them); after them come all
@@ -369,7 +369,7 @@ class LegalActions(tuple):  # type: ignore[type-arg]
             )
         return False
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self):
         from itertools import combinations
 
         yield from tuple.__iter__(self)
@@ -377,7 +377,7 @@ class LegalActions(tuple):  # type: ignore[type-arg]
             for combo in combinations(range(self.hand_size), k):
                 yield Exchange(combo)
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             return tuple(self)[index]
         n = len(self)
@@ -404,10 +404,10 @@ class LegalActions(tuple):  # type: ignore[type-arg]
     def __repr__(self) -> str:
         return f"LegalActions({tuple.__repr__(self)}, hand_size={self.hand_size})"
 
-    def count(self, value: object) -> int:  # type: ignore[override]
+    def count(self, value: object) -> int:
         return 1 if value in self else 0
 
-    def index(self, value: object, *args: object) -> int:  # type: ignore[override]
+    def index(self, value: object, *args: object) -> int:
         for i, item in enumerate(self):
             if item == value:
                 return i

@@ -23,6 +23,7 @@ from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy,
     Swap,
 )
+from .cards import Card
 from .observation import Observation
 
 if TYPE_CHECKING:
@@ -43,6 +44,11 @@ _swap = lru_cache(maxsize=16384)(Swap)
 _snap = lru_cache(maxsize=4096)(Snap)
 _give = lru_cache(maxsize=1024)(Give)
 _place = lru_cache(maxsize=1024)(Place)
+
+
+def _guess(card: Card) -> int:
+    """A card's value, or 7 (a little over the deck's mean) when unseen."""
+    return 7 if card.value is None else card.value
 
 
 class BotError(ValueError):
@@ -79,7 +85,7 @@ class Bot(ABC):
         """Called at the start of every round (after the deal, before your first decision)."""
 
     def on_round_end(self, result: "RoundResult") -> None:
-        """Called after every round with its :class:`~cabo_kit.game.RoundResult` (all hands shown)."""
+        """Called after every round with its :class:`~cabo_kit.game.RoundResult` (all hands shown; losing snap claims left out)."""
 
     def on_game_end(self, totals: list[int], winners: list[int]) -> None:
         """Called once after the game."""
@@ -186,8 +192,8 @@ class SimpleBot(Bot):
         hand = obs.my_hand
         if not hand:
             return None
-        worst = max(range(len(hand)), key=lambda p: 7 if hand[p].value is None else hand[p].value)
-        worst_value = 7 if hand[worst].value is None else hand[worst].value
+        worst = max(range(len(hand)), key=lambda p: _guess(hand[p]))
+        worst_value = _guess(hand[worst])
         must_keep = obs.drawn_from == "discard" and not obs.rules.discard_draw_may_discard
         if card.value < worst_value or must_keep:
             return worst
@@ -221,7 +227,7 @@ class SimpleBot(Bot):
 
     def give(self, obs: Observation) -> int | None:
         hand = obs.my_hand
-        return max(range(len(hand)), key=lambda p: 7 if hand[p].value is None else hand[p].value)
+        return max(range(len(hand)), key=lambda p: _guess(hand[p]))
 
     def call_cabo(self, obs: Observation) -> bool:
         total, unknown = obs.known_total()

@@ -39,7 +39,7 @@ _new_observation = tuple.__new__
 
 
 def _ev(kind: str, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (), info: str = "") -> Event:
-    return _new_observation(Event, (kind, seat, target, cards, info))  # type: ignore[return-value]
+    return _new_observation(Event, (kind, seat, target, cards, info))
 
 _DRAW_DECK = DrawDeck()
 _DRAW_DISCARD = DrawDiscard()
@@ -160,6 +160,18 @@ class RoundResult:
         kw["final_hands"] = [[Card.parse(c) for c in h] for h in data["final_hands"]]  # type: ignore[attr-defined]
         return cls(**kw)
 
+    def for_players(self) -> "RoundResult":
+        """A copy fit for the players: without the count of losing snap claims, which nobody saw.
+
+        >>> import cabo_kit as ck
+        >>> rec = ck.play_game([ck.bots.RandomBot(), ck.bots.RandomBot()], ck.Rules.preset("rush"), seed=1)
+        >>> "snap_claims" in rec.rounds[0].stats[0], "snap_claims" in rec.rounds[0].for_players().stats[0]
+        (True, False)
+        """
+        copy = RoundResult.from_dict(self.to_dict())
+        copy.stats = [{k: v for k, v in seat.items() if k != "snap_claims"} for seat in copy.stats]
+        return copy
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RoundResult) and self.to_dict() == other.to_dict()
 
@@ -195,6 +207,12 @@ class Game:
     >>> game.apply(ck.DrawDeck()); game.observation(0).drawn
     Card('7C')
     """
+
+    deck: list[int]
+    pile: list[int]
+    _pending: list[int]
+    _ver: int
+    _legal: Sequence[Action] | None
 
     def __init__(
         self,
@@ -275,8 +293,8 @@ class Game:
         self.vis: list[list[Card]] = [[UNKNOWN] * size for _ in range(n)]
         self.upv: list[Card] = [UNKNOWN] * size
         self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.deck: list[int] = []
-        self.pile: list[int] = []
+        self.deck = []
+        self.pile = []
         self.start_player = start_player
         self.current = start_player
         self.caller: int | None = None
@@ -296,7 +314,7 @@ class Game:
         self.give_to: tuple[int, int] | None = None
         self._snapper = -1
         self._after = ""
-        self._pending: list[int] = []
+        self._pending = []
         self._claims: dict[int, Action] = {}
         self._windows = 0
         self._snap_rng = self._rng("snap", self.round)
@@ -304,7 +322,7 @@ class Game:
         self.stats: list[dict[str, int]] = [dict.fromkeys(SEAT_STATS, 0) for _ in range(n)]
         self.seat_events: list[list[Event]] = [[] for _ in range(n)]
         self._turn_mark: list[int] = [0] * n
-        self._legal: tuple[Action, ...] | None = None
+        self._legal = None
         self._all_seats = tuple(range(n))
         self._ver = 0
         self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...]]] = [(-1, ())] * n
@@ -364,7 +382,7 @@ class Game:
     def _emit_private(self, event: Event, seer: int) -> None:
         """An event whose cards only ``seer`` saw; everybody else gets the faces as ``??``."""
         hidden = _new_observation(Event, (event[0], event[1], event[2], (UNKNOWN,) * len(event[3]), event[4]))
-        self._emit_split(event, hidden, seer)  # type: ignore[arg-type]
+        self._emit_split(event, hidden, seer)
 
     def _emit_split(self, event: Event, hidden: Event, seer: int) -> None:
         self.log.append((event, seer, hidden))
@@ -505,7 +523,7 @@ class Game:
             if power == "peek" or power == "peek_swap":
                 return (_PASS,) + tuple(_peek(p) for p, c in enumerate(hand) if not up[c])
             if power == "spy" or power == "spy_swap":
-                out = [_PASS]
+                out: list[Action] = [_PASS]
                 for s in self._others(me):
                     out.extend(_spy(s, p) for p, c in enumerate(self.hands[s]) if not up[c])
                 return tuple(out)
@@ -565,9 +583,10 @@ class Game:
             if seat != mover:
                 legal = ()
             else:
-                legal = self._legal
-                if legal is None:
-                    legal = self._legal = self._compute_legal()
+                cached = self._legal
+                if cached is None:
+                    cached = self._legal = self._compute_legal()
+                legal = cached
         if action not in legal:
             self._illegal(action, seat, legal)
         self._apply(action, seat)  # type: ignore[arg-type]
@@ -904,7 +923,7 @@ class Game:
         ts, tp = self.give_to  # type: ignore[misc]
         self.give_to = None
         if type(action) is Give:
-            p = action.position  # type: ignore[attr-defined]
+            p = action.position
             c = self.hands[seat].pop(p)
             self.hands[ts].insert(tp, c)
             if self.up[c]:
@@ -1070,9 +1089,10 @@ class Game:
             mover = self._snapper if phase == "give" else self.current
             to_move = (mover,)
             if seat == mover:
-                legal = self._legal
-                if legal is None:
-                    legal = self._legal = self._compute_legal()
+                cached = self._legal
+                if cached is None:
+                    cached = self._legal = self._compute_legal()
+                legal = cached
             else:
                 legal = ()
         cache = self._score_cache

@@ -15,7 +15,7 @@ from typing import Sequence
 from .actions import IllegalActionError
 from .bot import Bot
 from .cards import Card
-from .game import Game, RoundResult
+from .game import Game
 from .record import GameRecord
 from .rules import Rules
 
@@ -83,7 +83,7 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
         if len(results) != results_seen:
             for result in results[results_seen:]:
                 for bot in ends:
-                    bot.on_round_end(RoundResult.from_dict(result.to_dict()))
+                    bot.on_round_end(result.for_players())
             results_seen = len(results)
 
 
