@@ -156,6 +156,15 @@ def test_every_table_conserves_cards_and_scores(preset: str, n: int) -> None:
             assert len(looks) == n * len(record.rounds) and all(len(e.target) == 3 for e in looks)
 
 
+def test_traveller_two_player_teaching_option() -> None:
+    """RULES.md §2: traveller allows 2 players as a teaching option (min_players=2)."""
+    for i, option in enumerate(OPTIONS):
+        rules = Rules.preset("traveller", min_players=2, **option)
+        _, record = play_checked(rules, 2, 700 + i, make_bots(["fuzz", ("random", "greedy")[i % 2]]))
+        check_scores(rules, record)
+        check_final_hands(record)
+
+
 @st.composite
 def game_configs(draw: st.DrawFn) -> tuple[Rules, int, int, list[str]]:
     preset = draw(st.sampled_from(PRESETS))
