@@ -1089,10 +1089,10 @@ class Game:
             mover = self._snapper if phase == "give" else self.current
             to_move = (mover,)
             if seat == mover:
-                cached = self._legal
-                if cached is None:
-                    cached = self._legal = self._compute_legal()
-                legal = cached
+                known_legal = self._legal
+                if known_legal is None:
+                    known_legal = self._legal = self._compute_legal()
+                legal = known_legal
             else:
                 legal = ()
         cache = self._score_cache
