@@ -183,7 +183,7 @@ def observation_html(obs: "Observation", recent: int = 8) -> str:
     if obs.target is not None:
         details.append(f"target: seat {obs.target[0]}, position {obs.target[1]}")
     if obs.picked:
-        verdict = {True: " (all equal)", False: " (not all equal)"}.get(obs.exchange_ok, "")  # type: ignore[arg-type]
+        verdict = "" if obs.exchange_ok is None else (" (all equal)" if obs.exchange_ok else " (not all equal)")
         details.append(f"picked positions {', '.join(map(str, obs.picked))}{verdict}")
     if obs.give_to is not None:
         details.append(f"give to seat {obs.give_to[0]}, position {obs.give_to[1]}")

@@ -150,6 +150,17 @@ def test_observation_marks_the_caller_and_lists_recent_events() -> None:
     assert obs._repr_html_() == observation_html(obs)
 
 
+def test_observation_shows_the_decision_in_progress() -> None:
+    obs = rush_game().observation(0)
+    html = observation_html(obs._replace(phase="place", picked=(0, 2), exchange_ok=False))
+    assert "picked positions 0, 2 (not all equal)" in html
+    html = observation_html(obs._replace(phase="swap", power="spy_swap", target=(1, 3)))
+    assert "power: spy then swap" in html and "target: seat 1, position 3" in html
+    html = observation_html(obs._replace(phase="give", give_to=(1, 0)))
+    assert "give to seat 1, position 0" in html
+    assert "picked positions" not in observation_html(obs) and "power:" not in observation_html(obs)
+
+
 def test_observation_text_is_escaped() -> None:
     obs = rush_game().observation(0)
     odd = obs._replace(rules=obs.rules.replace(name="<script>alert(1)</script>"))
