@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, TypeVar
+
+T = TypeVar("T")
 
 from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError,
@@ -263,7 +265,7 @@ class Game:
             order = _stacked(full, stack, self._rng("shuffle", self.round))
         else:
             order = list(full)
-            self._rng("shuffle", self.round).shuffle(order)
+            order = _shuffled(order, self._rng("shuffle", self.round))
         self._begin_round_state(start_player, order)
         k = rules.hand_size
         deal = 0
@@ -317,8 +319,9 @@ class Game:
         self._pending = []
         self._claims: dict[int, Action] = {}
         self._windows = 0
-        self._snap_rng = self._rng("snap", self.round)
-        self._reshuffle_rng = self._rng("reshuffle", self.round)
+        # Made on first use: seeding a generator costs more than most turns.
+        self._snap_rng: random.Random | None = None
+        self._reshuffle_rng: random.Random | None = None
         self.stats: list[dict[str, int]] = [dict.fromkeys(SEAT_STATS, 0) for _ in range(n)]
         self.seat_events: list[list[Event]] = [[] for _ in range(n)]
         self._turn_mark: list[int] = [0] * n
@@ -406,7 +409,9 @@ class Game:
                 self.public[c] = False
                 for v in self.vis:
                     v[c] = UNKNOWN
-            self._reshuffle_rng.shuffle(moved)
+            if self._reshuffle_rng is None:
+                self._reshuffle_rng = self._rng("reshuffle", self.round)
+            moved = _shuffled(moved, self._reshuffle_rng)
             self.deck = moved
             self._emit_all(_ev("reshuffle", None, (len(moved),)))
         if not self.deck:
@@ -880,7 +885,12 @@ class Game:
         if not claimers:
             self._continue(after)
             return
-        snapper = claimers[self._snap_rng.randrange(len(claimers))] if len(claimers) > 1 else claimers[0]
+        if len(claimers) > 1:
+            if self._snap_rng is None:
+                self._snap_rng = self._rng("snap", self.round)
+            snapper = claimers[self._snap_rng.randrange(len(claimers))]
+        else:
+            snapper = claimers[0]
         claim = claims[snapper]
         ts, tp = claim.seat, claim.position  # type: ignore[attr-defined]
         stats = self.stats[snapper]
@@ -1135,8 +1145,8 @@ class Game:
         d["stats"] = [dict(s) for s in self.stats]
         d["seat_events"] = [list(e) for e in self.seat_events]
         d["_turn_mark"] = list(self._turn_mark)
-        d["_snap_rng"] = _copy_rng(self._snap_rng)
-        d["_reshuffle_rng"] = _copy_rng(self._reshuffle_rng)
+        d["_snap_rng"] = _copy_rng(self._snap_rng) if self._snap_rng is not None else None
+        d["_reshuffle_rng"] = _copy_rng(self._reshuffle_rng) if self._reshuffle_rng is not None else None
         new.__dict__.update(d)
         return new
 
@@ -1206,7 +1216,7 @@ class Game:
         if deck is None:
             rest = _multiset_minus(full, used, "the layout")
             game_rng = random.Random(f"cabo-kit:{seed}:{round}:layout")
-            game_rng.shuffle(rest)
+            rest = _shuffled(rest, game_rng)
             deck_cards = rest
         else:
             deck_cards = [Card.parse(c) for c in deck]
@@ -1282,6 +1292,12 @@ def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
     return new
 
 
+def _shuffled(items: list[T], rng: random.Random) -> list[T]:
+    """A seeded shuffle: sort by one random key per item (C-level random(); Random.shuffle is a Python loop)."""
+    keys = [rng.random() for _ in items]
+    return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
+
+
 def _copy_rng(rng: random.Random) -> random.Random:
     new = random.Random()
     new.setstate(rng.getstate())
@@ -1313,5 +1329,5 @@ def _multiset_minus(full: list[Card], used: list[Card], what: str) -> list[Card]
 
 def _stacked(full: list[Card], stack: list[Card], rng: random.Random) -> list[Card]:
     rest = _multiset_minus(full, stack, "the stacked deck")
-    rng.shuffle(rest)
+    rest = _shuffled(rest, rng)
     return list(stack) + rest

@@ -10,7 +10,7 @@ lists the others in play order, starting with your left neighbour.
 >>> game = ck.Game(ck.Rules.preset("rush"), seed=3, n_players=3)
 >>> obs = game.observation(0)
 >>> obs.my_hand                       # rush: you saw your last two cards
-(Card('??'), Card('??'), Card('7C'), Card('2C'))
+(Card('??'), Card('??'), Card('2C'), Card('QS'))
 >>> obs.hands[1]                      # another player's cards: unseen
 (Card('??'), Card('??'), Card('??'), Card('??'))
 """
@@ -197,7 +197,7 @@ class Observation(NamedTuple):
 
         >>> import cabo_kit as ck
         >>> ck.Game(ck.Rules.preset("rush"), seed=3, n_players=3).observation(0).known_total()
-        (9, 2)
+        (14, 2)
         """
         hand = self.hands[self.seat if seat is None else seat]
         total = 0
@@ -289,10 +289,10 @@ class Observation(NamedTuple):
         >>> import cabo_kit as ck
         >>> print(ck.Game(ck.Rules.preset("rush"), seed=3, n_players=3).observation(0).describe())
         seat 0, round 1, turn 0, phase snap (seat 0, 1, 2 to move)
-          you    : ?? ?? 7♣ 2♣
+          you    : ?? ?? 2♣ Q♠
           seat 1 : ?? ?? ?? ??
           seat 2 : ?? ?? ?? ??
-          discard: 9♦  (deck 39)
+          discard: 8♠  (deck 39)
           scores : 0 0 0
         """
         lines = [
