@@ -465,6 +465,6 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     from ..report import write_report
 
     report = folder / "report.html"
-    write_report(folder / DB_NAME, report)
+    write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board, anchor=anchor)
     say(f"leaderboard: {folder / 'leaderboard.csv'}\nreport: {report}")
     return board, report

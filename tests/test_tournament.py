@@ -1,0 +1,239 @@
+"""Whole tournaments: faults and rejected files recorded, resume after kill -9, determinism, Dask = pool."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cabo_kit.cli import main
+from cabo_kit.tournament.config import ConfigError, load_config
+from cabo_kit.tournament.executors import DASK_HINT, ExecutorError, make_executor
+from cabo_kit.tournament.runner import final_ranking, run_tournament, write_outputs
+from cabo_kit.tournament.store import load_frames, load_record, load_rejected
+
+HERE = Path(__file__).parent
+BOTS = HERE / "tournament_bots"
+ROOT = HERE.parent
+
+
+def make_folder(path: Path, toml: str, files: list[str]) -> Path:
+    (path / "bots").mkdir(parents=True)
+    for name in files:
+        shutil.copy(BOTS / name, path / "bots" / name)
+    (path / "tournament.toml").write_text(toml)
+    return path
+
+
+FAULTS_TOML = """
+presets = ["rush"]
+table_sizes = [2]
+games = 10
+seed = 4
+reference = ["RandomBot"]
+[limits]
+decision_s = 0.3
+game_bank_s = 1.0
+"""
+
+
+def test_faults_and_rejected_files_are_recorded_and_the_tournament_completes(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path / "t", FAULTS_TOML, [
+        "steady.py", "raises_late.py", "illegal_move.py", "dozes.py", "vanishes.py", "broken_syntax.py", "two_bots.py"])
+    lines: list[str] = []
+    summary = run_tournament(folder, workers=2, progress=False, out=lines.append)
+    assert any(line.startswith("rejected broken_syntax.py") for line in lines)
+    games, seats = load_frames(folder)
+    # 6 bots at 2-player tables, 10 games each: every pair once, in 2 rotations = 30 games
+    assert summary.played == len(games) == 30 and summary.scheduled == 30
+    assert sorted(seats.bot.unique()) == ["RandomBot", "dozes", "illegal_move", "raises_late", "steady", "vanishes"]
+    assert set(seats.groupby("bot").size()) == {10}
+    expected = {"raises_late": ("error", "ZeroDivisionError"), "illegal_move": ("illegal", "peek 40"),
+                "dozes": ("timeout", "0.3"), "vanishes": ("crash", "code 3")}
+    good_games = set(seats[seats.bot.isin(["steady", "RandomBot"])].game_id)
+    for bot, (kind, words) in expected.items():
+        mine = seats[(seats.bot == bot) & seats.game_id.isin(good_games)]
+        assert len(mine) == 4 and set(mine.status) == {kind}, bot  # against a good bot it faults every game
+        assert all(words in f for f in mine.fault), bot
+        assert (mine["rank"] == 2).all() and (mine.win == 0).all()
+        assert set(seats[seats.bot == bot].status) <= {kind, "ok"}  # "ok" when the other fault bot failed first
+    good = seats[seats.bot.isin(["steady", "RandomBot"])]
+    assert set(good.status) == {"ok"} and set(good.fault) == {""}
+    fault_games = games[games.status == "fault"]
+    assert len(fault_games) == 28  # only steady vs RandomBot (two rotations) ends without a fault
+    assert (seats.groupby("game_id").win.sum() == 1).all()
+    # a faulted game stops at the fault, the record says so, and the opponent wins it
+    gid = seats[(seats.bot == "dozes")].game_id.iloc[0]
+    record = load_record(folder, gid)
+    assert record.info["fault"]["kind"] == "timeout" and record.info["fault"]["bot"] == "dozes"
+    assert not record.winners  # the game did not reach its end
+    rejected = load_rejected(folder)
+    assert rejected.file.tolist() == ["broken_syntax.py", "two_bots.py"]
+    assert "SyntaxError" in rejected.reason[0] and "several" in rejected.reason[1]
+
+
+def test_final_ranking_puts_the_faulting_seat_last_and_uses_the_tie_break() -> None:
+    assert final_ranking([5, 10, 10, 7], [1, 2, 3, 0], 3) == ([1, 2, 3, 4], [1.0, 0.0, 0.0, 0.0])
+    assert final_ranking([10, 10, 12], [4, 4, 0], None) == ([1, 1, 3], [0.5, 0.5, 0.0])
+
+
+DET_TOML = """
+presets = ["rush"]
+table_sizes = [3]
+games = 6
+seed = 11
+reference = ["RandomBot", "GreedyBot"]
+[limits]                 # generous: a timeout on a busy machine would change results
+decision_s = 10.0
+game_bank_s = 120.0
+"""
+
+
+def _det_run(folder: Path, workers: int) -> tuple[bytes, object]:
+    run_tournament(folder, workers=workers, progress=False, out=None)
+    write_outputs(folder, out=None)
+    seats = load_frames(folder)[1]
+    return (folder / "leaderboard.csv").read_bytes(), seats
+
+
+def test_same_seed_same_leaderboard_bytes_with_one_and_two_workers(tmp_path: Path) -> None:
+    a = make_folder(tmp_path / "a", DET_TOML, ["wanderer.py"])
+    b = make_folder(tmp_path / "b", DET_TOML, ["wanderer.py"])
+    board_a, seats_a = _det_run(a, 1)
+    board_b, seats_b = _det_run(b, 2)
+    assert board_a == board_b
+    assert seats_a.equals(seats_b)
+    assert b"bot,preset,elo,elo_low,elo_high,games,win_rate" in board_a.splitlines()[0]
+    assert (a / "report.html").stat().st_size > 10_000
+    c = make_folder(tmp_path / "c", DET_TOML.replace("seed = 11", "seed = 12"), ["wanderer.py"])
+    assert not _det_run(c, 2)[1].equals(seats_a)  # another seed deals other games
+
+
+def test_a_late_submission_or_a_changed_file_plays_only_what_is_missing(tmp_path: Path) -> None:
+    toml = 'presets = ["rush"]\ntable_sizes = [2]\ngames = 8\nreference = ["RandomBot", "GreedyBot"]\n'
+    folder = make_folder(tmp_path / "t", toml, ["wanderer.py"])
+    first = run_tournament(folder, workers=2, progress=False, out=None)
+    assert first.played == 12  # 3 bots: all 3 pairs, 2 deals each, 2 rotations
+    shutil.copy(BOTS / "steady.py", folder / "bots" / "steady.py")
+    second = run_tournament(folder, workers=2, progress=False, out=None)
+    # 4 bots: the 6 pairs, 2 deals each; the 3 old pairs' deals are the same games as before
+    assert second.scheduled == 24 and second.skipped == 12 and second.played == 12
+    (folder / "bots" / "steady.py").write_text((BOTS / "steady.py").read_text() + "\n# revised\n")
+    third = run_tournament(folder, workers=2, progress=False, out=None)
+    games, seats = load_frames(folder)
+    assert third.played == int((seats.bot == "steady").sum()) == 12  # only steady's games, nothing else
+    assert seats[seats.bot == "steady"].version.nunique() == 1
+    assert run_tournament(folder, workers=1, progress=False, out=None).played == 0
+
+
+KILL_TOML = 'presets = ["rush"]\ntable_sizes = [2]\ngames = 200\nseed = 2\nreference = ["RandomBot", "GreedyBot"]\n'
+
+
+def _count(db: Path) -> int:
+    try:
+        con = sqlite3.connect(db, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def test_resume_after_kill_9_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    killed = make_folder(tmp_path / "killed", KILL_TOML, [])
+    whole = make_folder(tmp_path / "whole", KILL_TOML, [])
+    cmd = [sys.executable, "-m", "cabo_kit.cli", "tournament", "run", str(killed), "--workers", "2", "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while _count(killed / "results.sqlite") < 40 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run finished before it could be killed: raise games in KILL_TOML"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the pool workers the killed runner left behind
+        except ProcessLookupError:
+            pass
+    stored = _count(killed / "results.sqlite")
+    assert 40 <= stored < 200
+    resumed = run_tournament(killed, workers=2, progress=False, out=None)
+    assert resumed.skipped == stored and resumed.played == 200 - stored
+    con = sqlite3.connect(killed / "results.sqlite")
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    n, unique = con.execute("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM games").fetchone()
+    assert n == unique == 200
+    assert con.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 400
+    con.close()
+    run_tournament(whole, workers=1, progress=False, out=None)
+    write_outputs(killed, out=None)
+    write_outputs(whole, out=None)
+    assert (killed / "leaderboard.csv").read_bytes() == (whole / "leaderboard.csv").read_bytes()
+    assert load_frames(killed)[1].equals(load_frames(whole)[1])
+
+
+def test_dask_executor_matches_the_process_pool_or_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "distributed", None)  # as if the extra were missing
+        with pytest.raises(ExecutorError, match=r'pip install "cabo-kit\[dask\]"'):
+            make_executor("dask")
+        assert 'cabo-kit[dask]' in DASK_HINT
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        folder = make_folder(tmp_path / "d", DET_TOML, [])
+        assert main(["tournament", "run", str(folder), "--executor", "dask", "--no-progress"]) == 2
+        return
+    pool = make_folder(tmp_path / "pool", DET_TOML, ["wanderer.py"])
+    dask = make_folder(tmp_path / "dask", DET_TOML, ["wanderer.py"])
+    board_pool, seats_pool = _det_run(pool, 2)
+    summary = run_tournament(dask, workers=2, executor="dask", progress=False, out=None)
+    assert summary.executor == "dask" and summary.played == len(seats_pool) // 3
+    write_outputs(dask, out=None)
+    assert (dask / "leaderboard.csv").read_bytes() == board_pool
+    assert load_frames(dask)[1].equals(seats_pool)
+
+
+def test_config_defaults_in_one_line_and_bad_keys_named(tmp_path: Path) -> None:
+    cfg, note = load_config(tmp_path)
+    assert "no tournament.toml" in note and "defaults" in note and "\n" not in note
+    assert [p.preset for p in cfg.presets] == ["deluxe", "rush", "traveller"] and cfg.reference == ("RandomBot",)
+    cases = {
+        "games = 0": "games = 0: write a whole number >= 1",
+        'presets = ["rsuh"]': "did you mean 'rush'",
+        "table_sizes = [9]": "table_sizes has 9",
+        "[limits]\ndecision = 1": "unknown key limits.decision (did you mean 'decision_s'?)",
+        'executor = "slurm"': "choose one of 'local', 'dask'",
+        'presets = [{preset = "deluxe", hand_sise = 6}]': "did you mean 'hand_size'",
+        'reference = ["Randombot"]': "did you mean 'RandomBot'",
+        "games = ": "not valid TOML",
+    }
+    for text, message in cases.items():
+        (tmp_path / "tournament.toml").write_text(text + "\n")
+        with pytest.raises(ConfigError, match=None) as info:
+            load_config(tmp_path)
+        assert message in str(info.value), (text, str(info.value))
+    (tmp_path / "tournament.toml").write_text('presets = [{preset = "deluxe", hand_size = 6}]\n')
+    assert load_config(tmp_path)[0].presets[0].rules_json == '{"hand_size":6}'
+
+
+def test_cli_runs_and_reports_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = make_folder(tmp_path / "cli", 'presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["RandomBot", "GreedyBot"]\n', [])
+    assert main(["tournament", "run", str(folder), "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "GreedyBot" in out and "report:" in out and (folder / "report.html").exists()
+    (folder / "leaderboard.csv").unlink()
+    assert main(["tournament", "report", str(folder)]) == 0
+    assert (folder / "leaderboard.csv").read_text().startswith("bot,preset,elo")
+    (folder / "tournament.toml").write_text("gmaes = 3\n")
+    assert main(["tournament", "run", str(folder)]) == 2
+    assert "unknown key 'gmaes' (did you mean 'games'?)" in capsys.readouterr().err
