@@ -543,7 +543,7 @@ class Game:
             gives = tuple(_give(p) for p in range(len(self.hands[self._snapper])))
             return gives + (_PASS,) if rules.snap_give == "optional" else gives
         if phase == "end_turn":
-            return (_CABO, _PASS)
+            return (_PASS, _CABO)
         return ()
 
     def _legal_swaps(self, me: int, target: tuple[int, int] | None) -> tuple[Action, ...]:

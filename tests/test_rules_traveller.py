@@ -59,7 +59,7 @@ def test_cabo_is_called_at_the_end_of_the_callers_own_turn() -> None:
     game = trav([A, B, C], ["5D"], ["AC", "AD", "AH", "JOKER"])
     assert game.legal_actions() == (ck.DrawDeck(), ck.DrawDiscard())   # no Cabo instead of a turn
     run(game, "deck", "exchange 3", "window")
-    assert game.phase == "end_turn" and game.legal_actions() == (ck.CallCabo(), ck.Pass())
+    assert game.phase == "end_turn" and game.legal_actions() == (ck.Pass(), ck.CallCabo())
     end_turn(game, cabo=True)
     assert game.caller == 0 and game.current == 1
     run(game, "1: deck", "1: exchange 3", "window")
