@@ -410,3 +410,67 @@ def test_close_kills_the_process_and_the_runner_survives_every_fault() -> None:
     from cabo_kit.tournament import isolation
 
     assert pid not in isolation._live
+
+
+# ---------------------------------------------------------------------- check_bot
+
+from cabo_kit.tournament.check import check_bot, check_bot_cli  # noqa: E402
+
+CHECK = Limits(decision_s=0.3, game_bank_s=10, memory_mb=512, cpu_s=20, log_bytes=64 * 1024)
+
+
+def test_check_bot_passes_a_good_file_played_isolated() -> None:
+    report = check_bot(BOTS / "good.py", games=3, limits=CHECK)
+    assert report.ok and report.isolated and report.games == 4 and report.decisions > 20, str(report)
+    assert "No problems found" in str(report)
+
+
+def test_check_bot_reports_an_exception_with_its_traceback_once_for_all_games() -> None:
+    report = check_bot(BOTS / "raises.py", games=3, limits=CHECK)
+    assert not report.ok and len(report.problems) == 1
+    text = report.problems[0]
+    assert text.startswith("In game 1 (deluxe, 2 players, seed 0, your seat 0), choose() at round 1")
+    assert 'raises.py", line 16, in compute' in text and "(The same happened in 2 other games.)" in text
+
+
+def test_check_bot_reports_rejected_files_and_cli_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_bot_cli(BOTS / "two_classes.py") == 1
+    out = capsys.readouterr().out
+    assert "rejected" in out and "several Bot subclasses (First, Second)" in out
+
+
+def test_check_bot_reports_timeouts_of_an_isolated_file() -> None:
+    report = check_bot(BOTS / "hangs.py", games=1, limits=Limits(decision_s=0.2, game_bank_s=5, cpu_s=20))
+    assert len(report.problems) == 1 and "too slow" in report.problems[0] and "0.2 s limit" in report.problems[0]
+
+
+class Moody(ck.Bot):
+    """Nondeterministic: draws from a generator the game does not seed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import random
+
+        self.own = random.Random()
+
+    def choose(self, observation, legal_actions):  # type: ignore[no-untyped-def]
+        return legal_actions[self.own.randrange(len(legal_actions))]
+
+
+class Sleepy(ck.Bot):
+    calls = 0
+
+    def choose(self, observation, legal_actions):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.calls == 3:
+            time.sleep(0.06)
+        return legal_actions[0]
+
+
+def test_check_bot_in_process_finds_nondeterminism_and_slow_decisions() -> None:
+    report = check_bot(Moody, games=1)
+    assert len(report.problems) == 1 and "not deterministic" in report.problems[0]
+    assert "its decision" in report.problems[0] and "self.random" in report.problems[0]
+    slow = check_bot(Sleepy(), games=1, replays=0, limits=Limits(decision_s=0.05))
+    assert not slow.ok and "took longer than the 0.05 s limit" in slow.problems[0]
+    assert check_bot(ck.bots.RandomBot, games=3).ok

@@ -467,7 +467,7 @@ def load_submission(path: str | Path, limits: Limits | None = None) -> Submissio
             os.unlink(log.name)
     if "err" in msg:
         raise SubmissionError(_stage_reason(path.name, str(msg.get("stage", "")), str(msg["err"])), path)
-    return Submission(name=path.stem, version=version, path=path, class_name=str(msg["class"]))
+    return Submission(name=path.stem, version=version, path=path.resolve(), class_name=str(msg["class"]))
 
 
 def _stage_reason(filename: str, stage: str, text: str) -> str:
@@ -535,7 +535,7 @@ class IsolatedBot(Bot):
         self._enc = _ObsEncoder()
         if self._log is None:
             self._log, self._temp_log = _open_log(self.log_path)
-        h = _Harness("play", self.submission.path, self.limits, self._log)
+        h = _Harness("play", Path(self.submission.path).resolve(), self.limits, self._log)
         self._h = h
         self._box[0] = h
         try:
