@@ -439,8 +439,9 @@ DEMO_PLAYERS = 4
 
 
 def add_demo_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--games", type=_positive, default=200, help="games per preset (default 200)")
-    p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    p.add_argument("--games", type=_positive, default=None,
+                   help="games per bot and preset (default: tournaments/demo/tournament.toml's; 200 without it)")
+    p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0; the demo tournament uses its own)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -452,13 +453,31 @@ def demo_lineup() -> str:
     return ",".join(pool[i % len(pool)] for i in range(DEMO_PLAYERS))
 
 
+def demo_folder() -> "Any":
+    """``tournaments/demo`` of a source checkout, or ``None`` (an installed wheel has no such folder)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "tournaments" / "demo"
+    return folder if (folder / "tournament.toml").exists() and any((folder / "bots").glob("*.py")) else None
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
-    """``cabo-kit demo``: the reference bots play every preset, then a hint of what to try next."""
+    """``cabo-kit demo``: the demo tournament (``tournaments/demo``) when there is one, else the reference
+    bots play every preset; then a hint of what to try next."""
+    folder = demo_folder()
+    if folder is not None:
+        from .tournament.runner import run_tournament, write_outputs
+
+        run_tournament(folder, games=args.games, progress=_show_progress(args))
+        write_outputs(folder)
+        print(f"Next: put bot files in a folder's bots/ and run {PROG} tournament run FOLDER "
+              f"(check one first: {PROG} check-bot FILE)")
+        return 0
     lineup = demo_lineup()
     entries = resolve_bots(lineup)
     for k, preset in enumerate(PRESETS):
         summary = simulate(
-            Rules.preset(preset), entries, args.games, args.seed, progress=_show_progress(args)
+            Rules.preset(preset), entries, args.games or 200, args.seed, progress=_show_progress(args)
         )
         if k:
             print()
