@@ -1,0 +1,138 @@
+"""Tournament speed: a class of 30 submitted files, isolated, until every Elo interval is within +-50.
+
+The class: 10 copies each of the random, greedy and counting bots, written as one-file
+submissions in a temporary tournament folder; 4-player tables; the three presets. The run
+starts with ``--games`` games per bot and preset and, while some bot's 95% Elo interval is
+wider than +-50, raises the count and runs again (a re-run plays only the missing games).
+
+Prints: the wall time of the whole isolated run (must be under 10 minutes, aim under 3),
+the time isolation adds per decision (isolated bot vs the same bot in-process), and the
+speedup of a fixed tournament from 1 to 2 workers.
+
+Run: ``.venv/bin/python benchmarks/tournament_speed.py`` (``--games 32`` to start with,
+``--max-minutes 10`` to stop raising the count, ``--skip-class`` for the two small figures only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import cabo_kit as ck
+from cabo_kit.tournament.executors import default_workers
+from cabo_kit.tournament.isolation import IsolatedBot, Limits, load_submission
+from cabo_kit.tournament.ratings import fit_elo
+from cabo_kit.tournament.runner import run_tournament
+from cabo_kit.tournament.store import load_frames
+
+KINDS = {"random": "RandomBot", "greedy": "GreedyBot", "counting": "CountingBot"}
+
+
+def bot_source(kind: str) -> str:
+    cls = KINDS[kind]
+    module = "cabo_kit.bots"
+    if cls == "CountingBot" and not hasattr(ck.bots, "CountingBot"):
+        module = "cabo_kit.bots.counting"  # not exported yet by cabo_kit.bots
+    return f"from {module} import {cls}\n\n\nclass Submitted({cls}):\n    pass\n"
+
+
+def make_class(folder: Path, copies: int, games: int, presets: list[str]) -> None:
+    (folder / "bots").mkdir(parents=True, exist_ok=True)
+    for kind in KINDS:
+        for i in range(copies):
+            (folder / "bots" / f"{kind}_{i:02d}.py").write_text(bot_source(kind) + f"# copy {i}\n")
+    (folder / "tournament.toml").write_text(
+        f"presets = {presets!r}\ntable_sizes = [4]\ngames = {games}\nseed = 1\nreference = []\n".replace("'", '"'))
+
+
+def half_width(folder: Path) -> float:
+    board = fit_elo(load_frames(folder)[1], anchor=None)
+    return float(((board.elo_high - board.elo_low) / 2).max())
+
+
+def isolation_cost(games: int) -> tuple[float, float, int]:
+    """Seconds added per decision by isolation (excluding and including harness starts), and decisions."""
+    tmp = Path(tempfile.mkdtemp(prefix="cabo-iso-"))
+    path = tmp / "greedy_sub.py"
+    path.write_text(bot_source("greedy"))
+    sub = load_submission(path)
+    rules = ck.Rules.preset("deluxe")
+    decisions = 0
+    t0 = time.perf_counter()
+    for g in range(games):
+        decisions += len(ck.play_game([ck.bots.GreedyBot() for _ in range(4)], rules, seed=g).actions)
+    inproc = time.perf_counter() - t0
+    bots = [IsolatedBot(sub, Limits()) for _ in range(4)]
+    starts = [0.0]
+    for b in bots:  # time the harness starts (in on_game_start) apart from the decisions
+        def timed(*a: object, _orig=b.on_game_start) -> None:
+            s0 = time.perf_counter()
+            _orig(*a)
+            starts[0] += time.perf_counter() - s0
+        b.on_game_start = timed  # type: ignore[method-assign]
+    t0 = time.perf_counter()
+    for g in range(games):
+        ck.play_game(bots, rules, seed=g)
+    isolated = time.perf_counter() - t0
+    for b in bots:
+        b.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return (isolated - starts[0] - inproc) / decisions, (isolated - inproc) / decisions, decisions
+
+
+def timed_run(folder: Path, workers: int) -> float:
+    t0 = time.perf_counter()
+    run_tournament(folder, workers=workers, progress=False, out=None)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=32, help="games per bot and preset to start with")
+    ap.add_argument("--max-minutes", type=float, default=10.0, help="stop raising the game count after this")
+    ap.add_argument("--skip-class", action="store_true", help="only the per-decision cost and the speedup")
+    args = ap.parse_args()
+    print(f"cores usable: {default_workers()}")
+
+    per_decision, with_starts, n = isolation_cost(8)
+    print(f"isolation adds {per_decision * 1e6:.0f} us per decision ({with_starts * 1e6:.0f} us counting one harness "
+          f"start per bot and game), over {n} decisions of 4-player deluxe GreedyBot games")
+
+    root = Path(tempfile.mkdtemp(prefix="cabo-speed-"))
+    try:
+        one, two = root / "w1", root / "w2"
+        for f in (one, two):
+            make_class(f, 2, 8, ["rush"])
+        t1, t2 = timed_run(one, 1), timed_run(two, 2)
+        games = len(load_frames(one)[0])
+        print(f"speedup 1 -> 2 workers: {t1:.1f} s -> {t2:.1f} s = {t1 / t2:.2f}x ({games} isolated games, 6 bots)")
+
+        if args.skip_class:
+            return
+        folder = root / "class"
+        make_class(folder, 10, args.games, ["deluxe", "rush", "traveller"])
+        started = time.perf_counter()
+        games_per_bot = args.games
+        while True:
+            run_tournament(folder, games=games_per_bot, progress=True, out=None)
+            hw = half_width(folder)
+            elapsed = time.perf_counter() - started
+            n_games = len(load_frames(folder)[0])
+            print(f"  {games_per_bot} games per bot and preset: {n_games} games, widest interval +-{hw:.0f} Elo, "
+                  f"{elapsed:.0f} s so far")
+            if hw <= 50 or elapsed > args.max_minutes * 60:
+                break
+            games_per_bot = int(math.ceil(games_per_bot * max(1.25, (hw / 50) ** 2 * 1.1)))
+        verdict = "within +-50" if hw <= 50 else "NOT within +-50 (stopped at --max-minutes)"
+        print(f"class of 30 files, 3 presets, 4-player tables, isolated: {elapsed:.0f} s wall "
+              f"({elapsed / 60:.1f} min) for {n_games} games; every interval {verdict}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
