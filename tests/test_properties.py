@@ -272,8 +272,14 @@ def fingerprint(game: Game) -> tuple[Any, ...]:
         game.phase, game.to_move, game.round, game.turn, game.current,
         [list(h) for h in game.hands], list(game.deck), list(game.pile), game.drawn, list(game.up),
         len(game.history), len(game.log), [game.observation(s).to_dict() for s in range(game.n)],
-        game._snap_rng.getstate(), game.totals,
+        _rng_state(game, "_snap_rng"), _rng_state(game, "_reshuffle_rng"), game.totals,
     )
+
+
+def _rng_state(game: Game, name: str) -> object:
+    """The state of one of the game's random streams (``None`` while the engine has not made it yet)."""
+    rng = getattr(game, name, None)
+    return None if rng is None else rng.getstate()
 
 
 def check_legal_equals_accepted(game: Game, rng: random.Random, where: str) -> None:
