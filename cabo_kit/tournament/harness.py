@@ -250,6 +250,20 @@ def _bot_traceback() -> str:
         return f"{getattr(etype, '__name__', etype)}: {value!r}"
 
 
+class _Cache(dict):  # type: ignore[type-arg]
+    """A dict that fills itself: ``cache[key]`` computes ``make(key)`` once (C-speed lookups after)."""
+
+    def __init__(self, make: Any) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: Any) -> Any:
+        if len(self) > 100_000:
+            self.clear()
+        value = self[key] = self.make(key)
+        return value
+
+
 class ObsDecoder:
     """Rebuild :class:`~cabo_kit.observation.Observation` objects from the engine's compact deltas.
 
@@ -267,9 +281,14 @@ class ObsDecoder:
         from cabo_kit.actions import Action
         from cabo_kit.cards import Card
 
-        self._card = Card.parse
-        self._action = Action.parse
-        self._actions: dict[str, Any] = {}
+        from cabo_kit.actions import LegalActions
+        from cabo_kit.observation import Event, Observation
+
+        self._types = (Event, Observation, LegalActions)
+        self._actions = _Cache(Action.parse)
+        self._cards = _Cache(Card.parse)
+        self._hands = _Cache(lambda h: tuple(map(self._cards.__getitem__, h.split())))
+        self._ups = _Cache(lambda u: tuple(ch == "1" for ch in u))
         self.reset(None)
 
     def reset(self, start: dict[str, Any] | None) -> None:
@@ -286,16 +305,14 @@ class ObsDecoder:
         self.last: Any = None
 
     def decode(self, o: dict[str, Any]) -> Any:
-        from cabo_kit.actions import LegalActions
-        from cabo_kit.observation import Event, Observation
-
         if "seat" in o:
             self.reset({"seat": o["seat"], "n": o["np"], "rules": o["rules"]})
-        card = self._card
+        Event, Observation, LegalActions = self._types
+        card = self._cards.__getitem__
         if "me" in o:
             self.memory = o["me"]
-        hands = tuple(tuple(map(card, h.split())) if h else () for h in o["h"])
-        face_up = tuple(tuple(ch == "1" for ch in h) for h in o["u"])
+        hands = tuple(map(self._hands.__getitem__, o["h"]))
+        face_up = tuple(map(self._ups.__getitem__, o["u"]))
         discard = self.discard
         del discard[o["dk"]:]
         if o["d"]:
@@ -308,14 +325,8 @@ class ObsDecoder:
             self.scores = tuple(o["sc"])
         if "rs" in o:
             self.round_scores = tuple(tuple(r) for r in o["rs"])
-        cache = self._actions
-        fixed = []
-        for text in o["l"]:
-            act = cache.get(text)
-            if act is None:
-                act = cache[text] = self._action(text)
-            fixed.append(act)
-        legal: Any = LegalActions(tuple(fixed), o["lm"]) if "lm" in o else tuple(fixed)
+        fixed = tuple(map(self._actions.__getitem__, o["l"]))
+        legal: Any = LegalActions(fixed, o["lm"]) if "lm" in o else fixed
         drawn = o["dr"]
         target, give_to = o["tg"], o["gt"]
         obs = Observation(
@@ -339,6 +350,7 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
     dumps = json.dumps
     loads = json.loads
     write = os.write
+    quote = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
 
     def reply(msg: dict[str, Any]) -> None:
         write(wfd, dumps(msg, separators=(",", ":")).encode() + b"\n")
@@ -361,7 +373,7 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 else:
                     reply({"i": rid, "bad": f"choose() returned {action!r:.200} ({type(action).__name__}), not an action"})
                     continue
-                reply({"i": rid, "a": text})
+                write(wfd, b'{"i":%d,"a":%s}\n' % (rid, quote(text).encode()))
                 continue
             if op == "r":
                 bot.on_round_start(decoder.decode(req["b"]))

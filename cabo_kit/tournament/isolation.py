@@ -64,6 +64,20 @@ UID_BASE = 1_200_000_000
 """As root, each harness runs as uid/gid ``UID_BASE + its pid`` (65534 if that fails)."""
 
 _POSIX = os.name == "posix"
+
+
+def _make_dumps() -> Any:
+    """``json.dumps`` without its per-call setup (the C encoder built once: ~40% faster on small messages)."""
+    from json import encoder
+
+    default = encoder.JSONEncoder().default
+    if encoder.c_make_encoder is None:  # pragma: no cover - interpreters without the C accelerator
+        return lambda obj: json.dumps(obj, separators=(",", ":"))
+    make = encoder.c_make_encoder(None, default, encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    return lambda obj: "".join(make(obj, 0))
+
+
+_dumps = _make_dumps()
 _LINUX = sys.platform.startswith("linux")
 _warned: set[str] = set()
 
@@ -592,7 +606,7 @@ class IsolatedBot(Bot):
             h = self._start()
         h.next_id += 1
         rid = msg["i"] = h.next_id
-        data = json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+        data = (_dumps(msg) + "\n").encode()
         limits = self.limits
         bank_left = limits.game_bank_s - self.time_used
         budget = min(limits.decision_s, bank_left)
@@ -692,6 +706,10 @@ class IsolatedBot(Bot):
             return ""
 
 
+_HAND_TEXT: dict[tuple[Any, ...], str] = {}
+_UP_TEXT: dict[tuple[bool, ...], str] = {}
+
+
 class _ObsEncoder:
     """The engine side of the harness's compact observation format (see ``harness.ObsDecoder``)."""
 
@@ -707,8 +725,8 @@ class _ObsEncoder:
         o: dict[str, Any] = {
             "r": obs.round, "t": obs.turn, "p": obs.phase, "c": obs.current, "m": obs.to_move,
             "s": obs.start_player, "k": obs.caller,
-            "h": [" ".join([c.text for c in h]) for h in obs.hands],
-            "u": ["".join(["1" if x else "0" for x in h]) for h in obs.face_up],
+            "h": [_HAND_TEXT.get(h) or _hand_text(h) for h in obs.hands],
+            "u": [_UP_TEXT.get(h) or _up_text(h) for h in obs.face_up],
             "n": obs.deck_size, "dr": None if obs.drawn is None else obs.drawn.text, "df": obs.drawn_from,
             "pw": obs.power, "tg": obs.target, "pk": obs.picked, "ok": obs.exchange_ok, "gt": obs.give_to,
         }
@@ -745,3 +763,15 @@ class _ObsEncoder:
             texts.extend([str(a) for a in legal])
         o["l"] = texts
         return o
+
+
+def _hand_text(hand: tuple[Any, ...]) -> str:
+    if len(_HAND_TEXT) > 100_000:
+        _HAND_TEXT.clear()
+    text = _HAND_TEXT[hand] = " ".join([c.text for c in hand])
+    return text
+
+
+def _up_text(up: tuple[bool, ...]) -> str:
+    text = _UP_TEXT[up] = "".join(["1" if x else "0" for x in up])
+    return text
