@@ -8,6 +8,16 @@ Also printed: a bare ping over the pipes, the engine-side encoding of one observ
 the full ``Observation.to_dict()`` JSON would cost instead (encode, dumps, loads, from_dict),
 and the start (spawn to ready) and stop times of a harness.
 
+Wire format chosen: not ``Observation.to_dict()`` JSON (its encode + parse costs several hundred
+microseconds per decision here, printed below for comparison) but a compact per-decision delta:
+the seat, table size and rules go once per game, the discard pile and the events only as what
+was appended since the last message, hands and face-up flags as short strings, legal actions
+as their text; the harness rebuilds an identical ``Observation`` (tests/test_isolation.py checks
+``to_dict()`` equality at every decision).
+
+The figures are wall times, so a busy machine inflates them: the load average and a CPU
+reference (``sum(range(1000))``, about 8-10 us on a typical idle desktop core) are printed too.
+
 Run: ``.venv/bin/python benchmarks/isolation_overhead.py`` (``--games 40``, ``--preset deluxe``).
 Target (from the issue): under 100 us added per decision.
 """
@@ -123,13 +133,18 @@ def main() -> None:
         text = json.dumps(obs.to_dict(), separators=(",", ":"))
         Observation.from_dict(json.loads(text), obs.rules)
         full_times.append(time.perf_counter() - t0)
-    sizes = [len(json.dumps(enc.encode(o, o.legal_actions, []))) for o in observations[:0]]
 
     added = statistics.median(iso_times) - statistics.median(local_times)
     added99 = us(iso_times, 0.99) - us(local_times, 0.99)
+    ref = []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        sum(range(1000))
+        ref.append(time.perf_counter() - t0)
     print(f"isolation overhead: {args.games} games of {args.preset}, {args.players} players, "
           f"{len(iso_times)} isolated decisions; python {sys.version.split()[0]}, "
           f"uid {os.geteuid() if hasattr(os, 'geteuid') else '?'}, load {os.getloadavg()[0]:.2f}")
+    print(f"  CPU reference sum(range(1000)): {statistics.median(ref) * 1e6:.1f} us")
     print(line("isolated choose() round trip", iso_times))
     print(line("same bot in process", local_times))
     print(f"  ADDED per decision (isolated - in-process): median {added * 1e6:.1f} us, p99 {added99:.1f} us "
@@ -139,7 +154,6 @@ def main() -> None:
     print(line("full to_dict + dumps + loads + from_dict", full_times))
     print(f"  harness start (spawn, import, ready): median {statistics.median(starts) * 1e3:.1f} ms, "
           f"max {max(starts) * 1e3:.1f} ms; stop (killpg + wait): median {statistics.median(stops) * 1e3:.2f} ms")
-    del sizes
 
 
 class _Collect(ck.Bot):

@@ -272,10 +272,11 @@ def check_bot(
             return IsolatedBot(submission, limits)
         if isinstance(bot, type):
             return bot()
+        assert isinstance(bot, Bot)
         try:
-            return type(bot)()  # type: ignore[call-arg]
+            return type(bot)()
         except Exception:  # noqa: BLE001 - a constructor with arguments: reuse the instance given
-            return bot  # type: ignore[return-value]
+            return bot
 
     if isinstance(bot, type):
         try:

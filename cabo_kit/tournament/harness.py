@@ -179,8 +179,8 @@ def _redirect_output(cfg: dict[str, Any]) -> None:
         used = 0
     budget = int(cfg["log_cap"]) - used
     shared = Capped(1, budget)
-    sys.stdout = sys.__stdout__ = shared  # type: ignore[misc]
-    sys.stderr = sys.__stderr__ = shared  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = shared  # type: ignore[misc, assignment]
+    sys.stderr = sys.__stderr__ = shared  # type: ignore[misc, assignment]
 
 
 def _find_bot_class(namespace: dict[str, Any]) -> type:
@@ -250,7 +250,7 @@ def _bot_traceback() -> str:
         return f"{getattr(etype, '__name__', etype)}: {value!r}"
 
 
-class _Cache(dict):  # type: ignore[type-arg]
+class _Cache(dict):  # type: ignore[type-arg, unused-ignore]
     """A dict that fills itself: ``cache[key]`` computes ``make(key)`` once (C-speed lookups after)."""
 
     def __init__(self, make: Any) -> None:
@@ -308,6 +308,9 @@ class ObsDecoder:
         if "seat" in o:
             self.reset({"seat": o["seat"], "n": o["np"], "rules": o["rules"]})
         Event, Observation, LegalActions = self._types
+        rules = self.rules
+        if rules is None:
+            raise ValueError("the engine sent an observation before the game's rules")
         card = self._cards.__getitem__
         if "me" in o:
             self.memory = o["me"]
@@ -330,7 +333,7 @@ class ObsDecoder:
         drawn = o["dr"]
         target, give_to = o["tg"], o["gt"]
         obs = Observation(
-            self.seat, self.n_players, self.rules, self.memory, o["r"], o["t"], o["p"], o["c"], tuple(o["m"]),
+            self.seat, self.n_players, rules, self.memory, o["r"], o["t"], o["p"], o["c"], tuple(o["m"]),
             o["s"], o["k"], hands, face_up, tuple(discard), o["n"], None if drawn is None else card(drawn),
             o["df"], o["pw"], None if target is None else (target[0], target[1]), tuple(o["pk"]), o["ok"],
             None if give_to is None else (give_to[0], give_to[1]), self.scores, self.round_scores,
@@ -342,6 +345,7 @@ class ObsDecoder:
 
 def _serve(bot: Any, rfd: int, wfd: int) -> None:
     """Answer requests until the engine closes the request pipe."""
+    import cabo_kit
     from cabo_kit.actions import Action
     from cabo_kit.game import RoundResult
 
@@ -350,7 +354,7 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
     dumps = json.dumps
     loads = json.loads
     write = os.write
-    quote = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+    quote = json.encoder.encode_basestring_ascii
 
     def reply(msg: dict[str, Any]) -> None:
         write(wfd, dumps(msg, separators=(",", ":")).encode() + b"\n")
@@ -385,7 +389,7 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 rng = random.Random()
                 rng.setstate((state[0], tuple(state[1]), state[2]))
                 bot.random = rng
-                bot.on_game_start(req["seat"], req["n"], decoder.rules)
+                bot.on_game_start(req["seat"], req["n"], decoder.rules or cabo_kit.Rules())
             elif op == "g":
                 bot.on_game_end(list(req["totals"]), list(req["winners"]))
             elif op == "p":

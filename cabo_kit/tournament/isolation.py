@@ -71,9 +71,10 @@ def _make_dumps() -> Any:
     from json import encoder
 
     default = encoder.JSONEncoder().default
-    if encoder.c_make_encoder is None:  # pragma: no cover - interpreters without the C accelerator
+    make_encoder = getattr(encoder, "c_make_encoder", None)
+    if make_encoder is None:  # pragma: no cover - interpreters without the C accelerator
         return lambda obj: json.dumps(obj, separators=(",", ":"))
-    make = encoder.c_make_encoder(None, default, encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    make = make_encoder(None, default, encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
     return lambda obj: "".join(make(obj, 0))
 
 
