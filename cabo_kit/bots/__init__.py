@@ -1,11 +1,18 @@
 """The reference bots: opponents to beat, a ladder to climb, examples to read.
 
+From weakest to strongest (each beats the one below: see ``docs/bots.md``):
+:class:`RandomBot`, :class:`GreedyBot`, :class:`CountingBot`, :class:`SearchBot`.
+:func:`by_level` gives them as difficulty levels 1 (easy) to 4 (hard).
+
 >>> import cabo_kit as ck
->>> ck.bots.RandomBot().name, ck.bots.GreedyBot().name
-('RandomBot', 'GreedyBot')
+>>> ck.bots.RandomBot().name, ck.bots.GreedyBot().name, ck.bots.by_level(3).name
+('RandomBot', 'GreedyBot', 'CountingBot')
 """
 
+from .counting import CountingBot
 from .greedy import GreedyBot
+from .levels import LEVELS, by_level
 from .random_bot import RandomBot
+from .search import SearchBot
 
-__all__ = ["RandomBot", "GreedyBot"]
+__all__ = ["RandomBot", "GreedyBot", "CountingBot", "SearchBot", "by_level", "LEVELS"]

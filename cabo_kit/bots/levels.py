@@ -1,0 +1,34 @@
+"""Difficulty levels for people: ``by_level(1)`` (easy) to ``by_level(4)`` (hard)."""
+
+from __future__ import annotations
+
+from ..bot import Bot
+from .counting import CountingBot
+from .greedy import GreedyBot
+from .random_bot import RandomBot
+from .search import SearchBot
+
+__all__ = ["by_level", "LEVELS"]
+
+#: Level number -> (label for a card table, bot class). Each level beats the one below (docs/bots.md).
+LEVELS: dict[int, tuple[str, type[Bot]]] = {
+    1: ("easy", RandomBot),
+    2: ("medium", GreedyBot),
+    3: ("tricky", CountingBot),
+    4: ("hard", SearchBot),
+}
+
+
+def by_level(level: int) -> Bot:
+    """A new bot of difficulty ``level``: 1 random, 2 greedy, 3 counting, 4 search.
+
+    >>> by_level(1).name, by_level(4).name
+    ('RandomBot', 'SearchBot')
+    >>> by_level(5)
+    Traceback (most recent call last):
+    ...
+    ValueError: no bot level 5: choose 1 (easy), 2 (medium), 3 (tricky) or 4 (hard)
+    """
+    if isinstance(level, bool) or level not in LEVELS:
+        raise ValueError(f"no bot level {level!r}: choose 1 (easy), 2 (medium), 3 (tricky) or 4 (hard)")
+    return LEVELS[level][1]()
