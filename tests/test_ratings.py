@@ -275,3 +275,19 @@ def test_missing_columns_are_named() -> None:
         fit_elo(pd.DataFrame({"game_id": [], "deal_id": [], "preset": [], "bot": [], "win": []}))
     with pytest.raises(ValueError, match="snaps_right"):
         per_rule(outcome_seats().drop(columns=["snaps_right"]))
+
+
+def test_rates_of_rules_a_preset_does_not_have_are_left_out() -> None:
+    seats = outcome_seats()
+    seats.loc[seats["preset"] == "rush", "kamikaze"] = 0
+    out = per_rule(seats.assign(rules="{}")).set_index(["preset", "bot"])
+    rush, deluxe = out.loc[("rush", "A")], out.loc[("deluxe", "A")]
+    # Rush has no Kamikaze, no reset to 50, no multi-exchange; deluxe has no snapping.
+    for rate in ("kamikaze_rate", "reset_rate", "failed_multi_per_round", "royal_roulette_rate"):
+        assert math.isnan(rush[rate]) and math.isnan(rush[f"{rate}_low"])
+    assert math.isnan(deluxe["snaps_per_round"]) and math.isnan(deluxe["royal_roulette_rate"])
+    assert deluxe["kamikaze_rate"] == pytest.approx(1 / 15) and rush["snaps_per_round"] == pytest.approx(6 / 8)
+    # A rules override that turns a rule on makes its rate count again.
+    seats.loc[seats["preset"] == "rush", "rules"] = '{"kamikaze": true}'
+    seats.loc[seats["preset"] != "rush", "rules"] = "{}"
+    assert per_rule(seats).set_index(["preset", "bot"]).loc[("rush", "A"), "kamikaze_rate"] == 0.0

@@ -37,23 +37,53 @@ Z95 = 1.959963984540054
 FAULT_KINDS = ("error", "timeout", "illegal", "crash")
 """The seat statuses that mean the bot faulted (and so lost that game)."""
 
-RATES: dict[str, tuple[str, str, str, str]] = {
-    # name: (numerator column, denominator column, interval kind, what it means)
-    "cabo_success": ("cabo_wins", "cabo_calls", "wilson", "Cabo calls that won the round"),
-    "cabo_rate": ("cabo_calls", "rounds", "wilson", "rounds in which the bot called Cabo"),
-    "kamikaze_rate": ("kamikaze", "rounds", "wilson", "rounds ended with a Kamikaze hand (deluxe)"),
-    "royal_roulette_rate": ("royal_roulette", "rounds", "wilson", "rounds ended with Royal Roulette (traveller)"),
-    "reset_rate": ("resets", "rounds", "wilson", "rounds after which the total was reset to 50 (deluxe)"),
-    "snap_accuracy": ("snaps_right", "snaps", "wilson", "snaps that matched"),
-    "snaps_per_round": ("snaps", "rounds", "poisson", "snaps tried per round"),
-    "failed_multi_per_round": ("failed_multi_exchanges", "rounds", "poisson", "failed multi-exchanges per round (deluxe)"),
-    "multi_failure_rate": ("failed_multi_exchanges", "multi_exchanges", "wilson", "multi-exchanges that failed (deluxe)"),
-    "powers_per_round": ("powers_used", "rounds", "poisson", "powers used per round"),
-    "deck_out_rate": ("deck_outs", "rounds", "wilson", "rounds ended by the deck running out"),
-    "fault_rate": ("faults", "games", "wilson", "games lost to a fault of this bot"),
+RATES: dict[str, tuple[str, str, str, str, str | None]] = {
+    # name: (numerator column, denominator column, interval kind, what it means, the rule it needs)
+    "cabo_success": ("cabo_wins", "cabo_calls", "wilson", "Cabo calls that won the round", None),
+    "cabo_rate": ("cabo_calls", "rounds", "wilson", "rounds in which the bot called Cabo", None),
+    "kamikaze_rate": ("kamikaze", "rounds", "wilson", "rounds ended with a Kamikaze hand", "kamikaze"),
+    "royal_roulette_rate": ("royal_roulette", "rounds", "wilson", "rounds ended with Royal Roulette", "royal_roulette"),
+    "reset_rate": ("resets", "rounds", "wilson", "rounds after which the total was reset to 50", "reset_at_100"),
+    "snap_accuracy": ("snaps_right", "snaps", "wilson", "snaps that matched", "snapping"),
+    "snaps_per_round": ("snaps", "rounds", "poisson", "snaps tried per round", "snapping"),
+    "failed_multi_per_round": ("failed_multi_exchanges", "rounds", "poisson", "failed multi-exchanges per round",
+                               "multi_exchange"),
+    "multi_failure_rate": ("failed_multi_exchanges", "multi_exchanges", "wilson", "multi-exchanges that failed",
+                           "multi_exchange"),
+    "powers_per_round": ("powers_used", "rounds", "poisson", "powers used per round", None),
+    "deck_out_rate": ("deck_outs", "rounds", "wilson", "rounds ended by the deck running out", None),
+    "fault_rate": ("faults", "games", "wilson", "games lost to a fault of this bot", None),
 }
-"""Every rate :func:`per_rule` reports: ``name -> (numerator, denominator, interval, meaning)``.
-``multi_failure_rate`` appears only when the frame has a ``multi_exchanges`` column."""
+"""Every rate :func:`per_rule` reports: ``name -> (numerator, denominator, interval, meaning, rule)``.
+``rule`` names the :class:`~cabo_kit.rules.Rules` field that must be on for the rate to mean
+anything (Kamikaze only exists in deluxe, say); where the preset's rules have it off, the rate
+and its interval are NaN. ``multi_failure_rate`` appears only when the frame has a
+``multi_exchanges`` column."""
+
+
+def _rule_flags(seats: "pd.DataFrame") -> dict[str, dict[str, bool]]:
+    """``{preset: {rules field: on?}}`` for the fields :data:`RATES` depend on (on if any variant has it on)."""
+    import json
+
+    from ..rules import Rules
+
+    fields = {rule for *_, rule in RATES.values() if rule}
+    flags: dict[str, dict[str, bool]] = {}
+    pairs = seats[["preset", "rules"]].drop_duplicates() if "rules" in seats.columns else seats[["preset"]].drop_duplicates()
+    for row in pairs.itertuples(index=False):
+        preset = str(row.preset)
+        try:
+            rules = Rules.preset(preset)
+            diff = json.loads(getattr(row, "rules", "{}") or "{}")
+            if diff:
+                rules = rules.replace(**diff)
+        except (ValueError, TypeError, KeyError):
+            continue  # a preset this version does not know: show every rate rather than guess
+        mine = flags.setdefault(preset, dict.fromkeys(fields, False))
+        for f in fields:
+            mine[f] = mine[f] or bool(getattr(rules, f, True))
+    return flags
+
 
 _COUNTS = (
     "rounds", "cabo_calls", "cabo_wins", "kamikaze", "royal_roulette", "resets", "snaps", "snaps_right",
@@ -116,7 +146,8 @@ def per_rule(seats: "pd.DataFrame", z: float = Z95) -> "pd.DataFrame":
     (sum of round scores / rounds), ``mean_total`` (final totals), ``faults`` and
     ``faults_<kind>`` for each of :data:`FAULT_KINDS`, and for each rate in :data:`RATES` the
     columns ``<rate>``, ``<rate>_low``, ``<rate>_high`` (NaN when its denominator is 0, e.g.
-    the success rate of a bot that never called Cabo).
+    the success rate of a bot that never called Cabo, or when the preset's rules do not have
+    the rule: no Kamikaze rate in rush).
 
     >>> import pandas as pd
     >>> seats = pd.DataFrame({"bot": "A", "preset": "rush", "game_id": ["g1"], "status": ["ok"],
@@ -149,11 +180,16 @@ def per_rule(seats: "pd.DataFrame", z: float = Z95) -> "pd.DataFrame":
     if "total" in df.columns:
         out["mean_total"] = grouped["total"].mean()
     out["mean_round_score"] = out["round_score_sum"] / out["rounds"].where(out["rounds"] > 0)
-    for name, (num, den, kind, _meaning) in RATES.items():
+    flags = _rule_flags(seats)
+    presets = out.index.get_level_values("preset")
+    for name, (num, den, kind, _meaning, rule) in RATES.items():
         if num not in out.columns or den not in out.columns:
             continue
         k = out[num].to_numpy(dtype=float)
         n = out[den].to_numpy(dtype=float)
+        if rule is not None:
+            applies = np.array([flags.get(str(p), {}).get(rule, True) for p in presets], dtype=bool)
+            n = np.where(applies, n, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             out[name] = np.where(n > 0, k / np.where(n > 0, n, 1.0), np.nan)
         low, high = (wilson if kind == "wilson" else poisson_score)(k, n, z)

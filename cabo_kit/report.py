@@ -1,0 +1,728 @@
+"""Tournament charts and the self-contained HTML report.
+
+The figure functions take the pandas frames of a tournament (see ``docs/tournaments.md``:
+``seats`` one row per game and seat, ``games`` one row per game) or the tables computed from
+them, and return plotly figures, so a notebook can show any of them on its own:
+
+* :func:`leaderboard_figure` (from :func:`cabo_kit.tournament.ratings.fit_elo`),
+* :func:`elo_history_figure` (from :func:`cabo_kit.tournament.ratings.elo_history`),
+* :func:`pairwise_heatmap` (from ``seats``),
+* :func:`outcome_figures` (from :func:`cabo_kit.tournament.outcomes.per_rule`),
+* :func:`score_distribution` (from ``seats``).
+
+:func:`write_report` puts them all in one ``report.html`` that works offline (plotly's
+JavaScript is embedded once), with HTML tables, rejected files, faults, and a section per
+bot that a teacher can hand to its author. Every text that comes from a bot file or a
+traceback is escaped.
+
+>>> import pandas as pd
+>>> board = pd.DataFrame({"bot": ["A", "B"], "preset": "rush", "elo": [1100.0, 1000.0],
+...                       "elo_low": [1050.0, 1000.0], "elo_high": [1150.0, 1000.0],
+...                       "games": [10, 10], "win_rate": [0.7, 0.3]})
+>>> leaderboard_figure(board).data[0].error_x.array.tolist()
+[0.0, 50.0]
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; numpy, pandas and plotly load when a function runs
+    import pandas as pd
+    import plotly.graph_objects as go
+
+__all__ = [
+    "elo_history_figure", "leaderboard_figure", "outcome_figures", "pairwise_heatmap", "report_html",
+    "score_distribution", "write_report",
+]
+
+_HISTORY_POINTS = 300  # points kept per bot and preset in the Elo curve: enough to draw it, small in the file
+
+
+def _label(name: object) -> str:
+    """A bot name as plotly should show it: plotly reads ``<...>`` as markup, entities as text."""
+    return html.escape(str(name), quote=False)
+
+
+def _styled(fig: "go.Figure") -> "go.Figure":
+    """A light look (white plot, grey grid) without naming a template: plotly validates a
+    named template anew for every figure, which costs a quarter of a second each."""
+    grid = {"gridcolor": "#e6e8ec", "linecolor": "#c9ced6", "zerolinecolor": "#c9ced6", "showline": True}
+    fig.update_layout(plot_bgcolor="white", paper_bgcolor="white")
+    fig.update_xaxes(**grid)
+    fig.update_yaxes(**grid)
+    return fig
+
+
+def _palette(bots: Sequence[str]) -> dict[str, str]:
+    import plotly.express as px
+
+    colours = list(px.colors.qualitative.Dark24) + list(px.colors.qualitative.Alphabet)
+    return {b: colours[i % len(colours)] for i, b in enumerate(sorted(bots))}
+
+
+_PRESET_COLOURS = ("#4c6edb", "#e4572e", "#17a589", "#a05195", "#f3a712", "#5d6d7e")
+
+
+def _preset_colours(presets: Sequence[str]) -> dict[str, str]:
+    """One colour per preset, the same in every chart of a report."""
+    return {p: _PRESET_COLOURS[i % len(_PRESET_COLOURS)] for i, p in enumerate(sorted(presets))}
+
+
+def _presets(frame: "pd.DataFrame") -> list[str]:
+    return [str(p) for p in sorted(frame["preset"].unique())] if len(frame) else []
+
+
+def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% bootstrap intervals)") -> "go.Figure":
+    """The leaderboard as a dot plot with error bars: one panel per preset, best bot on top.
+
+    ``board``: the frame of :func:`~cabo_kit.tournament.ratings.fit_elo`. A dashed line marks
+    1000 (the anchor, RandomBot, when it played).
+
+    >>> import pandas as pd
+    >>> board = pd.DataFrame({"bot": ["A"], "preset": "rush", "elo": [1000.0], "elo_low": [990.0],
+    ...                       "elo_high": [1010.0], "games": [4], "win_rate": [0.5]})
+    >>> [trace.name for trace in leaderboard_figure(board).data]
+    ['rush']
+    """
+    import numpy as np
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    presets = _presets(board)
+    cols = max(len(presets), 1)
+    fig = make_subplots(rows=1, cols=cols, subplot_titles=presets or ["no games"], horizontal_spacing=0.12)
+    most = 1
+    for c, preset in enumerate(presets, start=1):
+        part = board[board["preset"] == preset].sort_values("elo", ascending=True)
+        most = max(most, len(part))
+        elo = part["elo"].to_numpy(dtype=float)
+        low = np.nan_to_num(part["elo_low"].to_numpy(dtype=float), nan=0.0)
+        high = np.nan_to_num(part["elo_high"].to_numpy(dtype=float), nan=0.0)
+        has = ~np.isnan(part["elo_low"].to_numpy(dtype=float))
+        labels = [_label(b) for b in part["bot"]]
+        hover = [
+            f"{lab}<br>Elo {e:.0f} [{lo:.0f}, {hi:.0f}]<br>{g} games, win rate {w:.1%}"
+            for lab, e, lo, hi, g, w in zip(labels, elo, part["elo_low"], part["elo_high"], part["games"], part["win_rate"])
+        ]
+        fig.add_trace(go.Scatter(
+            x=elo, y=labels, mode="markers", name=preset, marker={"size": 9, "color": "#1f4e9c"},
+            error_x={"type": "data", "symmetric": False, "array": np.where(has, high - elo, 0.0),
+                     "arrayminus": np.where(has, elo - low, 0.0), "thickness": 1.5, "width": 4},
+            hovertext=hover, hoverinfo="text", showlegend=False,
+        ), row=1, col=c)
+        fig.add_vline(x=1000, line={"dash": "dash", "color": "#999", "width": 1}, row=1, col=c)
+        fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels, row=1, col=c)
+        fig.update_xaxes(title_text="Elo", row=1, col=c)
+    fig.update_layout(title=title, height=max(320, 24 * most + 140), margin={"l": 10, "r": 20, "t": 80, "b": 50},
+                      )
+    return _styled(fig)
+
+
+def elo_history_figure(history: "pd.DataFrame", title: str = "Online Elo over the games") -> "go.Figure":
+    """Each bot's online Elo after each of its games: one panel per preset, one line per bot.
+
+    ``history``: the frame of :func:`~cabo_kit.tournament.ratings.elo_history`. Long curves are
+    thinned to at most 300 evenly spaced points per bot and preset (the last point kept);
+    clicking a bot in the legend hides it in every panel.
+
+    >>> import pandas as pd
+    >>> history = pd.DataFrame({"preset": "rush", "game_index": [0, 0, 1, 1], "game_id": ["g", "g", "h", "h"],
+    ...                         "bot": ["A", "B", "A", "B"], "elo": [1008.0, 992.0, 1015.0, 985.0]})
+    >>> sorted(trace.name for trace in elo_history_figure(history).data)
+    ['A', 'B']
+    """
+    import numpy as np
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    presets = _presets(history)
+    rows = max(len(presets), 1)
+    panel, gap = 330, 90  # pixels: a panel, and the room for its axis title and the next panel's title
+    fig = make_subplots(rows=rows, cols=1, subplot_titles=presets or ["no games"],
+                        vertical_spacing=gap / (rows * panel + (rows - 1) * gap) if rows > 1 else 0.0)
+    colours = _palette([str(b) for b in history["bot"].unique()]) if len(history) else {}
+    shown: set[str] = set()
+    for r, preset in enumerate(presets, start=1):
+        part = history[history["preset"] == preset]
+        # Count this preset's games from 1: schedule indices interleave the presets.
+        part = part.assign(game=part["game_index"].rank(method="dense").astype(int))
+        for bot, curve in part.groupby("bot", sort=True):
+            bot = str(bot)
+            if len(curve) > _HISTORY_POINTS:
+                keep = np.unique(np.linspace(0, len(curve) - 1, _HISTORY_POINTS).round().astype(int))
+                curve = curve.iloc[keep]
+            fig.add_trace(go.Scatter(
+                x=curve["game"], y=curve["elo"], mode="lines", name=_label(bot), legendgroup=bot,
+                showlegend=bot not in shown, line={"color": colours[bot], "width": 1.5},
+                hovertemplate=f"{_label(bot)}<br>game %{{x}}<br>Elo %{{y:.0f}}<extra>{html.escape(preset)}</extra>",
+            ), row=r, col=1)
+            shown.add(bot)
+        fig.update_xaxes(title_text=f"{html.escape(preset)} games played (schedule order)", row=r, col=1)
+        fig.update_yaxes(title_text="Elo", row=r, col=1)
+    fig.update_layout(title=title, height=130 + rows * panel + (rows - 1) * gap,
+                      margin={"l": 10, "r": 10, "t": 80, "b": 40})
+    return _styled(fig)
+
+
+def pairwise_heatmap(seats: "pd.DataFrame", preset: str | None = None,
+                     title: str = "Head to head: how often the row bot beat the column bot",
+                     order: "pd.DataFrame | None" = None) -> "go.Figure":
+    """Pairwise win rates between bots that shared tables, from the ranks in those games.
+
+    Cell (row, column) is the share of shared games in which the row bot ranked better than
+    the column bot (an equal rank counts a half); the hover shows how many games that is.
+    Bots are ordered as in ``order`` (a leaderboard from
+    :func:`~cabo_kit.tournament.ratings.fit_elo`: best Elo at the top), else by their mean
+    head-to-head rate. One panel per preset (or only ``preset``).
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g", "g"], "deal_id": "d", "game_index": 0, "preset": "rush",
+    ...                       "bot": ["A", "B"], "rank": [1, 2]})
+    >>> [list(row) for row in pairwise_heatmap(seats).data[0].z]
+    [[None, 1.0], [0.0, None]]
+    """
+    import numpy as np
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from .tournament.ratings import pairwise_table
+
+    table = pairwise_table(seats)
+    presets = [preset] if preset is not None else _presets(seats)
+    rows = max(len(presets), 1)
+    sizes = [max(1, table[table["preset"] == p]["bot"].nunique()) for p in presets] or [1]
+    longest = max((len(_label(b)) for b in table["bot"].unique()), default=4)
+    # Room in pixels: each panel 26 px a bot; below each, its slanted bot names and the next title.
+    panels = [max(140, 26 * n) for n in sizes]
+    gap = min(220, 40 + 5 * longest)
+    area = sum(panels) + gap * (rows - 1)
+    fig = make_subplots(rows=rows, cols=1, subplot_titles=presets or ["no games"],
+                        row_heights=[p / sum(panels) for p in panels], vertical_spacing=gap / area if rows > 1 else 0.0)
+    for r, name in enumerate(presets, start=1):
+        part = table[table["preset"] == name]
+        strength = part.groupby("bot")["rate"].mean().sort_values(ascending=False, kind="stable")
+        bots = [str(b) for b in strength.index]
+        if order is not None:
+            ranked = [str(b) for b in order[order["preset"] == name].sort_values("elo", ascending=False)["bot"]]
+            bots = [b for b in ranked if b in strength.index] + [b for b in bots if b not in ranked]
+        at = {b: i for i, b in enumerate(bots)}
+        z = np.full((len(bots), len(bots)), np.nan)
+        n = np.zeros((len(bots), len(bots)), dtype=int)
+        for bot, opp, games, rate in zip(part["bot"], part["opponent"], part["games"], part["rate"]):
+            z[at[str(bot)], at[str(opp)]] = rate
+            n[at[str(bot)], at[str(opp)]] = games
+        labels = [_label(b) for b in bots]
+        custom = np.dstack([n, np.array([[lab] * len(bots) for lab in labels], dtype=object),
+                            np.array([labels] * len(bots), dtype=object)]) if bots else None
+        zlist = [[None if np.isnan(v) else float(v) for v in row] for row in z]
+        fig.add_trace(go.Heatmap(
+            z=zlist, x=labels, y=labels, zmin=0.0, zmax=1.0, zmid=0.5, colorscale="RdBu", coloraxis="coloraxis",
+            customdata=custom, xgap=1, ygap=1, texttemplate="%{z:.0%}" if len(bots) <= 12 else None,
+            hovertemplate="%{customdata[1]} beat %{customdata[2]}<br>in %{z:.0%} of %{customdata[0]} shared games<extra></extra>",
+        ), row=r, col=1)
+        fig.update_yaxes(autorange="reversed", type="category", row=r, col=1)
+        fig.update_xaxes(type="category", tickangle=-45, row=r, col=1)
+    fig.update_layout(title=title, height=90 + area + gap,
+                      coloraxis={"colorscale": "RdBu", "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": {"text": "win rate"}}},
+                      margin={"l": 10, "r": 10, "t": 90, "b": gap})
+    return _styled(fig)
+
+
+_OUTCOME_TITLES = {
+    "cabo_success": "Cabo calls that won the round",
+    "cabo_rate": "Rounds in which the bot called Cabo",
+    "kamikaze_rate": "Rounds with a Kamikaze hand",
+    "royal_roulette_rate": "Rounds with Royal Roulette",
+    "reset_rate": "Resets to 50 per round",
+    "snap_accuracy": "Snaps that matched",
+    "snaps_per_round": "Snaps tried per round",
+    "failed_multi_per_round": "Failed multi-exchanges per round",
+    "multi_failure_rate": "Multi-exchanges that failed",
+    "powers_per_round": "Powers used per round",
+    "deck_out_rate": "Rounds ended by the deck running out",
+    "fault_rate": "Games lost to a fault",
+}
+
+
+def outcome_figures(outcomes: "pd.DataFrame") -> "dict[str, go.Figure]":
+    """Per-rule outcome charts: one bar chart per rate (bots across, a colour per preset, 95% intervals).
+
+    ``outcomes``: the frame of :func:`~cabo_kit.tournament.outcomes.per_rule`. Returns
+    ``{name: figure}`` in a fixed order: every rate of :data:`~cabo_kit.tournament.outcomes.RATES`
+    that has at least one defined value, then ``mean_round_score`` and ``faults`` (by kind).
+
+    >>> import pandas as pd
+    >>> from cabo_kit.tournament.outcomes import per_rule
+    >>> seats = pd.DataFrame({"bot": ["A"], "preset": "rush", "game_id": ["g"], "status": ["ok"],
+    ...     "rounds": [4], "cabo_calls": [2], "cabo_wins": [1], "kamikaze": 0, "royal_roulette": 0, "resets": 0,
+    ...     "snaps": [3], "snaps_right": [2], "failed_multi_exchanges": 0, "powers_used": [5], "deck_outs": 0,
+    ...     "round_score_sum": [28], "total": [28]})
+    >>> "cabo_success" in outcome_figures(per_rule(seats))
+    True
+    """
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from .tournament.outcomes import FAULT_KINDS, RATES
+
+    figures: dict[str, go.Figure] = {}
+    presets = _presets(outcomes)
+    bots = sorted(str(b) for b in outcomes["bot"].unique()) if len(outcomes) else []
+    labels = {b: _label(b) for b in bots}
+    colour = _preset_colours(presets)
+    height = 380 if len(bots) <= 12 else 460
+
+    axis = {"gridcolor": "#e6e8ec", "linecolor": "#c9ced6", "zerolinecolor": "#c9ced6", "showline": True}
+
+    def chart(traces: list[dict[str, Any]], title: str, ytitle: str, tickformat: str | None, barmode: str) -> go.Figure:
+        # One constructor call: plotly validates the whole figure once instead of once per update.
+        return go.Figure({"data": traces, "layout": {
+            "title": {"text": title}, "barmode": barmode, "height": height, "plot_bgcolor": "white",
+            "paper_bgcolor": "white", "yaxis": dict(axis, title={"text": ytitle}, tickformat=tickformat, rangemode="tozero"),
+            "xaxis": dict(axis, type="category", tickangle=-45), "margin": {"l": 10, "r": 10, "t": 60, "b": 40},
+            "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"}}})
+
+    def bars(column: str, title: str, ytitle: str, percent: bool, with_interval: bool) -> go.Figure:
+        traces = []
+        top = 0.0
+        for preset in presets:
+            part = outcomes[outcomes["preset"] == preset].set_index("bot").reindex(bots)
+            y = part[column].to_numpy(dtype=float)
+            if np.isnan(y).all():
+                continue  # the rule does not exist in this preset
+            trace: dict[str, Any] = {"type": "bar", "x": [labels[b] for b in bots], "y": y, "name": preset,
+                                     "marker": {"color": colour[preset]}}
+            if with_interval:
+                low = part[f"{column}_low"].to_numpy(dtype=float)
+                high = part[f"{column}_high"].to_numpy(dtype=float)
+                trace["error_y"] = {"type": "data", "symmetric": False, "array": np.nan_to_num(high - y),
+                                    "arrayminus": np.nan_to_num(y - low), "thickness": 1.2, "width": 3}
+                top = max(top, float(np.nanmax(high)) if not np.isnan(high).all() else 0.0)
+            fmt = ".1%" if percent else ".3f"
+            trace["hovertemplate"] = f"%{{x}}<br>{html.escape(preset)}: %{{y:{fmt}}}<extra></extra>"
+            traces.append(trace)
+        # Whole percents repeat on an axis that stops below 10% ("1%, 1%, 2%"): show a decimal there.
+        return chart(traces, title, ytitle, (".1%" if top < 0.1 else ".0%") if percent else None, "group")
+
+    for name, (_num, _den, kind, meaning, _rule) in RATES.items():
+        if name not in outcomes.columns or not outcomes[name].notna().any():
+            continue
+        percent = kind == "wilson"
+        figures[name] = bars(name, _OUTCOME_TITLES.get(name, meaning), "share" if percent else "per round", percent, True)
+    if "mean_round_score" in outcomes.columns and outcomes["mean_round_score"].notna().any():
+        figures["mean_round_score"] = bars("mean_round_score", "Mean round score (lower is better)", "points", False, False)
+    if len(outcomes):
+        traces = []
+        for kind in FAULT_KINDS:
+            per_bot = outcomes.groupby("bot")[f"faults_{kind}"].sum().reindex(bots).fillna(0)
+            traces.append({"type": "bar", "x": [labels[b] for b in bots], "y": per_bot.to_numpy(dtype=float), "name": kind,
+                           "hovertemplate": f"%{{x}}: %{{y}} {kind}<extra></extra>"})
+        figures["faults"] = chart(traces, "Faults by kind (all presets)", "games", None, "stack")
+    return figures
+
+
+def score_distribution(seats: "pd.DataFrame", title: str = "Final game totals (lower is better)") -> "go.Figure":
+    """Box plots of each bot's final game totals, a colour per preset.
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"bot": ["A", "B", "A", "B"], "preset": "rush", "total": [40, 101, 55, 99]})
+    >>> [trace.name for trace in score_distribution(seats).data]
+    ['rush']
+    """
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    colour = _preset_colours(_presets(seats))
+    for preset in _presets(seats):
+        part = seats[seats["preset"] == preset].sort_values("bot", kind="stable")
+        fig.add_trace(go.Box(x=[_label(b) for b in part["bot"]], y=part["total"], name=preset, boxmean=True,
+                             marker={"size": 3, "color": colour[preset]}, line={"width": 1.2}))
+    fig.update_layout(title=title, boxmode="group", height=460,
+                      yaxis={"title": "final total"}, xaxis={"type": "category", "tickangle": -45},
+                      margin={"l": 10, "r": 10, "t": 60, "b": 40},
+                      legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"})
+    return _styled(fig)
+
+
+# ---------------------------------------------------------------------------------------- HTML
+
+_CSS = """
+body{font-family:ui-sans-serif,system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+main{max-width:1320px;margin:0 auto;padding:16px 28px 60px}
+h1{margin:.4em 0 .2em}h2{margin-top:1.8em;border-bottom:2px solid #d9dde5;padding-bottom:.2em}
+h3{margin:1.2em 0 .4em}
+nav{background:#fff;border:1px solid #d9dde5;border-radius:6px;padding:8px 14px;margin:10px 0}
+nav a{margin-right:14px;white-space:nowrap}
+.summary{color:#445}
+.card{background:#fff;border:1px solid #d9dde5;border-radius:6px;padding:10px 14px;margin:12px 0}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}
+.grid.wide{grid-template-columns:1fr}
+.tables{display:flex;flex-wrap:wrap;gap:0 28px;align-items:flex-start}
+.grid>.card{min-width:0;overflow:hidden;margin:0}
+table{border-collapse:collapse;margin:6px 0 12px;background:#fff;font-size:14px}
+th,td{border:1px solid #d9dde5;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#eef1f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
+pre{background:#f3f4f7;border:1px solid #e1e4ea;padding:8px;overflow:auto;max-height:360px;font-size:12px;white-space:pre-wrap;word-break:break-word}
+details>summary{cursor:pointer}
+.bad{color:#a11}.muted{color:#667}
+section.bot{background:#fff;border:1px solid #d9dde5;border-radius:6px;padding:6px 16px 12px;margin:18px 0}
+section.bot h3{border-bottom:1px solid #e1e4ea}
+code{background:#f3f4f7;padding:0 3px;border-radius:3px}
+"""
+
+
+def _esc(text: object) -> str:
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def _num(value: object, fmt: str = "{:.0f}") -> str:
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return _esc(value)
+    if v != v:  # NaN
+        return "–"
+    return fmt.format(v)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] | None = None) -> str:
+    """An HTML table; ``rows`` hold HTML that the caller has already escaped."""
+    numeric = numeric or [False] * len(header)
+    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{c}</td>' if numeric[i] else f"<td>{c}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+class _Figures:
+    """Turns figures into HTML divs with stable ids (the same tournament gives the same file)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, fig: "go.Figure") -> str:
+        self.count += 1
+        import plotly.io as pio
+
+        # The figure was validated as it was built: skip plotly's second validation pass (slow).
+        return pio.to_html(fig.to_dict(), full_html=False, include_plotlyjs=False, div_id=f"figure-{self.count}",
+                           config={"displaylogo": False, "responsive": True}, validate=False)
+
+
+def _first_line(text: str, width: int = 140) -> str:
+    lines = [ln for ln in str(text).strip().splitlines() if ln.strip()]
+    line = lines[-1].strip() if lines else ""  # a traceback's last line says what went wrong
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str | None]":
+    import pandas as pd
+
+    if isinstance(source, (str, os.PathLike)):
+        from .tournament.store import load_frames, load_rejected
+
+        games, seats = load_frames(source)
+        return games, seats, load_rejected(source), str(source)
+    if isinstance(source, (tuple, list)) and len(source) in (2, 3):
+        games, seats = source[0], source[1]
+        rejected = source[2] if len(source) == 3 else None
+        if rejected is None:
+            rejected = pd.DataFrame({"file": [], "reason": []})
+        elif not isinstance(rejected, pd.DataFrame):
+            rejected = pd.DataFrame(list(rejected), columns=["file", "reason"])
+        if not isinstance(games, pd.DataFrame) or not isinstance(seats, pd.DataFrame):
+            raise TypeError("write_report needs (games, seats[, rejected]) as pandas DataFrames, or a results store path")
+        return games, seats, rejected, None
+    raise TypeError(
+        f"write_report needs a results store path or a (games, seats, rejected) tuple of frames, got {type(source).__name__}"
+    )
+
+
+def report_html(
+    games: "pd.DataFrame",
+    seats: "pd.DataFrame",
+    rejected: "pd.DataFrame | None" = None,
+    title: str = "Cabo tournament",
+    board: "pd.DataFrame | None" = None,
+    anchor: str | None = "RandomBot",
+    bootstrap: int = 200,
+    seed: int = 0,
+    worst: int = 5,
+    db_path: str | None = None,
+) -> str:
+    """The whole report as one HTML string (see :func:`write_report`, which saves it).
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g", "g"], "deal_id": "d", "game_index": 0, "preset": "rush",
+    ...     "rules": "{}", "table_size": 2, "seat": [0, 1], "bot": ["A", "B"], "version": "v", "total": [30, 101],
+    ...     "rank": [1, 2], "win": [1.0, 0.0], "status": "ok", "fault": "", "rounds": 3, "cabo_calls": [1, 0],
+    ...     "cabo_wins": [1, 0], "kamikaze": 0, "royal_roulette": 0, "resets": 0, "snaps": 0, "snaps_right": 0,
+    ...     "failed_multi_exchanges": 0, "powers_used": [2, 1], "deck_outs": 0, "round_score_sum": [30, 101]})
+    >>> games = pd.DataFrame({"game_id": ["g"], "deal_id": "d", "game_index": 0, "preset": "rush", "rules": "{}",
+    ...     "table_size": 2, "deal_seed": 7, "status": "ok", "n_rounds": 3, "record_sha256": "x"})
+    >>> page = report_html(games, seats, bootstrap=10)
+    >>> page.startswith("<!DOCTYPE html>"), 'id="bot-1"' in page
+    (True, True)
+    """
+    import pandas as pd
+    import plotly.offline
+
+    from .tournament.outcomes import RATES, per_rule
+    from .tournament.ratings import elo_history, fit_elo, openskill_ratings
+
+    if rejected is None:
+        rejected = pd.DataFrame({"file": [], "reason": []})
+    fitted_here = board is None
+    if board is None:
+        board = fit_elo(seats, anchor=anchor, bootstrap=bootstrap, seed=seed)
+    outcomes = per_rule(seats) if len(seats) else None
+    try:
+        skill = openskill_ratings(seats) if len(seats) else None
+    except ImportError:
+        skill = None
+    fig = _Figures()
+    bots = sorted(str(b) for b in seats["bot"].unique()) if len(seats) else []
+    anchor_of = {b: f"bot-{i + 1}" for i, b in enumerate(bots)}
+    presets = _presets(seats)
+
+    def bot_link(name: object) -> str:
+        target = anchor_of.get(str(name))
+        return f'<a href="#{target}">{_esc(name)}</a>' if target else _esc(name)
+
+    faults = seats[seats["status"] != "ok"] if len(seats) else seats
+    n_fault_games = int(games["status"].ne("ok").sum()) if len(games) and "status" in games.columns else len(faults)
+    seed_of = dict(zip(games["game_id"], games["deal_seed"])) if len(games) and "deal_seed" in games.columns else {}
+
+    parts: list[str] = []
+    nav = [("leaderboard", "Leaderboard"), ("history", "Elo over games"), ("pairwise", "Head to head"),
+           ("outcomes", "Per-rule outcomes"), ("scores", "Scores"), ("problems", "Rejected files and faults"),
+           ("bots", "Bots")]
+    parts.append(f"<h1>{_esc(title)}</h1>")
+    parts.append(
+        f'<p class="summary">{len(games)} games, {len(bots)} bots, presets: {_esc(", ".join(presets)) or "none"}; '
+        f"{n_fault_games} games ended by a fault; {len(rejected)} files rejected. "
+        f"Ratings are per preset, never pooled; Elo anchored so that {_esc(anchor)} is 1000 where it played "
+        f"(elsewhere the mean is 1000).</p>"
+    )
+    parts.append("<nav>" + "".join(f'<a href="#{k}">{_esc(v)}</a>' for k, v in nav) + "</nav>")
+
+    # Leaderboard
+    parts.append('<h2 id="leaderboard">Leaderboard</h2>')
+    if len(board):
+        parts.append('<div class="card">' + fig(leaderboard_figure(board)) + "</div>")
+        parts.append('<div class="tables">')
+        for preset in _presets(board):
+            part = board[board["preset"] == preset].reset_index(drop=True)
+            header = ["#", "bot", "Elo", "95% interval", "games", "win rate"]
+            extra = skill is not None and len(skill)
+            if extra:
+                header += ["OpenSkill μ ± σ"]
+                sk = skill[skill["preset"] == preset].set_index("bot")
+            rows = []
+            for i, r in part.iterrows():
+                row = [str(i + 1), bot_link(r["bot"]), _num(r["elo"]),
+                       f'{_num(r["elo_low"])} – {_num(r["elo_high"])}', _num(r["games"]), _num(r["win_rate"], "{:.1%}")]
+                if extra:
+                    row.append(f'{sk.loc[r["bot"], "mu"]:.1f} ± {sk.loc[r["bot"], "sigma"]:.1f}' if r["bot"] in sk.index else "–")
+                rows.append(row)
+            parts.append(f"<div><h3>{_esc(preset)}</h3>" + _table(header, rows, [True, False, True, True, True, True, True])
+                         + "</div>")
+        parts.append("</div>")
+        parts.append('<p class="muted">Elo: maximum-likelihood Bradley-Terry fit of the pairwise results inside '
+                     "each game (lower rank wins, equal rank is a draw); intervals: percentiles of "
+                     f"{str(bootstrap) + ' ' if fitted_here else ''}refits on deals resampled with replacement (a deal's seat rotations stay together). "
+                     "Win rate: a shared win counts 1/k. OpenSkill: Plackett-Luce, a second opinion.</p>")
+    else:
+        parts.append("<p>No games yet.</p>")
+
+    # Elo over games
+    parts.append('<h2 id="history">Elo over games</h2>')
+    if len(seats):
+        parts.append('<div class="card">' + fig(elo_history_figure(elo_history(seats))) + "</div>")
+        parts.append('<p class="muted">An online Elo (K = 16) updated game by game in schedule order, '
+                     "to show how the ratings settled; the leaderboard's fit does not depend on the order.</p>")
+
+    # Pairwise
+    parts.append('<h2 id="pairwise">Head to head</h2>')
+    if len(seats):
+        parts.append("".join('<div class="card">' + fig(pairwise_heatmap(seats, preset=p, order=board, title=f"Head to head, {_esc(p)}: "
+                                                                       "how often the row bot beat the column bot"))
+                             + "</div>" for p in presets))
+
+    # Outcomes
+    parts.append('<h2 id="outcomes">Per-rule outcomes</h2>')
+    if outcomes is not None:
+        figures = outcome_figures(outcomes)
+        # Many bots: one chart a row, or the grouped bars get too thin to read.
+        grid = "grid wide" if outcomes["bot"].nunique() > 12 else "grid"
+        parts.append(f'<div class="{grid}">' + "".join(f'<div class="card">{fig(f)}</div>' for f in figures.values()) + "</div>")
+        parts.append('<p class="muted">Error bars: 95% Wilson intervals for shares; score intervals of a Poisson '
+                     "rate for counts per round.</p>")
+        cols = ["games", "rounds", "cabo_calls", "cabo_wins", "kamikaze", "royal_roulette", "resets", "snaps",
+                "snaps_right", "failed_multi_exchanges", "powers_used", "deck_outs", "faults"]
+        rows = [[_esc(r["preset"]), bot_link(r["bot"])] + [_num(r[c]) for c in cols] + [_num(r["mean_round_score"], "{:.1f}")]
+                for _, r in outcomes.iterrows()]
+        parts.append("<details><summary>Counts as a table</summary>"
+                     + _table(["preset", "bot"] + [c.replace("_", " ") for c in cols] + ["mean round score"], rows,
+                              [False, False] + [True] * (len(cols) + 1)) + "</details>")
+
+    # Scores
+    parts.append('<h2 id="scores">Scores</h2>')
+    if len(seats):
+        parts.append('<div class="card">' + fig(score_distribution(seats)) + "</div>")
+
+    # Rejected files and faults
+    parts.append('<h2 id="problems">Rejected files and faults</h2>')
+    parts.append("<h3>Rejected files</h3>")
+    if len(rejected):
+        rows = [[f"<code>{_esc(r['file'])}</code>", f"{_esc(_first_line(r['reason']))}<details><summary>full reason</summary>"
+                 f"<pre>{_esc(r['reason'])}</pre></details>"] for _, r in rejected.iterrows()]
+        parts.append(_table(["file", "reason"], rows))
+    else:
+        parts.append("<p>None: every file loaded.</p>")
+    parts.append("<h3>Faults</h3>")
+    if len(faults):
+        summary = faults.groupby(["bot", "status"]).size().reset_index(name="games")
+        parts.append(_table(["bot", "fault", "games"],
+                            [[bot_link(r["bot"]), _esc(r["status"]), str(r["games"])] for _, r in summary.iterrows()],
+                            [False, False, True]))
+        parts.append('<p class="muted">Each fault with its traceback is in the bot\'s own section below.</p>')
+    else:
+        parts.append("<p>None: no bot raised, timed out, played an illegal action or crashed.</p>")
+
+    # Bot sections
+    parts.append('<h2 id="bots">Bots</h2>')
+    parts.append('<p class="muted">One section per bot, to hand to its author. Replay a game with '
+                 + (f"<code>cabo_kit.tournament.store.load_record({_esc(repr(db_path))}, GAME_ID)</code>" if db_path
+                    else "<code>cabo_kit.tournament.store.load_record(DB, GAME_ID)</code>")
+                 + ".</p>")
+    parts.append("<p>" + " · ".join(bot_link(b) for b in bots) + "</p>")
+    if len(seats):
+        best = seats.groupby("game_id")["total"].min()
+        winner = seats[seats["rank"] == seats.groupby("game_id")["rank"].transform("min")].groupby("game_id")["bot"].agg(
+            lambda s: ", ".join(str(x) for x in s))
+    for b in bots:
+        mine = seats[seats["bot"] == b]
+        out = [f'<section class="bot" id="{anchor_of[b]}"><h3>{_esc(b)}</h3>']
+        versions = sorted(str(v) for v in mine["version"].unique()) if "version" in mine.columns else []
+        if versions:
+            out.append(f'<p class="muted">file version {_esc(", ".join(versions))}</p>')
+        rows = []
+        for preset in sorted(mine["preset"].unique()):
+            m = mine[mine["preset"] == preset]
+            r = board[(board["bot"] == b) & (board["preset"] == preset)]
+            elo = (f'{_num(r["elo"].iloc[0])} [{_num(r["elo_low"].iloc[0])}, {_num(r["elo_high"].iloc[0])}]'
+                   if len(r) else "–")
+            place = 1 + int((board[board["preset"] == preset]["elo"] > r["elo"].iloc[0]).sum()) if len(r) else 0
+            firsts = int((m["rank"] == 1).sum())
+            rows.append([_esc(preset), str(len(m)), elo, f"{place} of {int((board['preset'] == preset).sum())}",
+                         _num(m["win"].mean(), "{:.1%}"), str(firsts), _num(m["rank"].mean(), "{:.2f}"),
+                         _num(m["total"].mean(), "{:.1f}"), str(int((m["status"] != "ok").sum()))])
+        out.append(_table(["preset", "games", "Elo [95%]", "place", "win rate", "first places", "mean rank",
+                           "mean total", "faults"], rows, [False, True, True, True, True, True, True, True, True]))
+        if outcomes is not None:
+            mo = outcomes[outcomes["bot"] == b]
+            rrows = []
+            for name, (_num_col, den, kind, meaning, _rule) in RATES.items():
+                if name not in mo.columns:
+                    continue
+                cells = []
+                for preset in sorted(mo["preset"].unique()):
+                    r = mo[mo["preset"] == preset].iloc[0]
+                    if r[name] != r[name]:
+                        cells.append("–")
+                    elif kind == "wilson":
+                        cells.append(f'{r[name]:.1%} [{r[name + "_low"]:.1%}, {r[name + "_high"]:.1%}] of {int(r[den])}')
+                    else:
+                        cells.append(f'{r[name]:.3f} [{r[name + "_low"]:.3f}, {r[name + "_high"]:.3f}]')
+                if any(c != "–" for c in cells):
+                    rrows.append([_esc(meaning)] + cells)
+            if rrows:
+                out.append("<details><summary>Per-rule outcomes (95% intervals)</summary>"
+                           + _table(["rate"] + [str(p) for p in sorted(mo["preset"].unique())], rrows) + "</details>")
+        mf = mine[mine["status"] != "ok"]
+        out.append(f"<h4>Faults ({len(mf)})</h4>")
+        if len(mf):
+            for _, r in mf.head(20).iterrows():
+                out.append(
+                    f'<details><summary><span class="bad">{_esc(r["status"])}</span> in game <code>{_esc(r["game_id"])}</code> '
+                    f'({_esc(r["preset"])}, deal seed {_esc(seed_of.get(r["game_id"], "?"))}, seat {_esc(r.get("seat", "?"))}): '
+                    f'{_esc(_first_line(r["fault"]))}</summary><pre>{_esc(r["fault"])}</pre></details>'
+                )
+            if len(mf) > 20:
+                out.append(f'<p class="muted">and {len(mf) - 20} more faults of the same bot.</p>')
+        else:
+            out.append("<p>None.</p>")
+        lost = mine[mine["rank"] > 1].copy()
+        out.append(f"<h4>Worst losses (up to {worst})</h4>")
+        if len(lost):
+            lost["behind"] = lost["total"].to_numpy() - lost["game_id"].map(best).to_numpy()
+            lost = lost.sort_values(["behind", "rank", "game_index"], ascending=[False, False, True], kind="stable").head(worst)
+            rows = [[f'<code>{_esc(r["game_id"])}</code>', _esc(r["preset"]), _esc(seed_of.get(r["game_id"], "?")),
+                     f'{int(r["rank"])} of {int(r["table_size"]) if "table_size" in r else "?"}', _num(r["total"]),
+                     f'{_num(best[r["game_id"]])} ({_esc(winner.get(r["game_id"], ""))})', _num(r["behind"]),
+                     _esc(r["status"])] for _, r in lost.iterrows()]
+            out.append(_table(["game", "preset", "deal seed", "rank", "its total", "winning total (winner)", "behind",
+                               "status"], rows, [False, False, True, True, True, True, True, False]))
+        else:
+            out.append("<p>None: it never ranked below first.</p>")
+        out.append("</section>")
+        parts.append("".join(out))
+
+    script = plotly.offline.get_plotlyjs()
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_esc(title)}</title>"
+        f"<style>{_CSS}</style><script type=\"text/javascript\">{script}</script></head>"
+        "<body><main>\n" + "\n".join(parts) + "\n</main></body></html>\n"
+    )
+
+
+def write_report(
+    source: Any,
+    out_path: str | os.PathLike[str],
+    title: str = "Cabo tournament",
+    board: "pd.DataFrame | None" = None,
+    anchor: str | None = "RandomBot",
+    bootstrap: int = 200,
+    seed: int = 0,
+    worst: int = 5,
+) -> Path:
+    """Write the tournament's self-contained HTML report to ``out_path`` and return its path.
+
+    ``source`` is either a results store (the SQLite file or the tournament folder; frames are
+    read with :func:`cabo_kit.tournament.store.load_frames` and ``load_rejected``) or a
+    ``(games, seats, rejected)`` tuple of frames (``rejected``: a frame with ``file, reason``,
+    a list of ``(file, reason)`` pairs, or left out). Pass ``board`` (from
+    :func:`~cabo_kit.tournament.ratings.fit_elo`) to reuse a fit already made; otherwise it is
+    fitted with ``anchor``, ``bootstrap`` and ``seed``. The file embeds plotly's JavaScript
+    once, so it opens offline; the same frames and seed give the same bytes.
+
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g", "g"], "deal_id": "d", "game_index": 0, "preset": "rush",
+    ...     "rules": "{}", "table_size": 2, "seat": [0, 1], "bot": ["A", "B"], "version": "v", "total": [30, 101],
+    ...     "rank": [1, 2], "win": [1.0, 0.0], "status": "ok", "fault": "", "rounds": 3, "cabo_calls": [1, 0],
+    ...     "cabo_wins": [1, 0], "kamikaze": 0, "royal_roulette": 0, "resets": 0, "snaps": 0, "snaps_right": 0,
+    ...     "failed_multi_exchanges": 0, "powers_used": [2, 1], "deck_outs": 0, "round_score_sum": [30, 101]})
+    >>> games = seats.drop_duplicates("game_id")[["game_id", "deal_id", "game_index", "preset"]].assign(deal_seed=7, status="ok")
+    >>> path = write_report((games, seats, [("bad.py", "SyntaxError")]), os.path.join(tempfile.mkdtemp(), "report.html"))
+    >>> "bad.py" in path.read_text(encoding="utf-8")
+    True
+    """
+    games, seats, rejected, db_path = _as_frames(source)
+    page = report_html(games, seats, rejected, title=title, board=board, anchor=anchor, bootstrap=bootstrap,
+                       seed=seed, worst=worst, db_path=db_path)
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(page, encoding="utf-8")
+    os.replace(tmp, out)
+    return out
+

@@ -1,0 +1,209 @@
+"""The tournament report: figures from frames, and the self-contained, escaped HTML file.
+
+The frames are made from real games (``cabo_kit.play_game`` with the reference bots, every
+deal played in each seat rotation), with a few faults and a hostile bot name planted in them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import cabo_kit as ck
+from cabo_kit import report
+from cabo_kit.tournament.outcomes import per_rule
+from cabo_kit.tournament.ratings import elo_history, fit_elo
+
+HOSTILE = "<script>alert(1)</script>"
+TRACEBACK = 'Traceback (most recent call last):\n  File "bots/x.py", line 3, in choose\n    1/0\nZeroDivisionError: <b>division</b> by zero'
+
+
+def frames_from_games(presets: tuple[str, ...] = ("deluxe", "rush"), deals: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(games, seats)`` frames, as the store gives them, from real 3-player games."""
+    lineup = [("RandomBot", ck.bots.RandomBot), ("GreedyBot", ck.bots.GreedyBot), ("Greedy2", ck.bots.GreedyBot)]
+    games, seats = [], []
+    index = 0
+    for preset in presets:
+        rules = ck.Rules.preset(preset)
+        for d in range(deals):
+            deal_seed = 1000 * d + len(preset)
+            for rot in range(len(lineup)):
+                order = lineup[rot:] + lineup[:rot]
+                record = ck.play_game([cls() for _, cls in order], rules, seed=deal_seed)
+                gid = f"{preset}-{d}-{rot}"
+                ranks = record.ranking()
+                k = len(record.winners)
+                rounds = record.rounds
+                for seat, (name, _cls) in enumerate(order):
+                    stats = [r.stats[seat] for r in rounds]
+                    seats.append({
+                        "game_id": gid, "deal_id": f"{preset}-{d}", "game_index": index, "preset": preset, "rules": "{}",
+                        "table_size": len(order), "seat": seat, "bot": name, "version": "abc123", "total": record.totals[seat],
+                        "rank": ranks[seat], "win": 1.0 / k if seat in record.winners else 0.0, "status": "ok", "fault": "",
+                        "rounds": len(rounds), "cabo_calls": sum(s["cabo_calls"] for s in stats),
+                        "cabo_wins": sum(1 for r in rounds if r.caller == seat and r.caller_won),
+                        "kamikaze": sum(seat in r.kamikaze for r in rounds),
+                        "royal_roulette": sum(seat in r.royal_roulette for r in rounds),
+                        "resets": sum(seat in r.resets for r in rounds), "snaps": sum(s["snaps"] for s in stats),
+                        "snaps_right": sum(s["snaps_right"] for s in stats),
+                        "failed_multi_exchanges": sum(s["failed_multi_exchanges"] for s in stats),
+                        "powers_used": sum(s["peek"] + s["spy"] + s["swap"] + s["peek_swap"] + s["spy_swap"] for s in stats),
+                        "deck_outs": sum(r.ended_by == "deck" for r in rounds),
+                        "round_score_sum": sum(r.scores[seat] for r in rounds),
+                    })
+                games.append({"game_id": gid, "deal_id": f"{preset}-{d}", "game_index": index, "preset": preset,
+                              "rules": "{}", "table_size": len(order), "deal_seed": deal_seed, "status": "ok",
+                              "n_rounds": len(rounds), "record_sha256": "0" * 64})
+                index += 1
+    return pd.DataFrame(games), pd.DataFrame(seats)
+
+
+@pytest.fixture(scope="module")
+def frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    games, seats = frames_from_games()
+    # Plant a hostile name and two faults (the faulting seat ranks last and does not win).
+    seats.loc[seats["bot"] == "Greedy2", "bot"] = HOSTILE
+    for gid, kind in (("deluxe-1-0", "error"), ("rush-2-1", "timeout")):
+        rows = (seats["game_id"] == gid) & (seats["bot"] == HOSTILE)
+        seats.loc[rows, ["status", "fault", "rank", "win"]] = [kind, TRACEBACK if kind == "error" else "no reply within 1.0 s",
+                                                               3, 0.0]
+        others = (seats["game_id"] == gid) & ~rows
+        seats.loc[others, "rank"] = seats.loc[others, "total"].rank(method="min").astype(int)
+        seats.loc[others, "win"] = (seats.loc[others, "rank"] == 1).astype(float)
+        games.loc[games["game_id"] == gid, "status"] = "fault"
+    rejected = pd.DataFrame({"file": ["broken.py", "two_classes.py"],
+                             "reason": ["SyntaxError: invalid syntax (broken.py, line 4)",
+                                        "defines 2 Bot classes (A, B): keep exactly one"]})
+    return games, seats, rejected
+
+
+@pytest.fixture(scope="module")
+def page(frames: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame], tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = report.write_report(frames, tmp_path_factory.mktemp("rep") / "report.html", title="Class <3B> tournament",
+                               bootstrap=40)
+    return path.read_text(encoding="utf-8")
+
+
+def test_report_is_self_contained(page: str) -> None:
+    import plotly.offline
+
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count(plotly.offline.get_plotlyjs()[:2000]) == 1  # plotly's JavaScript, embedded exactly once
+    assert not re.search(r"<script[^>]*\bsrc\s*=", page, flags=re.I)
+    assert not re.search(r"<link[^>]*\bhref\s*=\s*[\"']?https?:", page, flags=re.I)
+    assert page.count('class="plotly-graph-div"') >= 5
+
+
+def test_report_has_every_section(page: str) -> None:
+    for anchor in ("leaderboard", "history", "pairwise", "outcomes", "scores", "problems", "bots"):
+        assert f'id="{anchor}"' in page
+    for title in ("Elo by preset", "Online Elo over the games", "Head to head", "Cabo calls that won the round",
+                  "Final game totals"):
+        assert title in page
+
+
+def test_report_has_a_section_per_bot_with_faults_and_losses(page: str, frames: tuple[pd.DataFrame, ...]) -> None:
+    sections = re.findall(r'<section class="bot" id="bot-\d+"><h3>(.*?)</h3>(.*?)</section>', page, flags=re.S)
+    assert sorted(name for name, _ in sections) == sorted(["GreedyBot", "RandomBot", "&lt;script&gt;alert(1)&lt;/script&gt;"])
+    body = {name: text for name, text in sections}
+    hostile = body["&lt;script&gt;alert(1)&lt;/script&gt;"]
+    assert "Faults (2)" in hostile and "deluxe-1-0" in hostile and "rush-2-1" in hostile
+    assert "ZeroDivisionError: &lt;b&gt;division&lt;/b&gt; by zero" in hostile  # the traceback, escaped
+    assert "no reply within 1.0 s" in hostile
+    assert "Faults (0)" in body["GreedyBot"]
+    assert "Worst losses" in body["RandomBot"] and "deal seed" in body["RandomBot"]
+    # The worst loss listed first is the game where RandomBot finished furthest behind.
+    seats = frames[1]
+    mine = seats[(seats["bot"] == "RandomBot") & (seats["rank"] > 1)]
+    behind = mine["total"] - mine["game_id"].map(seats.groupby("game_id")["total"].min())
+    worst_game = mine.loc[behind.idxmax(), "game_id"]
+    losses = body["RandomBot"].split("Worst losses")[1]
+    assert losses.index(f"<code>{worst_game}</code>") == losses.index("<code>")
+
+
+def test_report_lists_rejected_files_and_fault_reasons(page: str) -> None:
+    problems = page.split('id="problems"')[1].split('id="bots"')[0]
+    assert "broken.py" in problems and "SyntaxError: invalid syntax (broken.py, line 4)" in problems
+    assert "two_classes.py" in problems and "keep exactly one" in problems
+    assert "timeout" in problems and "error" in problems
+
+
+def test_report_escapes_hostile_text(page: str) -> None:
+    assert HOSTILE not in page
+    assert "<b>division</b>" not in page
+    assert "Class &lt;3B&gt; tournament" in page
+    # Inside the figures' JSON the name is escaped too (plotly shows entities as text).
+    scripts = re.findall(r"<script[^>]*>(.*?)</script>", page, flags=re.S)
+    assert not any("alert(1)</" in s for s in scripts)
+
+
+def test_leaderboard_table_matches_the_fit(page: str, frames: tuple[pd.DataFrame, ...]) -> None:
+    board = fit_elo(frames[1], bootstrap=40)
+    leaderboard = page.split('id="leaderboard"')[1].split('id="history"')[0]
+    for _, row in board.iterrows():
+        assert f"{row['elo']:.0f}</td>" in leaderboard
+        assert f"{row['elo_low']:.0f} – {row['elo_high']:.0f}" in leaderboard
+
+
+def test_report_is_deterministic(frames: tuple[pd.DataFrame, ...], page: str, tmp_path: Path) -> None:
+    again = report.write_report(frames, tmp_path / "again.html", title="Class <3B> tournament", bootstrap=40)
+    assert again.read_text(encoding="utf-8") == page
+
+
+def test_figures_from_frames(frames: tuple[pd.DataFrame, ...]) -> None:
+    games, seats, _ = frames
+    board = fit_elo(seats, bootstrap=20)
+    lead = report.leaderboard_figure(board)
+    assert [t.name for t in lead.data] == ["deluxe", "rush"]
+    deluxe = board[board["preset"] == "deluxe"].sort_values("elo")
+    assert list(lead.data[0].x) == pytest.approx(deluxe["elo"].tolist())
+    assert list(lead.data[0].error_x.arrayminus) == pytest.approx((deluxe["elo"] - deluxe["elo_low"]).tolist())
+    hist = report.elo_history_figure(elo_history(seats))
+    assert {t.name for t in hist.data} == {"RandomBot", "GreedyBot", "&lt;script&gt;alert(1)&lt;/script&gt;"}
+    heat = report.pairwise_heatmap(seats, preset="rush")
+    z = heat.data[0].z
+    n = len(z)
+    assert all(z[i][i] is None for i in range(n))
+    assert all(z[i][j] + z[j][i] == pytest.approx(1.0) for i in range(n) for j in range(n) if i != j)
+    outs = report.outcome_figures(per_rule(seats))
+    assert {"cabo_success", "cabo_rate", "fault_rate", "mean_round_score", "faults"} <= set(outs)
+    assert "snap_accuracy" in outs  # rush snaps
+    box = report.score_distribution(seats)
+    assert sum(len(t.y) for t in box.data) == len(seats)
+
+
+def test_write_report_from_a_results_store(frames: tuple[pd.DataFrame, ...], tmp_path: Path) -> None:
+    from cabo_kit.tournament.store import COUNTS, GameRow, SeatRow, Store
+
+    games, seats, rejected = frames
+    db = tmp_path / "results.sqlite"
+    with Store(db) as store:
+        for _, g in games.iterrows():
+            rows = seats[seats["game_id"] == g["game_id"]]
+            store.add_game(
+                GameRow(g["game_id"], g["deal_id"], f"{g['game_index']:05d}", g["preset"], "{}", int(g["table_size"]),
+                        int(g["deal_seed"]), 0, g["status"], int(g["n_rounds"]), b"{}"),
+                [SeatRow(int(s["seat"]), s["bot"], s["version"], int(s["total"]), int(s["rank"]), float(s["win"]),
+                         s["status"], s["fault"], {c: int(s[c]) for c in COUNTS}) for _, s in rows.iterrows()],
+            )
+        store.set_rejected(list(rejected.itertuples(index=False, name=None)))
+    out = report.write_report(db, tmp_path / "report.html", bootstrap=10).read_text(encoding="utf-8")
+    assert "broken.py" in out and "ZeroDivisionError" in out and HOSTILE not in out
+    assert out.count('<section class="bot"') == 3
+
+
+def test_bad_source_is_explained(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="results store path or a \\(games, seats, rejected\\)"):
+        report.write_report(42, tmp_path / "r.html")
+
+
+def test_importing_cabo_kit_does_not_load_the_report_stack() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, cabo_kit; print(any(m in sys.modules for m in ('pandas', 'numpy', 'plotly', 'cabo_kit.report')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"
