@@ -72,7 +72,7 @@ class CountingBot(SimpleBot):
         for card in seen:
             if pool.get(card, 0) > 0:
                 pool[card] -= 1
-        return [c.value for c, k in pool.items() for _ in range(k)]
+        return [c.value for c, k in pool.items() if c.value is not None for _ in range(k)]
 
     def mean_unseen(self, obs: Observation) -> float:
         """The expected value of a card this seat has not seen (remembered for the current observation)."""
@@ -116,7 +116,8 @@ class CountingBot(SimpleBot):
         picked = pos if isinstance(pos, tuple) else (pos,)
         return sum(mine[p] for p in picked) - card.value
 
-    def keep(self, obs: Observation, card: Any, forced: bool = False) -> int | tuple[int, ...] | None:
+    # SimpleBot.choose also accepts a tuple of positions here: a multi-exchange.
+    def keep(self, obs: Observation, card: Any, forced: bool = False) -> int | tuple[int, ...] | None:  # type: ignore[override]
         hand = obs.my_hand
         if not hand:
             return None
@@ -195,7 +196,7 @@ class CountingBot(SimpleBot):
         best, best_gain = None, 0.0
         for s, hand in enumerate(obs.hands):
             for p, c in enumerate(hand):
-                if c.known and c.value == top.value and not obs.face_up[s][p]:
+                if c.value is not None and c.value == top.value and not obs.face_up[s][p]:
                     gain = float(c.value) if s == obs.seat else worst  # own: the card goes; other: our worst goes
                     if best is None or gain > best_gain:
                         best, best_gain = (s, p), gain

@@ -53,7 +53,7 @@ class GreedyBot(SimpleBot):
         if obs.caller is None and obs.rules.cabo_timing == "instead" and self.call_cabo(obs):
             return "cabo"
         top, worst = obs.top, self.worst(obs)
-        if top is not None and worst is not None and top.value <= 4 and top.value < self.estimate(obs.my_hand[worst]):
+        if top is not None and top.value is not None and worst is not None and top.value <= 4 and top.value < self.estimate(obs.my_hand[worst]):
             return "discard"
         return "deck"
 

@@ -65,15 +65,15 @@ class SearchBot(CountingBot):
         if obs.phase in ("choose", "end_turn"):
             if all(type(a) is not CallCabo for a in legal) or total > self.cabo_cap + self.window:
                 return [default]
-            options = [a for a in (DrawDeck(), DrawDiscard(), CallCabo(), Pass()) if a in legal]
+            options: list[Action] = [a for a in (DrawDeck(), DrawDiscard(), CallCabo(), Pass()) if a in legal]
             return [default] + [a for a in options if a != default]
         card = obs.drawn
         if card is None or card.value is None:
             return [default]
-        options: list[tuple[float, Action]] = [(0.0, Discard())] if Discard() in legal else []
-        options += [(self.gain(obs, card, p, e), Exchange((p,))) for p in range(len(obs.my_hand))]
-        options.sort(key=lambda o: -o[0])
-        close = [a for g, a in options[:2] if a != default and abs(g - options[0][0]) <= self.close_gain]
+        scored: list[tuple[float, Action]] = [(0.0, Discard())] if Discard() in legal else []
+        scored += [(self.gain(obs, card, p, e), Exchange((p,))) for p in range(len(obs.my_hand))]
+        scored.sort(key=lambda o: -o[0])
+        close = [a for g, a in scored[:2] if a != default and abs(g - scored[0][0]) <= self.close_gain]
         return [default] + close[:1]
 
     def search(self, obs: Observation, candidates: list[Action]) -> Action:
@@ -159,7 +159,7 @@ class SearchBot(CountingBot):
             if obs.phase == "end_turn":
                 return Pass()
             top = obs.top
-            if est and top is not None and top.value <= 3 and top.value < max(est) and DrawDiscard() in legal:
+            if est and top is not None and top.value is not None and top.value <= 3 and top.value < max(est) and DrawDiscard() in legal:
                 return DrawDiscard()
             return DrawDeck() if DrawDeck() in legal else legal[0]
         worst = max(range(len(est)), key=est.__getitem__) if est else None
