@@ -64,6 +64,7 @@ def _palette(bots: Sequence[str]) -> dict[str, str]:
     return {b: colours[i % len(colours)] for i, b in enumerate(sorted(bots))}
 
 
+_FAULT_COLOURS = {"error": "#c0392b", "timeout": "#e67e22", "illegal": "#8e44ad", "crash": "#34495e"}
 _PRESET_COLOURS = ("#4c6edb", "#e4572e", "#17a589", "#a05195", "#f3a712", "#5d6d7e")
 
 
@@ -195,7 +196,7 @@ def pairwise_heatmap(seats: "pd.DataFrame", preset: str | None = None,
     presets = [preset] if preset is not None else _presets(seats)
     rows = max(len(presets), 1)
     sizes = [max(1, table[table["preset"] == p]["bot"].nunique()) for p in presets] or [1]
-    longest = max((len(_label(b)) for b in table["bot"].unique()), default=4)
+    longest = max((len(str(b)) for b in table["bot"].unique()), default=4)
     # Room in pixels: each panel 26 px a bot; below each, its slanted bot names and the next title.
     panels = [max(140, 26 * n) for n in sizes]
     gap = min(220, 40 + 5 * longest)
@@ -320,6 +321,7 @@ def outcome_figures(outcomes: "pd.DataFrame") -> "dict[str, go.Figure]":
         for kind in FAULT_KINDS:
             per_bot = outcomes.groupby("bot")[f"faults_{kind}"].sum().reindex(bots).fillna(0)
             traces.append({"type": "bar", "x": [labels[b] for b in bots], "y": per_bot.to_numpy(dtype=float), "name": kind,
+                           "marker": {"color": _FAULT_COLOURS.get(kind, "#7f8c8d")},
                            "hovertemplate": f"%{{x}}: %{{y}} {kind}<extra></extra>"})
         figures["faults"] = chart(traces, "Faults by kind (all presets)", "games", None, "stack")
     return figures
@@ -592,7 +594,15 @@ def report_html(
         parts.append(_table(["bot", "fault", "games"],
                             [[bot_link(r["bot"]), _esc(r["status"]), str(r["games"])] for _, r in summary.iterrows()],
                             [False, False, True]))
-        parts.append('<p class="muted">Each fault with its traceback is in the bot\'s own section below.</p>')
+        shown = faults.sort_values(["bot", "game_index"], kind="stable").head(100) if "game_index" in faults.columns else faults.head(100)
+        listing = _table(
+            ["bot", "fault", "game", "preset", "reason"],
+            [[bot_link(r["bot"]), _esc(r["status"]), f'<code>{_esc(r["game_id"])}</code>', _esc(r["preset"]),
+              _esc(_first_line(r["fault"]))] for _, r in shown.iterrows()])
+        parts.append(f'<details{" open" if len(shown) <= 20 else ""}><summary>Every fault and its reason</summary>'
+                     f"{listing}</details>")
+        more = f" ({len(faults) - len(shown)} more not listed here)" if len(faults) > len(shown) else ""
+        parts.append(f'<p class="muted">Each fault with its full traceback is in the bot\'s own section below{more}.</p>')
     else:
         parts.append("<p>None: no bot raised, timed out, played an illegal action or crashed.</p>")
 

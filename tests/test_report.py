@@ -129,6 +129,7 @@ def test_report_lists_rejected_files_and_fault_reasons(page: str) -> None:
     assert "broken.py" in problems and "SyntaxError: invalid syntax (broken.py, line 4)" in problems
     assert "two_classes.py" in problems and "keep exactly one" in problems
     assert "timeout" in problems and "error" in problems
+    assert "no reply within 1.0 s" in problems and "ZeroDivisionError: &lt;b&gt;division&lt;/b&gt; by zero" in problems
 
 
 def test_report_escapes_hostile_text(page: str) -> None:
