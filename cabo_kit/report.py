@@ -429,8 +429,9 @@ def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, 
     if isinstance(source, (str, os.PathLike)):
         from .tournament.store import load_frames, load_rejected
 
-        games, seats = load_frames(source)
-        return games, seats, load_rejected(source), str(source)
+        path = Path(source)
+        games, seats = load_frames(path)
+        return games, seats, load_rejected(path), str(path)
     if isinstance(source, (tuple, list)) and len(source) in (2, 3):
         games, seats = source[0], source[1]
         rejected = source[2] if len(source) == 3 else None
@@ -522,8 +523,8 @@ def report_html(
         for preset in _presets(board):
             part = board[board["preset"] == preset].reset_index(drop=True)
             header = ["#", "bot", "Elo", "95% interval", "games", "win rate"]
-            extra = skill is not None and len(skill)
-            if extra:
+            extra = skill is not None and len(skill) > 0
+            if skill is not None and extra:
                 header += ["OpenSkill μ ± σ"]
                 sk = skill[skill["preset"] == preset].set_index("bot")
             rows = []
