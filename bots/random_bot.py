@@ -4,7 +4,7 @@ This file is exactly what a learner submits to a tournament: one module that imp
 ``cabo_kit`` and defines one Bot class of its own. The whole strategy is a short, readable
 lesson in ``cabo_kit/bots/random_bot.py`` (or run ``import inspect, cabo_kit as ck;
 print(inspect.getsource(ck.bots.RandomBot))``). To make it yours, copy that class here, rename
-it and change a method: every decision is one small method of a ``cabo_kit.SimpleBot``.
+it and change ``choose``, its one method.
 """
 
 import cabo_kit
