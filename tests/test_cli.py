@@ -146,7 +146,11 @@ def test_names_listed_twice_get_their_own_rows(capsys: pytest.CaptureFixture[str
     assert set(table_rows(out)) == {"RandomBot", "RandomBot#2", "GreedyBot"}
 
 
-def test_demo_plays_every_preset_and_suggests_a_next_step(capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_without_a_tournament_folder_simulates_every_preset(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An installed cabo-kit has no tournaments/demo folder: the demo falls back to simulations.
+    monkeypatch.setattr(cli, "demo_folder", lambda: None)
     code, out, _ = run(capsys, "demo", "--games", "2", "--no-progress")
     assert code == 0
     heads = [line for line in out.splitlines() if "players," in line]
