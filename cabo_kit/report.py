@@ -285,6 +285,7 @@ def outcome_figures(outcomes: "pd.DataFrame") -> "dict[str, go.Figure]":
             "title": {"text": title}, "barmode": barmode, "height": height, "plot_bgcolor": "white",
             "paper_bgcolor": "white", "yaxis": dict(axis, title={"text": ytitle}, tickformat=tickformat, rangemode="tozero"),
             "xaxis": dict(axis, type="category", tickangle=-45), "margin": {"l": 10, "r": 10, "t": 60, "b": 40},
+            "showlegend": True,  # also for a single preset: the legend says which preset the bars are
             "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right", "yanchor": "bottom"}}})
 
     def bars(column: str, title: str, ytitle: str, percent: bool, with_interval: bool) -> go.Figure:
