@@ -155,7 +155,7 @@ class TournamentConfig:
         """The isolation :class:`~cabo_kit.tournament.isolation.Limits` these settings ask for."""
         from .isolation import Limits
 
-        kw = {k: (int(v) if k in ("memory_mb", "cpu_s", "log_bytes") else float(v)) for k, v in self.limits.items()}
+        kw: dict[str, Any] = {k: (int(v) if k in ("memory_mb", "cpu_s", "log_bytes") else float(v)) for k, v in self.limits.items()}
         return Limits(**kw)
 
 

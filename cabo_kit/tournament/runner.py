@@ -123,15 +123,17 @@ def collect_entrants(
     rejected: list[tuple[str, str]] = []
     taken = set(cfg.reference)
     files = [p for p in sorted((Path(folder) / "bots").glob("*.py")) if not p.name.startswith("_")]
-    if files:
-        from .isolation import SubmissionError
+    from .isolation import SubmissionError
 
-        if loader is None:
-            from .isolation import load_submission as loader
-        limits = cfg.make_limits()
+    load: Callable[..., Any]
+    if loader is not None:
+        load = loader
+    else:
+        from .isolation import load_submission as load
+    limits = cfg.make_limits() if files else None
     for path in files:
         try:
-            sub = loader(path, limits)
+            sub = load(path, limits)
         except SubmissionError as exc:
             rejected.append((path.name, str(getattr(exc, "reason", exc))))
             continue
