@@ -38,6 +38,8 @@ from .scoring import ScoreSheet, next_start_player, round_details
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
 _new_observation = tuple.__new__
+_new = tuple.__new__
+_HIDDEN1 = (UNKNOWN,)
 
 
 def _ev(kind: str, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (), info: str = "") -> Event:
@@ -637,12 +639,17 @@ class Game:
         kind = type(action)
         if phase == "choose":
             if kind is DrawDeck:
-                c = self._draw_card()
-                assert c is not None
+                deck = self.deck
+                if deck and (len(deck) > 1 or self.rules.deck_out != "end_round"):
+                    c = deck.pop()
+                else:
+                    c = self._draw_card()  # type: ignore[assignment]
+                    assert c is not None
                 self.drawn, self.drawn_from = c, "deck"
-                self.vis[me][c] = self.cards[c]  # not in a hand: no view changes
+                card = self.cards[c]
+                self.vis[me][c] = card  # not in a hand: no view changes
                 self.stats[me]["draws_deck"] += 1
-                self._emit_private(_ev("draw", me, (), (self.cards[c],)), me)
+                self._emit_split(_new(Event, ("draw", me, (), (card,), "")), _new(Event, ("draw", me, (), _HIDDEN1, "")), me)
                 self.phase = "drawn"
             elif kind is DrawDiscard:
                 c = self.pile.pop()
@@ -692,8 +699,9 @@ class Game:
         self.drawn_from = None
         self._land(c)
         self.stats[me]["discards"] += 1
-        self._emit_all(_ev("discard", me, (), (self.cards[c],)))
-        power = self.rules.power_of(self.cards[c]) if from_deck else None
+        self._emit_all(_new(Event, ("discard", me, (), (self.cards[c],), "")))
+        value = self.cards[c].value
+        power = self.rules._power_table[value] if from_deck and value is not None and value >= 0 else None
         if power is None:
             self._open_window("end")
         elif self.rules.power_timing == "before_discard":
@@ -717,22 +725,27 @@ class Game:
             p = positions[0]
             old = hand[p]
             hand[p] = c
-            self._ver += 1
             self.drawn = None
             self.drawn_from = None
-            self._set_up(c, from_discard and self.rules.discard_draw_face_up)
+            cards = self.cards
             if from_discard:
+                self._set_up(c, self.rules.discard_draw_face_up)
                 self._reveal(c)
             else:
-                self._show(me, c)
+                # Inline _set_up(c, False) and _show(me, c): the hot path of every game.
+                self.up[c] = False
+                self.upv[c] = UNKNOWN
+                self.vis[me][c] = cards[c]
+            self._ver += 1
             self._land(old)
             self.stats[me]["exchanges"] += 1
-            event = _ev("exchange", me, (p,), (self.cards[old], self.cards[c]))
+            target = (p,)
+            event = _new(Event, ("exchange", me, target, (cards[old], cards[c]), ""))
             if from_discard:
                 self._emit_all(event)
             else:
                 # Everybody saw the card that left; only the drawer knows the new one.
-                self._emit_split(event, _ev("exchange", me, (p,), (self.cards[old], UNKNOWN)), me)
+                self._emit_split(event, _new(Event, ("exchange", me, target, (cards[old], UNKNOWN), "")), me)
             self._open_window("end")
             return
         for p in positions:
@@ -867,7 +880,10 @@ class Game:
             self._pending = list(range(self.n))
             self._claims = {}
             return
-        self._continue(after)
+        if after == "end":
+            self._end_turn()
+        else:
+            self._continue(after)
 
     def _continue(self, after: str) -> None:
         if after == "start":
