@@ -291,3 +291,32 @@ def test_rates_of_rules_a_preset_does_not_have_are_left_out() -> None:
     seats.loc[seats["preset"] == "rush", "rules"] = '{"kamikaze": true}'
     seats.loc[seats["preset"] != "rush", "rules"] = "{}"
     assert per_rule(seats).set_index(["preset", "bot"]).loc[("rush", "A"), "kamikaze_rate"] == 0.0
+
+
+def test_bradley_terry_survives_absent_bot_started_far_away() -> None:
+    # Bot 2 has no comparisons (as in a bootstrap replicate that drew none of its deals) and
+    # starts at a huge rating; bot 0 never lost. Plain Newton overshot on the logistic's flat
+    # tail here, overflowed np.exp and hit a singular Hessian.
+    wins = np.array([[0.0, 12.0, 0.0, 6.0], [0.0, 0.0, 0.0, 3.0], [0.0, 0.0, 0.0, 0.0], [0.0, 5.0, 0.0, 0.0]])
+    with np.errstate(all="raise"):
+        theta = bradley_terry(wins, start=np.array([0.5, -2.0, 40.0, 0.0]))
+    assert np.all(np.isfinite(theta))
+    assert abs(theta[2]) < 1e-6  # only the prior speaks for it: a draw against log-strength 0
+    assert theta[0] > theta[3] > theta[1]
+    # The optimum: the gradient of the penalised log-likelihood vanishes.
+    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+    grad = wins.sum(axis=1) - ((wins + wins.T) * p).sum(axis=1) + (0.5 - 1.0 / (1.0 + np.exp(-theta)))
+    assert np.max(np.abs(grad)) < 1e-6
+
+
+def test_fit_elo_thirty_bots_sparse_bootstrap_unanchored() -> None:
+    # A class of 30 with few deals: many bootstrap replicates leave bots out or unbeaten.
+    # This exact frame raised LinAlgError("Singular matrix") in the bootstrap.
+    elos = {f"b{i:02d}": 1000.0 + (i % 3) * 300 for i in range(30)}
+    seats = simulate(elos, deals=15, seed=19)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        board = fit_elo(seats, anchor=None, bootstrap=100, seed=0)
+    assert len(board) == seats["bot"].nunique()
+    assert np.all(np.isfinite(board[["elo", "elo_low", "elo_high"]].to_numpy()))
+    assert (board["elo_low"] <= board["elo"] + 1e-9).all() and (board["elo"] <= board["elo_high"] + 1e-9).all()
+    assert abs(board["elo"].mean() - 1000.0) < 1e-6

@@ -154,30 +154,72 @@ def bradley_terry(
         return float(ll)
 
     value = objective(theta)
-    for _ in range(100):
+    for _ in range(200):
         d = theta[:, None] - theta[None, :]
-        p = 1.0 / (1.0 + np.exp(-d))
-        q = 1.0 / (1.0 + np.exp(-theta))
+        p = _sigmoid(d)
+        q = _sigmoid(theta)
         grad = won - (games * p).sum(axis=1) + a * (0.5 - q)
         curv = games * p * p.T
-        hess = curv - np.diag(curv.sum(axis=1) + a * q * (1.0 - q))
+        # The negated Hessian: a graph Laplacian plus the prior's diagonal, positive semi-definite.
+        neg_hess = np.diag(curv.sum(axis=1) + a * q * (1.0 - q)) - curv
         if a <= 0.0:
             # Without the prior the likelihood is flat along theta + c: pin the mean.
-            hess = hess - 1.0 / max(n, 1)
-        step = np.linalg.solve(hess, -grad)
+            neg_hess = neg_hess + 1.0 / max(n, 1)
+        step = _newton_step(neg_hess, grad)
+        if step is None:
+            break
+        # A trust region: a Newton step on the flat tails of the logistic can be astronomically
+        # long (e.g. a bot with no games in a bootstrap replicate, started far from 0).
+        longest = float(np.max(np.abs(step))) if n else 0.0
+        if longest > _MAX_STEP:
+            step = step * (_MAX_STEP / longest)
         scale = 1.0
-        while True:
+        improved = False
+        while scale >= 1e-8:
             trial = theta + scale * step
             trial_value = objective(trial)
-            if trial_value >= value - 1e-12 or scale < 1e-8:
+            if trial_value >= value - 1e-12:
+                improved = True
                 break
             scale *= 0.5
+        if not improved:
+            break
         theta, value = trial, trial_value
         if np.max(np.abs(scale * step)) < 1e-10:
             break
     if a <= 0.0:
         theta = theta - theta.mean()
     return theta
+
+
+_MAX_STEP = 4.0
+"""Longest Newton step, in log-strength units (about 700 Elo), that :func:`bradley_terry` takes at once."""
+
+
+def _sigmoid(x: "np.ndarray") -> "np.ndarray":
+    """``1 / (1 + exp(-x))`` without overflow for any finite ``x``."""
+    import numpy as np
+
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _newton_step(neg_hess: "np.ndarray", grad: "np.ndarray") -> "np.ndarray | None":
+    """Solve ``neg_hess @ step = grad``; a tiny ridge keeps a (nearly) singular system solvable.
+
+    Returns ``None`` when nothing finite comes out (non-finite gradient), which ends the fit.
+    """
+    import numpy as np
+
+    if not np.all(np.isfinite(grad)) or not np.all(np.isfinite(neg_hess)):
+        return None
+    n = len(grad)
+    ridge = 1e-9 * max(1.0, float(np.trace(neg_hess)) / max(n, 1))
+    system = neg_hess + ridge * np.eye(n)
+    try:
+        step = np.linalg.solve(system, grad)
+    except np.linalg.LinAlgError:
+        step = np.linalg.lstsq(system, grad, rcond=None)[0]
+    return step if np.all(np.isfinite(step)) else None
 
 
 def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: str | None) -> "np.ndarray":
@@ -269,9 +311,12 @@ def fit_elo(
             present[deal_codes, seat_bot] = True
             for r in range(bootstrap):
                 counts = np.bincount(rng.integers(0, n_deals, size=n_deals), minlength=n_deals).astype(float)
-                t = bradley_terry(wins_matrix(counts[deal_of_pair]), prior_games=prior_games, start=theta)
+                absent = (counts[:, None] * present).sum(axis=0) == 0
+                # An absent bot's optimum is 0 (only the prior): start it there, not at its full-data rating.
+                t = bradley_terry(wins_matrix(counts[deal_of_pair]), prior_games=prior_games,
+                                  start=np.where(absent, 0.0, theta))
                 row = t * ELO_SCALE
-                row[(counts[:, None] * present).sum(axis=0) == 0] = np.nan
+                row[absent] = np.nan
                 reps[r] = row
             reps = _anchor_shift(reps, bots, anchor)
             with np.errstate(all="ignore"):
