@@ -38,13 +38,19 @@ class GreedyBot(SimpleBot):
         return UNSEEN_ESTIMATE if card.value is None else card.value
 
     def worst(self, obs: Observation) -> int | None:
-        hand = obs.my_hand
-        if not hand:
-            return None
-        return max(range(len(hand)), key=lambda p: self.estimate(hand[p]))
+        """The position of the card it would most like to get rid of (the first one on ties)."""
+        worst, worst_value = None, float("-inf")
+        for p, card in enumerate(obs.hands[obs.seat]):
+            value = UNSEEN_ESTIMATE if card.value is None else card.value
+            if value > worst_value:
+                worst, worst_value = p, value
+        return worst
 
     def estimated_total(self, obs: Observation) -> float:
-        return sum(self.estimate(c) for c in obs.my_hand)
+        total = 0.0
+        for card in obs.hands[obs.seat]:
+            total += UNSEEN_ESTIMATE if card.value is None else card.value
+        return total
 
     def call_cabo(self, obs: Observation) -> bool:
         return self.estimated_total(obs) <= self.cabo_threshold
