@@ -62,6 +62,7 @@ _SPY: dict[tuple[int, int], Spy] = {}
 _SNAP: dict[tuple[int, int], Snap] = {}
 _SWAP: dict[tuple[int, int, int], Swap] = {}
 _LOOKS: dict[tuple[int, int], tuple[Action, ...]] = {}
+_MULTI: dict[tuple[bool, int], LegalActions] = {}
 # Every legal blind swap for (the swapper, the table's hand lengths).
 _SWAPS: dict[tuple[int, tuple[int, ...]], tuple[Action, ...]] = {}
 
@@ -509,8 +510,10 @@ class Game:
         me = self.current
         hand = self.hands[me]
         if phase == "choose":
+            pile = self.pile
             return _CHOOSE[
-                (self._can_draw(), bool(self.pile and (hand or rules.discard_draw_may_discard)),
+                (bool(self.deck) or (rules.deck_out == "reshuffle" and len(pile) > 1),
+                 bool(pile and (hand or rules.discard_draw_may_discard)),
                  rules.cabo_timing == "instead" and self.caller is None and self._empty_left is None
                  and not self._empty_flag)
             ]
@@ -522,7 +525,11 @@ class Game:
             else:
                 fixed = ((_DISCARD,) if may_discard else ()) + tuple(_ex1(p) for p in range(k))
             if rules.multi_exchange and k >= 2:
-                return LegalActions(fixed, k)
+                key = (may_discard, k)
+                multi = _MULTI.get(key)
+                if multi is None:
+                    multi = _MULTI[key] = LegalActions(fixed, k)
+                return multi
             return fixed
         if phase == "power":
             power = self.power
@@ -594,7 +601,8 @@ class Game:
                 if cached is None:
                     cached = self._legal = self._compute_legal()
                 legal = cached
-        if action not in legal:
+        # tuple.__contains__ first: the usual answer, without LegalActions' Python-level __contains__.
+        if not tuple.__contains__(legal, action) and action not in legal:  # type: ignore[arg-type]
             self._illegal(action, seat, legal)
         self._apply(action, seat)  # type: ignore[arg-type]
 
@@ -1041,9 +1049,10 @@ class Game:
             stats=self.stats,
         )
         self.results.append(result)
-        for hand in self.hands:
-            for c in hand:
-                self._reveal(c)
+        if self.sheet.game_over:
+            for hand in self.hands:  # the final observation shows every hand
+                for c in hand:
+                    self._reveal(c)
         self._emit_all(_ev("end", None, tuple(details.scores), (), ended_by))
         self.drawn = None
         self.drawn_from = None
