@@ -39,6 +39,7 @@ __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
 _new_observation = tuple.__new__
 _new = tuple.__new__
+_ONE_SEAT = [(s,) for s in range(64)]
 _HIDDEN1 = (UNKNOWN,)
 
 
@@ -1122,7 +1123,7 @@ class Game:
             legal = ()
         else:
             mover = self._snapper if phase == "give" else self.current
-            to_move = (mover,)
+            to_move = _ONE_SEAT[mover]
             if seat == mover:
                 known_legal = self._legal
                 if known_legal is None:

@@ -73,7 +73,15 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
             round_seen = game.round
             for seat, bot in starts:
                 bot.on_round_start(observation(seat))
-        for seat in game.to_move:
+        phase = game.phase
+        # game.to_move, inlined: the one seat to move, or every seat still pending at once.
+        if phase == "snap" or phase == "look":
+            movers: Sequence[int] = tuple(game._pending)
+        elif phase == "give":
+            movers = (game._snapper,)
+        else:
+            movers = (game.current,)
+        for seat in movers:
             obs = observation(seat)
             action = choosers[seat](obs, obs[-1])
             try:
