@@ -474,3 +474,77 @@ def test_check_bot_in_process_finds_nondeterminism_and_slow_decisions() -> None:
     slow = check_bot(Sleepy(), games=1, replays=0, limits=Limits(decision_s=0.05))
     assert not slow.ok and "took longer than the 0.05 s limit" in slow.problems[0]
     assert check_bot(ck.bots.RandomBot, games=3).ok
+
+
+# ---------------------------------------------------------------------- the harness server
+
+ORPHAN_SCRIPT = """
+import sys, time
+from cabo_kit.tournament import isolation
+import cabo_kit as ck
+bot = isolation.IsolatedBot(isolation.load_submission(sys.argv[1]))
+bot.on_game_start(0, 3, ck.Rules.preset("rush"))
+server = isolation._the_server
+print(bot._h.proc.pid, server.proc.pid if server is not None else -1, flush=True)
+time.sleep(60)
+"""
+
+
+def gone(pid: int) -> bool:
+    """Dead or a zombie (an orphan waits for init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return not alive(pid)
+
+
+@pytest.mark.skipif(not LINUX, reason="the harness server is Linux-only")
+def test_bot_processes_come_from_a_clean_server_and_die_with_the_engine(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    from cabo_kit.tournament import isolation
+
+    assert isolation.USE_SERVER
+    bot = IsolatedBot(sub("good"), FAST)
+    drive(bot, decisions=2)
+    pid = bot._h.proc.pid  # type: ignore[union-attr]
+    server = isolation._the_server
+    assert server is not None
+    with open(f"/proc/{pid}/stat") as f:
+        parent = int(f.read().rsplit(")", 1)[1].split()[1])
+    # Forked from the server (a fresh interpreter that never held engine state), never from the engine.
+    assert parent == server.proc.pid != os.getpid()
+    with open(f"/proc/{server.proc.pid}/cmdline", "rb") as f:
+        assert b"zygote" in f.read()
+    first = pid
+    bot.on_game_start(0, 3, ck.Rules.preset("deluxe"))  # a new game: a new process
+    assert bot._h.proc.pid != first and gone(first)  # type: ignore[union-attr]
+    bot.close()
+
+    # The engine is killed -9: its server sees end of file and takes every bot process with it.
+    engine = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT, str(BOTS / "good.py")], stdout=subprocess.PIPE,
+                              cwd=str(Path(__file__).resolve().parents[1]))
+    assert engine.stdout is not None
+    bot_pid, server_pid = map(int, engine.stdout.readline().split())
+    assert server_pid > 0 and alive(bot_pid) and alive(server_pid)
+    engine.send_signal(signal.SIGKILL)
+    engine.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and not (gone(bot_pid) and gone(server_pid)):
+        time.sleep(0.02)
+    assert gone(bot_pid) and gone(server_pid)
+
+
+def test_without_the_server_each_bot_process_is_a_fresh_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cabo_kit.tournament import isolation
+
+    monkeypatch.setattr(isolation, "USE_SERVER", False)
+    bot = IsolatedBot(sub("good"), FAST)
+    moves = drive(bot, decisions=3)
+    assert len(moves) == 3
+    proc = bot._h.proc  # type: ignore[union-attr]
+    assert isinstance(proc, __import__("subprocess").Popen)
+    bot.close()
+    assert not alive(proc.pid)

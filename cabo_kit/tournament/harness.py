@@ -403,30 +403,25 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
             reply({"i": rid, "err": _bot_traceback()})
 
 
-def main(argv: list[str]) -> int:
-    mode, path, rfd_s, wfd_s, cfg_json = argv[1:6]
-    cfg = json.loads(cfg_json)
-    if rfd_s == "stdio":
-        # No pass_fds (Windows): move the channel off fds 0/1 before the bot can print on them.
-        rfd, wfd = os.dup(0), os.dup(1)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.dup2(2, 1)
-    else:
-        rfd, wfd = int(rfd_s), int(wfd_s)
+def _prepare(cfg: dict[str, Any]) -> None:
+    """What every bot process needs before it reads a bot file: import paths, cabo_kit, common modules."""
     # Started with -S (no site: faster); the engine names cabo_kit's folder and its site-packages.
     for entry in cfg.get("paths", []):
         if entry not in sys.path:
             sys.path.append(entry)
-
-    def send(msg: dict[str, Any]) -> None:
-        os.write(wfd, json.dumps(msg, separators=(",", ":")).encode() + b"\n")
-
     import cabo_kit  # noqa: F401 - imported before the uid drop on purpose
     import cabo_kit.bot  # noqa: F401
     import cabo_kit.game  # noqa: F401
 
     _preload(list(PRELOAD))
+
+
+def _run_bot(mode: str, path: str, rfd: int, wfd: int, cfg: dict[str, Any]) -> int:
+    """Steps 2-5 of the module docstring for one bot file, then serve it (mode ``play``)."""
+
+    def send(msg: dict[str, Any]) -> None:
+        os.write(wfd, json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+
     try:
         with open(path, "rb") as f:
             source = f.read()
@@ -451,7 +446,7 @@ def main(argv: list[str]) -> int:
     if sys.platform.startswith("linux"):
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != int(cfg.get("ppid", os.getppid())):
-            return 3  # the engine is already gone
+            return 3  # the engine (or the harness server) is already gone
         _prctl(PR_SET_DUMPABLE, 0)
     _set_limits(cfg)
     _redirect_output(cfg)
@@ -468,6 +463,145 @@ def main(argv: list[str]) -> int:
     del source, text
     _serve(bot, rfd, wfd)
     return 0
+
+
+def _exit_code(status: int) -> int:
+    """``subprocess``'s convention: the exit code, or minus the signal that killed the process."""
+    return os.waitstatus_to_exitcode(status)
+
+
+def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
+    """The harness server ("zygote"): fork one fresh bot process per request, reap them, report how they ended.
+
+    It is started like a harness (a fresh interpreter that never holds engine state), does
+    :func:`_prepare` once, and never reads a bot file itself. Each bot process is forked from
+    it *before* any bot code exists anywhere, so it starts exactly as clean as a fresh
+    ``python harness.py`` but in about a millisecond instead of tens (the interpreter and
+    ``cabo_kit`` are already loaded). The child then does steps 2-5 (read the file, drop to
+    its own uid, limits, load, serve) in its own session.
+
+    Requests on the control socket (SOCK_SEQPACKET, one JSON object per packet):
+    ``{"op": "spawn", "mode", "path", "cfg"}`` with three fds attached (request pipe, reply
+    pipe, log) answers ``{"pid"}``; ``{"op": "wait", "pid", "timeout"}`` answers ``{"code"}``
+    (``null`` if still running after ``timeout`` seconds). End of file: kill every child, exit.
+    """
+    import socket
+    import time
+
+    sock = socket.socket(fileno=ctl_fd)
+    _prepare(cfg)
+    # No PR_SET_PDEATHSIG here: it fires when the engine *thread* that started us ends (a Dask
+    # worker thread, say). The engine's death closes the control socket instead: we see end of
+    # file at once, kill every child and exit. Each child has PDEATHSIG towards us.
+    if os.getppid() != int(cfg.get("ppid", os.getppid())):
+        return 3
+    if sys.platform.startswith("linux"):
+        _prctl(PR_SET_DUMPABLE, 0)
+    gc.collect()
+    gc.freeze()  # keep the shared pages shared in the children
+    children: set[int] = set()
+    ended: dict[int, int] = {}
+
+    def reap(pid: int) -> None:
+        # Only the asked-for pid: an unreaped child keeps its pid reserved, so the engine's
+        # killpg can never hit a recycled pid (Popen's guarantee).
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            children.discard(pid)
+            return
+        if done:
+            children.discard(pid)
+            ended[pid] = _exit_code(status)
+
+    def answer(msg: dict[str, Any]) -> None:
+        sock.send(json.dumps(msg).encode())
+
+    sock.send(b'{"ready":true}')
+    while True:
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 3)
+        except OSError:
+            data, fds = b"", []
+        if not data:
+            for pid in children:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            return 0
+        req = json.loads(data)
+        if req["op"] == "spawn":
+            if len(fds) != 3:
+                for fd in fds:
+                    os.close(fd)
+                answer({"error": f"spawn needs 3 fds, got {len(fds)}"})
+                continue
+            child_cfg = dict(req["cfg"], ppid=os.getpid())
+            pid = os.fork()
+            if pid == 0:  # the bot's process: nothing of the engine here, only this clean server's copy
+                code = 70
+                try:
+                    sock.close()
+                    os.setsid()
+                    rfd, wfd, log = fds
+                    os.dup2(log, 1)
+                    os.dup2(log, 2)
+                    keep = sorted({rfd, wfd})
+                    os.closerange(3, keep[0])
+                    os.closerange(keep[0] + 1, keep[-1])
+                    os.closerange(keep[-1] + 1, 1 << 16)
+                    gc.unfreeze()  # the bot sees an ordinary heap (gc.get_objects lists everything)
+                    random.seed()  # a fresh process would draw its own seed
+                    # What a harness started on its own would see (a bot may read its pipe fds here).
+                    sys.argv = [os.path.abspath(__file__), req["mode"], req["path"], str(rfd), str(wfd),
+                                json.dumps(req["cfg"])]
+                    code = _run_bot(req["mode"], req["path"], rfd, wfd, child_cfg)
+                except BaseException:  # noqa: BLE001 - a fork child must never return into the server loop
+                    try:
+                        os.write(2, _bot_traceback().encode("utf-8", "replace"))
+                    except BaseException:  # noqa: BLE001
+                        pass
+                os._exit(code)
+            for fd in fds:
+                os.close(fd)
+            children.add(pid)
+            answer({"pid": pid})
+        elif req["op"] == "wait":
+            pid = int(req["pid"])
+            until = time.monotonic() + float(req.get("timeout", 0.0))
+            delay = 0.0002
+            while pid not in ended and pid in children:
+                reap(pid)
+                if pid in ended or time.monotonic() >= until:
+                    break
+                time.sleep(delay)
+                delay = min(delay * 2, 0.01)
+            if pid in ended:
+                answer({"code": ended.pop(pid)})
+            elif pid in children:
+                answer({"code": None})
+            else:
+                answer({"code": None, "unknown": True})
+        else:
+            answer({"error": f"unknown op {req['op']!r}"})
+
+
+def main(argv: list[str]) -> int:
+    mode, path, rfd_s, wfd_s, cfg_json = argv[1:6]
+    cfg = json.loads(cfg_json)
+    if mode == "zygote":
+        return _serve_forks(int(rfd_s), cfg)
+    if rfd_s == "stdio":
+        # No pass_fds (Windows): move the channel off fds 0/1 before the bot can print on them.
+        rfd, wfd = os.dup(0), os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(2, 1)
+    else:
+        rfd, wfd = int(rfd_s), int(wfd_s)
+    _prepare(cfg)
+    return _run_bot(mode, path, rfd, wfd, cfg)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ import cabo_kit as ck
 
 class Payload:
     def __reduce__(self):
-        return (open, (f"/tmp/cabo-pickle-pwned-{os.getppid()}", "w"))
+        # Runs in whichever process unpickles it and names that process: the engine, if it ever did.
+        return (exec, ("import os; open(f'/tmp/cabo-pickle-pwned-{os.getpid()}', 'w').close()",))
 
 
 class Pickler(ck.Bot):
