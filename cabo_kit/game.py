@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
-from typing import Iterable, Sequence, TypeVar
+from typing import Any, Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -39,6 +39,7 @@ __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
 _new_observation = tuple.__new__
 _new = tuple.__new__
+_tuple_contains: Any = tuple.__contains__
 _ONE_SEAT = [(s,) for s in range(64)]
 _HIDDEN1 = (UNKNOWN,)
 
@@ -603,7 +604,7 @@ class Game:
                     cached = self._legal = self._compute_legal()
                 legal = cached
         # tuple.__contains__ first: the usual answer, without LegalActions' Python-level __contains__.
-        if not tuple.__contains__(legal, action) and action not in legal:  # type: ignore[arg-type]
+        if not _tuple_contains(legal, action) and action not in legal:
             self._illegal(action, seat, legal)
         self._apply(action, seat)  # type: ignore[arg-type]
 
