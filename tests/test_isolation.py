@@ -548,3 +548,33 @@ def test_without_the_server_each_bot_process_is_a_fresh_interpreter(monkeypatch:
     assert isinstance(proc, __import__("subprocess").Popen)
     bot.close()
     assert not alive(proc.pid)
+
+
+def test_mid_game_hooks_need_no_round_trip_but_their_faults_and_time_still_count(tmp_path: Path) -> None:
+    path = tmp_path / "slow_hook.py"
+    path.write_text(
+        "import time\nimport cabo_kit as ck\n\nclass SlowHook(ck.Bot):\n"
+        "    def on_round_start(self, obs):\n        time.sleep(0.3)\n"
+        "    def choose(self, obs, legal):\n        return legal[0]\n")
+    bot = IsolatedBot(load_submission(path, FAST), FAST)
+    t0 = time.perf_counter()
+    bot.on_game_start(0, 3, ck.Rules.preset("rush"))
+    game = ck.Game(ck.Rules.preset("rush"), 1, 3)
+    bot.on_round_start(game.observation(0))
+    assert time.perf_counter() - t0 < 0.25  # the hook's request is sent, not waited for
+    assert bot.time_used < 0.25
+    obs = game.observation(0)
+    bot.choose(obs, obs.legal_actions)  # waits for the hook, then the decision: within 2 x decision_s
+    assert bot.time_used >= 0.3  # the hook's time is charged to the bot
+    bot.close()
+
+    path.write_text(
+        "import cabo_kit as ck\n\nclass BadHook(ck.Bot):\n"
+        "    def on_round_start(self, obs):\n        raise KeyError('round hook')\n"
+        "    def choose(self, obs, legal):\n        return legal[0]\n")
+    bot = IsolatedBot(load_submission(path, FAST), FAST)
+    with pytest.raises(BotFault) as info:
+        ck.play_game([bot, ck.bots.RandomBot()], ck.Rules.preset("rush"), seed=3)
+    bot.close()
+    assert info.value.kind == "error" and "on_round_start() raised" in info.value.reason
+    assert "KeyError: 'round hook'" in info.value.reason

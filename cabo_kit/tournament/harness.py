@@ -23,7 +23,8 @@ MODE ``check`` stops after step 5 (what :func:`~cabo_kit.tournament.isolation.lo
 uses); MODE ``play`` serves requests until its request pipe closes.
 
 Wire format (private to this file and ``isolation.py``): one JSON object per line. Requests
-carry ``"i"`` (a request id echoed by the reply) and ``"o"`` (``s`` game start, ``r`` round
+carry ``"i"`` (a request id echoed by the reply; a request with ``"q"`` gets a reply only if it raises)
+and ``"o"`` (``s`` game start, ``r`` round
 start, ``c`` choose, ``e`` round end, ``g`` game end, ``p`` ping, ``x`` echo the last observation; the
 last two for tests and benchmarks). Observations travel as a compact per-decision delta (see :class:`ObsDecoder`):
 the full ``Observation.to_dict()`` costs several hundred microseconds per decision to
@@ -264,6 +265,44 @@ class _Cache(dict):  # type: ignore[type-arg, unused-ignore]
         return value
 
 
+_SHARED: dict[str, _Cache] = {}
+
+
+def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
+    """Parse once the action and card texts games use, so a forked bot process starts with them parsed.
+
+    Returns how many texts were parsed. (Texts never seen here are parsed on first use.)
+    """
+    from itertools import combinations
+
+    ObsDecoder()
+    actions, cards, ups = _SHARED["actions"], _SHARED["cards"], _SHARED["ups"]
+    pos = range(max_cards)
+    texts = ["deck", "take", "cabo", "discard", "pass"]
+    for k in (1, 2, 3):
+        texts += ["look " + ",".join(map(str, c)) for c in combinations(pos, k)]
+    texts += [f"{word} {i}" for word in ("exchange", "place", "peek", "give") for i in range(max_cards + 1)]
+    texts += [f"{word} {s}:{i}" for word in ("spy", "snap") for s in range(max_seats) for i in pos]
+    texts += [f"swap {i} {s}:{j}" for i in pos for s in range(max_seats) for j in pos]
+    n = 0
+    for text in texts:
+        try:
+            actions[text]
+            n += 1
+        except ValueError:
+            pass
+    for text in ["??"] + [str(v) for v in range(-2, 21)]:
+        try:
+            cards[text]
+            n += 1
+        except ValueError:
+            pass
+    for size in range(1, max_cards + 1):
+        for bits in range(1 << size):
+            ups[format(bits, f"0{size}b")]
+    return n
+
+
 class ObsDecoder:
     """Rebuild :class:`~cabo_kit.observation.Observation` objects from the engine's compact deltas.
 
@@ -285,10 +324,15 @@ class ObsDecoder:
         from cabo_kit.observation import Event, Observation
 
         self._types = (Event, Observation, LegalActions)
-        self._actions = _Cache(Action.parse)
-        self._cards = _Cache(Card.parse)
-        self._hands = _Cache(lambda h: tuple(map(self._cards.__getitem__, h.split())))
-        self._ups = _Cache(lambda u: tuple(ch == "1" for ch in u))
+        # Shared by every decoder of the process, so a server's warmed caches reach its children.
+        if not _SHARED:
+            cards = _Cache(Card.parse)
+            _SHARED.update(actions=_Cache(Action.parse), cards=cards, ups=_Cache(lambda u: tuple(ch == "1" for ch in u)),
+                           hands=_Cache(lambda h: tuple(map(cards.__getitem__, h.split()))))
+        self._actions = _SHARED["actions"]
+        self._cards = _SHARED["cards"]
+        self._hands = _SHARED["hands"]
+        self._ups = _SHARED["ups"]
         self.reset(None)
 
     def reset(self, start: dict[str, Any] | None) -> None:
@@ -398,7 +442,8 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 last = decoder.last
                 reply({"i": rid, "obs": None if last is None else last.to_dict()})
                 continue
-            reply({"i": rid})
+            if "q" not in req:  # a quiet request (a mid-game hook) is answered only if it raises
+                reply({"i": rid})
         except BaseException:  # noqa: BLE001 - anything the bot raises is reported to the engine
             reply({"i": rid, "err": _bot_traceback()})
 
@@ -497,6 +542,10 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
         return 3
     if sys.platform.startswith("linux"):
         _prctl(PR_SET_DUMPABLE, 0)
+    try:
+        warm_caches()
+    except Exception:  # noqa: BLE001 - only a speed-up: a child parses on first use instead
+        pass
     gc.collect()
     gc.freeze()  # keep the shared pages shared in the children
     children: set[int] = set()

@@ -680,6 +680,7 @@ class IsolatedBot(Bot):
         self._log: IO[bytes] | None = None
         self._temp_log = False
         self._enc = _ObsEncoder()
+        self._pending: dict[int, str] = {}  # quiet hooks sent and not yet met by a reply
         self._started = False
         self._box: list[_Harness | None] = [None]  # shared with the finalizer, which must not hold self
         weakref.finalize(self, IsolatedBot._finalize, self._box)
@@ -700,6 +701,7 @@ class IsolatedBot(Bot):
         self.fault = None
         self.time_used = 0.0
         self._enc = _ObsEncoder()
+        self._pending = {}
         if self._log is None:
             self._log, self._temp_log = _open_log(self.log_path)
         h = _Harness("play", Path(self.submission.path).resolve(), self.limits, self._log)
@@ -751,7 +753,14 @@ class IsolatedBot(Bot):
 
     # -- one request
 
-    def _call(self, msg: dict[str, Any], what: str) -> dict[str, Any]:
+    def _call(self, msg: dict[str, Any], what: str, quiet: bool = False) -> dict[str, Any]:
+        """Send one request and wait for its reply.
+
+        ``quiet`` (the mid-game hooks): send and return at once; the harness answers only if
+        the hook raises, and that answer, or the hook's time, is met by the next ordinary
+        call, which waits for the hooks before it (each hook adds ``decision_s`` to its
+        limit; the time bank counts everything). This saves a round trip per hook.
+        """
         if self.fault is not None:
             raise self.fault
         h = self._h
@@ -759,24 +768,42 @@ class IsolatedBot(Bot):
             h = self._start()
         h.next_id += 1
         rid = msg["i"] = h.next_id
-        data = (_dumps(msg) + "\n").encode()
         limits = self.limits
+        if quiet:
+            msg["q"] = 1
+            self._pending[rid] = what
+            try:
+                h.send((_dumps(msg) + "\n").encode(), time.perf_counter() + limits.decision_s)
+            except _Timeout:
+                self._fail(BotFault("timeout", f"{what} did not take its request within {limits.decision_s:g} s"))
+            except BotFault as fault:
+                self._fail(fault)
+            return {}
+        data = (_dumps(msg) + "\n").encode()
+        pending = self._pending
         bank_left = limits.game_bank_s - self.time_used
-        budget = min(limits.decision_s, bank_left)
+        allowed = limits.decision_s * (1 + len(pending))
+        budget = min(allowed, bank_left)
         t0 = time.perf_counter()
         deadline = t0 + budget
         try:
             h.send(data, deadline)
             while True:
                 reply = h.receive(deadline)
-                if reply.get("i") == rid:
+                i = reply.get("i")
+                if i == rid:
                     break
-                if not isinstance(reply.get("i"), int) or reply["i"] > rid:
+                if i in pending and "err" in reply:
+                    what = pending[i]
+                    break
+                if not isinstance(i, int) or i > rid:
                     raise BotFault("error", f"the bot sent a reply out of turn: {str(reply)[:120]}")
         except _Timeout:
             elapsed = time.perf_counter() - t0
             self.time_used += elapsed
-            if budget < limits.decision_s:
+            if pending:
+                what = f"{what} (with {', '.join(pending.values())} before it)"
+            if budget < allowed:
                 reason = (f"{what} ran out of the game's time bank ({limits.game_bank_s:g} s in all; "
                           f"{bank_left:.3g} s were left)")
             else:
@@ -784,6 +811,7 @@ class IsolatedBot(Bot):
             self._fail(BotFault("timeout", reason))
         except BotFault as fault:
             self._fail(fault)
+        pending.clear()
         elapsed = time.perf_counter() - t0
         self.time_used += elapsed
         if elapsed > self.slowest:
@@ -833,12 +861,13 @@ class IsolatedBot(Bot):
     def on_round_start(self, observation: Observation) -> None:
         if self.fault is not None:
             raise self.fault
-        self._call({"o": "r", "b": self._enc.encode(observation, observation.legal_actions, [])}, "on_round_start()")
+        self._call({"o": "r", "b": self._enc.encode(observation, observation.legal_actions, [])}, "on_round_start()",
+                   quiet=True)
 
     def on_round_end(self, result: Any) -> None:
         if self.fault is not None:
             raise self.fault
-        self._call({"o": "e", "b": result.to_dict()}, "on_round_end()")
+        self._call({"o": "e", "b": result.to_dict()}, "on_round_end()", quiet=True)
 
     def on_game_end(self, totals: list[int], winners: list[int]) -> None:
         self._call({"o": "g", "totals": list(totals), "winners": list(winners)}, "on_game_end()")
