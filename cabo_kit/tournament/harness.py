@@ -306,14 +306,13 @@ def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
 class ObsDecoder:
     """Rebuild :class:`~cabo_kit.observation.Observation` objects from the engine's compact deltas.
 
-    Fields: ``r`` round, ``t`` turn, ``p`` phase, ``c`` current, ``m`` to_move, ``s``
-    start_player, ``k`` caller, ``h`` hands (one space-separated string per seat), ``u``
-    face_up ("0"/"1" strings), ``dk`` + ``d`` discard (keep the first ``dk`` cards, append
-    ``d``), ``n`` deck_size, ``dr`` drawn, ``df`` drawn_from, ``pw`` power, ``tg`` target,
-    ``pk`` picked, ``ok`` exchange_ok, ``gt`` give_to, ``sc``/``rs`` scores and
-    round_scores (only when they change), ``ek`` + ``e`` events (same scheme as the
-    discard pile), ``l`` legal action texts, ``lm`` hand size when multi-exchanges are legal,
-    ``me`` memory (when it changes). Seat, table size and rules come with the game start.
+    One observation is a list: round, turn, phase, current, to_move, start_player, caller,
+    hands (one space-separated string per seat), face_up ("0"/"1" strings), deck_size,
+    drawn, drawn_from, power, target, picked, exchange_ok, give_to, then ``dk, d`` (keep
+    the first ``dk`` cards of the discard pile, append the cards of ``d``), ``ek, e`` (the
+    same for events), the hand size when multi-exchanges are legal (else null), the legal
+    action texts, and a dict (or null) of what is sent only when it changes: ``seat``,
+    ``np`` and ``rules`` (once per game), ``me`` memory, ``sc`` scores, ``rs`` round scores.
     """
 
     def __init__(self) -> None:
@@ -348,38 +347,40 @@ class ObsDecoder:
         self.round_scores: tuple[tuple[int, ...], ...] = ()
         self.last: Any = None
 
-    def decode(self, o: dict[str, Any]) -> Any:
-        if "seat" in o:
-            self.reset({"seat": o["seat"], "n": o["np"], "rules": o["rules"]})
+    def decode(self, o: list[Any]) -> Any:
+        (rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts, deck_size, drawn,
+         drawn_from, power, target, picked, exchange_ok, give_to, dk, d, ek, new_events, lm, legal_texts,
+         extra) = o
+        if extra:
+            if "seat" in extra:
+                self.reset({"seat": extra["seat"], "n": extra["np"], "rules": extra["rules"]})
+            if "me" in extra:
+                self.memory = extra["me"]
+            if "sc" in extra:
+                self.scores = tuple(extra["sc"])
+            if "rs" in extra:
+                self.round_scores = tuple(tuple(r) for r in extra["rs"])
         Event, Observation, LegalActions = self._types
         rules = self.rules
         if rules is None:
             raise ValueError("the engine sent an observation before the game's rules")
         card = self._cards.__getitem__
-        if "me" in o:
-            self.memory = o["me"]
-        hands = tuple(map(self._hands.__getitem__, o["h"]))
-        face_up = tuple(map(self._ups.__getitem__, o["u"]))
+        hands = tuple(map(self._hands.__getitem__, hand_texts))
+        face_up = tuple(map(self._ups.__getitem__, up_texts))
         discard = self.discard
-        del discard[o["dk"]:]
-        if o["d"]:
-            discard.extend(map(card, o["d"].split()))
+        del discard[dk:]
+        if d:
+            discard.extend(map(card, d.split()))
         events = self.events
-        del events[o["ek"]:]
-        for kind, seat, target, cards, info in o["e"]:
-            events.append(Event(kind, seat, tuple(target), tuple(map(card, cards)), info))
-        if "sc" in o:
-            self.scores = tuple(o["sc"])
-        if "rs" in o:
-            self.round_scores = tuple(tuple(r) for r in o["rs"])
-        fixed = tuple(map(self._actions.__getitem__, o["l"]))
-        legal: Any = LegalActions(fixed, o["lm"]) if "lm" in o else fixed
-        drawn = o["dr"]
-        target, give_to = o["tg"], o["gt"]
+        del events[ek:]
+        for kind, seat, tgt, cards, info in new_events:
+            events.append(Event(kind, seat, tuple(tgt), tuple(map(card, cards)), info))
+        fixed = tuple(map(self._actions.__getitem__, legal_texts))
+        legal: Any = fixed if lm is None else LegalActions(fixed, lm)
         obs = Observation(
-            self.seat, self.n_players, rules, self.memory, o["r"], o["t"], o["p"], o["c"], tuple(o["m"]),
-            o["s"], o["k"], hands, face_up, tuple(discard), o["n"], None if drawn is None else card(drawn),
-            o["df"], o["pw"], None if target is None else (target[0], target[1]), tuple(o["pk"]), o["ok"],
+            self.seat, self.n_players, rules, self.memory, rnd, turn, phase, current, tuple(to_move),
+            start_player, caller, hands, face_up, tuple(discard), deck_size, None if drawn is None else card(drawn),
+            drawn_from, power, None if target is None else (target[0], target[1]), tuple(picked), exchange_ok,
             None if give_to is None else (give_to[0], give_to[1]), self.scores, self.round_scores,
             tuple(events), legal,
         )
