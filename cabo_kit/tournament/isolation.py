@@ -433,6 +433,13 @@ class _Harness:
                 os.close(c_write)
             self.rfd, self.wfd = p_read, p_write
             os.set_blocking(self.wfd, False)
+            import select
+
+            # Made once: one per decision costs a few microseconds.
+            self._in_poll = select.poll()
+            self._in_poll.register(self.rfd, select.POLLIN)
+            self._out_poll = select.poll()
+            self._out_poll.register(self.wfd, select.POLLOUT)
         else:  # pragma: no cover - exercised on Windows only
             cmd += ["stdio", "stdio", json.dumps(cfg)]
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env)
@@ -460,10 +467,7 @@ class _Harness:
         if left <= 0:
             raise _Timeout
         if _POSIX:
-            import select
-
-            poller = select.poll()
-            poller.register(self.wfd if write else self.rfd, select.POLLOUT if write else select.POLLIN)
+            poller = self._out_poll if write else self._in_poll
             if not poller.poll(left * 1000.0 + 0.5):
                 if time.perf_counter() >= deadline:
                     raise _Timeout
