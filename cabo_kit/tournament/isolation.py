@@ -733,15 +733,16 @@ class IsolatedBot(Bot):
             self._box[0] = None
 
     def close(self) -> None:
-        """Kill the harness's process group and release the log. Idempotent."""
+        """Kill the harness's process group and release the log (removed if empty). Idempotent."""
         self._stop()
         if self._log is not None:
             self._log.close()
-            if self._temp_log:
-                try:
+            try:
+                # A bot that printed nothing leaves no file (a class tournament would leave thousands).
+                if self._temp_log or os.path.getsize(self._log.name) == 0:
                     os.unlink(self._log.name)
-                except OSError:
-                    pass
+            except OSError:
+                pass
             self._log = None
 
     def __enter__(self) -> "IsolatedBot":
