@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -73,7 +75,7 @@ def isolation_cost(games: int) -> tuple[float, float, int]:
             s0 = time.perf_counter()
             _orig(*a)
             starts[0] += time.perf_counter() - s0
-        b.on_game_start = timed  # type: ignore[method-assign]
+        b.on_game_start = timed  # type: ignore[method-assign, assignment]
     t0 = time.perf_counter()
     for g in range(games):
         ck.play_game(bots, rules, seed=g)
@@ -82,6 +84,33 @@ def isolation_cost(games: int) -> tuple[float, float, int]:
         b.close()
     shutil.rmtree(tmp, ignore_errors=True)
     return (isolated - starts[0] - inproc) / decisions, (isolated - inproc) / decisions, decisions
+
+
+def cpu_reference() -> float:
+    """Median microseconds of sum(range(1000)): about 8-10 on an idle core; higher means a busy machine."""
+    times = []
+    for _ in range(300):
+        t0 = time.perf_counter()
+        sum(range(1000))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e6
+
+
+def ping_us(n: int = 2000) -> float:
+    """Median round trip of an empty request to an isolated bot: the channel's floor."""
+    tmp = Path(tempfile.mkdtemp(prefix="cabo-ping-"))
+    path = tmp / "ping_sub.py"
+    path.write_text(bot_source("random"))
+    bot = IsolatedBot(load_submission(path), Limits())
+    bot.on_game_start(0, 4, ck.Rules.preset("deluxe"))
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        bot._call({"o": "p"}, "ping")
+        times.append(time.perf_counter() - t0)
+    bot.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return statistics.median(times) * 1e6
 
 
 def timed_run(folder: Path, workers: int) -> float:
@@ -96,11 +125,13 @@ def main() -> None:
     ap.add_argument("--max-minutes", type=float, default=10.0, help="stop raising the game count after this")
     ap.add_argument("--skip-class", action="store_true", help="only the per-decision cost and the speedup")
     args = ap.parse_args()
-    print(f"cores usable: {default_workers()}")
+    print(f"cores usable: {default_workers()}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+          f"(the machine is shared: figures are wall times); CPU reference sum(range(1000)) {cpu_reference():.1f} us")
 
     per_decision, with_starts, n = isolation_cost(8)
     print(f"isolation adds {per_decision * 1e6:.0f} us per decision ({with_starts * 1e6:.0f} us counting one harness "
-          f"start per bot and game), over {n} decisions of 4-player deluxe GreedyBot games")
+          f"start per bot and game), over {n} decisions of 4-player deluxe GreedyBot games (all 4 seats isolated; "
+          f"mid-game hooks included); bare pipe ping {ping_us():.0f} us (the floor)")
 
     root = Path(tempfile.mkdtemp(prefix="cabo-speed-"))
     try:
@@ -122,12 +153,20 @@ def main() -> None:
             hw = half_width(folder)
             elapsed = time.perf_counter() - started
             n_games = len(load_frames(folder)[0])
+            rate = n_games / elapsed
             print(f"  {games_per_bot} games per bot and preset: {n_games} games, widest interval +-{hw:.0f} Elo, "
-                  f"{elapsed:.0f} s so far")
-            if hw <= 50 or elapsed > args.max_minutes * 60:
+                  f"{elapsed:.0f} s so far, {rate:.1f} games/s (load {os.getloadavg()[0]:.2f})", flush=True)
+            if hw <= 50:
                 break
-            games_per_bot = int(math.ceil(games_per_bot * max(1.25, (hw / 50) ** 2 * 1.1)))
-        verdict = "within +-50" if hw <= 50 else "NOT within +-50 (stopped at --max-minutes)"
+            # Interval width shrinks as 1/sqrt(games): the games +-50 needs, and the time they would take.
+            factor = (hw / 50) ** 2 * 1.1
+            projected = elapsed + n_games * (factor - 1) / rate
+            if projected > args.max_minutes * 60:
+                print(f"  +-50 needs about {factor:.1f}x these games ({n_games * factor:.0f}): about "
+                      f"{projected / 60:.0f} min in all at this rate, over --max-minutes {args.max_minutes:g}: stopping")
+                break
+            games_per_bot = int(math.ceil(games_per_bot * max(1.25, factor)))
+        verdict = "within +-50" if hw <= 50 else "NOT within +-50 (stopped: see the projection above)"
         print(f"class of 30 files, 3 presets, 4-player tables, isolated: {elapsed:.0f} s wall "
               f"({elapsed / 60:.1f} min) for {n_games} games; every interval {verdict}")
     finally:
