@@ -6,7 +6,7 @@ once in this process, on the same seeds. Every ``choose`` call is timed. The fig
 matters is the *added* time per decision: isolated round trip minus the in-process call.
 Also printed: a bare ping over the pipes, the engine-side encoding of one observation, what
 the full ``Observation.to_dict()`` JSON would cost instead (encode, dumps, loads, from_dict),
-and the start (spawn to ready) and stop times of a harness.
+and the start (fork from the harness server to ready) and stop times of a bot process.
 
 Wire format chosen: not ``Observation.to_dict()`` JSON (its encode + parse costs several hundred
 microseconds per decision here, printed below for comparison) but a compact per-decision delta:
@@ -152,7 +152,7 @@ def main() -> None:
     print(line("bare ping over the pipes", pings))
     print(line("engine side: compact delta encode + dumps", enc_times))
     print(line("full to_dict + dumps + loads + from_dict", full_times))
-    print(f"  harness start (spawn, import, ready): median {statistics.median(starts) * 1e3:.1f} ms, "
+    print(f"  bot process start (fork from the harness server, load, ready): median {statistics.median(starts) * 1e3:.1f} ms, "
           f"max {max(starts) * 1e3:.1f} ms; stop (killpg + wait): median {statistics.median(stops) * 1e3:.2f} ms")
 
 

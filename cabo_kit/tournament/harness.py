@@ -19,6 +19,9 @@ Order of events, chosen so the bot never runs with the runner's privileges:
    threads), ``RLIMIT_FSIZE`` (log cap, SIGXFSZ ignored), ``RLIMIT_CORE`` 0;
 5. run the bot's source, find its one Bot subclass, build it, answer ``ready``; then serve.
 
+MODE ``zygote`` is the harness server (:func:`_serve_forks`): it does step 1 once and then forks,
+per request, a process that does steps 2-5 for one bot file, as if started on its own.
+
 MODE ``check`` stops after step 5 (what :func:`~cabo_kit.tournament.isolation.load_submission`
 uses); MODE ``play`` serves requests until its request pipe closes.
 
