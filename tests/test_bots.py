@@ -143,3 +143,26 @@ def test_each_submission_file_defines_exactly_one_bot_of_its_own(path: Path) -> 
     assert len(own) == 1
     record = ck.play_game([own[0](), RandomBot()], ck.Rules.preset("rush").replace(max_rounds=1), seed=1)
     assert record.game_over
+
+
+
+def test_search_values_the_game_not_the_round() -> None:
+    # In a game's last round (max_rounds=1 here) every playout ends the game: a win is worth 1, a loss
+    # 0, a shared win half. Otherwise a round is worth a soft chance in between.
+    hands = [[2, 3, 4, 5], [9, 6, 10, 8], [7, 11, 6, 5], [8, 9, 3, 10]]
+    known = [[(0, 0), (0, 1), (0, 2), (0, 3)], [], [], []]
+    bot = SearchBot()
+    deluxe = ck.Rules.preset("deluxe")
+    for rules, final in ((deluxe.replace(max_rounds=1), True), (deluxe, False)):
+        game = ck.Game.from_layout(rules, hands, discard=[12], current=0, scores=[60, 70, 65, 65], known=known)
+        obs = game.observation(0)
+        e = bot.mean_unseen(obs)
+        for _ in range(6):
+            world = bot.guess(obs)
+            assert world is not None
+            for call in (True, False):
+                value = bot.playout(obs, world, call, e)
+                if final:
+                    assert value in (0.0, 1 / 4, 1 / 3, 1 / 2, 1.0)  # a shared win is shared
+                else:
+                    assert 0.0 < value < 1.0
