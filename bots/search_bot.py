@@ -1,4 +1,4 @@
-"""SearchBot, as a one-file submission: Level 4 (hard). Samples the hidden cards consistent with what it saw, builds each guess with Game.from_layout, plays its candidate actions to the end of the round with a fast policy and picks the best on average; a fixed rollout budget keeps it deterministic for a seed.
+"""SearchBot, as a one-file submission: Level 4 (hard). The counting bot, plus a search of the Cabo call: it samples the hidden cards consistent with what it saw (opponents' unseen cards a little low), builds each guess with Game.from_layout, plays it to the end of the round with and without the call using a fast counting-like policy, and calls if that wins the game more often; a fixed rollout budget keeps it deterministic for a seed.
 
 This file is exactly what a learner submits to a tournament: one module that imports
 ``cabo_kit`` and defines one Bot class of its own. The whole strategy is a short, readable
