@@ -1172,6 +1172,7 @@ class Game:
         d["stats"] = [dict(s) for s in self.stats]
         d["seat_events"] = [list(e) for e in self.seat_events]
         d["_turn_mark"] = list(self._turn_mark)
+        d["_hv_cache"] = list(self._hv_cache)
         d["_snap_rng"] = _copy_rng(self._snap_rng) if self._snap_rng is not None else None
         d["_reshuffle_rng"] = _copy_rng(self._reshuffle_rng) if self._reshuffle_rng is not None else None
         new.__dict__.update(d)

@@ -1,0 +1,112 @@
+"""The step API's contracts that the rule tables do not cover: clones, layouts, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import cabo_kit as ck
+from cabo_kit.play import bot_random
+
+
+def _play(game: ck.Game, bots: list[ck.Bot], steps: int) -> None:
+    for _ in range(steps):
+        if game.is_over:
+            return
+        for seat in game.to_move:
+            obs = game.observation(seat)
+            game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+
+
+@pytest.mark.parametrize("preset", ["deluxe", "rush", "traveller"])
+def test_a_clone_plays_on_without_touching_the_original(preset: str) -> None:
+    rules = ck.Rules.preset(preset)
+    game = ck.Game(rules, seed=11, n_players=3)
+    bots: list[ck.Bot] = [ck.bots.RandomBot() for _ in range(3)]
+    for s, b in enumerate(bots):
+        b.random = bot_random(11, s)
+    _play(game, bots, 40)
+    before = [game.observation(s) for s in range(3)]
+    history = list(game.history)
+    twin = game.clone()
+    others: list[ck.Bot] = [ck.bots.GreedyBot() for _ in range(3)]
+    _play(twin, others, 60)  # the twin diverges: different bots, many more steps
+    assert twin.history[: len(history)] == history and len(twin.history) > len(history)
+    # The original is exactly as it was, and its cached views were not overwritten by the twin's.
+    assert game.history == history
+    assert [game.observation(s) for s in range(3)] == before
+    fresh = ck.Game(rules, seed=11, n_players=3)
+    for seat, action in history:
+        fresh.apply(action, seat)
+    assert [fresh.observation(s) for s in range(3)] == before
+    # And the twin's views equal a fresh replay of its own history.
+    replay = ck.Game(rules, seed=11, n_players=3)
+    for seat, action in twin.history:
+        replay.apply(action, seat)
+    assert [replay.observation(s) for s in range(3)] == [twin.observation(s) for s in range(3)]
+
+
+def test_apply_needs_a_seat_when_several_decide_at_once() -> None:
+    game = ck.Game(ck.Rules.preset("deluxe"), seed=1, n_players=2)
+    with pytest.raises(ck.IllegalActionError, match="say which seat acts"):
+        game.apply("look 0,1")
+    game.apply("look 0,1", seat=0)
+    with pytest.raises(ck.IllegalActionError, match="seat 0 cannot act now"):
+        game.apply("look 2,3", seat=0)
+
+
+def test_an_illegal_action_changes_nothing_and_names_phase_and_seat() -> None:
+    game = ck.Game(ck.Rules.preset("deluxe"), seed=2, n_players=2, start_player=0)
+    game.apply("look 0,1", seat=0)
+    game.apply("look 0,1", seat=1)
+    before = [game.observation(s) for s in range(2)]
+    with pytest.raises(ck.IllegalActionError) as info:
+        game.apply("discard")
+    message = str(info.value)
+    assert "seat 0" in message and "'choose'" in message and "legal: deck, take, cabo" in message
+    assert [game.observation(s) for s in range(2)] == before and len(game.history) == 2
+    with pytest.raises(ck.ActionParseError, match="is not an action"):
+        game.apply("draw a card")
+
+
+def test_observations_are_immutable_and_hold_no_engine_object() -> None:
+    game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=4)
+    obs = game.observation(2)
+    with pytest.raises(AttributeError):
+        obs.seat = 0  # type: ignore[misc]
+    seen: set[int] = set()
+
+    def walk(value: object) -> None:
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        assert not isinstance(value, (ck.Game, list, dict, set)), f"mutable or engine object {type(value)} in an observation"
+        if isinstance(value, tuple):
+            for item in value:
+                walk(item)
+
+    walk(tuple(obs))
+
+
+def test_memory_none_shows_only_face_up_cards_and_this_turns_events() -> None:
+    game = ck.Game(ck.Rules.preset("rush"), seed=3, n_players=3, memory="none")
+    obs = game.observation(0)
+    assert all(not c.known for hand in obs.hands for c in hand)  # the initial look is an event, not a memory
+    assert any(e.kind == "look" and e.seat == 0 and all(c.known for c in e.cards) for e in obs.events)
+    assert len(obs.discard) == 1
+
+
+def test_a_clone_and_its_original_diverging_by_one_action_each_keep_their_own_views() -> None:
+    # Both sides apply one (different) action after the clone, so their internal view versions
+    # move in step: each must still see its own hands, never the other's.
+    rules = ck.Rules.preset("deluxe")
+    game = ck.Game(rules, seed=4, n_players=2, start_player=0, deck="1 2 3 4  5 6 7 8  9  10")
+    game.apply("look 0,1", seat=0)
+    game.apply("look 0,1", seat=1)
+    game.apply("deck")  # seat 0 holds the 10
+    twin = game.clone()
+    twin.apply("exchange 0")
+    assert twin.observation(0).my_hand[0] == ck.Card.parse("10")
+    game.apply("exchange 1")
+    mine = game.observation(0)
+    assert mine.my_hand[0] == ck.Card.parse("1") and mine.my_hand[1] == ck.Card.parse("10")
+    assert twin.observation(0).my_hand[:2] == (ck.Card.parse("10"), ck.Card.parse("2"))
