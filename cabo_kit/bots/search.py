@@ -38,9 +38,11 @@ class SearchBot(CountingBot):
        winning the game from the new totals: a sure win or loss if the game ends, else
        a soft guess that sharpens as the end comes near (a lead matters more then).
     5. **Compare on the same guesses** (the same worlds for both candidates, so luck
-       cancels out) and call only if calling wins on average.
+       cancels out). Where the two are within a standard error of each other the
+       counting bot decides, so noise alone does not overrule it.
 
-    The budget counts rollouts, not seconds, so a seed gives the same game on any machine.
+    The budget counts rollouts, not seconds, so a seed gives the same game on any machine
+    (32 worlds per searched call: 3-6 ms a decision on average, docs/bots.md).
 
     >>> import cabo_kit as ck
     >>> rec = ck.play_game([SearchBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=2)
@@ -48,7 +50,7 @@ class SearchBot(CountingBot):
     [0]
     """
 
-    rollouts = 16  # guessed worlds per searched call, each played with and without the call
+    rollouts = 32  # guessed worlds per searched call, each played with and without the call
     window = 4.0  # search when our estimate is within this of the counting bot's cap
     end_window = 6.0  # ... or this much more when a game total is within 25 of the end
     confidence = 1.0  # overrule the counting bot only when the mean gain is this many standard errors from 0
