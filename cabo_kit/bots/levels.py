@@ -10,7 +10,8 @@ from .search import SearchBot
 
 __all__ = ["by_level", "LEVELS"]
 
-#: Level number -> (label for a card table, bot class). Each level beats the one below (docs/bots.md).
+#: Level number -> (label for a card table, bot class). Strength is measured in docs/bots.md: each level beats
+#: the one below in every preset, except level 4 over level 3 in rush (not yet shown).
 LEVELS: dict[int, tuple[str, type[Bot]]] = {
     1: ("easy", RandomBot),
     2: ("medium", GreedyBot),
