@@ -156,12 +156,6 @@ class CountingBot(SimpleBot):
         guess = max(e - self.improve_rate * (obs.turn // obs.n_players), 3.0)
         return sum(self.values(obs, seat, guess))
 
-    def peek(self, obs: Observation) -> int | None:
-        for p, c in enumerate(obs.my_hand):
-            if not c.known and not obs.face_up[obs.seat][p]:
-                return p
-        return None
-
     def spy(self, obs: Observation) -> tuple[int, int] | None:
         e = self.mean_unseen(obs)
         for s in sorted(obs.opponents, key=lambda s: self.threat(obs, s, e)):
