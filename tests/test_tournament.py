@@ -237,3 +237,18 @@ def test_cli_runs_and_reports_a_folder(tmp_path: Path, capsys: pytest.CaptureFix
     (folder / "tournament.toml").write_text("gmaes = 3\n")
     assert main(["tournament", "run", str(folder)]) == 2
     assert "unknown key 'gmaes' (did you mean 'games'?)" in capsys.readouterr().err
+
+
+def test_a_table_larger_than_the_class_is_said_with_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "alice.py").write_text(
+        "import cabo_kit as ck\n\nclass Alice(ck.Bot):\n    def choose(self, o, legal):\n        return legal[0]\n"
+    )
+    lines: list[str] = []
+    from cabo_kit.tournament.runner import run_tournament
+
+    summary = run_tournament(tmp_path, games=4, workers=1, progress=False, out=lines.append)
+    assert summary.played == 0
+    said = "\n".join(lines)
+    assert "no 4-player games: a 4-player table needs 4 different bots and 2 are playing" in said
+    assert "table_sizes = [2]" in said

@@ -396,8 +396,13 @@ def run_tournament(
                 log_dir=str((folder / "logs").resolve()),
             ))
         todo = sum(len(t.rotations) for t in tasks)
-        if not entrants or not planned:
-            summary.notes.append("nothing to schedule: a table needs more bots than are playing")
+        short = [k for k in cfg.table_sizes if len(entrants) < k]
+        for k in short:
+            note = (f"no {k}-player games: a {k}-player table needs {k} different bots and {len(entrants)} "
+                    f"{'is' if len(entrants) == 1 else 'are'} playing; add bot files or reference bots, or set "
+                    f"table_sizes = [{max(2, len(entrants))}] in tournament.toml")
+            summary.notes.append(note)
+            say(note)
         if tasks:
             bar = None
             if progress:
