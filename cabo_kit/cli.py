@@ -461,10 +461,32 @@ def demo_folder() -> "Any":
     return folder if (folder / "tournament.toml").exists() and any((folder / "bots").glob("*.py")) else None
 
 
+REPORT_MODULES = ("numpy", "pandas", "plotly")
+
+
+def missing_report_modules() -> list[str]:
+    """The modules of the ``report`` extra (ratings and reports) that are not installed.
+
+    >>> isinstance(missing_report_modules(), list)
+    True
+    """
+    import importlib.util
+
+    return [m for m in REPORT_MODULES if importlib.util.find_spec(m) is None]
+
+
+REPORT_HINT = "pip install 'cabo-kit[report]' (or pip install -e '.[report]' in a checkout; make demo does it)"
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """``cabo-kit demo``: the demo tournament (``tournaments/demo``) when there is one, else the reference
     bots play every preset; then a hint of what to try next."""
     folder = demo_folder()
+    missing = missing_report_modules()
+    if folder is not None and missing:
+        print(f"The demo tournament's ratings and report need {', '.join(missing)}: {REPORT_HINT}.\n"
+              "Meanwhile, here is the simulation demo, which needs nothing more.\n")
+        folder = None
     if folder is not None:
         from .tournament.runner import run_tournament, write_outputs
 
@@ -513,6 +535,9 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     if getattr(args, "action", None) is None:
         raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR")
+    missing = missing_report_modules()
+    if missing:
+        raise UsageError(f"tournaments need {', '.join(missing)} for their ratings and report: {REPORT_HINT}")
     try:
         if args.action == "run":
             run_tournament(args.folder, games=args.games, workers=args.workers, executor=args.executor,

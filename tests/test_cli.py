@@ -265,3 +265,23 @@ def test_random_bot_calls_cabo_at_5_percent_at_the_end_of_a_traveller_turn() -> 
     bot.random = random.Random(7)
     calls = sum(type(bot.choose(obs, obs.legal_actions)) is ck.CallCabo for _ in range(4000))
     assert 0.03 < calls / 4000 < 0.07, f"RandomBot called Cabo in {calls / 40:.1f}% of end-of-turn decisions"
+
+
+def test_without_the_report_extra_the_demo_simulates_and_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "missing_report_modules", lambda: ["pandas", "plotly"])
+    assert main(["demo", "--games", "3", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "need pandas, plotly: pip install 'cabo-kit[report]'" in out
+    assert "deluxe, 4 players, 3 games" in out and "traveller" in out  # the simulation demo ran instead
+
+
+def test_without_the_report_extra_a_tournament_stops_with_the_install_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    monkeypatch.setattr(cli, "missing_report_modules", lambda: ["numpy"])
+    assert main(["tournament", "run", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "tournaments need numpy" in err and "cabo-kit[report]" in err
+    assert not (tmp_path / "results.sqlite").exists()
