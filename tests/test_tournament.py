@@ -252,3 +252,28 @@ def test_a_table_larger_than_the_class_is_said_with_the_fix(tmp_path: Path) -> N
     said = "\n".join(lines)
     assert "no 4-player games: a 4-player table needs 4 different bots and 2 are playing" in said
     assert "table_sizes = [2]" in said
+
+
+def test_round_summaries_given_to_tournament_bots_leave_out_losing_snap_claims() -> None:
+    # RULES.md §7: losing snap claims are seen by no one, so the round summary a bot receives
+    # (on_round_end) must not count them; the runner's game loop must use the players' copy.
+    import cabo_kit as ck
+    from cabo_kit.play import bot_random
+    from cabo_kit.tournament.runner import play_one
+
+    class Listener(ck.bots.RandomBot):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stats_keys: list[set[str]] = []
+
+        def on_round_end(self, result: ck.RoundResult) -> None:
+            self.stats_keys.extend(set(s) for s in result.stats)
+
+    bots = [Listener() for _ in range(3)]
+    for seat, bot in enumerate(bots):
+        bot.random = bot_random(5, seat)
+    game = ck.Game(ck.Rules.preset("rush"), 5, 3)
+    assert play_one(game, bots, ["a", "b", "c"]) == (None, "", "")
+    keys = [k for bot in bots for k in bot.stats_keys]
+    assert keys and all("snap_claims" not in k and "snaps" in k for k in keys)
+    assert all("snap_claims" in s for r in game.results for s in r.stats)  # the record keeps the count

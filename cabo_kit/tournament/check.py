@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ..actions import Action, ActionParseError
 from ..bot import Bot
-from ..game import Game, RoundResult
+from ..game import Game
 from ..play import bot_random
 from ..rules import Rules
 from .isolation import BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission
@@ -182,7 +182,7 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
             if len(game.results) != results_seen:
                 for result in game.results[results_seen:]:
                     for seat, b in enumerate(bots):
-                        copy = RoundResult.from_dict(result.to_dict())
+                        copy = result.for_players()  # losing snap claims are nobody's to see
                         if seat == g.seat:
                             call("on_round_end()", b.on_round_end, copy)
                         else:

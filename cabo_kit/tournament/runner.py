@@ -229,7 +229,7 @@ def play_one(game: Game, bots: Sequence[Any], names: Sequence[str]) -> tuple[int
             if len(game.results) != results_seen:
                 for result in game.results[results_seen:]:
                     for seat, bot in enumerate(bots):
-                        bot.on_round_end(RoundResult.from_dict(result.to_dict()))
+                        bot.on_round_end(result.for_players())  # without losing snap claims (RULES.md §7)
                 results_seen = len(game.results)
         totals, winners = list(game.sheet.totals), list(game.sheet.winners)
         for seat, bot in enumerate(bots):
