@@ -138,62 +138,93 @@ def bradley_terry(
     import numpy as np
 
     w = np.asarray(wins, dtype=float)
-    n = w.shape[0]
+    n = w.shape[0] if w.ndim == 2 else -1
     if w.shape != (n, n):
         raise ValueError(f"bradley_terry needs a square wins matrix, got shape {w.shape}")
-    games = w + w.T
-    won = w.sum(axis=1)
+    first = np.zeros((1, n)) if start is None else np.array(start, dtype=float).reshape(1, n)
+    return _bradley_terry_batch(w[None], prior_games, first)[0]
+
+
+def _bradley_terry_batch(w: "np.ndarray", prior_games: float, start: "np.ndarray") -> "np.ndarray":
+    """:func:`bradley_terry` for a stack of wins matrices ``w[r]`` at once (the bootstrap's replicates).
+
+    Each replicate follows exactly the scalar method (its own Newton steps, trust region and
+    step halving), so a replicate's result does not depend on the others in the stack; the
+    work is batched only to spare the Python loop.
+    """
+    import numpy as np
+
+    reps, n = w.shape[0], w.shape[1]
+    games = w + w.transpose(0, 2, 1)
+    won = w.sum(axis=2)
     a = float(prior_games)
-    theta = np.zeros(n) if start is None else np.array(start, dtype=float)
+    theta = np.array(start, dtype=float).reshape(reps, n)
+    diag = np.arange(n)
 
-    def objective(t: "np.ndarray") -> float:
-        d = t[:, None] - t[None, :]
+    def objective(t: "np.ndarray", rows: "np.ndarray") -> "np.ndarray":
+        d = t[:, :, None] - t[:, None, :]
         # log P(i beats j) = -log(1 + exp(-(ti - tj))), summed over i's wins.
-        ll = -(w * np.logaddexp(0.0, -d)).sum()
-        ll += a * (0.5 * t - np.logaddexp(0.0, t)).sum()
-        return float(ll)
+        ll = -(w[rows] * np.logaddexp(0.0, -d)).sum(axis=(1, 2))
+        ll += a * (0.5 * t - np.logaddexp(0.0, t)).sum(axis=1)
+        return ll
 
-    value = objective(theta)
+    value = objective(theta, np.arange(reps))
+    active = np.ones(reps, dtype=bool)
     for _ in range(200):
-        d = theta[:, None] - theta[None, :]
+        rows = np.flatnonzero(active)
+        if len(rows) == 0:
+            break
+        t = theta[rows]
+        d = t[:, :, None] - t[:, None, :]
         p = _sigmoid(d)
-        q = _sigmoid(theta)
-        grad = won - (games * p).sum(axis=1) + a * (0.5 - q)
-        curv = games * p * p.T
+        q = _sigmoid(t)
+        g = games[rows]
+        grad = won[rows] - (g * p).sum(axis=2) + a * (0.5 - q)
+        curv = g * p * p.transpose(0, 2, 1)
         # The negated Hessian: a graph Laplacian plus the prior's diagonal, positive semi-definite.
-        neg_hess = np.diag(curv.sum(axis=1) + a * q * (1.0 - q)) - curv
+        neg_hess = -curv
+        neg_hess[:, diag, diag] += curv.sum(axis=2) + a * q * (1.0 - q)
         if a <= 0.0:
             # Without the prior the likelihood is flat along theta + c: pin the mean.
             neg_hess = neg_hess + 1.0 / max(n, 1)
-        step = _newton_step(neg_hess, grad)
-        if step is None:
-            break
+        step, ok = _newton_steps(neg_hess, grad)
         # A trust region: a Newton step on the flat tails of the logistic can be astronomically
         # long (e.g. a bot with no games in a bootstrap replicate, started far from 0).
-        longest = float(np.max(np.abs(step))) if n else 0.0
-        if longest > _MAX_STEP:
-            step = step * (_MAX_STEP / longest)
-        scale = 1.0
-        improved = False
-        while scale >= 1e-8:
-            trial = theta + scale * step
-            trial_value = objective(trial)
-            if trial_value >= value - 1e-12:
-                improved = True
-                break
-            scale *= 0.5
-        if not improved:
-            break
-        theta, value = trial, trial_value
-        if np.max(np.abs(scale * step)) < 1e-10:
-            break
+        longest = np.max(np.abs(step), axis=1) if n else np.zeros(len(rows))
+        step = step * np.where(longest > _MAX_STEP, _MAX_STEP / np.maximum(longest, _MAX_STEP), 1.0)[:, None]
+        scale = np.ones(len(rows))
+        improved = np.zeros(len(rows), dtype=bool)
+        pending = ok.copy()
+        new_value = value[rows].copy()
+        while pending.any():
+            idx = np.flatnonzero(pending)
+            trial = t[idx] + scale[idx, None] * step[idx]
+            trial_value = objective(trial, rows[idx])
+            better = trial_value >= value[rows[idx]] - 1e-12
+            good = idx[better]
+            improved[good] = True
+            new_value[good] = trial_value[better]
+            pending[good] = False
+            worse = idx[~better]
+            scale[worse] *= 0.5
+            pending[worse[scale[worse] < 1e-8]] = False
+        moved = scale[:, None] * step
+        done = ~improved | (np.max(np.abs(moved), axis=1, initial=0.0) < 1e-10)
+        upd = rows[improved]
+        theta[upd] = t[improved] + moved[improved]
+        value[upd] = new_value[improved]
+        active[rows[done]] = False
     if a <= 0.0:
-        theta = theta - theta.mean()
+        theta = theta - theta.mean(axis=1, keepdims=True)
     return theta
 
 
 _MAX_STEP = 4.0
 """Longest Newton step, in log-strength units (about 700 Elo), that :func:`bradley_terry` takes at once."""
+
+
+_BATCH_CELLS = 1_000_000
+"""How many wins-matrix cells :func:`fit_elo` fits at once (replicates x bots x bots): bounds the memory."""
 
 
 def _sigmoid(x: "np.ndarray") -> "np.ndarray":
@@ -203,23 +234,31 @@ def _sigmoid(x: "np.ndarray") -> "np.ndarray":
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
-def _newton_step(neg_hess: "np.ndarray", grad: "np.ndarray") -> "np.ndarray | None":
-    """Solve ``neg_hess @ step = grad``; a tiny ridge keeps a (nearly) singular system solvable.
+def _newton_steps(neg_hess: "np.ndarray", grad: "np.ndarray") -> "tuple[np.ndarray, np.ndarray]":
+    """Solve ``neg_hess[r] @ step[r] = grad[r]`` for each replicate; a tiny ridge keeps a (nearly) singular system solvable.
 
-    Returns ``None`` when nothing finite comes out (non-finite gradient), which ends the fit.
+    Returns the steps and which are usable: a replicate with a non-finite gradient or step is
+    not (its fit ends there).
     """
     import numpy as np
 
-    if not np.all(np.isfinite(grad)) or not np.all(np.isfinite(neg_hess)):
-        return None
-    n = len(grad)
-    ridge = 1e-9 * max(1.0, float(np.trace(neg_hess)) / max(n, 1))
-    system = neg_hess + ridge * np.eye(n)
+    reps, n = grad.shape
+    ok = np.isfinite(grad).all(axis=1) & np.isfinite(neg_hess).all(axis=(1, 2))
+    step = np.zeros_like(grad)
+    if not ok.any():
+        return step, ok
+    h, g = neg_hess[ok], grad[ok]
+    trace = np.trace(h, axis1=1, axis2=2)
+    ridge = 1e-9 * np.maximum(1.0, trace / max(n, 1))
+    system = h + ridge[:, None, None] * np.eye(n)
     try:
-        step = np.linalg.solve(system, grad)
+        solved = np.linalg.solve(system, g[:, :, None])[:, :, 0]
     except np.linalg.LinAlgError:
-        step = np.linalg.lstsq(system, grad, rcond=None)[0]
-    return step if np.all(np.isfinite(step)) else None
+        solved = np.stack([np.linalg.lstsq(m, v, rcond=None)[0] for m, v in zip(system, g)])
+    step[ok] = solved
+    ok &= np.isfinite(step).all(axis=1)
+    step[~ok] = 0.0
+    return step, ok
 
 
 def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: str | None) -> "np.ndarray":
@@ -309,15 +348,19 @@ def fit_elo(
             seat_bot = mine["bot"].map(index).to_numpy(dtype=np.int64)
             present = np.zeros((n_deals, n), dtype=bool)
             present[deal_codes, seat_bot] = True
-            for r in range(bootstrap):
-                counts = np.bincount(rng.integers(0, n_deals, size=n_deals), minlength=n_deals).astype(float)
-                absent = (counts[:, None] * present).sum(axis=0) == 0
+            # Replicates are fitted in stacks (one batched Newton fit each), drawn in replicate order.
+            chunk = max(1, _BATCH_CELLS // max(n * n, 1))
+            for first in range(0, bootstrap, chunk):
+                size = min(chunk, bootstrap - first)
+                counts = np.stack([np.bincount(rng.integers(0, n_deals, size=n_deals), minlength=n_deals).astype(float)
+                                   for _ in range(size)])
+                absent = (counts @ present) == 0
+                stack = np.stack([wins_matrix(c[deal_of_pair]) for c in counts])
                 # An absent bot's optimum is 0 (only the prior): start it there, not at its full-data rating.
-                t = bradley_terry(wins_matrix(counts[deal_of_pair]), prior_games=prior_games,
-                                  start=np.where(absent, 0.0, theta))
-                row = t * ELO_SCALE
-                row[absent] = np.nan
-                reps[r] = row
+                t = _bradley_terry_batch(stack, prior_games, np.where(absent, 0.0, theta[None, :]))
+                block = t * ELO_SCALE
+                block[absent] = np.nan
+                reps[first:first + size] = block
             reps = _anchor_shift(reps, bots, anchor)
             with np.errstate(all="ignore"):
                 ok = ~np.all(np.isnan(reps), axis=0)
