@@ -35,7 +35,7 @@ from pathlib import Path
 
 import cabo_kit as ck
 from cabo_kit.observation import Observation
-from cabo_kit.tournament.isolation import IsolatedBot, Limits, _ObsEncoder, load_submission
+from cabo_kit.tournament.isolation import IsolatedBot, Limits, _encode, _ObsEncoder, load_submission
 
 BOT_SOURCE = "from cabo_kit.bots import RandomBot\n\nclass BenchBot(RandomBot):\n    pass\n"
 
@@ -124,8 +124,8 @@ def main() -> None:
     enc = _ObsEncoder()
     for obs in observations:
         t0 = time.perf_counter()
-        body = enc.encode(obs, obs.legal_actions, [])
-        json.dumps({"o": "c", "i": 1, "b": body}, separators=(",", ":"))
+        body, _texts = enc.encode(obs, obs.legal_actions)
+        _encode({"i": 1, "o": "c", "b": body})
         enc_times.append(time.perf_counter() - t0)
     full_times: list[float] = []
     for obs in observations:

@@ -131,6 +131,9 @@ def _preload(names: list[str]) -> None:
     for name in names:
         if name.split(".")[0] in NO_PRELOAD or name in sys.modules:
             continue
+        parent, _, leaf = name.rpartition(".")
+        if parent in sys.modules and leaf in vars(sys.modules[parent]):
+            continue  # ``from package import Name``: a name, not a module (a failed import costs a path search)
         try:
             importlib.import_module(name)
         except BaseException:  # noqa: BLE001 - a failing import is reported when the bot itself runs it
@@ -269,6 +272,7 @@ class _Cache(dict):  # type: ignore[type-arg, unused-ignore]
 
 
 _SHARED: dict[str, _Cache] = {}
+_REPLIES: list[dict[int, tuple[Any, bytes]]] = []  # id(action) -> (action, its JSON-quoted text)
 
 
 def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
@@ -314,7 +318,7 @@ class ObsDecoder:
     drawn, drawn_from, power, target, picked, exchange_ok, give_to, then ``dk, d`` (keep
     the first ``dk`` cards of the discard pile, append the cards of ``d``), ``ek, e`` (the
     same for events), the hand size when multi-exchanges are legal (else null), the legal
-    action texts, and a dict (or null) of what is sent only when it changes: ``seat``,
+    action texts (joined by ``|``, or a list), and a dict (or null) of what is sent only when it changes: ``seat``,
     ``np`` and ``rules`` (once per game), ``me`` memory, ``sc`` scores, ``rs`` round scores.
     """
 
@@ -329,12 +333,27 @@ class ObsDecoder:
         # Shared by every decoder of the process, so a server's warmed caches reach its children.
         if not _SHARED:
             cards = _Cache(Card.parse)
-            _SHARED.update(actions=_Cache(Action.parse), cards=cards, ups=_Cache(lambda u: tuple(ch == "1" for ch in u)),
-                           hands=_Cache(lambda h: tuple(map(cards.__getitem__, h.split()))))
+            replies: dict[int, tuple[Any, bytes]] = {}
+            quote = json.encoder.encode_basestring_ascii
+
+            def parse_action(text: str) -> Any:
+                # Also remember the action's reply text (by id: the entry holds the object).
+                action = Action.parse(text)
+                if len(replies) > 100_000:
+                    replies.clear()
+                replies[id(action)] = (action, quote(text).encode())
+                return action
+
+            actions = _Cache(parse_action)
+            _REPLIES.append(replies)
+            _SHARED.update(actions=actions, cards=cards, ups=_Cache(lambda u: tuple(ch == "1" for ch in u)),
+                           hands=_Cache(lambda h: tuple(map(cards.__getitem__, h.split()))),
+                           legals=_Cache(lambda t: tuple(map(actions.__getitem__, t.split("|"))) if t else ()))
         self._actions = _SHARED["actions"]
         self._cards = _SHARED["cards"]
         self._hands = _SHARED["hands"]
         self._ups = _SHARED["ups"]
+        self._legals = _SHARED["legals"]
         self.reset(None)
 
     def reset(self, start: dict[str, Any] | None) -> None:
@@ -378,7 +397,10 @@ class ObsDecoder:
         del events[ek:]
         for kind, seat, tgt, cards, info in new_events:
             events.append(Event(kind, seat, tuple(tgt), tuple(map(card, cards)), info))
-        fixed = tuple(map(self._actions.__getitem__, legal_texts))
+        if legal_texts.__class__ is str:
+            fixed = self._legals[legal_texts]
+        else:
+            fixed = tuple(map(self._actions.__getitem__, legal_texts))
         legal: Any = fixed if lm is None else LegalActions(fixed, lm)
         obs = Observation(
             self.seat, self.n_players, rules, self.memory, rnd, turn, phase, current, tuple(to_move),
@@ -400,15 +422,17 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
     decoder = ObsDecoder()
     reader = os.fdopen(rfd, "rb", buffering=1 << 16)
     dumps = json.dumps
-    loads = json.loads
+    loads = _decoder()
     write = os.write
     quote = json.encoder.encode_basestring_ascii
+    known = _REPLIES[0].get  # the engine's own action texts, as sent: the reply for an action it parsed
 
     def reply(msg: dict[str, Any]) -> None:
         write(wfd, dumps(msg, separators=(",", ":")).encode() + b"\n")
 
+    readline = reader.readline
     while True:
-        line = reader.readline()
+        line = readline()
         if not line:
             return
         req = loads(line)
@@ -418,6 +442,10 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
             if op == "c":
                 obs = decoder.decode(req["b"])
                 action = bot.choose(obs, obs.legal_actions)
+                entry = known(id(action))
+                if entry is not None and entry[0] is action:
+                    write(wfd, b'{"i":%d,"a":%s}\n' % (rid, entry[1]))
+                    continue
                 if isinstance(action, Action):
                     text = str(action)
                 elif isinstance(action, str):
@@ -452,6 +480,15 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
             reply({"i": rid, "err": _bot_traceback()})
 
 
+def _decoder() -> Any:
+    """JSON bytes -> object: msgspec's decoder when it is installed (several times faster), else the stdlib's."""
+    try:
+        import msgspec
+    except ImportError:
+        return json.loads
+    return msgspec.json.Decoder().decode
+
+
 def _prepare(cfg: dict[str, Any]) -> None:
     """What every bot process needs before it reads a bot file: import paths, cabo_kit, common modules."""
     # Started with -S (no site: faster); the engine names cabo_kit's folder and its site-packages.
@@ -462,7 +499,7 @@ def _prepare(cfg: dict[str, Any]) -> None:
     import cabo_kit.bot  # noqa: F401
     import cabo_kit.game  # noqa: F401
 
-    _preload(list(PRELOAD))
+    _preload(list(PRELOAD) + ["msgspec", "msgspec.json"])
 
 
 def _run_bot(mode: str, path: str, rfd: int, wfd: int, cfg: dict[str, Any]) -> int:
@@ -499,7 +536,9 @@ def _run_bot(mode: str, path: str, rfd: int, wfd: int, cfg: dict[str, Any]) -> i
         _prctl(PR_SET_DUMPABLE, 0)
     _set_limits(cfg)
     _redirect_output(cfg)
-    gc.collect()
+    # The setup's garbage only (generations 0-1). A full collection would walk the whole heap the
+    # server left (moved to the oldest generation by gc.unfreeze), about 10 ms per bot and game.
+    gc.collect(1)
 
     try:
         cls, bot = _load_bot(path, source)
@@ -532,7 +571,9 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
     Requests on the control socket (SOCK_SEQPACKET, one JSON object per packet):
     ``{"op": "spawn", "mode", "path", "cfg"}`` with three fds attached (request pipe, reply
     pipe, log) answers ``{"pid"}``; ``{"op": "wait", "pid", "timeout"}`` answers ``{"code"}``
-    (``null`` if still running after ``timeout`` seconds). End of file: kill every child, exit.
+    (``null`` if still running after ``timeout`` seconds); ``{"op": "release", "pid"}`` (the
+    engine is done with it) kills its group, answers ``{"ok"}`` at once, and reaps it at a later
+    request. End of file: kill every child, exit.
     """
     import socket
     import time
@@ -554,6 +595,7 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
     gc.freeze()  # keep the shared pages shared in the children
     children: set[int] = set()
     ended: dict[int, int] = {}
+    released: set[int] = set()  # killed, and the engine will not ask about them again: reap when they are gone
 
     def reap(pid: int) -> None:
         # Only the asked-for pid: an unreaped child keeps its pid reserved, so the engine's
@@ -584,6 +626,12 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
                     pass
             return 0
         req = json.loads(data)
+        if released:
+            for pid in list(released):
+                reap(pid)
+                if pid not in children:
+                    released.discard(pid)
+                    ended.pop(pid, None)
         if req["op"] == "spawn":
             if len(fds) != 3:
                 for fd in fds:
@@ -620,6 +668,16 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
                 os.close(fd)
             children.add(pid)
             answer({"pid": pid})
+        elif req["op"] == "release":
+            pid = int(req["pid"])
+            if pid in children:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                released.add(pid)
+            ended.pop(pid, None)
+            answer({"ok": True})
         elif req["op"] == "wait":
             pid = int(req["pid"])
             until = time.monotonic() + float(req.get("timeout", 0.0))

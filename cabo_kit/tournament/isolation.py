@@ -79,6 +79,22 @@ def _make_dumps() -> Any:
 
 
 _dumps = _make_dumps()
+
+_msgspec: Any
+try:  # msgspec's JSON codec is several times faster than the stdlib's; plain JSON on the wire either way
+    import msgspec as _msgspec
+except ImportError:  # pragma: no cover - the report extra brings it; without it the stdlib json works alike
+    _msgspec = None
+
+
+def _make_codec() -> tuple[Any, Any]:
+    """``(encode, decode)``: object -> JSON bytes, JSON bytes -> object (never pickle)."""
+    if _msgspec is not None:
+        return _msgspec.json.Encoder().encode, _msgspec.json.Decoder().decode
+    return (lambda obj: _dumps(obj).encode()), json.loads
+
+
+_encode, _decode = _make_codec()
 _LINUX = sys.platform.startswith("linux")
 _warned: set[str] = set()
 
@@ -211,8 +227,12 @@ _live: dict[int, Any] = {}  # pid -> Popen or _Forked
 _live_lock = threading.Lock()
 
 
-def _kill(proc: Any) -> None:
-    """SIGKILL the harness's whole process group (and the process itself), then reap it."""
+def _kill(proc: Any, reap: bool = True) -> None:
+    """SIGKILL the harness's whole process group (and the process itself), then reap it.
+
+    ``reap=False`` (between games): a process from the harness server is left for the server
+    to reap a moment later, which saves the millisecond or two its exit takes.
+    """
     if proc.returncode is None:
         if _POSIX:
             try:
@@ -223,10 +243,11 @@ def _kill(proc: Any) -> None:
             proc.kill()
         except OSError:
             pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - a SIGKILLed process always goes
-            pass
+        if reap or not (isinstance(proc, _Forked) and proc.release()):
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a SIGKILLed process always goes
+                pass
     with _live_lock:
         _live.pop(proc.pid, None)
 
@@ -291,6 +312,21 @@ class _Forked:
     def kill(self) -> None:
         if self.returncode is None:
             os.kill(self.pid, 9)
+
+    def release(self) -> bool:
+        """After the engine's last kill: the server kills the group again and reaps it later (no waiting here).
+
+        Its pid stays reserved (an unreaped zombie) until the server reaps it, so no kill of
+        ours can reach a recycled pid. ``False`` if the server cannot take it (then ``wait``).
+        """
+        try:
+            reply = self.server.call({"op": "release", "pid": self.pid}, timeout=10.0)
+        except OSError:
+            return False
+        if not reply.get("ok"):
+            return False
+        self.returncode = -9
+        return True
 
 
 class _Server:
@@ -452,7 +488,15 @@ class _Harness:
     # -- low level
 
     def send(self, data: bytes, deadline: float) -> None:
-        view = memoryview(data)
+        try:
+            n = os.write(self.wfd, data)
+        except BlockingIOError:
+            n = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise self.died() from None
+        if n == len(data):  # the usual case: the pipe had room
+            return
+        view = memoryview(data)[n:]
         while view:
             try:
                 n = os.write(self.wfd, view)
@@ -477,15 +521,18 @@ class _Harness:
     def receive(self, deadline: float) -> dict[str, Any]:
         """The next reply line, parsed; raises BotFault (error/crash) or _Timeout."""
         buf = self.buf
-        while True:
-            nl = buf.find(b"\n")
-            if nl >= 0:
-                line, self.buf = buf[:nl], buf[nl + 1:]
-                break
+        nl = buf.find(b"\n")
+        while nl < 0:
             if len(buf) > MAX_MESSAGE:
                 raise BotFault("error", f"the bot sent a message longer than {MAX_MESSAGE} bytes")
             if _POSIX:
-                self._wait(deadline)
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    raise _Timeout
+                if not self._in_poll.poll(left * 1000.0 + 0.5):
+                    if time.perf_counter() >= deadline:
+                        raise _Timeout
+                    continue
                 try:
                     chunk = os.read(self.rfd, MAX_MESSAGE + 1)
                 except BlockingIOError:  # pragma: no cover
@@ -494,13 +541,23 @@ class _Harness:
                 chunk = _read_with_timeout(self.rfd, deadline)
             if not chunk:
                 raise self.died()
-            buf += chunk
-        if len(line) > MAX_MESSAGE:
+            if buf:
+                start = len(buf)
+                buf += chunk
+                nl = buf.find(b"\n", start)
+            else:
+                buf = chunk
+                nl = buf.find(b"\n")
+        if nl > MAX_MESSAGE:
             raise BotFault("error", f"the bot sent a message longer than {MAX_MESSAGE} bytes")
+        if nl == len(buf) - 1:  # the usual case: exactly one reply read (JSON allows the trailing newline)
+            line, self.buf = buf, b""
+        else:
+            line, self.buf = buf[:nl], buf[nl + 1:]
         try:
-            msg = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
-            raise BotFault("error", f"the bot sent something that is not a JSON reply: {line[:120]!r}") from None
+            msg = _decode(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            msg = _decode_strict(line)
         if not isinstance(msg, dict):
             raise BotFault("error", f"the bot sent a reply that is not a JSON object: {line[:120]!r}")
         return msg
@@ -516,11 +573,11 @@ class _Harness:
         tail = _log_tail(self.log)
         return BotFault("crash", _exit_reason(code, self.limits) + (f"\nlast output:\n{tail}" if tail else ""))
 
-    def close(self) -> None:
+    def close(self, reap: bool = True) -> None:
         if self.closed:
             return
         self.closed = True
-        _kill(self.proc)
+        _kill(self.proc, reap)
         for fd in (self.rfd, self.wfd):
             if _POSIX:
                 try:
@@ -537,6 +594,14 @@ class _Harness:
 
 class _Timeout(Exception):
     pass
+
+
+def _decode_strict(line: bytes) -> Any:
+    """What the fast decoder refused, through the stdlib (which also takes, e.g., lone surrogate escapes), or a fault."""
+    try:
+        return json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise BotFault("error", f"the bot sent something that is not a JSON reply: {line[:120]!r}") from None
 
 
 def _read_with_timeout(fd: int, deadline: float) -> bytes:  # pragma: no cover - Windows only
@@ -686,33 +751,62 @@ class IsolatedBot(Bot):
         self._enc = _ObsEncoder()
         self._pending: dict[int, str] = {}  # quiet hooks sent and not yet met by a reply
         self._started = False
-        self._box: list[_Harness | None] = [None]  # shared with the finalizer, which must not hold self
+        self._next: tuple[_Harness, float] | None = None  # a process started ahead (prestart) and its start time
+        # [current, started ahead]: shared with the finalizer, which must not hold self
+        self._box: list[_Harness | None] = [None, None]
         weakref.finalize(self, IsolatedBot._finalize, self._box)
 
     @staticmethod
     def _finalize(box: list[Any]) -> None:
-        harness = box[0]
-        if harness is not None:
-            harness.close()
+        for harness in box:
+            if harness is not None:
+                harness.close()
 
     def __repr__(self) -> str:
         return f"IsolatedBot({self.submission.name!r}, {self.submission.path.name})"
 
     # -- process life
 
+    def prestart(self) -> None:
+        """End this game's process and start the next game's now, without waiting for it to load.
+
+        The next :meth:`on_game_start` (or first call) then only waits for it to be ready. A
+        runner that prestarts every seat lets the processes load side by side. Each game still
+        gets a fresh process.
+        """
+        self._stop(reap=False)
+        self._drop_next()
+        if self._log is None:
+            self._log, self._temp_log = _open_log(self.log_path)
+        h = _Harness("play", Path(self.submission.path).resolve(), self.limits, self._log)
+        self._next = (h, time.perf_counter())
+        self._box[1] = h
+
+    def _drop_next(self) -> None:
+        if self._next is not None:
+            self._next[0].close()
+            self._next = None
+            self._box[1] = None
+
     def _start(self) -> _Harness:
-        self._stop()
+        self._stop(reap=False)
         self.fault = None
         self.time_used = 0.0
         self._enc = _ObsEncoder()
         self._pending = {}
-        if self._log is None:
-            self._log, self._temp_log = _open_log(self.log_path)
-        h = _Harness("play", Path(self.submission.path).resolve(), self.limits, self._log)
+        if self._next is not None:
+            h, launched = self._next
+            self._next = None
+            self._box[1] = None
+        else:
+            if self._log is None:
+                self._log, self._temp_log = _open_log(self.log_path)
+            h = _Harness("play", Path(self.submission.path).resolve(), self.limits, self._log)
+            launched = time.perf_counter()
         self._h = h
         self._box[0] = h
         try:
-            msg = h.receive(time.perf_counter() + self.limits.start_s)
+            msg = h.receive(launched + self.limits.start_s)
         except _Timeout:
             self._fail(BotFault("timeout", f"the bot did not start within {self.limits.start_s:g} s"))
         except BotFault as fault:
@@ -726,15 +820,16 @@ class IsolatedBot(Bot):
                                          f"(version {self.submission.version}); load it again"))
         return h
 
-    def _stop(self) -> None:
+    def _stop(self, reap: bool = True) -> None:
         if self._h is not None:
-            self._h.close()
+            self._h.close(reap)
             self._h = None
             self._box[0] = None
 
     def close(self) -> None:
         """Kill the harness's process group and release the log (removed if empty). Idempotent."""
         self._stop()
+        self._drop_next()
         if self._log is not None:
             self._log.close()
             try:
@@ -778,17 +873,17 @@ class IsolatedBot(Bot):
             msg["q"] = 1
             self._pending[rid] = what
             try:
-                h.send((_dumps(msg) + "\n").encode(), time.perf_counter() + limits.decision_s)
+                h.send(_encode(msg) + b"\n", time.perf_counter() + limits.decision_s)
             except _Timeout:
                 self._fail(BotFault("timeout", f"{what} did not take its request within {limits.decision_s:g} s"))
             except BotFault as fault:
                 self._fail(fault)
             return {}
-        data = (_dumps(msg) + "\n").encode()
+        data = _encode(msg) + b"\n"
         pending = self._pending
         bank_left = limits.game_bank_s - self.time_used
-        allowed = limits.decision_s * (1 + len(pending))
-        budget = min(allowed, bank_left)
+        allowed = limits.decision_s * (1 + len(pending)) if pending else limits.decision_s
+        budget = allowed if allowed < bank_left else bank_left
         t0 = time.perf_counter()
         deadline = t0 + budget
         try:
@@ -831,25 +926,24 @@ class IsolatedBot(Bot):
         """Ask the bot; return its action, checked against ``legal_actions`` (else ``BotFault("illegal")``)."""
         if self.fault is not None:
             raise self.fault
-        texts: list[str] = []
-        body = self._enc.encode(observation, legal_actions, texts)
-        reply = self._call({"o": "c", "b": body}, "choose()")
+        body, texts = self._enc.encode(observation, legal_actions)
+        reply = self._call({"i": 0, "o": "c", "b": body}, "choose()")
         self.decisions += 1
-        if "bad" in reply:
-            self._fail(BotFault("illegal", str(reply["bad"])))
         text = reply.get("a")
-        if not isinstance(text, str):
+        if text.__class__ is str:
+            i = texts.index.get(text)
+            if i is not None:  # the fast path: one of the ordinary actions, verbatim
+                return legal_actions[i]
+        elif "bad" in reply:
+            self._fail(BotFault("illegal", str(reply["bad"])))
+        else:
             self._fail(BotFault("error", f"the bot sent a reply without an action: {str(reply)[:120]}"))
-        try:
-            return legal_actions[texts.index(text)]  # the fast path: one of the ordinary actions, verbatim
-        except ValueError:
-            pass
         try:
             action = Action.parse(text)
         except ActionParseError as exc:
             self._fail(BotFault("illegal", f"choose() returned {text!r:.120}: {exc}"))
         if action not in legal_actions:
-            shown = ", ".join(texts[:12]) + (", ..." if len(legal_actions) > 12 else "")
+            shown = ", ".join(texts.texts[:12]) + (", ..." if len(legal_actions) > 12 else "")
             self._fail(BotFault("illegal", f"choose() returned {text!r:.120}, which is not legal in phase "
                                            f"{observation.phase!r} (legal: {shown})"))
         return action
@@ -866,8 +960,8 @@ class IsolatedBot(Bot):
     def on_round_start(self, observation: Observation) -> None:
         if self.fault is not None:
             raise self.fault
-        self._call({"o": "r", "b": self._enc.encode(observation, observation.legal_actions, [])}, "on_round_start()",
-                   quiet=True)
+        self._call({"i": 0, "o": "r", "b": self._enc.encode(observation, observation.legal_actions)[0]},
+                   "on_round_start()", quiet=True)
 
     def on_round_end(self, result: Any) -> None:
         if self.fault is not None:
@@ -908,8 +1002,9 @@ class _ObsEncoder:
         self.scores: Any = None
         self.round_scores: Any = None
 
-    def encode(self, obs: Observation, legal: Sequence[Action], texts: list[str]) -> list[Any]:
-        """One observation as the harness's positional list (a list encodes and parses faster than an object)."""
+    def encode(self, obs: Observation, legal: Sequence[Action]) -> tuple[list[Any], "_Texts"]:
+        """One observation as the harness's positional list (a list encodes and parses faster than an
+        object), and the texts of its legal actions."""
         extra: dict[str, Any] | None = None
         if not self.seat_sent:
             self.seat_sent = True
@@ -937,12 +1032,7 @@ class _ObsEncoder:
         if ek and (len(events) < ek or events[:ek] != prev_events):
             ek = 0
         self.events = events
-        if isinstance(legal, LegalActions):
-            texts.extend([str(a) for a in tuple.__iter__(legal)])
-            lm = legal.hand_size
-        else:
-            texts.extend([str(a) for a in legal])
-            lm = None
+        texts = _legal_texts(legal)
         drawn = obs.drawn
         return [
             obs.round, obs.turn, obs.phase, obs.current, obs.to_move, obs.start_player, obs.caller,
@@ -951,8 +1041,59 @@ class _ObsEncoder:
             obs.deck_size, None if drawn is None else drawn.text, obs.drawn_from, obs.power, obs.target,
             obs.picked, obs.exchange_ok, obs.give_to,
             dk, " ".join([c.text for c in discard[dk:]]), ek, [e.to_list() for e in events[ek:]],
-            lm, texts, extra,
-        ]
+            texts.hand_size, texts.wire, extra,
+        ], texts
+
+
+class _Texts:
+    """The text forms of one tuple of legal actions: ``texts``, ``wire`` (what the harness gets: the texts
+    joined by ``|``), ``index`` (text -> position) and ``hand_size`` (of a :class:`LegalActions`, else ``None``)."""
+
+    __slots__ = ("legal", "texts", "wire", "index", "hand_size")
+
+    def __init__(self, legal: Sequence[Action]) -> None:
+        self.legal = legal  # held, so that its id is not reused while this entry lives
+        if isinstance(legal, LegalActions):
+            fixed: Sequence[Action] = tuple(tuple.__iter__(legal))
+            self.hand_size: int | None = legal.hand_size
+        else:
+            fixed, self.hand_size = legal, None
+        texts = self.texts = [_action_text(a) for a in fixed]
+        wire: str | list[str] = "|".join(texts)
+        if "|" in "".join(texts):  # never for the engine's actions; a list keeps it exact
+            wire = texts
+        self.wire = wire
+        index: dict[str, int] = {}
+        for i, t in enumerate(texts):
+            index.setdefault(t, i)
+        self.index = index
+
+
+# The engine hands out the same tuple objects for common phases, and the same action objects:
+# their texts are cached by id (each entry holds its object, so the id cannot be reused meanwhile).
+_LEGAL_TEXTS: dict[int, _Texts] = {}
+_ACTION_TEXTS: dict[int, tuple[Action, str]] = {}
+
+
+def _legal_texts(legal: Sequence[Action]) -> _Texts:
+    entry = _LEGAL_TEXTS.get(id(legal))
+    if entry is not None and entry.legal is legal:
+        return entry
+    if len(_LEGAL_TEXTS) > 4096:
+        _LEGAL_TEXTS.clear()
+    entry = _LEGAL_TEXTS[id(legal)] = _Texts(legal)
+    return entry
+
+
+def _action_text(action: Action) -> str:
+    entry = _ACTION_TEXTS.get(id(action))
+    if entry is not None and entry[0] is action:
+        return entry[1]
+    if len(_ACTION_TEXTS) > 65536:
+        _ACTION_TEXTS.clear()
+    text = str(action)
+    _ACTION_TEXTS[id(action)] = (action, text)
+    return text
 
 
 def _hand_text(hand: tuple[Any, ...]) -> str:

@@ -303,6 +303,10 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                 game = Game(rules, task.deal_seed, k, memory=task.memory)
                 for s, bot in enumerate(bots):
                     bot.random = bot_random(task.deal_seed, s)
+                for bot in bots:  # every isolated seat's fresh process loads side by side
+                    prestart = getattr(bot, "prestart", None)
+                    if prestart is not None:
+                        prestart()
                 fault_seat, kind, reason = play_one(game, bots, names)
                 sheet = game.sheet
                 rank, win = final_ranking(sheet.totals, sheet.rounds[-1] if sheet.rounds else None, fault_seat)
