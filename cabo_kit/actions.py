@@ -32,12 +32,15 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from typing import Sequence
 
 __all__ = [
     "Action", "ActionParseError", "IllegalActionError",
     "InitialPeek", "DrawDeck", "DrawDiscard", "CallCabo", "Discard", "Exchange", "Place",
-    "Peek", "Spy", "Swap", "Snap", "Give", "Pass", "LegalActions",
+    "Peek", "Spy", "Swap", "Snap", "Give", "Pass", "LegalActions", "is_legal",
 ]
 
 
@@ -359,15 +362,11 @@ class LegalActions(tuple):
         return tuple.__len__(self) + (2**m - m - 1 if m >= 2 else 0)
 
     def __contains__(self, action: object) -> bool:
-        if tuple.__contains__(self, action):
-            return True
         if isinstance(action, Exchange) and len(action.positions) >= 2:
             pos = action.positions
-            return (
-                all(isinstance(p, int) and 0 <= p < self.hand_size for p in pos)
-                and list(pos) == sorted(set(pos))
-            )
-        return False
+            if all(isinstance(p, int) and 0 <= p < self.hand_size for p in pos) and list(pos) == sorted(set(pos)):
+                return True
+        return tuple.__contains__(self, action)
 
     def __iter__(self):
         from itertools import combinations
@@ -412,6 +411,96 @@ class LegalActions(tuple):
             if item == value:
                 return i
         raise ValueError(f"{value!r} is not a legal action")
+
+
+# ---------------------------------------------------------------- shared instances
+# The engine's legal-action tuples and SimpleBot's answers use these same objects, so a
+# legality check finds a bot's answer by identity: comparing two dataclass actions with ==
+# is a Python-level call, and tuple.__contains__ makes one per element before the match.
+
+_DRAW_DECK = DrawDeck()
+_DRAW_DISCARD = DrawDiscard()
+_CABO = CallCabo()
+_DISCARD = Discard()
+_PASS = Pass()
+_MAXPOS = 48
+_EX1 = [Exchange((p,)) for p in range(_MAXPOS)]
+_PEEK = [Peek(p) for p in range(_MAXPOS)]
+_GIVE = [Give(p) for p in range(_MAXPOS)]
+_PLACE = [Place(p) for p in range(_MAXPOS + 2)]
+# The "drawn" phase's single exchanges for a hand of k cards, with and without Discard first.
+_EX1_ALL = [tuple(_EX1[:k]) for k in range(_MAXPOS)]
+_DISCARD_EX1_ALL = [(_DISCARD,) + t for t in _EX1_ALL]
+_SPY: dict[tuple[int, int], Spy] = {}
+_SNAP: dict[tuple[int, int], Snap] = {}
+_SWAP: dict[tuple[int, int, int], Swap] = {}
+_LOOKS: dict[tuple[int, int], tuple[Action, ...]] = {}
+_MULTI: dict[tuple[bool, int], LegalActions] = {}
+# Every legal blind swap for (the swapper, the table's hand lengths).
+_SWAPS: dict[tuple[int, tuple[int, ...]], tuple[Action, ...]] = {}
+
+
+_CHOOSE = {
+    (deck, take, cabo): tuple(a for a, ok in ((_DRAW_DECK, deck), (_DRAW_DISCARD, take), (_CABO, cabo)) if ok)
+    for deck in (False, True) for take in (False, True) for cabo in (False, True)
+}
+
+
+def _ex1(p: int) -> Exchange:
+    return _EX1[p] if p < _MAXPOS else Exchange((p,))
+
+
+def _peek(p: int) -> Peek:
+    return _PEEK[p] if p < _MAXPOS else Peek(p)
+
+
+def _give(p: int) -> Give:
+    return _GIVE[p] if p < _MAXPOS else Give(p)
+
+
+def _place(p: int) -> Place:
+    return _PLACE[p] if p < len(_PLACE) else Place(p)
+
+
+def _spy(s: int, p: int) -> Spy:
+    a = _SPY.get((s, p))
+    if a is None:
+        a = _SPY[(s, p)] = Spy(s, p)
+    return a
+
+
+def _snap(s: int, p: int) -> Snap:
+    a = _SNAP.get((s, p))
+    if a is None:
+        a = _SNAP[(s, p)] = Snap(s, p)
+    return a
+
+
+def _swap(o: int, s: int, p: int) -> Swap:
+    a = _SWAP.get((o, s, p))
+    if a is None:
+        a = _SWAP[(o, s, p)] = Swap(o, s, p)
+    return a
+
+
+
+_tuple_iter = tuple.__iter__
+
+
+def is_legal(action: object, legal: "Sequence[Action]") -> bool:
+    """``action in legal``, fast when ``action`` is one of the objects in ``legal``.
+
+    Looks for that very object first (the usual case: bots answer with an action they were
+    given), then for an equal one.
+
+    >>> legal = (Discard(), Exchange((0,)), Exchange((1,)))
+    >>> is_legal(legal[2], legal), is_legal(Exchange((1,)), legal), is_legal(Pass(), legal)
+    (True, True, False)
+    """
+    for a in (_tuple_iter(legal) if isinstance(legal, tuple) else legal):
+        if a is action:
+            return True
+    return action in legal
 
 
 def _unrank_subset(m: int, rank: int) -> tuple[int, ...]:

@@ -20,8 +20,8 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .actions import (
-    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy,
-    Swap,
+    _CABO, _DISCARD, _DRAW_DECK, _DRAW_DISCARD, _PASS, Action, Exchange, InitialPeek, Place, _ex1, _give, _peek,
+    _place, _snap, _spy, _swap, is_legal,
 )
 from .cards import Card
 from .observation import Observation
@@ -32,18 +32,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Bot", "SimpleBot", "BotError"]
 
-_PASS = Pass()
-_DISCARD = Discard()
-_CABO = CallCabo()
-_DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": _CABO}
-# Actions are frozen values; caching them keeps SimpleBot's per-decision cost small.
-_exchange = lru_cache(maxsize=4096)(Exchange)
-_peek = lru_cache(maxsize=1024)(Peek)
-_spy = lru_cache(maxsize=4096)(Spy)
-_swap = lru_cache(maxsize=16384)(Swap)
-_snap = lru_cache(maxsize=4096)(Snap)
-_give = lru_cache(maxsize=1024)(Give)
-_place = lru_cache(maxsize=1024)(Place)
+_DRAW = {"deck": _DRAW_DECK, "discard": _DRAW_DISCARD, "cabo": _CABO}
+# The engine's own action objects (see actions.py): the legality checks find them by identity.
+_exchange_many = lru_cache(maxsize=4096)(Exchange)
+
+
+def _exchange(positions: tuple[int, ...]) -> Exchange:
+    return _ex1(positions[0]) if len(positions) == 1 else _exchange_many(positions)
 
 
 def _guess(card: Card) -> int:
@@ -170,7 +165,7 @@ class SimpleBot(Bot):
 
     @staticmethod
     def _checked(action: Action, legal: Sequence[Action], method: str) -> Action:
-        if action not in legal:
+        if not is_legal(action, legal):
             shown = ", ".join(str(a) for a in list(legal)[:10])
             raise BotError(f"{method}() led to {action}, which is not legal now; legal: {shown}")
         return action

@@ -30,6 +30,10 @@ from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError,
     InitialPeek, LegalActions, Pass, Peek, Place, Snap, Spy, Swap,
 )
+from .actions import (  # noqa: F401 - the shared instances (see actions.py)
+    _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _DRAW_DISCARD, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI,
+    _PASS, _SWAPS, _ex1, _give, _peek, _place, _snap, _spy, _swap,
+)
 from .cards import UNKNOWN, Card
 from .observation import Event, Observation
 from .rules import Rules
@@ -39,78 +43,13 @@ __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
 _new_observation = tuple.__new__
 _new = tuple.__new__
-_tuple_contains: Any = tuple.__contains__
+_tuple_iter: Any = tuple.__iter__
 _ONE_SEAT = [(s,) for s in range(64)]
 _HIDDEN1 = (UNKNOWN,)
 
 
 def _ev(kind: str, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (), info: str = "") -> Event:
     return _new_observation(Event, (kind, seat, target, cards, info))
-
-_DRAW_DECK = DrawDeck()
-_DRAW_DISCARD = DrawDiscard()
-_CABO = CallCabo()
-_DISCARD = Discard()
-_PASS = Pass()
-_MAXPOS = 48
-_EX1 = [Exchange((p,)) for p in range(_MAXPOS)]
-_PEEK = [Peek(p) for p in range(_MAXPOS)]
-_GIVE = [Give(p) for p in range(_MAXPOS)]
-_PLACE = [Place(p) for p in range(_MAXPOS + 2)]
-# The "drawn" phase's single exchanges for a hand of k cards, with and without Discard first.
-_EX1_ALL = [tuple(_EX1[:k]) for k in range(_MAXPOS)]
-_DISCARD_EX1_ALL = [(Discard(),) + t for t in _EX1_ALL]
-_SPY: dict[tuple[int, int], Spy] = {}
-_SNAP: dict[tuple[int, int], Snap] = {}
-_SWAP: dict[tuple[int, int, int], Swap] = {}
-_LOOKS: dict[tuple[int, int], tuple[Action, ...]] = {}
-_MULTI: dict[tuple[bool, int], LegalActions] = {}
-# Every legal blind swap for (the swapper, the table's hand lengths).
-_SWAPS: dict[tuple[int, tuple[int, ...]], tuple[Action, ...]] = {}
-
-
-_CHOOSE = {
-    (deck, take, cabo): tuple(a for a, ok in ((_DRAW_DECK, deck), (_DRAW_DISCARD, take), (_CABO, cabo)) if ok)
-    for deck in (False, True) for take in (False, True) for cabo in (False, True)
-}
-
-
-def _ex1(p: int) -> Exchange:
-    return _EX1[p] if p < _MAXPOS else Exchange((p,))
-
-
-def _peek(p: int) -> Peek:
-    return _PEEK[p] if p < _MAXPOS else Peek(p)
-
-
-def _give(p: int) -> Give:
-    return _GIVE[p] if p < _MAXPOS else Give(p)
-
-
-def _place(p: int) -> Place:
-    return _PLACE[p] if p < len(_PLACE) else Place(p)
-
-
-def _spy(s: int, p: int) -> Spy:
-    a = _SPY.get((s, p))
-    if a is None:
-        a = _SPY[(s, p)] = Spy(s, p)
-    return a
-
-
-def _snap(s: int, p: int) -> Snap:
-    a = _SNAP.get((s, p))
-    if a is None:
-        a = _SNAP[(s, p)] = Snap(s, p)
-    return a
-
-
-def _swap(o: int, s: int, p: int) -> Swap:
-    a = _SWAP.get((o, s, p))
-    if a is None:
-        a = _SWAP[(o, s, p)] = Swap(o, s, p)
-    return a
-
 
 SEAT_STATS = (
     "turns", "draws_deck", "draws_discard", "discards", "exchanges", "multi_exchanges", "failed_multi_exchanges",
@@ -333,7 +272,7 @@ class Game:
         self._legal = None
         self._all_seats = tuple(range(n))
         self._ver = 0
-        self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...]]] = [(-1, ())] * n
+        self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]] = [(-1, (), ())] * n
         self._fu_cache: tuple[int, tuple[tuple[bool, ...], ...]] = (-1, ())
         self._pile_cache: tuple[int, int, tuple[Card, ...]] = (-1, -1, ())
         self._score_cache: tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]] = (-1, (), ())
@@ -603,9 +542,15 @@ class Game:
                 if cached is None:
                     cached = self._legal = self._compute_legal()
                 legal = cached
-        # tuple.__contains__ first: the usual answer, without LegalActions' Python-level __contains__.
-        if not _tuple_contains(legal, action) and action not in legal:
-            self._illegal(action, seat, legal)
+        # Bots return the engine's own action objects: look for that object first (a Python loop
+        # of identity tests beats tuple.__contains__, which calls the dataclasses' __eq__ on
+        # every element before the match), then for an equal one.
+        for a in _tuple_iter(legal):
+            if a is action:
+                break
+        else:
+            if action not in legal:
+                self._illegal(action, seat, legal)
         self._apply(action, seat)  # type: ignore[arg-type]
 
     def _illegal(self, action: object, seat: int, legal: Sequence[Action]) -> None:
@@ -1069,19 +1014,11 @@ class Game:
 
     # ------------------------------------------------------------ observation
 
-    def observation(self, seat: int) -> Observation:
-        """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
-        if not 0 <= seat < self.n:
-            raise ValueError(f"seat {seat} is not a seat of this {self.n}-player table")
-        engine_memory = self.memory == "engine"
+    def _views(self, seat: int) -> tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]:
+        """``seat``'s view of the hands and the face-up flags, cached until ``_ver`` changes."""
         ver = self._ver
-        cached = self._hv_cache[seat]
-        if cached[0] == ver:
-            hands = cached[1]
-        else:
-            view = self.vis[seat] if engine_memory else self.upv
-            hands = tuple([tuple([view[c] for c in hand]) for hand in self.hands])
-            self._hv_cache[seat] = (ver, hands)
+        view = self.vis[seat] if self.memory == "engine" else self.upv
+        hands = tuple([tuple([view[c] for c in hand]) for hand in self.hands])
         cached_up = self._fu_cache
         if cached_up[0] == ver:
             face_up = cached_up[1]
@@ -1089,6 +1026,19 @@ class Game:
             up = self.up
             face_up = tuple([tuple([up[c] for c in hand]) for hand in self.hands])
             self._fu_cache = (ver, face_up)
+        entry = self._hv_cache[seat] = (ver, hands, face_up)
+        return entry
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
+        if not 0 <= seat < self.n:
+            raise ValueError(f"seat {seat} is not a seat of this {self.n}-player table")
+        engine_memory = self.memory == "engine"
+        cached = self._hv_cache[seat]
+        if cached[0] != self._ver:
+            cached = self._views(seat)
+        hands = cached[1]
+        face_up = cached[2]
         cards = self.cards
         pile = self.pile
         if engine_memory:

@@ -68,20 +68,25 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
     starts = [(s, b) for s, b in enumerate(bots) if type(b).on_round_start is not Bot.on_round_start]
     ends = [b for b in bots if type(b).on_round_end is not Bot.on_round_end]
     choosers = [b.choose for b in bots]
-    while game.phase != "over":
+    while True:
+        phase = game.phase
+        if phase == "over":
+            break
         if game.round != round_seen:
             round_seen = game.round
             for seat, bot in starts:
                 bot.on_round_start(observation(seat))
-        phase = game.phase
         # game.to_move, inlined: the one seat to move, or every seat still pending at once.
         if phase == "snap" or phase == "look":
-            movers: Sequence[int] = tuple(game._pending)
-        elif phase == "give":
-            movers = (game._snapper,)
+            for seat in tuple(game._pending):
+                obs = observation(seat)
+                action = choosers[seat](obs, obs[-1])
+                try:
+                    apply(action, seat)
+                except (IllegalActionError, ValueError) as exc:
+                    raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
         else:
-            movers = (game.current,)
-        for seat in movers:
+            seat = game._snapper if phase == "give" else game.current
             obs = observation(seat)
             action = choosers[seat](obs, obs[-1])
             try:

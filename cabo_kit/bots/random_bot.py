@@ -59,18 +59,26 @@ class RandomBot(Bot):
                 return legal_actions[_below(rng, len(legal_actions) - 1)]
             return legal_actions[_below(rng, len(legal_actions))]
         if phase == "drawn":
-            # A LegalActions is a tuple of the ordinary actions followed by the lazy multi-exchanges.
-            fixed = tuple(tuple.__iter__(legal_actions)) if isinstance(legal_actions, tuple) else tuple(legal_actions)
-            n_fixed = len(fixed)
+            # A LegalActions is a tuple of the ordinary actions followed by the lazy multi-exchanges:
+            # tuple.__len__ and tuple.__getitem__ see only the ordinary ones.
+            fixed: tuple[Action, ...]
+            if isinstance(legal_actions, tuple):
+                fixed = legal_actions
+                n_fixed = tuple.__len__(legal_actions)
+                first = tuple.__getitem__(legal_actions, 0)
+            else:
+                fixed = tuple(legal_actions)
+                n_fixed = len(fixed)
+                first = fixed[0]
             if isinstance(legal_actions, LegalActions) and rng.random() < self.multi_exchange_probability:
                 n_all = len(legal_actions)
                 if n_all > n_fixed:
                     return legal_actions[n_fixed + _below(rng, n_all - n_fixed)]
-            discards = 0 if type(fixed[0]) is Exchange else 1
+            discards = 0 if type(first) is Exchange else 1
             singles = n_fixed - discards
             if discards and (not singles or rng.random() < 0.5):
-                return fixed[0]
-            return fixed[discards + _below(rng, singles)]
+                return first
+            return tuple.__getitem__(fixed, discards + _below(rng, singles))
         kinds_by: dict[type, list[Action]] = {}
         for a in legal_actions:
             kinds_by.setdefault(type(a), []).append(a)
