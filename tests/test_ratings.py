@@ -15,7 +15,7 @@ import pytest
 
 from cabo_kit.tournament.outcomes import per_rule, poisson_score, wilson
 from cabo_kit.tournament.ratings import (
-    ELO_SCALE, bradley_terry, elo_history, fit_elo, openskill_ratings, pairwise_outcomes, pairwise_table,
+    ELO_SCALE, PRIOR_GAMES, bradley_terry, elo_history, fit_elo, openskill_ratings, pairwise_outcomes, pairwise_table,
 )
 
 TRUE = {"RandomBot": 1000.0, "Basic": 1100.0, "Careful": 1200.0, "Counter": 1350.0, "Shark": 1500.0}
@@ -157,7 +157,7 @@ def test_unbeaten_bot_gets_a_finite_rating() -> None:
     board = fit_elo(seats, anchor="B", bootstrap=50)
     assert np.isfinite(board[["elo", "elo_low", "elo_high"]].to_numpy()).all()
     assert board["bot"].iloc[0] == "Ace" and board["elo"].iloc[0] > 1400
-    assert board["elo"].iloc[0] < 1000 + ELO_SCALE * math.log(2 * 20) + 50
+    assert board["elo"].iloc[0] < 1000 + ELO_SCALE * math.log(2 * 20 / PRIOR_GAMES) + 50
 
 
 def test_bradley_terry_matches_the_closed_form() -> None:
@@ -305,7 +305,7 @@ def test_bradley_terry_survives_absent_bot_started_far_away() -> None:
     assert theta[0] > theta[3] > theta[1]
     # The optimum: the gradient of the penalised log-likelihood vanishes.
     p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
-    grad = wins.sum(axis=1) - ((wins + wins.T) * p).sum(axis=1) + (0.5 - 1.0 / (1.0 + np.exp(-theta)))
+    grad = wins.sum(axis=1) - ((wins + wins.T) * p).sum(axis=1) + PRIOR_GAMES * (0.5 - 1.0 / (1.0 + np.exp(-theta)))
     assert np.max(np.abs(grad)) < 1e-6
 
 
@@ -320,3 +320,39 @@ def test_fit_elo_thirty_bots_sparse_bootstrap_unanchored() -> None:
     assert np.all(np.isfinite(board[["elo", "elo_low", "elo_high"]].to_numpy()))
     assert (board["elo_low"] <= board["elo"] + 1e-9).all() and (board["elo"] <= board["elo_high"] + 1e-9).all()
     assert abs(board["elo"].mean() - 1000.0) < 1e-6
+
+
+def test_prior_does_not_pull_a_separated_group_towards_the_others() -> None:
+    # The class of the speed benchmark under rush-like rules: 10 weak copies 1400 Elo below 20
+    # others, 68 comparisons per pair (about 640 games per bot), wins at their expected values,
+    # so the only error left is the prior's pull. The weak group's distance is measured by about
+    # 4 upsets; a prior of one virtual game per bot (5 virtual upsets for the group) compressed it.
+    truth = np.r_[np.zeros(10), np.full(20, 1400.0)] / ELO_SCALE
+    p = 1.0 / (1.0 + np.exp(-(truth[:, None] - truth[None, :])))
+    wins = 68.0 * p
+    np.fill_diagonal(wins, 0.0)
+    assert wins[:10, 10:].sum() == pytest.approx(4.3, abs=0.1)
+
+    def gap(prior: float) -> float:
+        theta = bradley_terry(wins, prior_games=prior) * ELO_SCALE
+        return float(theta[10:].mean() - theta[:10].mean())
+
+    assert abs(gap(PRIOR_GAMES) - 1400.0) < 25.0
+    assert gap(1.0) < 1400.0 - 100.0  # the old weight: 134 Elo short
+
+
+def test_batched_bootstrap_fits_equal_one_at_a_time_fits() -> None:
+    # fit_elo fits its replicates in stacks; each must be the fit bradley_terry gives alone,
+    # whatever else is in the stack (an absent bot, an unbeaten one, a far start).
+    from cabo_kit.tournament.ratings import _bradley_terry_batch
+
+    rng = np.random.default_rng(4)
+    stack = rng.poisson(3.0, size=(6, 5, 5)).astype(float)
+    stack[:, np.arange(5), np.arange(5)] = 0.0
+    stack[1, 2, :] = stack[1, :, 2] = 0.0  # bot 2 absent
+    stack[2, :, 0] = 0.0  # bot 0 never lost
+    starts = rng.normal(size=(6, 5))
+    starts[3, 4] = 40.0
+    batched = _bradley_terry_batch(stack, PRIOR_GAMES, starts)
+    for r in range(6):
+        np.testing.assert_allclose(batched[r], bradley_terry(stack[r], start=starts[r]), atol=1e-9)
