@@ -216,7 +216,7 @@ class Game:
         for s in range(n):
             self.hands[s] = list(range(deal, deal + k))
             deal += k
-        self._ver += 1
+        self._bump_all()
         self.deck = list(range(len(order) - 1, deal - 1, -1))
         self._emit_all(_ev("round", None, (self.round, start_player)))
         if rules.peek_choice and rules.initial_peeks:
@@ -273,7 +273,10 @@ class Game:
         self._all_seats = tuple(range(n))
         self._ver = 0
         self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]] = [(-1, (), ())] * n
-        self._fu_cache: tuple[int, tuple[tuple[bool, ...], ...]] = (-1, ())
+        self._hver: list[int] = [0] * n
+        # Per seat and hand: (that hand's version, the seat's view of it); per hand: its face-up flags.
+        self._ovc: list[list[tuple[int, tuple[Card, ...]]]] = [[(-1, ())] * n for _ in range(n)]
+        self._fuc: list[tuple[int, tuple[bool, ...]]] = [(-1, ())] * n
         self._pile_cache: tuple[int, int, tuple[Card, ...]] = (-1, -1, ())
         self._score_cache: tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]] = (-1, (), ())
 
@@ -288,12 +291,31 @@ class Game:
 
     # ----------------------------------------------------------- knowledge
 
-    # Observations cache each seat's view of the hands; every change to the hands, to what a
-    # seat knows of a card in a hand, or to a hand card's face bumps self._ver.
+    # Observations cache each seat's view of the hands, hand by hand. Every change to a hand,
+    # to what a seat knows of a card in it, or to a hand card's face bumps that hand's version
+    # (self._hver[owner]) and self._ver (which says "some hand changed").
+
+    def _bump(self, owner: int) -> None:
+        self._hver[owner] += 1
+        self._ver += 1
+
+    def _bump_all(self) -> None:
+        hver = self._hver
+        for o in range(self.n):
+            hver[o] += 1
+        self._ver += 1
+
+    def _bump_card(self, c: int) -> None:
+        """Card ``c``'s face or what someone knows of it changed: bump the hand that holds it."""
+        self._ver += 1
+        for o, hand in enumerate(self.hands):
+            if c in hand:
+                self._hver[o] += 1
+                return
 
     def _show(self, seat: int, c: int) -> None:
         self.vis[seat][c] = self.cards[c]
-        self._ver += 1
+        self._bump_card(c)
 
     def _reveal(self, c: int) -> None:
         if not self.public[c]:
@@ -301,12 +323,12 @@ class Game:
             card = self.cards[c]
             for v in self.vis:
                 v[c] = card
-            self._ver += 1
+            self._bump_card(c)
 
     def _set_up(self, c: int, up: bool) -> None:
         self.up[c] = up
         self.upv[c] = self.cards[c] if up else UNKNOWN
-        self._ver += 1
+        self._bump_card(c)
         if up:
             self._reveal(c)
 
@@ -691,7 +713,7 @@ class Game:
                 self.up[c] = False
                 self.upv[c] = UNKNOWN
                 self.vis[me][c] = cards[c]
-            self._ver += 1
+            self._bump(me)
             self._land(old)
             self.stats[me]["exchanges"] += 1
             target = (p,)
@@ -725,7 +747,7 @@ class Game:
             self.drawn = None
             self.drawn_from = None
             hand.insert(index, c)
-            self._ver += 1
+            self._bump(me)
             self._emit_all(_ev("penalty", me, (index,), (UNKNOWN,)))
             self._end_multi()
             return
@@ -753,14 +775,14 @@ class Game:
                 else:
                     new.append(x)
             self.hands[me] = new
-            self._ver += 1
+            self._bump(me)
             for x in out:
                 self._land(x)
             self._reset_multi()
             self._open_window("end")
             return
         hand.insert(index, c)
-        self._ver += 1
+        self._bump(me)
         if len(self.picked) >= self.rules.multi_exchange_penalty_at:
             penalty = self._draw_card()
             if penalty is not None:
@@ -812,7 +834,8 @@ class Game:
             o, s, p = action.own, action.seat, action.position  # type: ignore[attr-defined]
             mine, theirs = self.hands[me], self.hands[s]
             mine[o], theirs[p] = theirs[p], mine[o]
-            self._ver += 1
+            self._bump(me)
+            self._bump(s)
             self._emit_all(_ev("swap", me, (o, s, p)))
         self.stats[me][power] += 1  # type: ignore[index]
         self._finish_power()
@@ -876,7 +899,7 @@ class Game:
             if ts == snapper:
                 stats["snaps_own"] += 1
             del hand[tp]
-            self._ver += 1
+            self._bump(ts)
             self._land(c)
             if ts != snapper and self.hands[snapper]:
                 self.give_to = (ts, tp)
@@ -896,7 +919,7 @@ class Game:
                 return
             hand = self.hands[seat]
             hand.append(c)
-            self._ver += 1
+            self._bump(seat)
             self.stats[seat]["penalty_cards"] += 1
             self._emit_all(_ev("penalty", seat, (len(hand) - 1,), (UNKNOWN,)))
 
@@ -909,7 +932,8 @@ class Game:
             self.hands[ts].insert(tp, c)
             if self.up[c]:
                 self._set_up(c, False)  # a given card is moved face down (what was public stays known)
-            self._ver += 1
+            self._bump(seat)
+            self._bump(ts)
             self.stats[seat]["gives"] += 1
             self._emit_all(_ev("give", seat, (p, ts, tp)))
         self._after_snap(self._after)
@@ -1015,18 +1039,25 @@ class Game:
     # ------------------------------------------------------------ observation
 
     def _views(self, seat: int) -> tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]:
-        """``seat``'s view of the hands and the face-up flags, cached until ``_ver`` changes."""
-        ver = self._ver
+        """``seat``'s view of the hands and the face-up flags; only the hands that changed are rebuilt."""
         view = self.vis[seat] if self.memory == "engine" else self.upv
-        hands = tuple([tuple([view[c] for c in hand]) for hand in self.hands])
-        cached_up = self._fu_cache
-        if cached_up[0] == ver:
-            face_up = cached_up[1]
-        else:
-            up = self.up
-            face_up = tuple([tuple([up[c] for c in hand]) for hand in self.hands])
-            self._fu_cache = (ver, face_up)
-        entry = self._hv_cache[seat] = (ver, hands, face_up)
+        up = self.up
+        hver = self._hver
+        mine = self._ovc[seat]
+        flags = self._fuc
+        hands: list[tuple[Card, ...]] = []
+        face_up: list[tuple[bool, ...]] = []
+        for o, hand in enumerate(self.hands):
+            v = hver[o]
+            e = mine[o]
+            if e[0] != v:
+                e = mine[o] = (v, tuple([view[c] for c in hand]))
+            hands.append(e[1])
+            f = flags[o]
+            if f[0] != v:
+                f = flags[o] = (v, tuple([up[c] for c in hand]))
+            face_up.append(f[1])
+        entry = self._hv_cache[seat] = (self._ver, tuple(hands), tuple(face_up))
         return entry
 
     def observation(self, seat: int) -> Observation:
@@ -1123,6 +1154,9 @@ class Game:
         d["seat_events"] = [list(e) for e in self.seat_events]
         d["_turn_mark"] = list(self._turn_mark)
         d["_hv_cache"] = list(self._hv_cache)
+        d["_hver"] = list(self._hver)
+        d["_ovc"] = [list(c) for c in self._ovc]
+        d["_fuc"] = list(self._fuc)
         d["_snap_rng"] = _copy_rng(self._snap_rng) if self._snap_rng is not None else None
         d["_reshuffle_rng"] = _copy_rng(self._reshuffle_rng) if self._reshuffle_rng is not None else None
         new.__dict__.update(d)
@@ -1241,7 +1275,7 @@ class Game:
             game.caller = caller
             game._call_turn = -1
             game._final_left = (caller - current) % n
-        game._ver += 1
+        game._bump_all()
         game._emit_all(_ev("round", None, (round, game._first_start)))
         if drawn_card is not None:
             game.phase = "drawn"

@@ -65,6 +65,17 @@ def check_conservation(game: Game, where: str) -> None:
     )
 
 
+def check_views(game: Game, where: str) -> None:
+    """The observations' cached hand views equal views rebuilt from scratch, for every seat."""
+    for seat in range(game.n):
+        obs = game.observation(seat)
+        view = game.vis[seat] if game.memory == "engine" else game.upv
+        fresh = tuple(tuple(view[c] for c in hand) for hand in game.hands)
+        flags = tuple(tuple(game.up[c] for c in hand) for hand in game.hands)
+        assert obs.hands == fresh, f"{where}: seat {seat}'s cached view of the hands is stale"
+        assert obs.face_up == flags, f"{where}: the cached face-up flags are stale"
+
+
 def play_checked(
     rules: Rules,
     n: int,
@@ -92,6 +103,7 @@ def play_checked(
                 deck_of_round = game.round
                 assert Counter(game.cards) == full, f"{label} round {game.round}: the cards are not the full deck"
             check_conservation(game, f"{label} step {step} ({seat}: {game.history[-1][1]})")
+            check_views(game, f"{label} step {step} ({seat}: {game.history[-1][1]})")
             if each_step is not None:
                 each_step(game, step)
     names = [type(b).__name__ for b in bots]
