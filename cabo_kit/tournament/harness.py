@@ -314,7 +314,8 @@ class ObsDecoder:
     """Rebuild :class:`~cabo_kit.observation.Observation` objects from the engine's compact deltas.
 
     One observation is a list: round, turn, phase, current, to_move, start_player, caller,
-    hands (one space-separated string per seat), face_up ("0"/"1" strings), deck_size,
+    hands (one space-separated string per seat; null: as in the last observation), face_up
+    ("0"/"1" strings; null: as before), deck_size,
     drawn, drawn_from, power, target, picked, exchange_ok, give_to, then ``dk, d`` (keep
     the first ``dk`` cards of the discard pile, append the cards of ``d``), ``ek, e`` (the
     same for events), the hand size when multi-exchanges are legal (else null), the legal
@@ -365,6 +366,10 @@ class ObsDecoder:
         self.memory = "engine"
         self.discard: list[Any] = []
         self.events: list[Any] = []
+        self.discard_t: tuple[Any, ...] = ()
+        self.events_t: tuple[Any, ...] = ()
+        self.hands: tuple[Any, ...] = ()
+        self.face_up: tuple[Any, ...] = ()
         self.scores: tuple[int, ...] = ()
         self.round_scores: tuple[tuple[int, ...], ...] = ()
         self.last: Any = None
@@ -387,16 +392,26 @@ class ObsDecoder:
         if rules is None:
             raise ValueError("the engine sent an observation before the game's rules")
         card = self._cards.__getitem__
-        hands = tuple(map(self._hands.__getitem__, hand_texts))
-        face_up = tuple(map(self._ups.__getitem__, up_texts))
+        if hand_texts is None:  # as in the last observation
+            hands = self.hands
+        else:
+            hands = self.hands = tuple(map(self._hands.__getitem__, hand_texts))
+        if up_texts is None:
+            face_up = self.face_up
+        else:
+            face_up = self.face_up = tuple(map(self._ups.__getitem__, up_texts))
         discard = self.discard
-        del discard[dk:]
-        if d:
-            discard.extend(map(card, d.split()))
+        if d or dk != len(discard):
+            del discard[dk:]
+            if d:
+                discard.extend(map(card, d.split()))
+            self.discard_t = tuple(discard)
         events = self.events
-        del events[ek:]
-        for kind, seat, tgt, cards, info in new_events:
-            events.append(Event(kind, seat, tuple(tgt), tuple(map(card, cards)), info))
+        if new_events or ek != len(events):
+            del events[ek:]
+            for kind, seat, tgt, cards, info in new_events:
+                events.append(Event(kind, seat, tuple(tgt), tuple(map(card, cards)), info))
+            self.events_t = tuple(events)
         if legal_texts.__class__ is str:
             fixed = self._legals[legal_texts]
         else:
@@ -404,10 +419,10 @@ class ObsDecoder:
         legal: Any = fixed if lm is None else LegalActions(fixed, lm)
         obs = Observation(
             self.seat, self.n_players, rules, self.memory, rnd, turn, phase, current, tuple(to_move),
-            start_player, caller, hands, face_up, tuple(discard), deck_size, None if drawn is None else card(drawn),
+            start_player, caller, hands, face_up, self.discard_t, deck_size, None if drawn is None else card(drawn),
             drawn_from, power, None if target is None else (target[0], target[1]), tuple(picked), exchange_ok,
             None if give_to is None else (give_to[0], give_to[1]), self.scores, self.round_scores,
-            tuple(events), legal,
+            self.events_t, legal,
         )
         self.last = obs
         return obs

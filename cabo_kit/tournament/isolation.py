@@ -1001,48 +1001,74 @@ class _ObsEncoder:
         self.events: tuple[Any, ...] = ()
         self.scores: Any = None
         self.round_scores: Any = None
+        self.hands: Any = None
+        self.face_up: Any = None
 
     def encode(self, obs: Observation, legal: Sequence[Action]) -> tuple[list[Any], "_Texts"]:
         """One observation as the harness's positional list (a list encodes and parses faster than an
         object), and the texts of its legal actions."""
+        (seat, n_players, rules, memory, rnd, turn, phase, current, to_move, start_player, caller, hands, face_up,
+         discard, deck_size, drawn, drawn_from, power, target, picked, exchange_ok, give_to, scores, round_scores,
+         events) = obs[:25]  # one unpacking instead of 25 attribute reads (the field order is fixed)
         extra: dict[str, Any] | None = None
         if not self.seat_sent:
             self.seat_sent = True
-            extra = {"seat": obs.seat, "np": obs.n_players, "rules": obs.rules.to_dict()}
-        if obs.memory != self.memory:
-            self.memory = obs.memory
+            extra = {"seat": seat, "np": n_players, "rules": rules.to_dict()}
+        if memory != self.memory:
+            self.memory = memory
             extra = extra or {}
-            extra["me"] = obs.memory
-        if obs.scores is not self.scores:
-            self.scores = obs.scores
+            extra["me"] = memory
+        if scores is not self.scores:
+            self.scores = scores
             extra = extra or {}
-            extra["sc"] = obs.scores
-        if obs.round_scores is not self.round_scores:
-            self.round_scores = obs.round_scores
+            extra["sc"] = scores
+        if round_scores is not self.round_scores:
+            self.round_scores = round_scores
             extra = extra or {}
-            extra["rs"] = obs.round_scores
+            extra["rs"] = round_scores
+        # The engine hands out the same hands and face-up tuples until they change: null = as before.
+        if hands is self.hands:
+            hand_texts = None
+        else:
+            self.hands = hands
+            hand_texts = [_HAND_TEXT.get(h) or _hand_text(h) for h in hands]
+        if face_up is self.face_up:
+            up_texts = None
+        else:
+            self.face_up = face_up
+            up_texts = [_UP_TEXT.get(u) or _up_text(u) for u in face_up]
         # Discard pile and events grow by appending; send only what is new.
-        discard, prev = obs.discard, self.discard
+        prev = self.discard
         dk = len(prev)
         if dk and (len(discard) < dk or discard[:dk] != prev):
             dk = 0
         self.discard = discard
-        events, prev_events = obs.events, self.events
+        prev_events = self.events
         ek = len(prev_events)
         if ek and (len(events) < ek or events[:ek] != prev_events):
             ek = 0
         self.events = events
         texts = _legal_texts(legal)
-        drawn = obs.drawn
         return [
-            obs.round, obs.turn, obs.phase, obs.current, obs.to_move, obs.start_player, obs.caller,
-            [_HAND_TEXT.get(h) or _hand_text(h) for h in obs.hands],
-            [_UP_TEXT.get(h) or _up_text(h) for h in obs.face_up],
-            obs.deck_size, None if drawn is None else drawn.text, obs.drawn_from, obs.power, obs.target,
-            obs.picked, obs.exchange_ok, obs.give_to,
-            dk, " ".join([c.text for c in discard[dk:]]), ek, [e.to_list() for e in events[ek:]],
+            rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts,
+            deck_size, None if drawn is None else drawn.text, drawn_from, power, target,
+            picked, exchange_ok, give_to,
+            dk, " ".join([c.text for c in discard[dk:]]) if len(discard) > dk else "",
+            ek, [_EVENT_LISTS.get(id(e), _NO_EVENT)[1] or _event_list(e) for e in events[ek:]] if len(events) > ek else [],
             texts.hand_size, texts.wire, extra,
         ], texts
+
+
+_NO_EVENT: tuple[Any, Any] = (None, None)
+_EVENT_LISTS: dict[int, tuple[Any, list[Any]]] = {}  # id(event) -> (event, event.to_list()): seats share events
+
+
+def _event_list(event: Any) -> list[Any]:
+    if len(_EVENT_LISTS) > 65536:
+        _EVENT_LISTS.clear()
+    data = event.to_list()
+    _EVENT_LISTS[id(event)] = (event, data)
+    return data
 
 
 class _Texts:
@@ -1075,13 +1101,27 @@ _LEGAL_TEXTS: dict[int, _Texts] = {}
 _ACTION_TEXTS: dict[int, tuple[Action, str]] = {}
 
 
+_LEGAL_BY_IDS: dict[tuple[int, ...], _Texts] = {}  # by the ids of its actions: snap windows build a new tuple each time
+
+
 def _legal_texts(legal: Sequence[Action]) -> _Texts:
     entry = _LEGAL_TEXTS.get(id(legal))
     if entry is not None and entry.legal is legal:
         return entry
     if len(_LEGAL_TEXTS) > 4096:
         _LEGAL_TEXTS.clear()
-    entry = _LEGAL_TEXTS[id(legal)] = _Texts(legal)
+    if legal.__class__ is tuple:
+        ids = tuple(map(id, legal))
+        entry = _LEGAL_BY_IDS.get(ids)
+        # The entry holds its actions, so their ids are theirs; == is then an identity check at C speed.
+        if entry is None or entry.legal != legal:
+            if len(_LEGAL_BY_IDS) > 4096:
+                _LEGAL_BY_IDS.clear()
+            entry = _LEGAL_BY_IDS[ids] = _Texts(legal)
+    else:
+        entry = _Texts(legal)
+    if entry.legal is legal:
+        _LEGAL_TEXTS[id(legal)] = entry
     return entry
 
 
