@@ -578,3 +578,77 @@ def test_mid_game_hooks_need_no_round_trip_but_their_faults_and_time_still_count
     bot.close()
     assert info.value.kind == "error" and "on_round_start() raised" in info.value.reason
     assert "KeyError: 'round hook'" in info.value.reason
+
+
+# ---------------------------------------------------------------------- speed paths keep the guarantees
+
+
+def test_a_deeply_nested_reply_is_an_error_not_an_engine_crash(tmp_path: Path) -> None:
+    path = tmp_path / "nest.py"
+    path.write_text("import os, sys\nimport cabo_kit as ck\n\nclass Nest(ck.Bot):\n"
+                    "    def choose(self, obs, legal):\n"
+                    "        os.write(int(sys.argv[4]), b'[' * 30000 + b']' * 30000 + b'\\n')\n"
+                    "        return legal[0]\n")
+    bot = IsolatedBot(load_submission(path, FAST), FAST)
+    fault, _ = fault_of(bot)
+    assert fault.kind == "error" and "JSON" in fault.reason
+    bot.close()
+
+
+def test_without_msgspec_both_sides_fall_back_to_the_standard_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cabo_kit.tournament import harness, isolation
+
+    monkeypatch.setitem(sys.modules, "msgspec", None)  # "import msgspec" now fails
+    assert harness._decoder() is json.loads
+    monkeypatch.setattr(isolation, "_msgspec", None)
+    encode, decode = isolation._make_codec()
+    assert decode is json.loads and json.loads(encode({"a": [1, "é", None]})) == {"a": [1, "é", None]}
+    monkeypatch.setattr(isolation, "_encode", encode)
+    monkeypatch.setattr(isolation, "_decode", decode)
+    rules = ck.Rules.preset("traveller")
+    iso = IsolatedBot(sub("good"), FAST)
+    record_iso = ck.play_game([iso, ck.bots.GreedyBot(), ck.bots.RandomBot()], rules, seed=5)
+    iso.close()
+    local = load_in_process(BOTS / "good.py")()
+    local.name = "good"
+    record_local = ck.play_game([local, ck.bots.GreedyBot(), ck.bots.RandomBot()], rules, seed=5)
+    assert iso.decisions > 10 and record_iso.to_json() == record_local.to_json()
+
+
+def test_prestart_loads_the_next_games_process_ahead_and_close_kills_it() -> None:
+    rules = ck.Rules.preset("rush")
+    bot = IsolatedBot(sub("good"), FAST)
+    bot.prestart()
+    ahead = bot._next[0].proc.pid  # type: ignore[index]
+    assert bot._h is None and alive(ahead)
+    bot.on_game_start(0, 3, rules)
+    assert bot._h is not None and bot._h.proc.pid == ahead and bot._next is None
+    game = ck.Game(rules, 2, 3)
+    obs = game.observation(game.to_move[0])
+    assert bot.choose(obs, obs.legal_actions) in obs.legal_actions
+    bot.prestart()  # the game's process ends, the next one starts
+    second = bot._next[0].proc.pid  # type: ignore[index]
+    assert second != ahead and bot._h is None
+    bot.close()
+    assert not alive(second)
+    lazy = IsolatedBot(sub("good"), FAST)
+    lazy.prestart()
+    lazy.random = bot_random(2, 0)
+    assert lazy.choose(obs, obs.legal_actions) in obs.legal_actions  # the first call waits for it to be ready
+    lazy.close()
+
+
+@pytest.mark.skipif(not LINUX, reason="the harness server is Linux-only")
+def test_between_games_the_old_process_is_killed_and_reaped_by_the_server() -> None:
+    rules = ck.Rules.preset("rush")
+    bot = IsolatedBot(sub("good"), FAST)
+    bot.on_game_start(0, 3, rules)
+    first = bot._h.proc.pid  # type: ignore[union-attr]
+    bot.on_game_start(0, 3, rules)  # a new game: a fresh process; the old one is killed, not waited for
+    deadline = time.time() + 5
+    while time.time() < deadline and not gone(first):
+        time.sleep(0.01)
+    assert gone(first)
+    bot.on_game_start(0, 3, rules)  # the server reaps released processes at its next request
+    assert not os.path.exists(f"/proc/{first}")
+    bot.close()
