@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from operator import itemgetter as _itemgetter
 from typing import Any, Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -1051,11 +1052,11 @@ class Game:
             v = hver[o]
             e = mine[o]
             if e[0] != v:
-                e = mine[o] = (v, tuple([view[c] for c in hand]))
+                e = mine[o] = (v, _pick(hand, view))
             hands.append(e[1])
             f = flags[o]
             if f[0] != v:
-                f = flags[o] = (v, tuple([up[c] for c in hand]))
+                f = flags[o] = (v, _pick(hand, up))
             face_up.append(f[1])
         entry = self._hv_cache[seat] = (self._ver, tuple(hands), tuple(face_up))
         return entry
@@ -1291,6 +1292,13 @@ class Game:
             f"<Game {self.rules.name} {self.n} players, round {self.round + 1}, turn {self.turn}, "
             f"phase {self.phase!r}, to move {self.to_move}>"
         )
+
+
+def _pick(ids: list[int], values: list[T]) -> tuple[T, ...]:
+    """``tuple(values[i] for i in ids)``, with itemgetter's C loop when it can."""
+    if len(ids) > 1:
+        return _itemgetter(*ids)(values)
+    return (values[ids[0]],) if ids else ()
 
 
 def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
