@@ -56,34 +56,81 @@ def half_width(folder: Path) -> float:
     return float(((board.elo_high - board.elo_low) / 2).max())
 
 
-def isolation_cost(games: int) -> tuple[float, float, int]:
-    """Seconds added per decision by isolation (excluding and including harness starts), and decisions."""
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far, from /proc (Linux; 0.0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def isolation_cost(games: int, preset: str = "deluxe") -> dict[str, float]:
+    """What isolation costs in 4-player GreedyBot games played as the runner plays them (every seat isolated,
+    processes prestarted side by side, one fresh process per bot and game), against the same games in process.
+
+    Wall seconds per decision (``added``: excluding the time to the bots' ``ready``; ``with_starts``: all of it),
+    and CPU seconds per game of the engine process, the bot processes (their starts included) and the harness server.
+    """
+    from cabo_kit.play import bot_random
+    from cabo_kit.tournament import isolation
+    from cabo_kit.tournament.runner import play_one
+
     tmp = Path(tempfile.mkdtemp(prefix="cabo-iso-"))
     path = tmp / "greedy_sub.py"
     path.write_text(bot_source("greedy"))
     sub = load_submission(path)
-    rules = ck.Rules.preset("deluxe")
+    rules = ck.Rules.preset(preset)
     decisions = 0
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     for g in range(games):
         decisions += len(ck.play_game([ck.bots.GreedyBot() for _ in range(4)], rules, seed=g).actions)
-    inproc = time.perf_counter() - t0
+    inproc, inproc_cpu = time.perf_counter() - t0, time.process_time() - c0
     bots = [IsolatedBot(sub, Limits()) for _ in range(4)]
+    bot_cpu = [0.0]
+    close = isolation._Harness.close
+
+    def counting_close(self: "isolation._Harness", reap: bool = True) -> None:
+        if not self.closed:
+            bot_cpu[0] += proc_cpu(self.proc.pid)
+        close(self, reap)
+
     starts = [0.0]
-    for b in bots:  # time the harness starts (in on_game_start) apart from the decisions
+    for b in bots:  # time the wait for the bots' ready (in on_game_start) apart from the decisions
         def timed(*a: object, _orig=b.on_game_start) -> None:
             s0 = time.perf_counter()
             _orig(*a)
             starts[0] += time.perf_counter() - s0
         b.on_game_start = timed  # type: ignore[method-assign, assignment]
-    t0 = time.perf_counter()
-    for g in range(games):
-        ck.play_game(bots, rules, seed=g)
-    isolated = time.perf_counter() - t0
-    for b in bots:
-        b.close()
+    isolation._Harness.close = counting_close  # type: ignore[method-assign]
+    try:
+        bots[0].prestart()  # the harness server starts once per engine process: not counted
+        bots[0].close()
+        server = isolation._the_server
+        s0 = proc_cpu(server.proc.pid) if server is not None else 0.0
+        bot_cpu[0] = 0.0
+        c0, t0 = time.process_time(), time.perf_counter()
+        for g in range(games):
+            game = ck.Game(rules, g, 4)
+            for seat, b in enumerate(bots):
+                b.random = bot_random(g, seat)
+            for b in bots:
+                b.prestart()
+            fault = play_one(game, bots, [b.name for b in bots])
+            assert fault[0] is None, fault
+        for b in bots:
+            b.close()
+        isolated, isolated_cpu = time.perf_counter() - t0, time.process_time() - c0
+        server_cpu = (proc_cpu(server.proc.pid) - s0) if server is not None else 0.0
+    finally:
+        isolation._Harness.close = close  # type: ignore[method-assign]
     shutil.rmtree(tmp, ignore_errors=True)
-    return (isolated - starts[0] - inproc) / decisions, (isolated - inproc) / decisions, decisions
+    return {
+        "added": (isolated - starts[0] - inproc) / decisions, "with_starts": (isolated - inproc) / decisions,
+        "decisions": decisions, "engine_cpu": isolated_cpu / games, "inproc_cpu": inproc_cpu / games,
+        "bot_cpu": bot_cpu[0] / games, "server_cpu": server_cpu / games,
+    }
 
 
 def cpu_reference() -> float:
@@ -124,14 +171,20 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=32, help="games per bot and preset to start with")
     ap.add_argument("--max-minutes", type=float, default=10.0, help="stop raising the game count after this")
     ap.add_argument("--skip-class", action="store_true", help="only the per-decision cost and the speedup")
+    ap.add_argument("--iso-games", type=int, default=16, help="games for the per-decision and per-game CPU figures")
     args = ap.parse_args()
     print(f"cores usable: {default_workers()}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"(the machine is shared: figures are wall times); CPU reference sum(range(1000)) {cpu_reference():.1f} us")
 
-    per_decision, with_starts, n = isolation_cost(8)
-    print(f"isolation adds {per_decision * 1e6:.0f} us per decision ({with_starts * 1e6:.0f} us counting one harness "
-          f"start per bot and game), over {n} decisions of 4-player deluxe GreedyBot games (all 4 seats isolated; "
-          f"mid-game hooks included); bare pipe ping {ping_us():.0f} us (the floor)")
+    cost = isolation_cost(args.iso_games)
+    print(f"isolation adds {cost['added'] * 1e6:.0f} us per decision ({cost['with_starts'] * 1e6:.0f} us counting the "
+          f"wait for each bot's fresh process), over {cost['decisions']:.0f} decisions of 4-player deluxe GreedyBot games "
+          f"played as the runner plays them (all 4 seats isolated; hooks included); bare pipe ping {ping_us():.0f} us "
+          f"(the floor)")
+    total = cost["engine_cpu"] + cost["bot_cpu"] + cost["server_cpu"]
+    print(f"CPU per game (what bounds a tournament's games/s): {total * 1e3:.0f} ms isolated = engine "
+          f"{cost['engine_cpu'] * 1e3:.0f} + bot processes {cost['bot_cpu'] * 1e3:.0f} (their starts included) + harness "
+          f"server {cost['server_cpu'] * 1e3:.1f}; the same game in process: {cost['inproc_cpu'] * 1e3:.0f} ms")
 
     root = Path(tempfile.mkdtemp(prefix="cabo-speed-"))
     try:
