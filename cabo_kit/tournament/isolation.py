@@ -214,12 +214,20 @@ def _check_platform() -> None:
                           "For untrusted submissions run as root in a container.")
 
 
+_PATHS: tuple[tuple[str, ...], list[str]] = ((), [])
+
+
 def _import_paths() -> list[str]:
     """Where the harness finds cabo_kit and installed libraries (it runs with -I -S: no site, no env)."""
+    global _PATHS
+    key = tuple(sys.path)
+    if _PATHS[0] == key and _PATHS[1]:  # worked out once per sys.path: resolve() costs file system calls
+        return _PATHS[1]
     paths = [str(Path(__file__).resolve().parents[2])]
     for entry in sys.path:
         if entry and ("site-packages" in entry or "dist-packages" in entry) and entry not in paths:
             paths.append(entry)
+    _PATHS = (key, paths)
     return paths
 
 
@@ -751,6 +759,7 @@ class IsolatedBot(Bot):
         self._enc = _ObsEncoder()
         self._pending: dict[int, str] = {}  # quiet hooks sent and not yet met by a reply
         self._started = False
+        self._resolved: tuple[Path, Path] | None = None  # the submission's path and its resolve()
         self._next: tuple[_Harness, float] | None = None  # a process started ahead (prestart) and its start time
         # [current, started ahead]: shared with the finalizer, which must not hold self
         self._box: list[_Harness | None] = [None, None]
@@ -778,9 +787,15 @@ class IsolatedBot(Bot):
         self._drop_next()
         if self._log is None:
             self._log, self._temp_log = _open_log(self.log_path)
-        h = _Harness("play", Path(self.submission.path).resolve(), self.limits, self._log)
+        h = _Harness("play", self._path(), self.limits, self._log)
         self._next = (h, time.perf_counter())
         self._box[1] = h
+
+    def _path(self) -> Path:
+        path = Path(self.submission.path)
+        if self._resolved is None or self._resolved[0] != path:
+            self._resolved = (path, path.resolve())
+        return self._resolved[1]
 
     def _drop_next(self) -> None:
         if self._next is not None:
@@ -801,7 +816,7 @@ class IsolatedBot(Bot):
         else:
             if self._log is None:
                 self._log, self._temp_log = _open_log(self.log_path)
-            h = _Harness("play", Path(self.submission.path).resolve(), self.limits, self._log)
+            h = _Harness("play", self._path(), self.limits, self._log)
             launched = time.perf_counter()
         self._h = h
         self._box[0] = h
