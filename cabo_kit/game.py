@@ -272,6 +272,9 @@ class Game:
         self._turn_mark: list[int] = [0] * n
         self._legal = None
         self._all_seats = tuple(range(n))
+        # Rule flags read on every turn (Rules is frozen, so copying them is safe).
+        self._snapping = self.rules.snapping
+        self._cabo_at_end = self.rules.cabo_timing == "end_of_turn"
         self._ver = 0
         self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]] = [(-1, (), ())] * n
         self._hver: list[int] = [0] * n
@@ -714,7 +717,8 @@ class Game:
                 self.up[c] = False
                 self.upv[c] = UNKNOWN
                 self.vis[me][c] = cards[c]
-            self._bump(me)
+            self._hver[me] += 1  # self._bump(me), inlined
+            self._ver += 1
             self._land(old)
             self.stats[me]["exchanges"] += 1
             target = (p,)
@@ -852,7 +856,7 @@ class Game:
     # ----------------------------------------------------------------- snaps
 
     def _open_window(self, after: str) -> None:
-        if self.rules.snapping and any(not self.up[c] for hand in self.hands for c in hand):
+        if self._snapping and any(not self.up[c] for hand in self.hands for c in hand):
             self._after = after
             self._windows += 1
             self.phase = "snap"
@@ -962,9 +966,8 @@ class Game:
                 self._end_round("deck")
 
     def _end_turn(self) -> None:
-        rules = self.rules
         if (
-            rules.cabo_timing == "end_of_turn"
+            self._cabo_at_end
             and self.caller is None
             and self._empty_left is None
             and not self._empty_flag
