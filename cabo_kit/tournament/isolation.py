@@ -1079,7 +1079,7 @@ _EVENT_LISTS: dict[int, tuple[Any, list[Any]]] = {}  # id(event) -> (event, even
 
 
 def _event_list(event: Any) -> list[Any]:
-    if len(_EVENT_LISTS) > 65536:
+    if len(_EVENT_LISTS) > 8192:  # sharing matters within a game; keeps old games' events from piling up
         _EVENT_LISTS.clear()
     data = event.to_list()
     _EVENT_LISTS[id(event)] = (event, data)
