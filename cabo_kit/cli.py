@@ -66,6 +66,8 @@ def parse_settings(items: Sequence[str]) -> dict[str, Any]:
 
     >>> parse_settings(["hand_size=6", "snapping=True", "deck_out=reshuffle", "double_deck_from=None"])
     {'hand_size': 6, 'snapping': True, 'deck_out': 'reshuffle', 'double_deck_from': None}
+    >>> parse_settings(["snapping=no", "kamikaze=yes"])   # yes/no and on/off work too
+    {'snapping': False, 'kamikaze': True}
     >>> parse_settings(["hand_size"])
     Traceback (most recent call last):
     ...
@@ -80,8 +82,8 @@ def parse_settings(items: Sequence[str]) -> dict[str, Any]:
         try:
             value: Any = ast.literal_eval(text)
         except (ValueError, SyntaxError):
-            if text.lower() in ("true", "false"):
-                value = text.lower() == "true"
+            if text.lower() in ("true", "false", "yes", "no", "on", "off"):
+                value = text.lower() in ("true", "yes", "on")
             elif re.fullmatch(r"[A-Za-z_][\w-]*", text):
                 value = text
             else:

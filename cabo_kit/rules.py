@@ -143,6 +143,19 @@ class Rules:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise RulesError(f"rules field {name}={value!r} must be a whole number >= {low}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool" and not isinstance(value, bool):
+                raise RulesError(f"rules field {f.name}={value!r} must be True or False")
+        for name in ("caller_win_bonus", "caller_loss_penalty"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise RulesError(f"rules field {name}={value!r} must be a whole number (it may be negative)")
+        ddf = self.double_deck_from
+        if ddf is not None and (not isinstance(ddf, int) or isinstance(ddf, bool) or ddf < 2):
+            raise RulesError(f"rules field double_deck_from={ddf!r} must be a number of players >= 2, or None")
+        if not isinstance(self.name, str):
+            raise RulesError(f"rules field name={self.name!r} must be a string")
         if self.min_players > self.max_players:
             raise RulesError(f"min_players={self.min_players} is more than max_players={self.max_players}")
         if self.initial_peeks > self.hand_size:

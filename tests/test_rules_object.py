@@ -126,6 +126,15 @@ def test_replace_unknown_field(changes: dict[str, Any], message: str) -> None:
         ("powers", ((14, "peek"),), "values with powers are 0..13"),
         ("powers", (7,), "must be (value, power) pairs"),
         ("hand_size", 18, "need more cards than the deck has"),
+        # Yes/no fields take booleans only: the string "no" is truthy and would switch snapping on.
+        ("snapping", "no", "snapping='no' must be True or False"),
+        ("kamikaze", "false", "kamikaze='false' must be True or False"),
+        ("snapping", None, "snapping=None must be True or False"),
+        ("multi_exchange", 1, "multi_exchange=1 must be True or False"),
+        ("caller_win_bonus", "x", "caller_win_bonus='x' must be a whole number (it may be negative)"),
+        ("caller_loss_penalty", 2.5, "must be a whole number"),
+        ("double_deck_from", 1, "double_deck_from=1 must be a number of players >= 2, or None"),
+        ("name", 7, "name=7 must be a string"),
     ],
 )
 def test_invalid_values_are_refused_with_a_clear_message(field: str, value: Any, message: str) -> None:
