@@ -587,8 +587,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``cabo-kit`` command line; returns the exit status (2 for bad arguments)."""
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
+        for i, word in enumerate(words[:-1]):
+            # argparse would say only "unrecognized arguments: 6" for `--set hand_size 6`.
+            if word == "--set" and "=" not in words[i + 1]:
+                raise UsageError(f"--set {words[i + 1]} needs a value: write --set field=value, e.g. --set hand_size=6")
+        args = parser.parse_args(words)
         if getattr(args, "run", None) is None:
             raise UsageError(f"say what to do: {PROG} " + "|".join(COMMANDS) + f" (see: {PROG} --help)")
         return int(args.run(args))
