@@ -592,7 +592,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for i, word in enumerate(words[:-1]):
             # argparse would say only "unrecognized arguments: 6" for `--set hand_size 6`.
             if word == "--set" and "=" not in words[i + 1]:
-                raise UsageError(f"--set {words[i + 1]} needs a value: write --set field=value, e.g. --set hand_size=6")
+                raise UsageError(f"--set {words[i + 1]!r} has no value: write --set field=value, e.g. --set hand_size=6")
         args = parser.parse_args(words)
         if getattr(args, "run", None) is None:
             raise UsageError(f"say what to do: {PROG} " + "|".join(COMMANDS) + f" (see: {PROG} --help)")
