@@ -103,8 +103,10 @@ class SimpleBot(Bot):
     ``initial_peek(obs)``     positions to look at                     the first ones
     ``draw(obs)``             ``"deck"``, ``"discard"`` or ``"cabo"``  discard pile if its top is
                                                                        at most 3, else the deck
-    ``keep(obs, card)``       position to exchange, or ``None``        replace your highest known
-                                                                       card if ``card`` is lower
+    ``keep(obs, card)``       position to exchange, or ``None`` to     replace your highest known
+                              discard it (a card you took from the     card if ``card`` is lower
+                              discard pile must be kept, unless the
+                              rules' ``discard_draw_may_discard``)
     ``peek(obs)``             own position, or ``None`` to skip        first unseen own card
     ``spy(obs)``              ``(seat, position)`` or ``None``         first unseen card of the
                                                                        next player
@@ -140,6 +142,11 @@ class SimpleBot(Bot):
             assert obs.drawn is not None
             pos = self.keep(obs, obs.drawn)
             if pos is None:
+                if obs.drawn_from == "discard" and not is_legal(_DISCARD, legal_actions):
+                    raise BotError(
+                        "keep() returned None for a card taken from the discard pile, but these rules say such a "
+                        "card must be kept (discard_draw_may_discard=False): return a position to exchange it for"
+                    )
                 return self._checked(_DISCARD, legal_actions, "keep")
             positions = tuple(sorted(pos)) if isinstance(pos, (tuple, list)) else (pos,)
             return self._checked(_exchange(positions), legal_actions, "keep")

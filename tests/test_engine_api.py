@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import cabo_kit as ck
@@ -110,3 +112,22 @@ def test_a_clone_and_its_original_diverging_by_one_action_each_keep_their_own_vi
     mine = game.observation(0)
     assert mine.my_hand[0] == ck.Card.parse("1") and mine.my_hand[1] == ck.Card.parse("10")
     assert twin.observation(0).my_hand[:2] == (ck.Card.parse("10"), ck.Card.parse("2"))
+
+
+def test_simple_bot_that_refuses_a_taken_card_hears_why() -> None:
+    """RULES.md: in deluxe a card taken from the discard pile must be exchanged; keep() -> None says so."""
+    from cabo_kit.bot import BotError
+
+    class TakesThenRefuses(ck.SimpleBot):
+        def draw(self, obs: Any) -> str:
+            return "discard"
+
+        def keep(self, obs: Any, card: Any) -> None:
+            return None
+
+    with pytest.raises(BotError, match="taken from the discard pile, but these rules say such a card must be kept"):
+        ck.play_game([TakesThenRefuses(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=1)
+    # Where the rules allow discarding it again, the same bot plays on.
+    rules = ck.Rules.preset("deluxe").replace(discard_draw_may_discard=True, max_turns=20, max_rounds=2)
+    record = ck.play_game([TakesThenRefuses(), ck.bots.RandomBot()], rules, seed=1)
+    assert record.game_over
