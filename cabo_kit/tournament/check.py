@@ -56,8 +56,13 @@ class CheckReport:
 
     def __str__(self) -> str:
         where = "in its own process, as in a tournament" if self.isolated else "in this process"
-        head = (f"{self.bot}: {self.games} games, {self.decisions} decisions, played {where}; "
-                f"slowest decision {self.slowest_s * 1000:.1f} ms.")
+        if self.games == 0:
+            head = f"{self.bot}: not played."
+        elif self.decisions == 0:
+            head = f"{self.bot}: {self.games} games started {where}; none reached a decision of this bot."
+        else:
+            head = (f"{self.bot}: {self.games} games, {self.decisions} decisions, played {where}; "
+                    f"slowest decision {self.slowest_s * 1000:.1f} ms.")
         lines = [head]
         if self.ok:
             lines.append("No problems found.")
@@ -258,6 +263,17 @@ def check_bot(
             report.problems.append(f"The file is rejected, as a tournament would reject it: {exc.reason}")
             return report
         report = CheckReport(bot=f"{submission.name} ({submission.class_name})", isolated=True)
+        from .. import bots as builtin
+        from .config import TournamentConfig
+
+        reference = getattr(builtin, submission.name, None)
+        if isinstance(reference, type) and issubclass(reference, Bot):
+            clash = (f"The file's name {path.name!r} is the name of the built-in reference bot {submission.name}: "
+                     f"a tournament that adds that bot rejects this file. Rename it, e.g. my_{path.stem.lower()}.py.")
+            if submission.name in TournamentConfig().reference:  # added by default, as the rating anchor
+                report.problems.append(clash)
+            else:
+                report.notes.append("Note: " + clash)
     elif isinstance(bot, type):
         if not issubclass(bot, Bot):
             raise TypeError(f"{bot!r} is not a cabo_kit.Bot subclass")
@@ -356,7 +372,7 @@ def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0) -> int:
     >>> bad = pathlib.Path(tempfile.mkdtemp()) / "empty.py"
     >>> _ = bad.write_text("x = 1\\n")
     >>> check_bot_cli(bad)  # doctest: +ELLIPSIS
-    empty.py: 0 games, 0 decisions, played in its own process, as in a tournament; slowest decision 0.0 ms.
+    empty.py: not played.
     1 problem:
     1. The file is rejected, as a tournament would reject it: empty.py has no Bot subclass of its own: ...
     1
