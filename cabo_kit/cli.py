@@ -206,6 +206,11 @@ def resolve_bots(spec: str) -> list[BotEntry]:
         elif level:
             make = _from_level(int(level.group(1)))
             name = f"level{int(level.group(1))}"
+        elif key.endswith(".py") or "/" in key or "\\" in key:
+            raise UsageError(
+                f"--bots {key!r}: simulate plays the built-in bots only; to play your own file against them run "
+                f"{PROG} check-bot {key}, or put it in a folder's bots/ and run {PROG} tournament run FOLDER"
+            )
         else:
             raise UsageError(
                 f"unknown bot {key!r} in --bots: choose from {', '.join(available_bot_names())} (any case)"
@@ -442,7 +447,7 @@ DEMO_PLAYERS = 4
 
 def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=_positive, default=None,
-                   help="games per bot and preset (default: tournaments/demo/tournament.toml's; 200 without it)")
+                   help="games per bot and preset (default: tournaments/demo/tournament.toml's; 48 without it)")
     p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0; the demo tournament uses its own)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -499,10 +504,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 0
     lineup = demo_lineup()
     entries = resolve_bots(lineup)
+    games = args.games or 48  # a quick look (about a minute here); --games for firmer numbers
+    print(f"Simulating {games} games per preset of {lineup.replace(',', ', ')}, in this process ...", flush=True)
     for k, preset in enumerate(PRESETS):
-        summary = simulate(
-            Rules.preset(preset), entries, args.games or 200, args.seed, progress=_show_progress(args)
-        )
+        summary = simulate(Rules.preset(preset), entries, games, args.seed, progress=_show_progress(args))
         if k:
             print()
         print(format_summary(summary))
