@@ -151,6 +151,8 @@ class ScoreSheet:
     ([50, 15], [True, False])
     >>> sheet.add_round([51, 0]); sheet.game_over, sheet.winners
     (True, [1])
+    >>> sheet
+    ScoreSheet('deluxe', rounds=3, totals=[101, 15], game over, winners [1])
     """
 
     def __init__(self, rules: Rules, n_players: int) -> None:
@@ -162,6 +164,10 @@ class ScoreSheet:
         self.hit_100: list[int] = [0] * n_players
         self.reset_rounds: list[list[int]] = []
         self.game_over = False
+
+    def __repr__(self) -> str:
+        state = f"game over, winners {self.winners}" if self.game_over else "in play"
+        return f"ScoreSheet({self.rules.name!r}, rounds={len(self.rounds)}, totals={self.totals}, {state})"
 
     def add_round(self, scores: Sequence[int]) -> None:
         """Write one round's scores, apply the reset, and check the end of the game."""
