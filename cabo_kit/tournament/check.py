@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from ..actions import Action, ActionParseError
 from ..bot import Bot
 from ..game import Game
-from ..play import bot_random
+from ..play import bot_random, run_game
 from ..rules import Rules
 from .isolation import BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission
 
@@ -161,38 +161,9 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
                 call("on_game_start()", b.on_game_start, seat, g.n, rules)
             else:
                 b.on_game_start(seat, g.n, rules)
-        round_seen = -1
-        results_seen = 0
-        while game.phase != "over":
-            if game.round != round_seen:
-                round_seen = game.round
-                for seat, b in enumerate(bots):
-                    obs = game.observation(seat)
-                    if seat == g.seat:
-                        call("on_round_start()", b.on_round_start, obs)
-                    else:
-                        b.on_round_start(obs)
-            for seat in game.to_move:
-                obs = game.observation(seat)
-                legal = obs.legal_actions
-                if seat != g.seat:
-                    game.apply(bots[seat].choose(obs, legal), seat)
-                    continue
-                where = f"round {obs.round + 1}, turn {obs.turn}, phase {obs.phase!r}"
-                answer = call(f"choose() at {where}", bot.choose, obs, legal)
-                report.decisions += 1
-                action = _checked_action(answer, legal, f"In {label}, choose() at {where}")
-                actions.append(str(action))
-                game.apply(action, seat)
-            if len(game.results) != results_seen:
-                for result in game.results[results_seen:]:
-                    for seat, b in enumerate(bots):
-                        copy = result.for_players()  # losing snap claims are nobody's to see
-                        if seat == g.seat:
-                            call("on_round_end()", b.on_round_end, copy)
-                        else:
-                            b.on_round_end(copy)
-                results_seen = len(game.results)
+        players: list[Bot] = list(bots)
+        players[g.seat] = _Watched(bot, call, report, label, actions)
+        run_game(game, players, [type(b).__name__ for b in players])  # the one game loop (play.py)
         call("on_game_end()", bot.on_game_end, list(game.sheet.totals), list(game.sheet.winners))
     except _Stop as stop:
         report.problems.append(stop.sentence)
@@ -206,6 +177,28 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
             f"In {label}, {len(slow)} decision{'s' if len(slow) > 1 else ''} took longer than the "
             f"{limits.decision_s:g} s limit (the slowest {max(slow):.2f} s). In a tournament that loses the game.")
     return actions
+
+
+class _Watched(Bot):
+    """The checked bot as the game loop sees it: every call timed and guarded, every answer validated."""
+
+    def __init__(self, bot: Bot, call: Any, report: "CheckReport", label: str, actions: list[str]) -> None:
+        self._bot, self._call, self._report, self._label, self._actions = bot, call, report, label, actions
+
+    def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
+        obs = observation
+        where = f"round {obs.round + 1}, turn {obs.turn}, phase {obs.phase!r}"
+        answer = self._call(f"choose() at {where}", self._bot.choose, obs, legal_actions)
+        self._report.decisions += 1
+        action = _checked_action(answer, legal_actions, f"In {self._label}, choose() at {where}")
+        self._actions.append(str(action))
+        return action
+
+    def on_round_start(self, observation: Any) -> None:
+        self._call("on_round_start()", self._bot.on_round_start, observation)
+
+    def on_round_end(self, result: Any) -> None:
+        self._call("on_round_end()", self._bot.on_round_end, result)
 
 
 def _checked_action(answer: Any, legal: Sequence[Action], what: str) -> Action:
