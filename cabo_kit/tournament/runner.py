@@ -306,7 +306,10 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                 for bot in bots:  # every isolated seat's fresh process loads side by side
                     prestart = getattr(bot, "prestart", None)
                     if prestart is not None:
-                        prestart()
+                        try:
+                            prestart()
+                        except Exception:  # noqa: BLE001 - on_game_start starts it again and reports the fault
+                            pass
                 fault_seat, kind, reason = play_one(game, bots, names)
                 sheet = game.sheet
                 rank, win = final_ranking(sheet.totals, sheet.rounds[-1] if sheet.rounds else None, fault_seat)
