@@ -49,7 +49,9 @@ def test_faults_and_rejected_files_are_recorded_and_the_tournament_completes(tmp
         "steady.py", "raises_late.py", "illegal_move.py", "dozes.py", "vanishes.py", "broken_syntax.py", "two_bots.py"])
     lines: list[str] = []
     summary = run_tournament(folder, workers=2, progress=False, out=lines.append)
-    assert any(line.startswith("rejected broken_syntax.py") for line in lines)
+    assert any(line.startswith("rejected broken_syntax.py: line ") and "SyntaxError" in line for line in lines), lines
+    last = lines[-1]  # the summary names the bots at fault and how often
+    assert "28 with a fault (" in last and "dozes: " in last and "vanishes: " in last and "steady" not in last, last
     games, seats = load_frames(folder)
     # 6 bots at 2-player tables, 10 games each: every pair once, in 2 rotations = 30 games
     assert summary.played == len(games) == 30 and summary.scheduled == 30
@@ -277,3 +279,15 @@ def test_round_summaries_given_to_tournament_bots_leave_out_losing_snap_claims()
     keys = [k for bot in bots for k in bot.stats_keys]
     assert keys and all("snap_claims" not in k and "snaps" in k for k in keys)
     assert all("snap_claims" in s for r in game.results for s in r.stats)  # the record keeps the count
+
+
+def test_a_folder_where_fewer_than_two_bots_can_play_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ConfigError, match=r"only RandomBot can play \(no bot files in .*bots\): a table needs"):
+        run_tournament(empty, progress=False, out=None)
+    assert list(empty.iterdir()) == []  # no store, logs or report written
+    broken = make_folder(tmp_path / "broken", 'reference = ["RandomBot"]\n', ["broken_syntax.py"])
+    with pytest.raises(ConfigError, match=r"rejected broken_syntax.py: line \d+: SyntaxError"):
+        run_tournament(broken, progress=False, out=None)
+    assert sorted(p.name for p in broken.iterdir()) == ["bots", "tournament.toml"]

@@ -25,6 +25,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -35,7 +36,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..game import Game, RoundResult
-from ..play import bot_random
+from ..bot import Bot
+from ..play import bot_random, run_game
 from ..record import GameRecord
 from ..rules import POWERS, Rules
 from .config import ConfigError, TournamentConfig, load_config
@@ -205,38 +207,47 @@ def _fault_of(exc: BaseException) -> tuple[str, str]:
     return "error", "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
+class _AtSeat(Bot):
+    """A bot as the game loop sees it in a tournament: notes its seat before each call, so a fault is blamed right."""
+
+    def __init__(self, bot: Any, seat: int, cell: list[int]) -> None:
+        self._bot, self._seat, self._cell = bot, seat, cell
+        self._choose = bot.choose
+
+    def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        self._cell[0] = self._seat
+        return self._choose(observation, legal_actions)
+
+    def on_round_start(self, observation: Any) -> None:
+        self._cell[0] = self._seat
+        self._bot.on_round_start(observation)
+
+    def on_round_end(self, result: Any) -> None:
+        self._cell[0] = self._seat
+        self._bot.on_round_end(result)
+
+
 def play_one(game: Game, bots: Sequence[Any], names: Sequence[str]) -> tuple[int | None, str, str]:
     """Play ``game`` to its end or to the first fault; return ``(fault seat or None, kind, reason)``.
 
     Any exception from a bot (a :class:`~cabo_kit.tournament.isolation.BotFault` from an
-    isolated one) stops the game at once with that seat at fault.
+    isolated one) stops the game at once with that seat at fault. The game loop is
+    :func:`cabo_kit.play.run_game`, the same one ``play_game`` uses (round summaries without
+    losing snap claims, RULES.md section 7).
     """
-    seat = -1
+    cell = [-1]
     try:
         for seat, bot in enumerate(bots):
+            cell[0] = seat
             bot.on_game_start(seat, game.n, game.rules)
-        round_seen = -1
-        results_seen = 0
-        while game.phase != "over":
-            if game.round != round_seen:
-                round_seen = game.round
-                for seat, bot in enumerate(bots):
-                    bot.on_round_start(game.observation(seat))
-            for seat in game.to_move:
-                obs = game.observation(seat)
-                action = bots[seat].choose(obs, obs.legal_actions)
-                game.apply(action, seat)
-            if len(game.results) != results_seen:
-                for result in game.results[results_seen:]:
-                    for seat, bot in enumerate(bots):
-                        bot.on_round_end(result.for_players())  # without losing snap claims (RULES.md §7)
-                results_seen = len(game.results)
+        run_game(game, [_AtSeat(b, s, cell) for s, b in enumerate(bots)], names)
         totals, winners = list(game.sheet.totals), list(game.sheet.winners)
         for seat, bot in enumerate(bots):
+            cell[0] = seat
             bot.on_game_end(totals, winners)
     except Exception as exc:  # any bot failure is that seat's fault; the engine itself is trusted
         kind, reason = _fault_of(exc)
-        return seat, kind, reason
+        return cell[0], kind, reason
     return None, "", ""
 
 
@@ -373,13 +384,21 @@ def run_tournament(
         raise ConfigError(f"--games {games}: write a whole number >= 1")
     started = time.perf_counter()
     entrants, rejected = collect_entrants(folder, cfg, loader)
+    if len(entrants) < 2:  # nothing can be played: say so before writing anything into the folder
+        names = ", ".join(b.name for b in entrants) or "no bot"
+        why = ("; ".join(f"rejected {f}: {_short_reason(r)}" for f, r in rejected) if rejected
+               else f"no bot files in {folder / 'bots'}")
+        raise ConfigError(f"only {names} can play ({why}): a table needs at least 2 different bots; put one "
+                          "submission per .py file in bots/ (check each first: cabo-kit check-bot FILE), or add "
+                          "reference bots in tournament.toml")
     for file, reason in rejected:
-        say(f"rejected {file}: {reason.strip().splitlines()[-1] if reason.strip() else reason}")
+        say(f"rejected {file}: {_short_reason(reason)}")
     by_name = {b.name: b for b in entrants}
     kind = executor or cfg.executor
     n_workers = workers or cfg.workers or default_workers()
     summary = RunSummary(folder, entrants, rejected, workers=n_workers, executor=kind)
     planned = plan(cfg, entrants, games)
+    faulty: dict[str, int] = {}
     (folder / "logs").mkdir(exist_ok=True)
     with Store(folder / DB_NAME) as store:
         store.set_rejected(rejected)
@@ -424,6 +443,9 @@ def run_tournament(
                         if store.add_game(row, seats):
                             summary.played += 1
                         summary.faults += row.status == "fault"
+                        for seat in seats:
+                            if seat.status not in ("ok", ""):
+                                faulty[seat.bot] = faulty.get(seat.bot, 0) + 1
                         if bar is not None:
                             bar.update(1)
             finally:
@@ -431,10 +453,21 @@ def run_tournament(
                 if bar is not None:
                     bar.close()
     summary.seconds = time.perf_counter() - started
-    say(f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} with a fault; "
+    by_bot = (" (" + ", ".join(f"{b}: {k}" for b, k in sorted(faulty.items())) + ")") if faulty else ""
+    say(f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} with a fault{by_bot}; "
         f"{len(entrants)} bots, {len(rejected)} files rejected ({summary.seconds:.1f} s, {summary.workers} "
         f"{summary.executor} workers)")
     return summary
+
+
+def _short_reason(reason: str) -> str:
+    """A rejection reason in one line: its last line, with the file's line number when it names one."""
+    text = reason.strip()
+    if not text:
+        return reason
+    last = text.splitlines()[-1]
+    lines = re.findall(r'File "[^"]*", line (\d+)', text)
+    return f"line {lines[-1]}: {last}" if lines and f"line {lines[-1]}" not in last else last
 
 
 # ------------------------------------------------------------------ outputs
