@@ -447,7 +447,9 @@ DEMO_PLAYERS = 4
 
 def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=_positive, default=None,
-                   help="games per bot and preset (default: tournaments/demo/tournament.toml's; 48 without it)")
+                   help="games per bot and preset, rounded up to whole duplicate matches (default: "
+                        "tournaments/demo/tournament.toml's; 48 without it); the demo's leaderboard and report "
+                        "are rewritten from all games stored")
     p.add_argument("--seed", type=int, default=0, help="the run's seed (default 0; the demo tournament uses its own)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -524,7 +526,8 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", metavar="run|report")
     run = sub.add_parser("run", help="play the missing games, then write the leaderboard and the report")
     run.add_argument("folder", metavar="DIR", help="the tournament folder (tournament.toml, bots/*.py)")
-    run.add_argument("--games", type=_positive, help="games each bot plays per preset and table size")
+    run.add_argument("--games", type=_positive,
+                     help="games each bot plays per preset and table size (rounded up to whole duplicate matches)")
     run.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
     run.add_argument("--executor", choices=("local", "dask"), help="local process pool or a Dask cluster")
     run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
