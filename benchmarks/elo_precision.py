@@ -121,13 +121,15 @@ def widths(seats: pd.DataFrame, bootstrap: int, seed: int = 0, prior: float | No
     return board
 
 
-def sandwich(seats: pd.DataFrame) -> tuple[list[str], np.ndarray, pd.DataFrame]:
+def sandwich(seats: pd.DataFrame, cov_model: np.ndarray) -> tuple[list[str], np.ndarray, pd.DataFrame]:
     """A Hessian-based check on the bootstrap: the deal-clustered sandwich covariance of the Elo.
 
     ``cov = H^-1 (sum over deals of s_d s_d^T) H^-1`` at the Bradley-Terry fit, ``H`` the negated
     Hessian (prior included) and ``s_d`` a deal's score vector: like the bootstrap, it lets a
     deal's rotations and a game's six pairs be dependent. Returns the bots, the covariance of
-    their Elo (points squared) and the cross-group upset counts.
+    their Elo (points squared) and the cross-group upset counts; ``cov_model`` (bots x bots) receives
+    the inverse Fisher information alone: the Cramer-Rao bound of the Bradley-Terry model if every
+    pairwise outcome were independent.
     """
     from cabo_kit.tournament.ratings import ELO_SCALE, PRIOR_GAMES, bradley_terry, pairwise_outcomes
 
@@ -154,6 +156,7 @@ def sandwich(seats: pd.DataFrame) -> tuple[list[str], np.ndarray, pd.DataFrame]:
     score -= score.mean(axis=0)
     inv = np.linalg.inv(hess)
     cov = inv @ (score.T @ score) @ inv * ELO_SCALE ** 2
+    cov_model[...] = inv * ELO_SCALE ** 2
     ga, gb = pairs["a"].map(group), pairs["b"].map(group)
     cross = pairs[ga != gb].assign(ga=ga[ga != gb], gb=gb[ga != gb])
     return bots, cov, cross
@@ -161,8 +164,9 @@ def sandwich(seats: pd.DataFrame) -> tuple[list[str], np.ndarray, pd.DataFrame]:
 
 def explain(seats: pd.DataFrame, board: pd.DataFrame) -> None:
     """Why a group's intervals are wide: its half-width split into the group's gap and its place within the group."""
-    bots, cov, cross = sandwich(seats)
-    n = len(bots)
+    n = seats["bot"].nunique()
+    model = np.zeros((n, n))
+    bots, cov, cross = sandwich(seats, model)
     groups = np.array([group(b) for b in bots])
     mean_all = np.full(n, 1.0 / n)
     for g in KINDS:
@@ -173,9 +177,10 @@ def explain(seats: pd.DataFrame, board: pd.DataFrame) -> None:
         level = centre - mean_all  # the group's mean against the class mean
         total = np.eye(n)[i] - mean_all
         hw = [1.96 * float(np.sqrt(c @ cov @ c)) for c in (total, level, within)]
+        bound = 1.96 * float(np.sqrt(total @ model @ total))
         boot = float(board.loc[board["group"] == g, "half"].mean())
         print(f"    {g:9s} bootstrap mean +-{boot:.1f}; sandwich +-{hw[0]:.1f} = group level +-{hw[1]:.1f} "
-              f"(+) place in group +-{hw[2]:.1f}")
+              f"(+) place in group +-{hw[2]:.1f}; inverse Fisher information +-{bound:.1f}")
     for g in ("greedy", "counting"):
         mine = cross[((cross["ga"] == "random") & (cross["gb"] == g)) | ((cross["ga"] == g) & (cross["gb"] == "random"))]
         upsets = np.where(mine["ga"] == "random", mine["score"], 1.0 - mine["score"]).sum()
