@@ -455,7 +455,7 @@ def report_html(
     title: str = "Cabo tournament",
     board: "pd.DataFrame | None" = None,
     anchor: str | None = "RandomBot",
-    bootstrap: int = 200,
+    bootstrap: int = 1000,
     seed: int = 0,
     worst: int = 5,
     db_path: str | None = None,
