@@ -160,9 +160,24 @@ def test_search_values_the_game_not_the_round() -> None:
         for _ in range(6):
             world = bot.guess(obs)
             assert world is not None
-            for call in (True, False):
-                value = bot.playout(obs, world, call, e)
+            for first in (ck.CallCabo(), ck.Pass()):  # with the call, and without it
+                value = bot.playout(obs, world, first, e)
                 if final:
                     assert value in (0.0, 1 / 4, 1 / 3, 1 / 2, 1.0)  # a shared win is shared
                 else:
                     assert 0.0 < value < 1.0
+
+
+def test_search_frees_a_snap_the_counting_bot_misses() -> None:
+    # Rush: we know 8 8 2 and one unknown card, and drew a 3. The counting bot replaces the unknown
+    # card (about 6.5, plus what knowing it is worth); putting the 3 in place of an 8 and snapping the
+    # other 8 sheds 13 points. The search sees it on paper and the rollouts confirm it.
+    hands = [["8S", "8H", "2C", "5D"], ["9C", "JD", "4S", "6H"], ["KH", "7C", "QS", "10D"], ["AS", "3D", "9H", "JC"]]
+    known = [[(0, 0), (0, 1), (0, 2)], [], [], []]
+    game = ck.Game.from_layout(ck.Rules.preset("rush"), hands, discard=["QH"], current=0, known=known, drawn="3C")
+    obs = game.observation(0)
+    assert obs.phase == "drawn"
+    assert CountingBot().keep(obs, obs.drawn) == 3
+    assert SearchBot().keep(obs, obs.drawn) in (0, 1)
+    deluxe = ck.Game.from_layout(ck.Rules.preset("deluxe"), [[8, 8, 2, 5], [9, 11, 4, 6]], discard=[12], known=[[(0, 0), (0, 1), (0, 2)], []], drawn=3)
+    assert SearchBot().keep(deluxe.observation(0), deluxe.observation(0).drawn) == CountingBot().keep(deluxe.observation(0), deluxe.observation(0).drawn)  # no snapping: no change

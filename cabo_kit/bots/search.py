@@ -20,29 +20,30 @@ def worth(card: Card, unknown: float) -> float:
 
 
 class SearchBot(CountingBot):
-    """Determinized Monte Carlo search on top of the counting bot, for the Cabo call.
+    """Determinized Monte Carlo search on top of the counting bot, for the Cabo call and snaps.
 
     The idea, in plain words:
 
-    1. **Search the decision that matters.** Whether to call Cabo now decides most
-       rounds, so that is what it searches; every other choice is the counting bot's.
+    1. **Search the decisions that matter.** Whether to call Cabo now decides most
+       rounds. With snapping (rush, traveller), so does the drawn card's fate when a choice
+       sets up a sure snap that saves points on paper (discard a card we know lies on the
+       table, or free one of a known pair); the rollouts judge the snap race. The rest is
+       the counting bot's.
     2. **Guess the hidden cards.** The unseen cards are the full deck minus every card
        this seat can see. Deal them into the ``??`` places and the deck: one
        *determinization*, a whole game that agrees with everything we know. Opponents
        keep their low cards, so their unseen cards are drawn a little lower than the
        average, more so as the round goes on.
-    3. **Build it as a real game** with the engine's public ``Game.from_layout``, once
-       with the call and once without, and **play it forward** to the end of the round,
-       every player following a fast policy that copies the counting bot's rules.
+    3. **Build it as a real game** with the engine's public ``Game.from_layout``, once per
+       candidate, and **play it forward** to the round's end, all players copying the counting bot.
     4. **Score the end, not the round.** Each finished round is valued as our chance of
        winning the game from the new totals: a sure win or loss if the game ends, else
        a soft guess that sharpens as the end comes near (a lead matters more then).
-    5. **Compare on the same guesses** (the same worlds for both candidates, so luck
-       cancels out). Where the two are within a standard error of each other the
-       counting bot decides, so noise alone does not overrule it.
+    5. **Compare on the same guesses** (luck cancels out). The counting bot's choice
+       stands unless another beats it by more than a standard error: noise cannot overrule it.
 
     The budget counts rollouts, not seconds, so a seed gives the same game on any machine
-    (32 worlds per searched call: 3-6 ms a decision on average, docs/bots.md).
+    (32 worlds per searched call, 16 per searched drawn card; docs/bots.md has the ms).
 
     >>> import cabo_kit as ck
     >>> rec = ck.play_game([SearchBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=2)
@@ -55,6 +56,7 @@ class SearchBot(CountingBot):
     end_window = 6.0  # ... or this much more when a game total is within 25 of the end
     confidence = 1.0  # overrule the counting bot only when the mean gain is this many standard errors from 0
     max_rollout_turns = 16  # then the rollout players call Cabo: bounded cost
+    fate_rollouts = 16  # guessed worlds per searched drawn card (snapping presets), each played once per option
 
     def call_cabo(self, obs: Observation) -> bool:
         default = super().call_cabo(obs)
@@ -65,17 +67,59 @@ class SearchBot(CountingBot):
         near_end = max(obs.scores) + 25 >= obs.rules.end_score
         if total > self.cabo_cap + self.window + (self.end_window if near_end else 0.0):
             return default
-        gains = []
-        for _ in range(self.rollouts):
+        best = self.best_of(obs, [Pass(), CallCabo()], self.rollouts, e, CallCabo() if default else Pass())
+        return best == CallCabo()
+
+    def keep(self, obs: Observation, card: Card, forced: bool = False) -> int | tuple[int, ...] | None:  # type: ignore[override]
+        """The counting bot's keep, unless a snap it sets up (discard a match, or free one) plays out better."""
+        default = super().keep(obs, card, forced)
+        if forced or obs.phase != "drawn" or not obs.rules.snapping or obs.memory != "engine":
+            return default
+        e = self.mean_unseen(obs)
+        usual: Action = Discard() if default is None else Exchange(default if isinstance(default, tuple) else (default,))
+        may_discard = obs.drawn_from == "deck" or obs.rules.discard_draw_may_discard
+        options: list[Action] = [Exchange((p,)) for p in range(len(obs.my_hand))] + ([Discard()] if may_discard else [])
+        bar = self.change(obs, card, usual, e)[0]
+        # Candidates: those that set up a sure snap and save points on paper; the rollouts judge the race for it.
+        options = [a for a, (saved, snaps) in ((a, self.change(obs, card, a, e)) for a in options)
+                   if a != usual and snaps and saved < bar]
+        if not options:
+            return default
+        best = self.best_of(obs, [usual] + options, self.fate_rollouts, e, usual)
+        return best.positions[0] if isinstance(best, Exchange) else None
+
+    def change(self, obs: Observation, card: Card, action: Action, e: float) -> tuple[float, bool]:
+        """Our total's change on paper if we take ``action`` and snap the sure match it leaves; and whether there is one."""
+        mine = self.values(obs, obs.seat, e)
+        out, delta, free = card.value, 0.0, -1
+        if isinstance(action, Exchange):
+            free = action.positions[0]
+            out, delta, mine[free] = obs.my_hand[free].value, (card.value or 0) - mine[free], float(card.value or 0)
+        twins = [(s, p) for s, hand in enumerate(obs.hands) for p, c in enumerate(hand)
+                 if out is not None and c.value == out and not obs.face_up[s][p] and (s, p) != (obs.seat, free)]
+        if not twins:
+            return delta, False
+        # our own twin leaves the hand; or theirs leaves, and we give them our worst card
+        return delta - (float(out or 0) if any(s == obs.seat for s, _ in twins) else max(mine)), True
+
+    def best_of(self, obs: Observation, actions: list[Action], rollouts: int, e: float, default: Action) -> Action:
+        """The action that plays out best on the same guessed worlds; ``default`` unless another beats it clearly."""
+        results: list[list[float]] = [[] for _ in actions]
+        for _ in range(rollouts):
             world = self.guess(obs)
             if world is None:
                 return default
-            gains.append(self.playout(obs, world, True, e) - self.playout(obs, world, False, e))
-        mean = sum(gains) / len(gains)
-        spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / max(len(gains) - 1, 1) / len(gains))
-        if abs(mean) <= self.confidence * spread:  # too close to call: the counting bot decides
-            return default
-        return mean > 0
+            for row, action in zip(results, actions):
+                row.append(self.playout(obs, world, action, e))
+        base = results[actions.index(default)]
+        best, best_score = default, 0.0
+        for action, row in zip(actions, results):
+            gains = [a - b for a, b in zip(row, base)]
+            mean = sum(gains) / len(gains)
+            spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / max(len(gains) - 1, 1) / len(gains))
+            if mean > self.confidence * spread and mean > best_score:  # clear gains only: noise does not overrule
+                best, best_score = action, mean
+        return best
 
     def guess(self, obs: Observation) -> dict | None:
         """One determinization: every ``??`` and the deck filled from the unseen cards, or ``None``."""
@@ -92,8 +136,7 @@ class SearchBot(CountingBot):
         if len(hidden) != holes + obs.deck_size:
             return None
         self.random.shuffle(hidden)
-        # Opponents kept their good cards: tilt their unseen cards low, by about as much as measured
-        # in counting-bot games (0.4 points below the average at first, 0.45 more per round of turns, at most 2.4).
+        # Opponents kept their good cards: tilt theirs low, as measured in counting-bot games (docs/bots.md).
         values = [worth(c, 0.0) for c in hidden]
         mean = sum(values) / len(values) if values else 0.0
         spread = sum((v - mean) ** 2 for v in values) / len(values) if values else 1.0
@@ -110,22 +153,23 @@ class SearchBot(CountingBot):
             hands.append(row)
         return {"hands": hands, "discard": list(obs.discard), "deck": hidden}
 
-    def playout(self, obs: Observation, layout: dict, call: bool, e: float) -> float:
-        """Play one guessed world with or without our call to the end of the round; our chance of winning."""
+    def playout(self, obs: Observation, layout: dict, first: Action, e: float) -> float:
+        """Play one guessed world to the end of the round, our ``first`` action taken (``Pass``: no call); our chance of winning."""
         me, n = obs.seat, obs.n_players
         current, caller = obs.current, None
         if obs.phase == "end_turn":  # our turn is over: the call is all that is left of it
-            current, caller = (me + 1) % n, (me if call else None)
+            current, caller = (me + 1) % n, (me if first == CallCabo() else None)
         known = [[(s, p) for p in range(len(h))] for s, h in enumerate(layout["hands"])]
         known[me] = [(s, p) for s, h in enumerate(obs.hands) for p, c in enumerate(h) if c.known]
         game = Game.from_layout(
             obs.rules, layout["hands"], layout["discard"], layout["deck"], seed=obs.round, current=current,
             start_player=obs.start_player, scores=obs.scores, round=obs.round, turn=obs.turn, caller=caller,
-            face_up=obs.face_up, known=known,
+            face_up=obs.face_up, known=known, drawn=obs.drawn if obs.phase == "drawn" else None, drawn_from=obs.drawn_from or "deck",
         )
-        if obs.phase == "choose" and call:
-            game.apply(CallCabo(), me)
-        start, first = game.turn, obs.phase == "choose" and not call
+        if obs.phase in ("choose", "drawn") and first != Pass():
+            game.apply(first, me)
+        call = first == CallCabo()
+        start, no_call = game.turn, obs.phase == "choose" and not call  # without the call, our turn goes on
         while not game.results:
             seat = game.to_move[0]
             if game.phase == "snap":
@@ -134,9 +178,9 @@ class SearchBot(CountingBot):
                 continue
             view = game.observation(seat)
             late = game.turn - start > self.max_rollout_turns
-            may_call = not (first and seat == me)
+            may_call = not (no_call and seat == me)
             game.apply_unchecked(self.fast_policy(view, view.legal_actions, e, late, may_call), seat)
-            first = first and not (seat == me and game.phase != "choose")
+            no_call = no_call and not (seat == me and game.phase != "choose")
         return self.win_chance(obs, game, me)
 
     def win_chance(self, obs: Observation, game: Game, me: int) -> float:
