@@ -46,6 +46,7 @@ _new_observation = tuple.__new__
 _new = tuple.__new__
 _tuple_iter: Any = tuple.__iter__
 _ONE_SEAT = [(s,) for s in range(64)]
+_OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 _HIDDEN1 = (UNKNOWN,)
 
 
@@ -502,11 +503,12 @@ class Game:
             power = self.power
             up = self.up
             if power == "peek" or power == "peek_swap":
-                return (_PASS,) + tuple(_peek(p) for p, c in enumerate(hand) if not up[c])
+                return tuple([_PASS] + [_peek(p) for p, c in enumerate(hand) if not up[c]])
             if power == "spy" or power == "spy_swap":
                 out: list[Action] = [_PASS]
+                hands = self.hands
                 for s in self._others(me):
-                    out.extend(_spy(s, p) for p, c in enumerate(self.hands[s]) if not up[c])
+                    out += [_spy(s, p) for p, c in enumerate(hands[s]) if not up[c]]
                 return tuple(out)
             return self._legal_swaps(me, None)
         if phase == "swap":
@@ -540,9 +542,13 @@ class Game:
                 _SWAPS.clear()
         return cached
 
-    def _others(self, me: int) -> list[int]:
-        n = self.n
-        return [(me + i) % n for i in range(1, n)]
+    def _others(self, me: int) -> tuple[int, ...]:
+        key = (self.n, me)
+        found = _OTHERS.get(key)
+        if found is None:
+            n = self.n
+            found = _OTHERS[key] = tuple((me + i) % n for i in range(1, n))
+        return found
 
     def apply(self, action: Action | str, seat: int | None = None) -> None:
         """Check ``action`` (an :class:`~cabo_kit.actions.Action` or its text) and carry it out.

@@ -26,6 +26,9 @@ from .rules import Rules
 __all__ = ["Event", "Observation", "describe_event"]
 
 
+_OPPONENTS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
 class Event(NamedTuple):
     """One thing that happened, as one seat saw it. ``str(event)`` says it in words.
 
@@ -184,8 +187,12 @@ class Observation(NamedTuple):
     @property
     def opponents(self) -> tuple[int, ...]:
         """The other seats in play order, starting with the left neighbour."""
-        n, me = self.n_players, self.seat
-        return tuple((me + i) % n for i in range(1, n))
+        key = (self.n_players, self.seat)
+        found = _OPPONENTS.get(key)
+        if found is None:
+            n, me = key
+            found = _OPPONENTS[key] = tuple((me + i) % n for i in range(1, n))
+        return found
 
     @property
     def my_turn(self) -> bool:
