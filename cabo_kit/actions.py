@@ -447,19 +447,19 @@ _CHOOSE = {
 
 
 def _ex1(p: int) -> Exchange:
-    return _EX1[p] if p < _MAXPOS else Exchange((p,))
+    return _EX1[p] if 0 <= p < _MAXPOS else Exchange((p,))  # a negative p must not index from the end
 
 
 def _peek(p: int) -> Peek:
-    return _PEEK[p] if p < _MAXPOS else Peek(p)
+    return _PEEK[p] if 0 <= p < _MAXPOS else Peek(p)
 
 
 def _give(p: int) -> Give:
-    return _GIVE[p] if p < _MAXPOS else Give(p)
+    return _GIVE[p] if 0 <= p < _MAXPOS else Give(p)
 
 
 def _place(p: int) -> Place:
-    return _PLACE[p] if p < len(_PLACE) else Place(p)
+    return _PLACE[p] if 0 <= p < len(_PLACE) else Place(p)
 
 
 def _spy(s: int, p: int) -> Spy:

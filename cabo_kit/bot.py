@@ -148,6 +148,8 @@ class SimpleBot(Bot):
                         "card must be kept (discard_draw_may_discard=False): return a position to exchange it for"
                     )
                 return self._checked(_DISCARD, legal_actions, "keep")
+            if type(pos) is int:
+                return self._checked(_ex1(pos), legal_actions, "keep")
             positions = tuple(sorted(pos)) if isinstance(pos, (tuple, list)) else (pos,)
             return self._checked(_exchange(positions), legal_actions, "keep")
         if phase == "snap":

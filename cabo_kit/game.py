@@ -181,6 +181,7 @@ class Game:
         self.seed = seed
         self.n = n_players
         self.memory = memory
+        self._engine_memory = memory == "engine"
         self.sheet = ScoreSheet(rules, n_players)
         self.history: list[tuple[int, Action]] = []
         self.results: list[RoundResult] = []
@@ -360,8 +361,10 @@ class Game:
 
     def _emit_split(self, event: Event, hidden: Event, seer: int) -> None:
         self.log.append((event, seer, hidden))
-        for s, evs in enumerate(self.seat_events):
-            evs.append(event if s == seer else hidden)
+        seat_events = self.seat_events
+        for evs in seat_events:
+            evs.append(hidden)
+        seat_events[seer][-1] = event
 
     # --------------------------------------------------------------- decks
 
@@ -1074,7 +1077,7 @@ class Game:
         """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
         if not 0 <= seat < self.n:
             raise ValueError(f"seat {seat} is not a seat of this {self.n}-player table")
-        engine_memory = self.memory == "engine"
+        engine_memory = self._engine_memory
         cached = self._hv_cache[seat]
         if cached[0] != self._ver:
             cached = self._views(seat)
@@ -1219,6 +1222,7 @@ class Game:
         if memory not in ("engine", "none"):
             raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
         game.memory = memory
+        game._engine_memory = memory == "engine"
         game.sheet = ScoreSheet(rules, n)
         if scores is not None:
             if len(scores) != n:
