@@ -277,6 +277,7 @@ class Game:
         # Rule flags read on every turn (Rules is frozen, so copying them is safe).
         self._snapping = self.rules.snapping
         self._cabo_at_end = self.rules.cabo_timing == "end_of_turn"
+        self._max_turns = self.rules.max_turns
         self._ver = 0
         self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]] = [(-1, (), ())] * n
         self._hver: list[int] = [0] * n
@@ -965,7 +966,7 @@ class Game:
     def _begin_turn(self) -> None:
         self.phase = "choose"
         self._legal = None
-        if self.memory == "none":
+        if not self._engine_memory:
             mark = self._turn_mark
             for s, evs in enumerate(self.seat_events):
                 mark[s] = len(evs)
@@ -1004,7 +1005,7 @@ class Game:
             self._end_round("deck")
         elif self._empty_left is not None and self._empty_left <= 0 and self.caller is None:
             self._end_round("empty_hand")
-        elif self.turn >= self.rules.max_turns:
+        elif self.turn >= self._max_turns:
             self._end_round("turn_limit")
         else:
             self.current = (me + 1) % self.n
