@@ -101,12 +101,15 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
         part = board[board["preset"] == preset].sort_values("elo", ascending=True)
         most = max(most, len(part))
         elo = part["elo"].to_numpy(dtype=float)
-        low = np.nan_to_num(part["elo_low"].to_numpy(dtype=float), nan=0.0)
-        high = np.nan_to_num(part["elo_high"].to_numpy(dtype=float), nan=0.0)
+        # An open side (never won / never lost: -inf / inf) is drawn 400 Elo long, and said in the hover text.
+        low = np.nan_to_num(part["elo_low"].to_numpy(dtype=float), nan=0.0, neginf=np.nan, posinf=np.nan)
+        high = np.nan_to_num(part["elo_high"].to_numpy(dtype=float), nan=0.0, neginf=np.nan, posinf=np.nan)
+        low = np.where(np.isnan(low), elo - 400.0, low)
+        high = np.where(np.isnan(high), elo + 400.0, high)
         has = ~np.isnan(part["elo_low"].to_numpy(dtype=float))
         labels = [_label(b) for b in part["bot"]]
         hover = [
-            f"{lab}<br>Elo {e:.0f} [{lo:.0f}, {hi:.0f}]<br>{g} games, win rate {w:.1%}"
+            f"{lab}<br>Elo {e:.0f} [{_num(lo)}, {_num(hi)}]<br>{g} games, win rate {w:.1%}"
             for lab, e, lo, hi, g, w in zip(labels, elo, part["elo_low"], part["elo_high"], part["games"], part["win_rate"])
         ]
         fig.add_trace(go.Scatter(
@@ -389,6 +392,8 @@ def _num(value: object, fmt: str = "{:.0f}") -> str:
         return _esc(value)
     if v != v:  # NaN
         return "–"
+    if v in (float("inf"), float("-inf")):  # an interval open on that side (no win, or no loss, seen)
+        return "∞" if v > 0 else "−∞"
     return fmt.format(v)
 
 

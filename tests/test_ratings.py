@@ -155,7 +155,9 @@ def test_draws_count_half_a_win() -> None:
 def test_unbeaten_bot_gets_a_finite_rating() -> None:
     seats = game_rows([("Ace", "B", 1, 2)] * 20 + [("B", "C", 1, 2), ("C", "B", 1, 2)] * 5)
     board = fit_elo(seats, anchor="B", bootstrap=50)
-    assert np.isfinite(board[["elo", "elo_low", "elo_high"]].to_numpy()).all()
+    assert np.isfinite(board[["elo", "elo_low"]].to_numpy()).all()
+    # The estimate is finite (the prior), but no loss was seen: the interval is open above.
+    assert board["elo_high"].iloc[0] == np.inf and np.isfinite(board["elo_high"].iloc[1:]).all()
     assert board["bot"].iloc[0] == "Ace" and board["elo"].iloc[0] > 1400
     assert board["elo"].iloc[0] < 1000 + ELO_SCALE * math.log(2 * 20 / PRIOR_GAMES) + 50
 
@@ -356,3 +358,23 @@ def test_batched_bootstrap_fits_equal_one_at_a_time_fits() -> None:
     batched = _bradley_terry_batch(stack, PRIOR_GAMES, starts)
     for r in range(6):
         np.testing.assert_allclose(batched[r], bradley_terry(stack[r], start=starts[r]), atol=1e-9)
+
+
+def test_a_bot_that_never_wins_has_an_interval_open_below() -> None:
+    """Every bootstrap replicate repeats a clean sweep; a point interval would claim a certainty the data lack."""
+    import pandas as pd
+
+    from cabo_kit.tournament.runner import format_leaderboard
+
+    rows = []
+    for g in range(12):  # A beats B and C in every game; B and C split their games
+        order = ["A", "B", "C"] if g % 2 else ["A", "C", "B"]
+        for rank, bot in enumerate(order, 1):
+            rows.append({"game_id": f"g{g}", "deal_id": f"d{g // 2}", "game_index": g, "preset": "rush",
+                         "bot": bot, "rank": rank, "win": float(rank == 1)})
+    board = fit_elo(pd.DataFrame(rows), anchor="B", bootstrap=50).set_index("bot")
+    assert board.loc["A", "elo_high"] == float("inf") and np.isfinite(board.loc["A", "elo_low"])
+    assert board.loc["B", "elo_low"] == board.loc["B", "elo_high"] == 1000.0  # the anchor is fixed by definition
+    assert np.isfinite(board.loc["C", "elo_low"]) and np.isfinite(board.loc["C", "elo_high"])
+    text = format_leaderboard(board.reset_index())
+    assert "..+inf" in text and "never won / never lost" in text

@@ -304,6 +304,10 @@ def fit_elo(
     the same frame and seed give the same table, and a preset's numbers do not depend on
     which other presets the frame holds.
 
+    A bot that never won a pairwise comparison has ``elo_low = -inf`` (the data give no lower
+    bound: its rating is only as low as the prior lets it be), one that never lost has
+    ``elo_high = inf``.
+
     Columns: ``bot, preset, elo, elo_low, elo_high, games, win_rate`` (``win_rate`` is the
     mean of ``win``: a shared win counts 1/k), sorted by preset, then Elo, best first.
 
@@ -379,6 +383,15 @@ def fit_elo(
                 ok = ~np.all(np.isnan(reps), axis=0)
                 low[ok] = np.nanquantile(reps[:, ok], tail, axis=0)
                 high[ok] = np.nanquantile(reps[:, ok], 1.0 - tail, axis=0)
+            # A bot that never won (or never lost) a comparison has the same record in every
+            # replicate, so the bootstrap would show a point; the data bound it on one side only.
+            won = np.bincount(ia, weights=sc, minlength=n) + np.bincount(ib, weights=1.0 - sc, minlength=n)
+            lost = np.bincount(ia, weights=1.0 - sc, minlength=n) + np.bincount(ib, weights=sc, minlength=n)
+            free = np.ones(n, dtype=bool)
+            if anchor is not None and anchor in bots:
+                free[bots.index(anchor)] = False
+            low[free & (won == 0) & (lost > 0)] = -np.inf
+            high[free & (lost == 0) & (won > 0)] = np.inf
         stats = mine.groupby("bot")["win"].agg(["size", "mean"]).reindex(bots)
         frames.append(pd.DataFrame({
             "bot": bots, "preset": preset, "elo": elo, "elo_low": low, "elo_high": high,

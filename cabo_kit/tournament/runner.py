@@ -473,6 +473,13 @@ def _short_reason(reason: str) -> str:
 # ------------------------------------------------------------------ outputs
 
 
+def _bound(x: float) -> str:
+    """An interval end: ``-inf``/``inf`` (no win / no loss seen: open on that side) as words a reader sees."""
+    if x in (float("inf"), float("-inf")):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:.0f}"
+
+
 def format_leaderboard(board: Any) -> str:
     """The leaderboard as a plain-text table, one block per preset.
 
@@ -484,14 +491,18 @@ def format_leaderboard(board: Any) -> str:
     rush    a    1100   1050..1150       8     62.5%
     """
     head = ["preset", "bot", "Elo", "95% interval", "games", "win rate"]
-    rows = [[str(r.preset), str(r.bot), f"{r.elo:.0f}", f"{r.elo_low:.0f}..{r.elo_high:.0f}", str(int(r.games)),
+    rows = [[str(r.preset), str(r.bot), f"{r.elo:.0f}", f"{_bound(r.elo_low)}..{_bound(r.elo_high)}", str(int(r.games)),
              f"{r.win_rate:.1%}"] for r in board.itertuples()]
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[str]) -> str:
         return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
-    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+    text = "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+    if any("inf" in r[3] for r in rows):
+        text += ("\n-inf / +inf: the bot never won / never lost a comparison in that preset, so the results "
+                 "bound its rating on one side only")
+    return text
 
 
 def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print) -> tuple[Any, Path | None]:
