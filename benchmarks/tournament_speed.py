@@ -11,7 +11,17 @@ speedup of a fixed tournament from 1 to 2 workers.
 
 Run: ``.venv/bin/python benchmarks/tournament_speed.py`` (``--games 32`` to start with,
 ``--max-minutes 10`` to stop raising the count, ``--skip-class`` for the two small figures only).
+
+How many games +-50 needs was measured separately, in process, with the same schedule and
+ratings (``benchmarks/elo_precision.py``; docs/tournaments.md, "How many games"): about 3,168
+games per bot and preset, ~71,000 games, bound by the random copies in rush, whose gap to the
+other bots rests on rare upsets. The 1/sqrt(games) projection printed here from a small start
+underestimates that (the weak group's estimate still moves as upsets accumulate), so the run
+also prints the wall time that game count would take at the measured rate.
 """
+
+GAMES_FOR_50 = 71_000
+"""Games the class needs for +-50 Elo everywhere (benchmarks/elo_precision.py, 2026-11-22)."""
 
 from __future__ import annotations
 
@@ -208,7 +218,8 @@ def main() -> None:
             n_games = len(load_frames(folder)[0])
             rate = n_games / elapsed
             print(f"  {games_per_bot} games per bot and preset: {n_games} games, widest interval +-{hw:.0f} Elo, "
-                  f"{elapsed:.0f} s so far, {rate:.1f} games/s (load {os.getloadavg()[0]:.2f})", flush=True)
+                  f"{elapsed:.0f} s so far, {rate:.1f} games/s (load {os.getloadavg()[0]:.2f}); the ~{GAMES_FOR_50:,} "
+                  f"games +-50 needs would take ~{GAMES_FOR_50 / rate / 60:.0f} min at this rate", flush=True)
             if hw <= 50:
                 break
             # Interval width shrinks as 1/sqrt(games): the games +-50 needs, and the time they would take.
