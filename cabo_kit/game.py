@@ -48,6 +48,8 @@ _tuple_iter: Any = tuple.__iter__
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 _HIDDEN1 = (UNKNOWN,)
+# What the others see of seat s drawing from the deck: the same event every time, made once.
+_HIDDEN_DRAW = [_new(Event, ("draw", s, (), _HIDDEN1, "")) for s in range(64)]
 
 
 def _ev(kind: str, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (), info: str = "") -> Event:
@@ -640,7 +642,7 @@ class Game:
                 card = self.cards[c]
                 self.vis[me][c] = card  # not in a hand: no view changes
                 self.stats[me]["draws_deck"] += 1
-                self._emit_split(_new(Event, ("draw", me, (), (card,), "")), _new(Event, ("draw", me, (), _HIDDEN1, "")), me)
+                self._emit_split(_new(Event, ("draw", me, (), (card,), "")), _HIDDEN_DRAW[me], me)
                 self.phase = "drawn"
             elif kind is DrawDiscard:
                 c = self.pile.pop()

@@ -10,6 +10,7 @@ from ..observation import Observation
 __all__ = ["GreedyBot"]
 
 UNSEEN_ESTIMATE = 6.5  # the mean card value of every deck cabo-kit knows
+_LOWEST = float("-inf")
 
 
 class GreedyBot(SimpleBot):
@@ -39,7 +40,7 @@ class GreedyBot(SimpleBot):
 
     def worst(self, obs: Observation) -> int | None:
         """The position of the card it would most like to get rid of (the first one on ties)."""
-        worst, worst_value = None, float("-inf")
+        worst, worst_value = None, _LOWEST
         for p, card in enumerate(obs.hands[obs.seat]):
             value = UNSEEN_ESTIMATE if card.value is None else card.value
             if value > worst_value:
