@@ -181,3 +181,14 @@ def test_search_frees_a_snap_the_counting_bot_misses() -> None:
     assert SearchBot().keep(obs, obs.drawn) in (0, 1)
     deluxe = ck.Game.from_layout(ck.Rules.preset("deluxe"), [[8, 8, 2, 5], [9, 11, 4, 6]], discard=[12], known=[[(0, 0), (0, 1), (0, 2)], []], drawn=3)
     assert SearchBot().keep(deluxe.observation(0), deluxe.observation(0).drawn) == CountingBot().keep(deluxe.observation(0), deluxe.observation(0).drawn)  # no snapping: no change
+
+
+def test_search_with_an_empty_hand_holding_a_drawn_card() -> None:
+    # Traveller: a hand emptied by a snap still plays its final turn. With nothing to exchange or give,
+    # the drawn card is discarded even when a card we know on the table matches it.
+    rules = ck.Rules.preset("traveller")
+    game = ck.Game.from_layout(rules, [[], ["9C", "JD", "4S"], ["KH", "7C", "QS"]], discard=["QH"], current=0,
+                               known=[[(1, 2)], [], []], drawn="4D")
+    obs = game.observation(0)
+    assert obs.legal_actions == (ck.Discard(),)
+    assert SearchBot().keep(obs, obs.drawn) is None

@@ -100,7 +100,7 @@ class SearchBot(CountingBot):
         if not twins:
             return delta, False
         # our own twin leaves the hand; or theirs leaves, and we give them our worst card
-        return delta - (float(out or 0) if any(s == obs.seat for s, _ in twins) else max(mine)), True
+        return delta - (float(out or 0) if any(s == obs.seat for s, _ in twins) else max(mine, default=0.0)), True
 
     def best_of(self, obs: Observation, actions: list[Action], rollouts: int, e: float, default: Action) -> Action:
         """The action that plays out best on the same guessed worlds; ``default`` unless another beats it clearly."""
