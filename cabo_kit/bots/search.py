@@ -40,7 +40,7 @@ class SearchBot(CountingBot):
        winning the game from the new totals: a sure win or loss if the game ends, else
        a soft guess that sharpens as the end comes near (a lead matters more then).
     5. **Compare on the same guesses** (luck cancels out). The counting bot's choice
-       stands unless another beats it by more than a standard error: noise cannot overrule it.
+       stands unless another beats it by more than a standard error, so noise rarely overrules it.
 
     The budget counts rollouts, not seconds, so a seed gives the same game on any machine
     (32 worlds per searched call, 16 per searched drawn card; docs/bots.md has the ms).
