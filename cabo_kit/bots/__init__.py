@@ -1,7 +1,6 @@
 """The reference bots: opponents to beat, a ladder to climb, examples to read.
 
-From weakest to strongest (measured in ``docs/bots.md``: each beats the one below in every preset,
-except that the search bot is not yet shown stronger than the counting bot in rush):
+From weakest to strongest (measured in ``docs/bots.md``: each beats the one below in every preset):
 :class:`RandomBot`, :class:`GreedyBot`, :class:`CountingBot`, :class:`SearchBot`.
 :func:`by_level` gives them as difficulty levels 1 (easy) to 4 (hard).
 
