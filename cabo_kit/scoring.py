@@ -40,7 +40,9 @@ class RoundScoring:
 
 
 def _is_kamikaze(hand: Sequence[Card]) -> bool:
-    return len(hand) == 4 and sorted(c.value for c in hand) == [12, 12, 13, 13]  # type: ignore[type-var]
+    if len(hand) != 4 or hand[0].value not in (12, 13):  # the usual answer, without sorting
+        return False
+    return sorted(c.value for c in hand) == [12, 12, 13, 13]  # type: ignore[type-var]
 
 
 def _is_royal_roulette(hand: Sequence[Card]) -> bool:
