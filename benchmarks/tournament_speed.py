@@ -20,9 +20,6 @@ underestimates that (the weak group's estimate still moves as upsets accumulate)
 also prints the wall time that game count would take at the measured rate.
 """
 
-GAMES_FOR_50 = 71_000
-"""Games the class needs for +-50 Elo everywhere (benchmarks/elo_precision.py, 2026-11-22)."""
-
 from __future__ import annotations
 
 import argparse
@@ -40,6 +37,9 @@ from cabo_kit.tournament.isolation import IsolatedBot, Limits, load_submission
 from cabo_kit.tournament.ratings import fit_elo
 from cabo_kit.tournament.runner import run_tournament
 from cabo_kit.tournament.store import load_frames
+
+GAMES_FOR_50 = 71_000
+"""Games the class needs for +-50 Elo everywhere (benchmarks/elo_precision.py, 2026-11-22)."""
 
 KINDS = {"random": "RandomBot", "greedy": "GreedyBot", "counting": "CountingBot"}
 
