@@ -15,7 +15,7 @@ from typing import Sequence
 from .actions import IllegalActionError
 from .bot import Bot
 from .cards import Card
-from .game import Game
+from .game import _ONE_SEAT, Game
 from .record import GameRecord
 from .rules import Rules
 
@@ -78,15 +78,10 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
                 bot.on_round_start(observation(seat))
         # game.to_move, inlined: the one seat to move, or every seat still pending at once.
         if phase == "snap" or phase == "look":
-            for seat in tuple(game._pending):
-                obs = observation(seat)
-                action = choosers[seat](obs, obs[-1])
-                try:
-                    apply(action, seat)
-                except (IllegalActionError, ValueError) as exc:
-                    raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
+            movers: Sequence[int] = tuple(game._pending)
         else:
-            seat = game._snapper if phase == "give" else game.current
+            movers = _ONE_SEAT[game._snapper if phase == "give" else game.current]
+        for seat in movers:
             obs = observation(seat)
             action = choosers[seat](obs, obs[-1])
             try:
