@@ -430,6 +430,8 @@ def run_tournament(
             summary.notes.append(note)
             say(note)
         if tasks:
+            say(f"playing {todo} games ({summary.skipped} already stored) with {min(n_workers, len(tasks))} "
+                f"{kind} workers ...")
             bar = None
             if progress:
                 from tqdm import tqdm
