@@ -310,6 +310,9 @@ def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
     return n
 
 
+_tuple_new = tuple.__new__
+
+
 class ObsDecoder:
     """Rebuild :class:`~cabo_kit.observation.Observation` objects from the engine's compact deltas.
 
@@ -355,6 +358,7 @@ class ObsDecoder:
         self._hands = _SHARED["hands"]
         self._ups = _SHARED["ups"]
         self._legals = _SHARED["legals"]
+        self._multis: dict[tuple[str, int], Any] = {}
         self.reset(None)
 
     def reset(self, start: dict[str, Any] | None) -> None:
@@ -410,20 +414,30 @@ class ObsDecoder:
         if new_events or ek != len(events):
             del events[ek:]
             for kind, seat, tgt, cards, info in new_events:
-                events.append(Event(kind, seat, tuple(tgt), tuple(map(card, cards)), info))
+                # tuple.__new__: the NamedTuple's own __new__ is a Python function (same object either way).
+                events.append(_tuple_new(Event, (kind, seat, tuple(tgt), tuple(map(card, cards)), info)))
             self.events_t = tuple(events)
         if legal_texts.__class__ is str:
             fixed = self._legals[legal_texts]
         else:
             fixed = tuple(map(self._actions.__getitem__, legal_texts))
-        legal: Any = fixed if lm is None else LegalActions(fixed, lm)
-        obs = Observation(
+        if lm is None:
+            legal: Any = fixed
+        elif legal_texts.__class__ is str:  # the same multi-exchange sets recur: keyed by their text
+            legal = self._multis.get((legal_texts, lm))
+            if legal is None:
+                if len(self._multis) > 4096:
+                    self._multis.clear()
+                legal = self._multis[(legal_texts, lm)] = LegalActions(fixed, lm)
+        else:
+            legal = LegalActions(fixed, lm)
+        obs = _tuple_new(Observation, (
             self.seat, self.n_players, rules, self.memory, rnd, turn, phase, current, tuple(to_move),
             start_player, caller, hands, face_up, self.discard_t, deck_size, None if drawn is None else card(drawn),
             drawn_from, power, None if target is None else (target[0], target[1]), tuple(picked), exchange_ok,
             None if give_to is None else (give_to[0], give_to[1]), self.scores, self.round_scores,
             self.events_t, legal,
-        )
+        ))
         self.last = obs
         return obs
 
