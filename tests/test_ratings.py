@@ -378,3 +378,19 @@ def test_a_bot_that_never_wins_has_an_interval_open_below() -> None:
     assert np.isfinite(board.loc["C", "elo_low"]) and np.isfinite(board.loc["C", "elo_high"])
     text = format_leaderboard(board.reset_index())
     assert "..+inf" in text and "never won / never lost" in text
+
+
+def test_when_the_anchor_never_wins_nobody_above_it_is_bounded() -> None:
+    """The upset-starved case: R (the anchor) always last, A and B split the rest. Nothing measures how
+    far above R they are, so their intervals must be open above, not narrow around a prior-made centre."""
+    rows = []
+    for g in range(30):
+        order = ["A", "B", "R"] if g % 2 else ["B", "A", "R"]
+        for rank, bot in enumerate(order, 1):
+            rows.append({"game_id": f"g{g}", "deal_id": f"d{g}", "game_index": g, "preset": "rush",
+                         "bot": bot, "rank": rank, "win": float(rank == 1)})
+    board = fit_elo(pd.DataFrame(rows), anchor="R", bootstrap=50).set_index("bot")
+    assert board.loc["A", "elo_high"] == board.loc["B", "elo_high"] == np.inf
+    assert np.isfinite(board.loc["A", "elo_low"]) and np.isfinite(board.loc["B", "elo_low"])
+    centred = fit_elo(pd.DataFrame(rows), anchor=None, bootstrap=50).set_index("bot")
+    assert centred.loc["R", "elo_low"] == -np.inf and np.isfinite(centred.loc["R", "elo_high"])

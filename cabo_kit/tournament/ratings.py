@@ -280,6 +280,50 @@ def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: str | None) -> "np
     return elo - np.nanmean(elo, axis=-1, keepdims=True) + 1000.0
 
 
+def _unbounded(wins: "np.ndarray", anchor: int | None) -> tuple["np.ndarray", "np.ndarray"]:
+    """Which ratings the results leave unbounded above, and which below (as boolean arrays).
+
+    ``wins[x, y] > 0`` (``x`` beat ``y`` at least once; a draw counts both ways) is an edge
+    ``x -> y``. A rating can rise without limit while no one outside a group containing it
+    ever beat anyone inside: ``b`` is bounded above only if the anchor reaches ``b`` along such
+    edges (a chain of wins from the anchor down to ``b``), and below only if ``b`` reaches the
+    anchor. Without an anchor (the mean at 1000) every bot must reach, and be reached by, all
+    the others.
+
+    >>> import numpy as np
+    >>> wins = np.array([[0, 2, 0], [0, 0, 1], [0, 0, 0]])   # 0 beat 1 beat 2
+    >>> above, below = _unbounded(wins, anchor=1)
+    >>> above.tolist(), below.tolist()                      # nothing bounds 0 above or 2 below
+    ([True, False, False], [False, False, True])
+    """
+    import numpy as np
+
+    beat = np.asarray(wins) > 0
+    n = beat.shape[0]
+
+    def reach(start: int, edges: "np.ndarray") -> "np.ndarray":
+        seen = np.zeros(n, dtype=bool)
+        seen[start] = True
+        frontier = seen.copy()
+        while frontier.any():
+            nxt = edges[frontier].any(axis=0) & ~seen
+            seen |= nxt
+            frontier = nxt
+        return seen
+
+    above = np.zeros(n, dtype=bool)
+    below = np.zeros(n, dtype=bool)
+    if anchor is not None:
+        above = ~reach(anchor, beat)      # not reached by the anchor's chains of wins
+        below = ~reach(anchor, beat.T)    # no chain of wins from the bot to the anchor
+        above[anchor] = below[anchor] = False
+        return above, below
+    for b in range(n):
+        above[b] = not reach(b, beat.T).all()  # someone never (even indirectly) beat b
+        below[b] = not reach(b, beat).all()    # b never (even indirectly) beat someone
+    return above, below
+
+
 def fit_elo(
     seats: "pd.DataFrame",
     anchor: str | None = "RandomBot",
@@ -304,9 +348,10 @@ def fit_elo(
     the same frame and seed give the same table, and a preset's numbers do not depend on
     which other presets the frame holds.
 
-    A bot that never won a pairwise comparison has ``elo_low = -inf`` (the data give no lower
-    bound: its rating is only as low as the prior lets it be), one that never lost has
-    ``elo_high = inf``.
+    Where the results bound a rating on one side only, that end is infinite: ``elo_low = -inf``
+    for a bot that never won a comparison (or whose wins never lead, through chains of wins,
+    to the anchor), ``elo_high = inf`` for one never beaten (see :func:`_unbounded`); the
+    estimate itself stays finite, held by the prior.
 
     Columns: ``bot, preset, elo, elo_low, elo_high, games, win_rate`` (``win_rate`` is the
     mean of ``win``: a shared win counts 1/k), sorted by preset, then Elo, best first.
@@ -383,15 +428,11 @@ def fit_elo(
                 ok = ~np.all(np.isnan(reps), axis=0)
                 low[ok] = np.nanquantile(reps[:, ok], tail, axis=0)
                 high[ok] = np.nanquantile(reps[:, ok], 1.0 - tail, axis=0)
-            # A bot that never won (or never lost) a comparison has the same record in every
-            # replicate, so the bootstrap would show a point; the data bound it on one side only.
-            won = np.bincount(ia, weights=sc, minlength=n) + np.bincount(ib, weights=1.0 - sc, minlength=n)
-            lost = np.bincount(ia, weights=1.0 - sc, minlength=n) + np.bincount(ib, weights=sc, minlength=n)
-            free = np.ones(n, dtype=bool)
-            if anchor is not None and anchor in bots:
-                free[bots.index(anchor)] = False
-            low[free & (won == 0) & (lost > 0)] = -np.inf
-            high[free & (lost == 0) & (won > 0)] = np.inf
+            # Where the results do not bound a rating on one side, every replicate repeats the
+            # same sweep and the bootstrap would show a false, narrow interval: open that side.
+            above, below = _unbounded(wins_matrix(None), bots.index(anchor) if anchor in bots else None)
+            low[below] = -np.inf
+            high[above] = np.inf
         stats = mine.groupby("bot")["win"].agg(["size", "mean"]).reindex(bots)
         frames.append(pd.DataFrame({
             "bot": bots, "preset": preset, "elo": elo, "elo_low": low, "elo_high": high,
