@@ -223,7 +223,8 @@ def main() -> None:
             if hw <= 50:
                 break
             # Interval width shrinks as 1/sqrt(games): the games +-50 needs, and the time they would take.
-            factor = (hw / 50) ** 2 * 1.1
+            # An open interval (a bot with no upset yet: +-inf) says only "many more": try 4x.
+            factor = (hw / 50) ** 2 * 1.1 if math.isfinite(hw) else 4.0
             projected = elapsed + n_games * (factor - 1) / rate
             if projected > args.max_minutes * 60:
                 print(f"  +-50 needs about {factor:.1f}x these games ({n_games * factor:.0f}): about "

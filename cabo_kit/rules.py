@@ -156,6 +156,8 @@ class Rules:
             raise RulesError(f"rules field double_deck_from={ddf!r} must be a number of players >= 2, or None")
         if not isinstance(self.name, str):
             raise RulesError(f"rules field name={self.name!r} must be a string")
+        if self.max_players > 64:
+            raise RulesError(f"max_players={self.max_players}: cabo-kit seats at most 64 players")
         if self.min_players > self.max_players:
             raise RulesError(f"min_players={self.min_players} is more than max_players={self.max_players}")
         if self.initial_peeks > self.hand_size:

@@ -135,6 +135,7 @@ def test_replace_unknown_field(changes: dict[str, Any], message: str) -> None:
         ("caller_loss_penalty", 2.5, "must be a whole number"),
         ("double_deck_from", 1, "double_deck_from=1 must be a number of players >= 2, or None"),
         ("name", 7, "name=7 must be a string"),
+        ("max_players", 65, "cabo-kit seats at most 64 players"),
     ],
 )
 def test_invalid_values_are_refused_with_a_clear_message(field: str, value: Any, message: str) -> None:

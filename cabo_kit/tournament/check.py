@@ -259,7 +259,7 @@ def check_bot(
         from .. import bots as builtin
         from .config import TournamentConfig
 
-        reference = getattr(builtin, submission.name, None)
+        reference = getattr(builtin, submission.name, None) if submission.name in builtin.__all__ else None
         if isinstance(reference, type) and issubclass(reference, Bot):
             clash = (f"The file's name {path.name!r} is the name of the built-in reference bot {submission.name}: "
                      f"a tournament that adds that bot rejects this file. Rename it, e.g. my_{path.stem.lower()}.py.")
