@@ -101,7 +101,8 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
         part = board[board["preset"] == preset].sort_values("elo", ascending=True)
         most = max(most, len(part))
         elo = part["elo"].to_numpy(dtype=float)
-        # An open side (never won / never lost: -inf / inf) is drawn 400 Elo long, and said in the hover text.
+        # An open side (-inf / inf: not bounded by the results) is drawn 400 Elo long, ends in an
+        # arrowhead, and is said in the hover text.
         low = np.nan_to_num(part["elo_low"].to_numpy(dtype=float), nan=0.0, neginf=np.nan, posinf=np.nan)
         high = np.nan_to_num(part["elo_high"].to_numpy(dtype=float), nan=0.0, neginf=np.nan, posinf=np.nan)
         low = np.where(np.isnan(low), elo - 400.0, low)
@@ -118,6 +119,14 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
                      "arrayminus": np.where(has, elo - low, 0.0), "thickness": 1.5, "width": 4},
             hovertext=hover, hoverinfo="text", showlegend=False,
         ), row=1, col=c)
+        # An open side goes on: an arrowhead at the end of its bar says so.
+        for raw, ends, symbol in ((part["elo_low"], low, "triangle-left"), (part["elo_high"], high, "triangle-right")):
+            is_open = np.isinf(raw.to_numpy(dtype=float))
+            if is_open.any():
+                fig.add_trace(go.Scatter(
+                    x=ends[is_open], y=[lab for lab, o in zip(labels, is_open) if o], mode="markers",
+                    marker={"symbol": symbol, "size": 10, "color": "#1f4e9c"}, hoverinfo="skip", showlegend=False,
+                ), row=1, col=c)
         fig.add_vline(x=1000, line={"dash": "dash", "color": "#999", "width": 1}, row=1, col=c)
         fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels, row=1, col=c)
         fig.update_xaxes(title_text="Elo", row=1, col=c)
