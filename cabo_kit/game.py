@@ -1056,7 +1056,7 @@ class Game:
 
     def _views(self, seat: int) -> tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]:
         """``seat``'s view of the hands and the face-up flags; only the hands that changed are rebuilt."""
-        view = self.vis[seat] if self.memory == "engine" else self.upv
+        view = self.vis[seat] if self._engine_memory else self.upv
         up = self.up
         hver = self._hver
         mine = self._ovc[seat]
