@@ -716,7 +716,7 @@ def write_report(
     title: str = "Cabo tournament",
     board: "pd.DataFrame | None" = None,
     anchor: str | None = "RandomBot",
-    bootstrap: int = 200,
+    bootstrap: int = 1000,
     seed: int = 0,
     worst: int = 5,
 ) -> Path:
