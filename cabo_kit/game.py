@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from operator import attrgetter as _attrgetter
 from operator import itemgetter as _itemgetter
 from typing import Any, Iterable, Sequence, TypeVar
 
@@ -158,6 +159,20 @@ class Game:
     Card('7C')
     """
 
+    # Slots, not a __dict__: the engine reads its attributes on every decision, and 66 of them
+    # are too many for CPython's shared-key instance dicts, whose lookups are the fast ones.
+    __slots__ = (
+        'rules', 'seed', 'n', 'memory', '_engine_memory', 'sheet', 'history', 'results',
+        'log', '_layout', '_stack', '_first_start', 'round', 'phase', 'deck', '_pending',
+        'cards', 'up', 'public', 'vis', 'upv', 'hands', 'pile', 'start_player',
+        'current', 'caller', '_call_turn', '_final_left', '_end_after_turn', '_empty_flag', '_empty_left', 'turn',
+        'drawn', 'drawn_from', 'power', 'target', 'picked', 'exchange_ok', '_place_stage', 'give_to',
+        '_snapper', '_after', '_claims', '_windows', '_snap_rng', '_reshuffle_rng', 'stats', 'seat_events',
+        '_turn_mark', '_legal', '_all_seats', '_snapping', '_cabo_at_end', '_max_turns', '_reshuffles', '_ddmd',
+        '_cabo_instead', '_ver', '_hv_cache', '_hver', '_ovc', '_ovv', '_fuc', '_fuv',
+        '_pile_cache', '_score_cache',
+    )
+
     deck: list[int]
     pile: list[int]
     _pending: list[int]
@@ -280,12 +295,17 @@ class Game:
         self._snapping = self.rules.snapping
         self._cabo_at_end = self.rules.cabo_timing == "end_of_turn"
         self._max_turns = self.rules.max_turns
+        self._reshuffles = self.rules.deck_out == "reshuffle"
+        self._ddmd = self.rules.discard_draw_may_discard
+        self._cabo_instead = self.rules.cabo_timing == "instead"
         self._ver = 0
         self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]] = [(-1, (), ())] * n
         self._hver: list[int] = [0] * n
-        # Per seat and hand: (that hand's version, the seat's view of it); per hand: its face-up flags.
-        self._ovc: list[list[tuple[int, tuple[Card, ...]]]] = [[(-1, ())] * n for _ in range(n)]
-        self._fuc: list[tuple[int, tuple[bool, ...]]] = [(-1, ())] * n
+        # Per seat and hand: the seat's view of it and that hand's version then; per hand: its face-up flags.
+        self._ovc: list[list[tuple[Card, ...]]] = [[()] * n for _ in range(n)]
+        self._ovv: list[list[int]] = [[-1] * n for _ in range(n)]
+        self._fuc: list[tuple[bool, ...]] = [()] * n
+        self._fuv: list[int] = [-1] * n
         self._pile_cache: tuple[int, int, tuple[Card, ...]] = (-1, -1, ())
         self._score_cache: tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]] = (-1, (), ())
 
@@ -486,10 +506,9 @@ class Game:
         if phase == "choose":
             pile = self.pile
             return _CHOOSE[
-                (bool(self.deck) or (rules.deck_out == "reshuffle" and len(pile) > 1),
-                 bool(pile and (hand or rules.discard_draw_may_discard)),
-                 rules.cabo_timing == "instead" and self.caller is None and self._empty_left is None
-                 and not self._empty_flag)
+                (bool(self.deck) or (self._reshuffles and len(pile) > 1),
+                 bool(pile) and (bool(hand) or self._ddmd),
+                 self._cabo_instead and self.caller is None and self._empty_left is None and not self._empty_flag)
             ]
         if phase == "drawn":
             k = len(hand)
@@ -645,7 +664,11 @@ class Game:
                 self._emit_split(_new(Event, ("draw", me, (), (card,), "")), _HIDDEN_DRAW[me], me)
                 self.phase = "drawn"
             elif kind is DrawDiscard:
-                c = self.pile.pop()
+                pile = self.pile
+                c = pile.pop()
+                pc = self._pile_cache
+                if pc[1] == c and pc[0] == len(pile) + 1:  # the observations' discard tuple loses its top too
+                    self._pile_cache = (len(pile), pile[-1] if pile else -1, pc[2][:-1])
                 self.drawn, self.drawn_from = c, "discard"
                 self.up[c] = False
                 self.upv[c] = UNKNOWN
@@ -1057,23 +1080,24 @@ class Game:
     def _views(self, seat: int) -> tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]:
         """``seat``'s view of the hands and the face-up flags; only the hands that changed are rebuilt."""
         view = self.vis[seat] if self._engine_memory else self.upv
-        up = self.up
         hver = self._hver
         mine = self._ovc[seat]
+        mver = self._ovv[seat]
         flags = self._fuc
-        hands: list[tuple[Card, ...]] = []
-        face_up: list[tuple[bool, ...]] = []
-        for o, hand in enumerate(self.hands):
+        fver = self._fuv
+        o = 0
+        for hand in self.hands:
             v = hver[o]
-            e = mine[o]
-            if e[0] != v:
-                e = mine[o] = (v, _pick(hand, view))
-            hands.append(e[1])
-            f = flags[o]
-            if f[0] != v:
-                f = flags[o] = (v, _pick(hand, up))
-            face_up.append(f[1])
-        entry = self._hv_cache[seat] = (self._ver, tuple(hands), tuple(face_up))
+            if mver[o] != v:
+                mver[o] = v
+                k = len(hand)
+                mine[o] = _itemgetter(*hand)(view) if k > 1 else ((view[hand[0]],) if k else ())
+                # Whoever sees a hand's version first also brings its face-up flags to it.
+                if fver[o] != v:
+                    fver[o] = v
+                    flags[o] = _itemgetter(*hand)(self.up) if k > 1 else ((self.up[hand[0]],) if k else ())
+            o += 1
+        entry = self._hv_cache[seat] = (self._ver, tuple(mine), tuple(flags))
         return entry
 
     def observation(self, seat: int) -> Observation:
@@ -1152,7 +1176,7 @@ class Game:
     def clone(self) -> "Game":
         """An independent copy of the whole game (for search: play it forward, the original is untouched)."""
         new = Game.__new__(Game)
-        d = self.__dict__.copy()
+        d = dict(zip(Game.__slots__, _all_slots(self)))
         d["sheet"] = _copy_sheet(self.sheet)
         d["history"] = list(self.history)
         d["results"] = list(self.results)
@@ -1172,10 +1196,13 @@ class Game:
         d["_hv_cache"] = list(self._hv_cache)
         d["_hver"] = list(self._hver)
         d["_ovc"] = [list(c) for c in self._ovc]
+        d["_ovv"] = [list(c) for c in self._ovv]
         d["_fuc"] = list(self._fuc)
+        d["_fuv"] = list(self._fuv)
         d["_snap_rng"] = _copy_rng(self._snap_rng) if self._snap_rng is not None else None
         d["_reshuffle_rng"] = _copy_rng(self._reshuffle_rng) if self._reshuffle_rng is not None else None
-        new.__dict__.update(d)
+        for k, v in d.items():
+            _setattr(new, k, v)
         return new
 
     # ------------------------------------------------------------------ layouts
@@ -1308,6 +1335,10 @@ class Game:
             f"<Game {self.rules.name} {self.n} players, round {self.round + 1}, turn {self.turn}, "
             f"phase {self.phase!r}, to move {self.to_move}>"
         )
+
+
+_all_slots = _attrgetter(*Game.__slots__)
+_setattr = setattr
 
 
 def _pick(ids: list[int], values: list[T]) -> tuple[T, ...]:
