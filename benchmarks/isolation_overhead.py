@@ -125,7 +125,7 @@ def main() -> None:
     for obs in observations:
         t0 = time.perf_counter()
         body, _texts = enc.encode(obs, obs.legal_actions)
-        _encode({"i": 1, "o": "c", "b": body})
+        _encode(body)
         enc_times.append(time.perf_counter() - t0)
     full_times: list[float] = []
     for obs in observations:

@@ -316,14 +316,17 @@ _tuple_new = tuple.__new__
 class ObsDecoder:
     """Rebuild :class:`~cabo_kit.observation.Observation` objects from the engine's compact deltas.
 
-    One observation is a list: round, turn, phase, current, to_move, start_player, caller,
-    hands (one space-separated string per seat; null: as in the last observation), face_up
-    ("0"/"1" strings; null: as before), deck_size,
-    drawn, drawn_from, power, target, picked, exchange_ok, give_to, then ``dk, d`` (keep
-    the first ``dk`` cards of the discard pile, append the cards of ``d``), ``ek, e`` (the
-    same for events), the hand size when multi-exchanges are legal (else null), the legal
-    action texts (joined by ``|``, or a list), and a dict (or null) of what is sent only when it changes: ``seat``,
-    ``np`` and ``rules`` (once per game), ``me`` memory, ``sc`` scores, ``rs`` round scores.
+    One request (``c`` choose, ``r`` round start) is a list: request id, op, then round, turn,
+    phase, current, to_move, start_player, caller, hands (one space-separated string per
+    seat, null for a hand as in the last observation; the whole list null: all as before),
+    face_up ("0"/"1" strings; nulls likewise),
+    deck_size, drawn, drawn_from, power, target, picked, exchange_ok, give_to, then ``dk, d``
+    (keep the first ``dk`` cards of the discard pile, append the cards of ``d``), ``ek, e``
+    (the same for events), the legal actions, and a dict (or null) of what is sent only when
+    it changes: ``seat``, ``np`` and ``rules`` (once per game), ``me`` memory, ``sc`` scores,
+    ``rs`` round scores. The legal actions are a number naming a set the engine defined
+    earlier in the game, or the definition ``[number, texts, hand_size]``: the texts joined
+    by ``|`` (or a list), the hand size when multi-exchanges are legal (else null).
     """
 
     def __init__(self) -> None:
@@ -334,6 +337,7 @@ class ObsDecoder:
         from cabo_kit.observation import Event, Observation
 
         self._types = (Event, Observation, LegalActions)
+        self._event, self._observation = Event, Observation
         # Shared by every decoder of the process, so a server's warmed caches reach its children.
         if not _SHARED:
             cards = _Cache(Card.parse)
@@ -377,11 +381,12 @@ class ObsDecoder:
         self.scores: tuple[int, ...] = ()
         self.round_scores: tuple[tuple[int, ...], ...] = ()
         self.last: Any = None
+        self._legal_by_id: dict[int, Any] = {}
 
     def decode(self, o: list[Any]) -> Any:
-        (rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts, deck_size, drawn,
-         drawn_from, power, target, picked, exchange_ok, give_to, dk, d, ek, new_events, lm, legal_texts,
-         extra) = o
+        """One request list (``[id, op, ...fields]``) -> the Observation it describes."""
+        (_rid, _op, rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts, deck_size, drawn,
+         drawn_from, power, target, picked, exchange_ok, give_to, dk, d, ek, new_events, legal_wire, extra) = o
         if extra:
             if "seat" in extra:
                 self.reset({"seat": extra["seat"], "n": extra["np"], "rules": extra["rules"]})
@@ -391,55 +396,69 @@ class ObsDecoder:
                 self.scores = tuple(extra["sc"])
             if "rs" in extra:
                 self.round_scores = tuple(tuple(r) for r in extra["rs"])
-        Event, Observation, LegalActions = self._types
         rules = self.rules
         if rules is None:
             raise ValueError("the engine sent an observation before the game's rules")
         card = self._cards.__getitem__
-        if hand_texts is None:  # as in the last observation
-            hands = self.hands
-        else:
-            hands = self.hands = tuple(map(self._hands.__getitem__, hand_texts))
-        if up_texts is None:
-            face_up = self.face_up
-        else:
-            face_up = self.face_up = tuple(map(self._ups.__getitem__, up_texts))
-        discard = self.discard
-        if d or dk != len(discard):
+        if hand_texts is not None:  # else as in the last observation; a null entry: that hand as before
+            if len(hand_texts) == len(self.hands):
+                get = self._hands.__getitem__
+                self.hands = tuple([h if t is None else get(t) for t, h in zip(hand_texts, self.hands)])
+            else:
+                self.hands = tuple(map(self._hands.__getitem__, hand_texts))
+        if up_texts is not None:
+            if len(up_texts) == len(self.face_up):
+                get = self._ups.__getitem__
+                self.face_up = tuple([u if t is None else get(t) for t, u in zip(up_texts, self.face_up)])
+            else:
+                self.face_up = tuple(map(self._ups.__getitem__, up_texts))
+        if d or dk != len(self.discard):
+            discard = self.discard
             del discard[dk:]
             if d:
                 discard.extend(map(card, d.split()))
             self.discard_t = tuple(discard)
-        events = self.events
-        if new_events or ek != len(events):
+        if new_events or ek != len(self.events):
+            events = self.events
             del events[ek:]
+            Event = self._event
             for kind, seat, tgt, cards, info in new_events:
                 # tuple.__new__: the NamedTuple's own __new__ is a Python function (same object either way).
                 events.append(_tuple_new(Event, (kind, seat, tuple(tgt), tuple(map(card, cards)), info)))
             self.events_t = tuple(events)
-        if legal_texts.__class__ is str:
-            fixed = self._legals[legal_texts]
+        if legal_wire.__class__ is int:
+            legal = self._legal_by_id[legal_wire]
         else:
-            fixed = tuple(map(self._actions.__getitem__, legal_texts))
-        if lm is None:
-            legal: Any = fixed
-        elif legal_texts.__class__ is str:  # the same multi-exchange sets recur: keyed by their text
-            legal = self._multis.get((legal_texts, lm))
-            if legal is None:
-                if len(self._multis) > 4096:
-                    self._multis.clear()
-                legal = self._multis[(legal_texts, lm)] = LegalActions(fixed, lm)
-        else:
-            legal = LegalActions(fixed, lm)
-        obs = _tuple_new(Observation, (
+            legal = self._define_legal(legal_wire)
+        obs = _tuple_new(self._observation, (
             self.seat, self.n_players, rules, self.memory, rnd, turn, phase, current, tuple(to_move),
-            start_player, caller, hands, face_up, self.discard_t, deck_size, None if drawn is None else card(drawn),
-            drawn_from, power, None if target is None else (target[0], target[1]), tuple(picked), exchange_ok,
+            start_player, caller, self.hands, self.face_up, self.discard_t, deck_size,
+            None if drawn is None else card(drawn), drawn_from, power,
+            None if target is None else (target[0], target[1]), tuple(picked) if picked else (), exchange_ok,
             None if give_to is None else (give_to[0], give_to[1]), self.scores, self.round_scores,
             self.events_t, legal,
         ))
         self.last = obs
         return obs
+
+    def _define_legal(self, wire: list[Any]) -> Any:
+        """``[id, texts, hand_size]``: the legal actions the engine will name by ``id`` from now on this game."""
+        lid, texts, hand_size = wire
+        if texts.__class__ is str:
+            fixed = self._legals[texts]
+        else:  # a list: some text holds a "|"
+            fixed = tuple(map(self._actions.__getitem__, texts))
+        if hand_size is None:
+            legal = fixed
+        else:  # the same multi-exchange sets recur: keyed by their text
+            key = (texts if texts.__class__ is str else "|".join(texts), hand_size)
+            legal = self._multis.get(key)
+            if legal is None:
+                if len(self._multis) > 4096:
+                    self._multis.clear()
+                legal = self._multis[key] = self._types[2](fixed, hand_size)
+        self._legal_by_id[lid] = legal
+        return legal
 
 
 def _serve(bot: Any, rfd: int, wfd: int) -> None:
@@ -460,16 +479,19 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
         write(wfd, dumps(msg, separators=(",", ":")).encode() + b"\n")
 
     readline = reader.readline
+    decode = decoder.decode
     while True:
         line = readline()
         if not line:
             return
         req = loads(line)
-        rid = req["i"]
-        op = req["o"]
-        try:
-            if op == "c":
-                obs = decoder.decode(req["b"])
+        if req.__class__ is list:  # an observation: [id, "c" (choose) or "r" (round start, quiet), ...]
+            rid = req[0]
+            try:
+                obs = decode(req)
+                if req[1] != "c":
+                    bot.on_round_start(obs)
+                    continue
                 action = bot.choose(obs, obs.legal_actions)
                 entry = known(id(action))
                 if entry is not None and entry[0] is action:
@@ -483,10 +505,13 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                     reply({"i": rid, "bad": f"choose() returned {action!r:.200} ({type(action).__name__}), not an action"})
                     continue
                 write(wfd, b'{"i":%d,"a":%s}\n' % (rid, quote(text).encode()))
-                continue
-            if op == "r":
-                bot.on_round_start(decoder.decode(req["b"]))
-            elif op == "e":
+            except BaseException:  # noqa: BLE001 - anything the bot raises is reported to the engine
+                reply({"i": rid, "err": _bot_traceback()})
+            continue
+        rid = req["i"]
+        op = req["o"]
+        try:
+            if op == "e":
                 bot.on_round_end(RoundResult.from_dict(req["b"]))
             elif op == "s":
                 decoder.reset(req)
@@ -504,7 +529,7 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 reply({"i": rid, "obs": None if last is None else last.to_dict()})
                 continue
             if "q" not in req:  # a quiet request (a mid-game hook) is answered only if it raises
-                reply({"i": rid})
+                write(wfd, b'{"i":%d}\n' % rid)
         except BaseException:  # noqa: BLE001 - anything the bot raises is reported to the engine
             reply({"i": rid, "err": _bot_traceback()})
 

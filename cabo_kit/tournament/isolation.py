@@ -64,6 +64,9 @@ UID_BASE = 1_200_000_000
 """As root, each harness runs as uid/gid ``UID_BASE + its pid`` (65534 if that fails)."""
 
 _POSIX = os.name == "posix"
+_SPIN_S = 0.0
+"""How long the engine polls a bot's reply pipe without sleeping before it waits in ``poll`` (seconds)."""
+_sched_yield: Any = getattr(os, "sched_yield", lambda: None)
 
 
 def _make_dumps() -> Any:
@@ -477,6 +480,7 @@ class _Harness:
                 os.close(c_write)
             self.rfd, self.wfd = p_read, p_write
             os.set_blocking(self.wfd, False)
+            os.set_blocking(self.rfd, False)
             import select
 
             # Made once: one per decision costs a few microseconds.
@@ -526,6 +530,39 @@ class _Harness:
         else:  # pragma: no cover - Windows: pipes cannot be polled; check periodically
             time.sleep(min(left, 0.001))
 
+    def _read(self, deadline: float) -> bytes:
+        """What the reply pipe holds (waiting for it until ``deadline``, else ``_Timeout``)."""
+        rfd = self.rfd
+        try:  # already there when the bot ran on this core as soon as the request was written
+            return os.read(rfd, MAX_MESSAGE + 1)
+        except BlockingIOError:
+            pass
+        now = time.perf_counter()
+        if _SPIN_S > 0:
+            # A short spin that yields the core to whoever wants it: a quick reply then neither waits for
+            # this process to wake from poll nor pays for waking it.
+            end = now + _SPIN_S
+            if end > deadline:
+                end = deadline
+            while now < end:
+                _sched_yield()
+                try:
+                    return os.read(rfd, MAX_MESSAGE + 1)
+                except BlockingIOError:
+                    pass
+                now = time.perf_counter()
+        poll = self._in_poll.poll
+        while True:
+            left = deadline - now
+            if left <= 0:
+                raise _Timeout
+            if poll(left * 1000.0 + 0.5):
+                try:
+                    return os.read(rfd, MAX_MESSAGE + 1)
+                except BlockingIOError:  # pragma: no cover - poll said readable
+                    pass
+            now = time.perf_counter()
+
     def receive(self, deadline: float) -> dict[str, Any]:
         """The next reply line, parsed; raises BotFault (error/crash) or _Timeout."""
         buf = self.buf
@@ -534,17 +571,7 @@ class _Harness:
             if len(buf) > MAX_MESSAGE:
                 raise BotFault("error", f"the bot sent a message longer than {MAX_MESSAGE} bytes")
             if _POSIX:
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    raise _Timeout
-                if not self._in_poll.poll(left * 1000.0 + 0.5):
-                    if time.perf_counter() >= deadline:
-                        raise _Timeout
-                    continue
-                try:
-                    chunk = os.read(self.rfd, MAX_MESSAGE + 1)
-                except BlockingIOError:  # pragma: no cover
-                    continue
+                chunk = self._read(deadline)
             else:  # pragma: no cover
                 chunk = _read_with_timeout(self.rfd, deadline)
             if not chunk:
@@ -868,7 +895,7 @@ class IsolatedBot(Bot):
 
     # -- one request
 
-    def _call(self, msg: dict[str, Any], what: str, quiet: bool = False) -> dict[str, Any]:
+    def _call(self, msg: dict[str, Any] | list[Any], what: str, quiet: bool = False) -> dict[str, Any]:
         """Send one request and wait for its reply.
 
         ``quiet`` (the mid-game hooks): send and return at once; the harness answers only if
@@ -881,11 +908,15 @@ class IsolatedBot(Bot):
         h = self._h
         if h is None:
             h = self._start()
-        h.next_id += 1
-        rid = msg["i"] = h.next_id
+        rid = h.next_id = h.next_id + 1
+        if msg.__class__ is list:  # an observation (its op says whether it is quiet)
+            msg[0] = rid
+        else:
+            msg["i"] = rid
+            if quiet:
+                msg["q"] = 1
         limits = self.limits
         if quiet:
-            msg["q"] = 1
             self._pending[rid] = what
             try:
                 h.send(_encode(msg) + b"\n", time.perf_counter() + limits.decision_s)
@@ -942,7 +973,7 @@ class IsolatedBot(Bot):
         if self.fault is not None:
             raise self.fault
         body, texts = self._enc.encode(observation, legal_actions)
-        reply = self._call({"i": 0, "o": "c", "b": body}, "choose()")
+        reply = self._call(body, "choose()")
         self.decisions += 1
         text = reply.get("a")
         if text.__class__ is str:
@@ -975,8 +1006,7 @@ class IsolatedBot(Bot):
     def on_round_start(self, observation: Observation) -> None:
         if self.fault is not None:
             raise self.fault
-        self._call({"i": 0, "o": "r", "b": self._enc.encode(observation, observation.legal_actions)[0]},
-                   "on_round_start()", quiet=True)
+        self._call(self._enc.encode(observation, observation.legal_actions, "r")[0], "on_round_start()", quiet=True)
 
     def on_round_end(self, result: Any) -> None:
         if self.fault is not None:
@@ -1018,10 +1048,12 @@ class _ObsEncoder:
         self.round_scores: Any = None
         self.hands: Any = None
         self.face_up: Any = None
+        # id(_Texts) -> (the entry, its number): a set of legal actions is sent in full once per game
+        self.legal_ids: dict[int, tuple[_Texts, int]] = {}
 
-    def encode(self, obs: Observation, legal: Sequence[Action]) -> tuple[list[Any], "_Texts"]:
-        """One observation as the harness's positional list (a list encodes and parses faster than an
-        object), and the texts of its legal actions."""
+    def encode(self, obs: Observation, legal: Sequence[Action], op: str = "c") -> tuple[list[Any], "_Texts"]:
+        """One observation as the harness's request list (``[id, op, ...]``, the id filled in when sent: a list
+        encodes and parses faster than an object), and the texts of its legal actions."""
         (seat, n_players, rules, memory, rnd, turn, phase, current, to_move, start_player, caller, hands, face_up,
          discard, deck_size, drawn, drawn_from, power, target, picked, exchange_ok, give_to, scores, round_scores,
          events) = obs[:25]  # one unpacking instead of 25 attribute reads (the field order is fixed)
@@ -1041,17 +1073,26 @@ class _ObsEncoder:
             self.round_scores = round_scores
             extra = extra or {}
             extra["rs"] = round_scores
-        # The engine hands out the same hands and face-up tuples until they change: null = as before.
-        if hands is self.hands:
+        # The engine hands out the same tuple for a hand (and its face-up flags) until it changes: only the
+        # seats whose tuple is new are sent (null: as before; the whole list null: nothing changed).
+        prev = self.hands
+        if hands is prev:
             hand_texts = None
         else:
             self.hands = hands
-            hand_texts = [_HAND_TEXT.get(h) or _hand_text(h) for h in hands]
-        if face_up is self.face_up:
+            if prev is None or len(prev) != len(hands):
+                hand_texts = [_HAND_TEXT.get(h) or _hand_text(h) for h in hands]
+            else:
+                hand_texts = [None if h is p else _HAND_TEXT.get(h) or _hand_text(h) for h, p in zip(hands, prev)]
+        prev = self.face_up
+        if face_up is prev:
             up_texts = None
         else:
             self.face_up = face_up
-            up_texts = [_UP_TEXT.get(u) or _up_text(u) for u in face_up]
+            if prev is None or len(prev) != len(face_up):
+                up_texts = [_UP_TEXT.get(u) or _up_text(u) for u in face_up]
+            else:
+                up_texts = [None if u is p else _UP_TEXT.get(u) or _up_text(u) for u, p in zip(face_up, prev)]
         # Discard pile and events grow by appending; send only what is new.
         prev = self.discard
         dk = len(prev)
@@ -1064,13 +1105,22 @@ class _ObsEncoder:
             ek = 0
         self.events = events
         texts = _legal_texts(legal)
+        entry = self.legal_ids.get(id(texts))
+        if entry is not None and entry[0] is texts:
+            legal_wire: Any = entry[1]
+        else:
+            if len(self.legal_ids) >= 4096:  # numbers restart; the harness overwrites what it held
+                self.legal_ids.clear()
+            number = len(self.legal_ids)
+            self.legal_ids[id(texts)] = (texts, number)
+            legal_wire = [number, texts.wire, texts.hand_size]
         return [
-            rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts,
+            0, op, rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts,
             deck_size, None if drawn is None else drawn.text, drawn_from, power, target,
             picked, exchange_ok, give_to,
             dk, " ".join([c.text for c in discard[dk:]]) if len(discard) > dk else "",
             ek, [_EVENT_LISTS.get(id(e), _NO_EVENT)[1] or _event_list(e) for e in events[ek:]] if len(events) > ek else [],
-            texts.hand_size, texts.wire, extra,
+            legal_wire, extra,
         ], texts
 
 
