@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from itertools import repeat as _repeat
+from itertools import starmap as _starmap
 from operator import attrgetter as _attrgetter
 from operator import itemgetter as _itemgetter
 from typing import Any, Iterable, Sequence, TypeVar
@@ -162,15 +164,15 @@ class Game:
     # Slots, not a __dict__: the engine reads its attributes on every decision, and 66 of them
     # are too many for CPython's shared-key instance dicts, whose lookups are the fast ones.
     __slots__ = (
-        'rules', 'seed', 'n', 'memory', '_engine_memory', 'sheet', 'history', 'results',
-        'log', '_layout', '_stack', '_first_start', 'round', 'phase', 'deck', '_pending',
-        'cards', 'up', 'public', 'vis', 'upv', 'hands', 'pile', 'start_player',
-        'current', 'caller', '_call_turn', '_final_left', '_end_after_turn', '_empty_flag', '_empty_left', 'turn',
-        'drawn', 'drawn_from', 'power', 'target', 'picked', 'exchange_ok', '_place_stage', 'give_to',
-        '_snapper', '_after', '_claims', '_windows', '_snap_rng', '_reshuffle_rng', 'stats', 'seat_events',
-        '_turn_mark', '_legal', '_all_seats', '_snapping', '_cabo_at_end', '_max_turns', '_reshuffles', '_ddmd',
-        '_cabo_instead', '_ver', '_hv_cache', '_hver', '_ovc', '_ovv', '_fuc', '_fuv',
-        '_pile_cache', '_score_cache',
+        "rules", "seed", "n", "memory", "_engine_memory", "sheet", "history", "results",
+        "log", "_layout", "_stack", "_first_start", "round", "phase", "deck", "_pending",
+        "cards", "up", "public", "vis", "upv", "hands", "pile", "start_player",
+        "current", "caller", "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left", "turn",
+        "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "_place_stage", "give_to",
+        "_snapper", "_after", "_claims", "_windows", "_snap_rng", "_reshuffle_rng", "stats", "seat_events",
+        "_turn_mark", "_legal", "_all_seats", "_snapping", "_cabo_at_end", "_max_turns", "_reshuffles", "_ddmd",
+        "_cabo_instead", "_ver", "_hv_cache", "_hver", "_ovc", "_ovv", "_fuc", "_fuv",
+        "_disc", "_score_cache",
     )
 
     deck: list[int]
@@ -200,6 +202,7 @@ class Game:
         self.memory = memory
         self._engine_memory = memory == "engine"
         self.sheet = ScoreSheet(rules, n_players)
+        self._sync_scores()
         self.history: list[tuple[int, Action]] = []
         self.results: list[RoundResult] = []
         # Every event of the game: (as its seer saw it, the seer or -1 for all, as the others saw it).
@@ -306,8 +309,8 @@ class Game:
         self._ovv: list[list[int]] = [[-1] * n for _ in range(n)]
         self._fuc: list[tuple[bool, ...]] = [()] * n
         self._fuv: list[int] = [-1] * n
-        self._pile_cache: tuple[int, int, tuple[Card, ...]] = (-1, -1, ())
-        self._score_cache: tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]] = (-1, (), ())
+        # The discard pile's faces, kept up to date wherever the pile changes.
+        self._disc: tuple[Card, ...] = ()
 
     def _flip_first(self) -> None:
         c = self._draw_card()
@@ -365,6 +368,7 @@ class Game:
         """Put a card (held by nobody) face up on the discard pile: no hand view changes."""
         self.pile.append(c)
         card = self.cards[c]
+        self._disc += (card,)
         self.up[c] = True
         self.upv[c] = card
         if not self.public[c]:
@@ -400,6 +404,7 @@ class Game:
             top = self.pile.pop()
             moved = self.pile
             self.pile = [top]
+            self._disc = (self.cards[top],)
             for c in moved:
                 self.up[c] = False
                 self.upv[c] = UNKNOWN
@@ -666,9 +671,7 @@ class Game:
             elif kind is DrawDiscard:
                 pile = self.pile
                 c = pile.pop()
-                pc = self._pile_cache
-                if pc[1] == c and pc[0] == len(pile) + 1:  # the observations' discard tuple loses its top too
-                    self._pile_cache = (len(pile), pile[-1] if pile else -1, pc[2][:-1])
+                self._disc = self._disc[:-1]
                 self.drawn, self.drawn_from = c, "discard"
                 self.up[c] = False
                 self.upv[c] = UNKNOWN
@@ -1041,6 +1044,7 @@ class Game:
         final = [[self.cards[c] for c in hand] for hand in self.hands]
         details = round_details(rules, final, self.caller, ended_by)
         self.sheet.add_round(details.scores)
+        self._sync_scores()
         result = RoundResult(
             index=self.round,
             start_player=self.start_player,
@@ -1100,40 +1104,33 @@ class Game:
         entry = self._hv_cache[seat] = (self._ver, tuple(mine), tuple(flags))
         return entry
 
+    def _sync_scores(self) -> None:
+        sheet = self.sheet
+        self._score_cache = (tuple(sheet.totals), tuple([tuple(r) for r in sheet.rounds]))
+
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
-        if not 0 <= seat < self.n:
-            raise ValueError(f"seat {seat} is not a seat of this {self.n}-player table")
-        engine_memory = self._engine_memory
-        cached = self._hv_cache[seat]
+        try:
+            cached = self._hv_cache[seat]
+        except (IndexError, TypeError):
+            cached = None
+        if cached is None or seat < 0:
+            raise ValueError(f"seat {seat!r} is not a seat of this {self.n}-player table")
         if cached[0] != self._ver:
             cached = self._views(seat)
-        hands = cached[1]
-        face_up = cached[2]
-        cards = self.cards
-        pile = self.pile
-        if engine_memory:
-            top = pile[-1] if pile else -1
-            pc = self._pile_cache
-            size = len(pile)
-            if pc[0] == size and pc[1] == top:
-                discard = pc[2]
-            else:
-                # The pile mostly grows or shrinks by its top card: extend the cached tuple.
-                if pc[0] == size - 1 and size > 1 and pc[1] == pile[-2]:
-                    discard = pc[2] + (cards[top],)
-                else:
-                    discard = tuple([cards[c] for c in pile])
-                self._pile_cache = (size, top, discard)
+        if self._engine_memory:
+            discard = self._disc
             events = tuple(self.seat_events[seat])
         else:
-            discard = (cards[pile[-1]],) if pile else ()
+            discard = self._disc[-1:]
             events = tuple(self.seat_events[seat][self._turn_mark[seat]:])
         drawn = self.drawn
+        current = self.current
         drawn_card: Card | None = None
         if drawn is not None:
-            if self.drawn_from == "discard" or (seat == self.current and self.drawn_from == "deck"):
-                drawn_card = cards[drawn]
+            from_ = self.drawn_from
+            if from_ == "discard" or (seat == current and from_ == "deck"):
+                drawn_card = self.cards[drawn]
             else:
                 drawn_card = UNKNOWN
         phase = self.phase
@@ -1144,25 +1141,20 @@ class Game:
             to_move = ()
             legal = ()
         else:
-            mover = self._snapper if phase == "give" else self.current
+            mover = self._snapper if phase == "give" else current
             to_move = _ONE_SEAT[mover]
             if seat == mover:
-                known_legal = self._legal
-                if known_legal is None:
-                    known_legal = self._legal = self._compute_legal()
-                legal = known_legal
+                legal = self._legal
+                if legal is None:
+                    legal = self._legal = self._compute_legal()
             else:
                 legal = ()
-        cache = self._score_cache
-        if cache[0] != len(self.sheet.rounds):
-            cache = self._score_cache = (
-                len(self.sheet.rounds), tuple(self.sheet.totals), tuple(tuple(r) for r in self.sheet.rounds)
-            )
+        scores = self._score_cache
         return _new_observation(Observation, (
-            seat, self.n, self.rules, self.memory, self.round, self.turn, phase, self.current, to_move,
-            self.start_player, self.caller, hands, face_up, discard, len(self.deck), drawn_card,
+            seat, self.n, self.rules, self.memory, self.round, self.turn, phase, current, to_move,
+            self.start_player, self.caller, cached[1], cached[2], discard, len(self.deck), drawn_card,
             self.drawn_from, self.power, self.target, self.picked, self.exchange_ok, self.give_to,
-            cache[1], cache[2], events, legal,
+            scores[0], scores[1], events, legal,
         ))
 
     def events_seen(self, seat: int | None = None) -> list[Event]:
@@ -1258,6 +1250,7 @@ class Game:
             if len(scores) != n:
                 raise ValueError(f"scores has {len(scores)} entries for {n} players")
             game.sheet.totals = list(scores)
+        game._sync_scores()
         game.history = []
         game.results = []
         game.log = []
@@ -1294,6 +1287,7 @@ class Game:
             game.hands[s] = list(range(i, i + len(h)))
             i += len(h)
         game.pile = list(range(i, i + len(pile_cards)))
+        game._disc = tuple(order[c] for c in game.pile)
         i += len(pile_cards)
         for c in game.pile:
             game._set_up(c, True)
@@ -1361,8 +1355,8 @@ def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
 
 def _shuffled(items: list[T], rng: random.Random) -> list[T]:
     """A seeded shuffle: sort by one random key per item (C-level random(); Random.shuffle is a Python loop)."""
-    keys = [rng.random() for _ in items]
-    return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
+    keys = list(_starmap(rng.random, _repeat((), len(items))))  # rng.random() per item, without a Python loop
+    return list(map(items.__getitem__, sorted(range(len(items)), key=keys.__getitem__)))
 
 
 def _copy_rng(rng: random.Random) -> random.Random:

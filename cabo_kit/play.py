@@ -21,6 +21,8 @@ from .rules import Rules
 
 __all__ = ["play_game", "bot_random"]
 
+_tuple_iter = tuple.__iter__
+
 
 def bot_random(seed: int | str, seat: int) -> random.Random:
     """The random stream a bot at ``seat`` gets in a game with ``seed``."""
@@ -64,6 +66,7 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
     results_seen = len(results)
     observation = game.observation
     apply = game.apply
+    apply_legal = game._apply
     # Hooks a bot does not override are skipped: building their arguments costs time.
     starts = [(s, b) for s, b in enumerate(bots) if type(b).on_round_start is not Bot.on_round_start]
     ends = [b for b in bots if type(b).on_round_end is not Bot.on_round_end]
@@ -83,11 +86,20 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
             movers = _ONE_SEAT[game._snapper if phase == "give" else game.current]
         for seat in movers:
             obs = observation(seat)
-            action = choosers[seat](obs, obs[-1])
-            try:
-                apply(action, seat)
-            except (IllegalActionError, ValueError) as exc:
-                raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
+            legal = obs[-1]
+            action = choosers[seat](obs, legal)
+            # The check apply() makes, for the usual answer: one of the engine's own legal action
+            # objects, found by identity in the tuple this seat was just given. Anything else
+            # (an equal copy, a multi-exchange, a text) goes through apply() in full.
+            for a in _tuple_iter(legal):
+                if a is action:
+                    apply_legal(action, seat)
+                    break
+            else:
+                try:
+                    apply(action, seat)
+                except (IllegalActionError, ValueError) as exc:
+                    raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
         if len(results) != results_seen:
             for result in results[results_seen:]:
                 for bot in ends:

@@ -66,7 +66,7 @@ def check_conservation(game: Game, where: str) -> None:
 
 
 def check_views(game: Game, where: str) -> None:
-    """The observations' cached hand views equal views rebuilt from scratch, for every seat."""
+    """The observations' cached hand views, discard pile and scores equal ones rebuilt from scratch, for every seat."""
     for seat in range(game.n):
         obs = game.observation(seat)
         view = game.vis[seat] if game.memory == "engine" else game.upv
@@ -74,6 +74,12 @@ def check_views(game: Game, where: str) -> None:
         flags = tuple(tuple(game.up[c] for c in hand) for hand in game.hands)
         assert obs.hands == fresh, f"{where}: seat {seat}'s cached view of the hands is stale"
         assert obs.face_up == flags, f"{where}: the cached face-up flags are stale"
+        pile = tuple(game.cards[c] for c in game.pile)
+        assert obs.discard == (pile if game.memory == "engine" else pile[-1:]), f"{where}: the kept discard tuple is stale"
+        sheet = game.sheet
+        assert obs.scores == tuple(sheet.totals) and obs.round_scores == tuple(map(tuple, sheet.rounds)), (
+            f"{where}: the kept scores are stale"
+        )
 
 
 def play_checked(
