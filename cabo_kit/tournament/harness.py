@@ -318,8 +318,7 @@ class ObsDecoder:
 
     One request (``c`` choose, ``r`` round start) is a list: request id, op, then round, turn,
     phase, current, to_move, start_player, caller, hands (one space-separated string per
-    seat, null for a hand as in the last observation; the whole list null: all as before),
-    face_up ("0"/"1" strings; nulls likewise),
+    seat; null: as in the last observation), face_up ("0"/"1" strings; null: as before),
     deck_size, drawn, drawn_from, power, target, picked, exchange_ok, give_to, then ``dk, d``
     (keep the first ``dk`` cards of the discard pile, append the cards of ``d``), ``ek, e``
     (the same for events), the legal actions, and a dict (or null) of what is sent only when
@@ -400,18 +399,10 @@ class ObsDecoder:
         if rules is None:
             raise ValueError("the engine sent an observation before the game's rules")
         card = self._cards.__getitem__
-        if hand_texts is not None:  # else as in the last observation; a null entry: that hand as before
-            if len(hand_texts) == len(self.hands):
-                get = self._hands.__getitem__
-                self.hands = tuple([h if t is None else get(t) for t, h in zip(hand_texts, self.hands)])
-            else:
-                self.hands = tuple(map(self._hands.__getitem__, hand_texts))
+        if hand_texts is not None:  # else as in the last observation
+            self.hands = tuple(map(self._hands.__getitem__, hand_texts))
         if up_texts is not None:
-            if len(up_texts) == len(self.face_up):
-                get = self._ups.__getitem__
-                self.face_up = tuple([u if t is None else get(t) for t, u in zip(up_texts, self.face_up)])
-            else:
-                self.face_up = tuple(map(self._ups.__getitem__, up_texts))
+            self.face_up = tuple(map(self._ups.__getitem__, up_texts))
         if d or dk != len(self.discard):
             discard = self.discard
             del discard[dk:]

@@ -64,8 +64,13 @@ UID_BASE = 1_200_000_000
 """As root, each harness runs as uid/gid ``UID_BASE + its pid`` (65534 if that fails)."""
 
 _POSIX = os.name == "posix"
-_SPIN_S = 0.0
-"""How long the engine polls a bot's reply pipe without sleeping before it waits in ``poll`` (seconds)."""
+_SPIN_S = 150e-6
+"""How long the engine polls a bot's reply pipe, yielding its core, before it sleeps in ``poll`` (seconds).
+
+Only while the bot answers quickly (its last round trip took under ``_SPIN_UNDER``): then the reply
+mostly comes within the spin, and neither side pays for waking the other from sleep (tens of
+microseconds on a virtual machine). A slow bot costs no spinning."""
+_SPIN_UNDER = 2 * _SPIN_S
 _sched_yield: Any = getattr(os, "sched_yield", lambda: None)
 
 
@@ -445,6 +450,7 @@ class _Harness:
         self.limits = limits
         self.log = log
         self.buf = b""
+        self.spin = True  # whether _read spins before it sleeps (the last reply came quickly)
         self.next_id = 0
         root = _POSIX and os.geteuid() == 0
         cfg = {
@@ -538,7 +544,7 @@ class _Harness:
         except BlockingIOError:
             pass
         now = time.perf_counter()
-        if _SPIN_S > 0:
+        if self.spin:
             # A short spin that yields the core to whoever wants it: a quick reply then neither waits for
             # this process to wake from poll nor pays for waking it.
             end = now + _SPIN_S
@@ -959,6 +965,7 @@ class IsolatedBot(Bot):
             self._fail(fault)
         pending.clear()
         elapsed = time.perf_counter() - t0
+        h.spin = elapsed < _SPIN_UNDER  # a quick answer: spin for the next one too
         self.time_used += elapsed
         if elapsed > self.slowest:
             self.slowest = elapsed
@@ -1032,8 +1039,27 @@ class IsolatedBot(Bot):
             return ""
 
 
-_HAND_TEXT: dict[tuple[Any, ...], str] = {}
-_UP_TEXT: dict[tuple[bool, ...], str] = {}
+class _Memo(dict):  # type: ignore[type-arg, unused-ignore]
+    """A dict that fills itself: ``memo[key]`` computes ``make(key)`` once; ``map(memo.__getitem__, keys)``
+    then runs at C speed for the keys already seen."""
+
+    def __init__(self, make: Any, cap: int) -> None:
+        super().__init__()
+        self.make = make
+        self.cap = cap
+
+    def __missing__(self, key: Any) -> Any:
+        if len(self) >= self.cap:
+            self.clear()
+        value = self[key] = self.make(key)
+        return value
+
+
+_card_text = __import__("operator").attrgetter("text")
+# By value (hands and flags are tuples of interned cards and bools; events are tuples of those, ints and strings).
+_HAND_TEXT = _Memo(lambda hand: " ".join(map(_card_text, hand)), 100_000)
+_UP_TEXT = _Memo(lambda up: "".join(["1" if x else "0" for x in up]), 100_000)
+_EVENT_LIST = _Memo(lambda event: event.to_list(), 100_000)
 
 
 class _ObsEncoder:
@@ -1049,7 +1075,7 @@ class _ObsEncoder:
         self.hands: Any = None
         self.face_up: Any = None
         # id(_Texts) -> (the entry, its number): a set of legal actions is sent in full once per game
-        self.legal_ids: dict[int, tuple[_Texts, int]] = {}
+        self.numbers: dict[int, tuple[_Texts, int]] = {}
 
     def encode(self, obs: Observation, legal: Sequence[Action], op: str = "c") -> tuple[list[Any], "_Texts"]:
         """One observation as the harness's request list (``[id, op, ...]``, the id filled in when sent: a list
@@ -1057,83 +1083,71 @@ class _ObsEncoder:
         (seat, n_players, rules, memory, rnd, turn, phase, current, to_move, start_player, caller, hands, face_up,
          discard, deck_size, drawn, drawn_from, power, target, picked, exchange_ok, give_to, scores, round_scores,
          events) = obs[:25]  # one unpacking instead of 25 attribute reads (the field order is fixed)
-        extra: dict[str, Any] | None = None
-        if not self.seat_sent:
-            self.seat_sent = True
-            extra = {"seat": seat, "np": n_players, "rules": rules.to_dict()}
-        if memory != self.memory:
-            self.memory = memory
-            extra = extra or {}
-            extra["me"] = memory
-        if scores is not self.scores:
-            self.scores = scores
-            extra = extra or {}
-            extra["sc"] = scores
-        if round_scores is not self.round_scores:
-            self.round_scores = round_scores
-            extra = extra or {}
-            extra["rs"] = round_scores
-        # The engine hands out the same tuple for a hand (and its face-up flags) until it changes: only the
-        # seats whose tuple is new are sent (null: as before; the whole list null: nothing changed).
-        prev = self.hands
-        if hands is prev:
+        if scores is self.scores and round_scores is self.round_scores and memory is self.memory:
+            extra = None
+        else:
+            extra = self._extra(obs)
+        # The engine hands out the same tuples until something changes: null = as before.
+        if hands is self.hands:
             hand_texts = None
         else:
             self.hands = hands
-            if prev is None or len(prev) != len(hands):
-                hand_texts = [_HAND_TEXT.get(h) or _hand_text(h) for h in hands]
-            else:
-                hand_texts = [None if h is p else _HAND_TEXT.get(h) or _hand_text(h) for h, p in zip(hands, prev)]
-        prev = self.face_up
-        if face_up is prev:
+            hand_texts = list(map(_HAND_TEXT.__getitem__, hands))
+        if face_up is self.face_up:
             up_texts = None
         else:
             self.face_up = face_up
-            if prev is None or len(prev) != len(face_up):
-                up_texts = [_UP_TEXT.get(u) or _up_text(u) for u in face_up]
-            else:
-                up_texts = [None if u is p else _UP_TEXT.get(u) or _up_text(u) for u, p in zip(face_up, prev)]
+            up_texts = list(map(_UP_TEXT.__getitem__, face_up))
         # Discard pile and events grow by appending; send only what is new.
         prev = self.discard
-        dk = len(prev)
-        if dk and (len(discard) < dk or discard[:dk] != prev):
-            dk = 0
-        self.discard = discard
-        prev_events = self.events
-        ek = len(prev_events)
-        if ek and (len(events) < ek or events[:ek] != prev_events):
+        if discard is prev:
+            dk = len(discard)
+            new_cards = ""
+        else:
+            dk = len(prev)
+            if dk and (len(discard) < dk or discard[:dk] != prev):
+                dk = 0
+            self.discard = discard
+            new_cards = " ".join(map(_card_text, discard[dk:]))
+        prev = self.events
+        ek = len(prev)
+        if ek and (len(events) < ek or events[:ek] != prev):
             ek = 0
         self.events = events
-        texts = _legal_texts(legal)
-        entry = self.legal_ids.get(id(texts))
-        if entry is not None and entry[0] is texts:
-            legal_wire: Any = entry[1]
-        else:
-            if len(self.legal_ids) >= 4096:  # numbers restart; the harness overwrites what it held
-                self.legal_ids.clear()
-            number = len(self.legal_ids)
-            self.legal_ids[id(texts)] = (texts, number)
-            legal_wire = [number, texts.wire, texts.hand_size]
+        texts = _LEGAL_TEXTS.get(id(legal))
+        if texts is None or texts.legal is not legal:
+            texts = _legal_texts(legal)
+        entry = self.numbers.get(id(texts))
+        legal_wire: Any = entry[1] if entry is not None and entry[0] is texts else self._define(texts)
         return [
             0, op, rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts,
             deck_size, None if drawn is None else drawn.text, drawn_from, power, target,
-            picked, exchange_ok, give_to,
-            dk, " ".join([c.text for c in discard[dk:]]) if len(discard) > dk else "",
-            ek, [_EVENT_LISTS.get(id(e), _NO_EVENT)[1] or _event_list(e) for e in events[ek:]] if len(events) > ek else [],
+            picked, exchange_ok, give_to, dk, new_cards, ek, list(map(_EVENT_LIST.__getitem__, events[ek:])),
             legal_wire, extra,
         ], texts
 
+    def _extra(self, obs: Observation) -> dict[str, Any] | None:
+        """What is sent only when it changes: the seat and rules (once), memory, scores, round scores."""
+        extra: dict[str, Any] = {}
+        if not self.seat_sent:
+            self.seat_sent = True
+            extra.update(seat=obs.seat, np=obs.n_players, rules=obs.rules.to_dict())
+        if obs.memory != self.memory:
+            extra["me"] = obs.memory
+        self.memory = obs.memory
+        if obs.scores is not self.scores:
+            self.scores = extra["sc"] = obs.scores
+        if obs.round_scores is not self.round_scores:
+            self.round_scores = extra["rs"] = obs.round_scores
+        return extra or None
 
-_NO_EVENT: tuple[Any, Any] = (None, None)
-_EVENT_LISTS: dict[int, tuple[Any, list[Any]]] = {}  # id(event) -> (event, event.to_list()): seats share events
-
-
-def _event_list(event: Any) -> list[Any]:
-    if len(_EVENT_LISTS) > 8192:  # sharing matters within a game; keeps old games' events from piling up
-        _EVENT_LISTS.clear()
-    data = event.to_list()
-    _EVENT_LISTS[id(event)] = (event, data)
-    return data
+    def _define(self, texts: "_Texts") -> list[Any]:
+        """A legal tuple's texts not sent yet this game: ``[number, texts, hand_size]``; its number after that."""
+        if len(self.numbers) >= 4096:  # numbers restart; the harness overwrites what it held
+            self.numbers.clear()
+        number = len(self.numbers)
+        self.numbers[id(texts)] = (texts, number)
+        return [number, texts.wire, texts.hand_size]
 
 
 class _Texts:
@@ -1198,16 +1212,4 @@ def _action_text(action: Action) -> str:
         _ACTION_TEXTS.clear()
     text = str(action)
     _ACTION_TEXTS[id(action)] = (action, text)
-    return text
-
-
-def _hand_text(hand: tuple[Any, ...]) -> str:
-    if len(_HAND_TEXT) > 100_000:
-        _HAND_TEXT.clear()
-    text = _HAND_TEXT[hand] = " ".join([c.text for c in hand])
-    return text
-
-
-def _up_text(up: tuple[bool, ...]) -> str:
-    text = _UP_TEXT[up] = "".join(["1" if x else "0" for x in up])
     return text
