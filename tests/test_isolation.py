@@ -652,3 +652,36 @@ def test_between_games_the_old_process_is_killed_and_reaped_by_the_server() -> N
     bot.on_game_start(0, 3, rules)  # the server reaps released processes at its next request
     assert not os.path.exists(f"/proc/{first}")
     bot.close()
+
+
+@pytest.mark.parametrize("preset, memory", [("deluxe", "engine"), ("rush", "engine"), ("traveller", "none")])
+def test_the_typed_and_the_plain_request_parsers_rebuild_the_same_observations(preset: str, memory: str) -> None:
+    """The bot process parses an observation request with msgspec's typed parser (tuples, events and cards
+    built in C) or, without msgspec, with the standard json plus ``ObsDecoder.typed``: both give the engine's
+    observation, decision after decision, with the legal-action sets defined once and then named by number."""
+    from cabo_kit.tournament import harness, isolation
+
+    rules = ck.Rules.preset(preset)
+    parse = harness.typed_parser()
+    assert parse is not None  # msgspec is installed in the test environment
+    for seed in (3, 4):
+        game = ck.Game(rules, seed, 4, memory=memory)
+        encoder = isolation._ObsEncoder()
+        typed, plain = harness.ObsDecoder(), harness.ObsDecoder()
+        bots = [ck.bots.RandomBot() for _ in range(4)]
+        for seat, b in enumerate(bots):
+            b.random = bot_random(seed, seat)
+        numbered = 0
+        while game.phase != "over":
+            for seat in game.to_move:
+                obs = game.observation(seat)
+                if seat == 0:
+                    body, _texts = encoder.encode(obs, obs.legal_actions)
+                    numbered += body[23].__class__ is int
+                    data = isolation._encode(body)
+                    from_typed = typed.decode(parse(data))
+                    from_plain = plain.decode(plain.typed(json.loads(data)))
+                    assert from_typed.to_dict() == from_plain.to_dict() == obs.to_dict()
+                    assert from_typed.events == obs.events and from_typed.legal_actions == obs.legal_actions
+                game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+        assert numbered > 5

@@ -47,7 +47,7 @@ import random
 import signal
 import sys
 import traceback
-from typing import Any
+from typing import Any, Sequence
 
 # Imported now: after the uid drop the interpreter's own folder may be unreadable.
 try:
@@ -283,6 +283,7 @@ def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
     from itertools import combinations
 
     ObsDecoder()
+    typed_parser()
     actions, cards, ups = _SHARED["actions"], _SHARED["cards"], _SHARED["ups"]
     pos = range(max_cards)
     texts = ["deck", "take", "cabo", "discard", "pass"]
@@ -311,6 +312,43 @@ def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
 
 
 _tuple_new = tuple.__new__
+_TYPED: list[Any] = []
+
+
+def typed_parser() -> Any:
+    """JSON bytes of an observation request -> the request with its tuples, events and cards built by msgspec
+    (in C, from the types of the fields), or ``None`` without msgspec. Made once per process (the harness
+    server makes it before it forks). A request that does not fit the types raises (then parse it plainly)."""
+    if _TYPED:
+        return _TYPED[0]
+    try:
+        import msgspec
+    except ImportError:
+        _TYPED.append(None)
+        return None
+    from typing import Dict, List, Optional, Tuple, Union
+
+    from cabo_kit.cards import Card
+    from cabo_kit.observation import Event
+
+    ObsDecoder()  # the shared card table
+    cards = _SHARED["cards"]
+
+    def card(kind: type, text: Any) -> Any:
+        if kind is Card and text.__class__ is str:
+            return cards[text]
+        raise TypeError(f"not a {kind.__name__}: {text!r:.40}")
+
+    # id, op, round, turn, phase, current, to_move, start_player, caller, hands, face_up, deck_size, drawn,
+    # drawn_from, power, target, picked, exchange_ok, give_to, dk, d, ek, events, legal, extra
+    shape = Tuple[
+        int, str, int, int, str, int, Tuple[int, ...], int, Optional[int], Optional[List[str]], Optional[List[str]],
+        int, Optional[str], Optional[str], Optional[str], Optional[Tuple[int, int]], Tuple[int, ...], Optional[bool],
+        Optional[Tuple[int, int]], int, str, int, List[Event], Union[int, List[Any]], Optional[Dict[str, Any]],
+    ]
+    parse = msgspec.json.Decoder(shape, dec_hook=card).decode
+    _TYPED.append(parse)
+    return parse
 
 
 class ObsDecoder:
@@ -382,8 +420,23 @@ class ObsDecoder:
         self.last: Any = None
         self._legal_by_id: dict[int, Any] = {}
 
-    def decode(self, o: list[Any]) -> Any:
-        """One request list (``[id, op, ...fields]``) -> the Observation it describes."""
+    def typed(self, o: list[Any]) -> list[Any]:
+        """A request parsed as plain JSON (lists for tuples, events as lists) in the form :meth:`decode` takes:
+        what :func:`typed_parser` gives at C speed."""
+        o = list(o)
+        card = self._cards.__getitem__
+        Event = self._event
+        o[6] = tuple(o[6])
+        o[15] = None if o[15] is None else tuple(o[15])
+        o[16] = tuple(o[16])
+        o[18] = None if o[18] is None else tuple(o[18])
+        # tuple.__new__: the NamedTuple's own __new__ is a Python function (same object either way).
+        o[22] = [_tuple_new(Event, (kind, seat, tuple(tgt), tuple(map(card, cards)), info))
+                 for kind, seat, tgt, cards, info in o[22]]
+        return o
+
+    def decode(self, o: Sequence[Any]) -> Any:
+        """One request (``[id, op, ...fields]``, typed: see :meth:`typed`) -> the Observation it describes."""
         (_rid, _op, rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts, deck_size, drawn,
          drawn_from, power, target, picked, exchange_ok, give_to, dk, d, ek, new_events, legal_wire, extra) = o
         if extra:
@@ -412,22 +465,17 @@ class ObsDecoder:
         if new_events or ek != len(self.events):
             events = self.events
             del events[ek:]
-            Event = self._event
-            for kind, seat, tgt, cards, info in new_events:
-                # tuple.__new__: the NamedTuple's own __new__ is a Python function (same object either way).
-                events.append(_tuple_new(Event, (kind, seat, tuple(tgt), tuple(map(card, cards)), info)))
+            events.extend(new_events)
             self.events_t = tuple(events)
         if legal_wire.__class__ is int:
             legal = self._legal_by_id[legal_wire]
         else:
             legal = self._define_legal(legal_wire)
         obs = _tuple_new(self._observation, (
-            self.seat, self.n_players, rules, self.memory, rnd, turn, phase, current, tuple(to_move),
+            self.seat, self.n_players, rules, self.memory, rnd, turn, phase, current, to_move,
             start_player, caller, self.hands, self.face_up, self.discard_t, deck_size,
-            None if drawn is None else card(drawn), drawn_from, power,
-            None if target is None else (target[0], target[1]), tuple(picked) if picked else (), exchange_ok,
-            None if give_to is None else (give_to[0], give_to[1]), self.scores, self.round_scores,
-            self.events_t, legal,
+            None if drawn is None else card(drawn), drawn_from, power, target, picked, exchange_ok, give_to,
+            self.scores, self.round_scores, self.events_t, legal,
         ))
         self.last = obs
         return obs
@@ -471,12 +519,21 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
 
     readline = reader.readline
     decode = decoder.decode
+    typed = typed_parser()
     while True:
         line = readline()
         if not line:
             return
-        req = loads(line)
-        if req.__class__ is list:  # an observation: [id, "c" (choose) or "r" (round start, quiet), ...]
+        if line[0] == 91 and typed is not None:  # "[": an observation
+            try:
+                req = typed(line)
+            except Exception:  # noqa: BLE001 - not the usual shape (never from this engine): parse it plainly
+                req = decoder.typed(loads(line))
+        else:
+            req = loads(line)
+            if req.__class__ is list:
+                req = decoder.typed(req)
+        if req.__class__ is not dict:  # an observation: [id, "c" (choose) or "r" (round start, quiet), ...]
             rid = req[0]
             try:
                 obs = decode(req)
