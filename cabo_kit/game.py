@@ -50,6 +50,8 @@ _new = tuple.__new__
 _tuple_iter: Any = tuple.__iter__
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
+# The legal actions with a drawn card, by [multi_exchange][may discard][hand size], filled as met.
+_DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [None] * _MAXPOS) for m in (False, True)}
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, ("draw", s, (), _HIDDEN1, "")) for s in range(64)]
@@ -172,7 +174,7 @@ class Game:
         "_snapper", "_after", "_claims", "_windows", "_snap_rng", "_reshuffle_rng", "stats", "seat_events",
         "_turn_mark", "_legal", "_all_seats", "_snapping", "_cabo_at_end", "_max_turns", "_reshuffles", "_ddmd",
         "_cabo_instead", "_ver", "_hv_cache", "_hver", "_ovc", "_ovv", "_fuc", "_fuv",
-        "_disc", "_score_cache",
+        "_disc", "_score_cache", "_drawn_legal",
     )
 
     deck: list[int]
@@ -301,6 +303,7 @@ class Game:
         self._reshuffles = self.rules.deck_out == "reshuffle"
         self._ddmd = self.rules.discard_draw_may_discard
         self._cabo_instead = self.rules.cabo_timing == "instead"
+        self._drawn_legal = _DRAWN_LEGAL[bool(self.rules.multi_exchange)]
         self._ver = 0
         self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]] = [(-1, (), ())] * n
         self._hver: list[int] = [0] * n
@@ -517,18 +520,24 @@ class Game:
             ]
         if phase == "drawn":
             k = len(hand)
-            may_discard = self.drawn_from == "deck" or rules.discard_draw_may_discard or not hand
+            may_discard = self.drawn_from == "deck" or self._ddmd or not hand
             if k < _MAXPOS:
+                found = self._drawn_legal[may_discard][k]
+                if found is not None:
+                    return found
                 fixed = _DISCARD_EX1_ALL[k] if may_discard else _EX1_ALL[k]
             else:
                 fixed = ((_DISCARD,) if may_discard else ()) + tuple(_ex1(p) for p in range(k))
+            result: tuple[Action, ...] = fixed
             if rules.multi_exchange and k >= 2:
                 key = (may_discard, k)
                 multi = _MULTI.get(key)
                 if multi is None:
                     multi = _MULTI[key] = LegalActions(fixed, k)
-                return multi
-            return fixed
+                result = multi
+            if k < _MAXPOS:
+                self._drawn_legal[may_discard][k] = result
+            return result
         if phase == "power":
             power = self.power
             up = self.up
@@ -748,8 +757,12 @@ class Game:
             self.drawn_from = None
             cards = self.cards
             if from_discard:
-                self._set_up(c, self.rules.discard_draw_face_up)
-                self._reveal(c)
+                # _set_up(c, ...) and _reveal(c) without their hand search: the hand bump below covers it.
+                face_up = self.rules.discard_draw_face_up
+                self.up[c] = face_up
+                self.upv[c] = cards[c] if face_up else UNKNOWN
+                if not self.public[c]:
+                    self._reveal(c)
             else:
                 # Inline _set_up(c, False) and _show(me, c): the hot path of every game.
                 self.up[c] = False
@@ -1019,6 +1032,13 @@ class Game:
         self.stats[me]["turns"] += 1
         turn = self.turn
         self.turn = turn + 1
+        if (
+            self.caller is None and self._empty_left is None and not self._empty_flag
+            and not self._end_after_turn and turn + 1 < self._max_turns
+        ):  # the usual turn end, in one test: the next player's turn
+            self.current = (me + 1) % self.n
+            self._begin_turn()
+            return
         if self.caller is not None and self._call_turn != turn:
             self._final_left -= 1
         if self._empty_left is not None:

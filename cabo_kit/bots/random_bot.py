@@ -79,6 +79,9 @@ class RandomBot(Bot):
             if discards and (not singles or rng.random() < 0.5):
                 return first
             return tuple.__getitem__(fixed, discards + _below(rng, singles))
+        if phase == "look":  # one kind only (InitialPeek): the same two draws as the general way below
+            rng.random()
+            return legal_actions[_below(rng, len(legal_actions))]
         kinds_by: dict[type, list[Action]] = {}
         for a in legal_actions:
             kinds_by.setdefault(type(a), []).append(a)
