@@ -685,3 +685,26 @@ def test_the_typed_and_the_plain_request_parsers_rebuild_the_same_observations(p
                     assert from_typed.events == obs.events and from_typed.legal_actions == obs.legal_actions
                 game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
         assert numbered > 5
+
+
+def test_a_reply_to_no_pending_request_is_skipped_if_older_and_a_fault_if_ahead(tmp_path: Path) -> None:
+    """The engine matches replies to requests by id: a stale one (an id already answered) is ignored, one
+    naming a request not yet sent is a protocol error, whichever path the decision takes."""
+    stale = tmp_path / "stale.py"
+    stale.write_text("import os, sys\nimport cabo_kit as ck\nclass Stale(ck.Bot):\n"
+                     "    def choose(self, obs, legal):\n"
+                     "        os.write(int(sys.argv[4]), b'{\"i\":1}\\n')\n"
+                     "        return legal[0]\n")
+    bot = IsolatedBot(load_submission(stale, FAST), FAST)
+    assert len(drive(bot, decisions=4)) == 4 and bot.fault is None
+    bot.close()
+    ahead = tmp_path / "ahead.py"
+    ahead.write_text("import os, sys\nimport cabo_kit as ck\nclass Ahead(ck.Bot):\n"
+                     "    def choose(self, obs, legal):\n"
+                     "        os.write(int(sys.argv[4]), b'{\"i\":999999,\"a\":\"deck\"}\\n')\n"
+                     "        return legal[0]\n")
+    bot = IsolatedBot(load_submission(ahead, FAST), FAST)
+    with pytest.raises(BotFault) as info:
+        drive(bot, decisions=4)
+    assert info.value.kind == "error" and "out of turn" in info.value.reason
+    bot.close()
