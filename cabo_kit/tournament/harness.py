@@ -318,7 +318,14 @@ _TYPED: list[Any] = []
 def typed_parser() -> Any:
     """JSON bytes of an observation request -> the request with its tuples, events and cards built by msgspec
     (in C, from the types of the fields), or ``None`` without msgspec. Made once per process (the harness
-    server makes it before it forks). A request that does not fit the types raises (then parse it plainly)."""
+    server makes it before it forks). A request that does not fit the types raises (then parse it plainly).
+
+    >>> parse = typed_parser()
+    >>> req = parse(b'[1,"c",0,0,"choose",0,[0],0,null,null,null,40,null,null,null,null,[],null,null,'
+    ...             b'0,"",0,[["draw",1,[],["??"],""]],0,null]')
+    >>> req[6], req[22][0].kind, req[22][0].cards
+    ((0,), 'draw', (Card('??'),))
+    """
     if _TYPED:
         return _TYPED[0]
     try:

@@ -71,7 +71,7 @@ _SPIN_S = 150e-6
 Only while the bot answers quickly (its last round trip took under ``_SPIN_UNDER``): then the reply
 mostly comes within the spin, and neither side pays for waking the other from sleep (tens of
 microseconds on a virtual machine). A slow bot costs no spinning."""
-_SPIN_UNDER = 2 * _SPIN_S
+_SPIN_UNDER = _SPIN_S
 _sched_yield: Any = getattr(os, "sched_yield", lambda: None)
 
 
