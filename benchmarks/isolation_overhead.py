@@ -9,11 +9,13 @@ the full ``Observation.to_dict()`` JSON would cost instead (encode, dumps, loads
 and the start (fork from the harness server to ready) and stop times of a bot process.
 
 Wire format chosen: not ``Observation.to_dict()`` JSON (its encode + parse costs several hundred
-microseconds per decision here, printed below for comparison) but a compact per-decision delta:
-the seat, table size and rules go once per game, the discard pile and the events only as what
-was appended since the last message, hands and face-up flags as short strings, legal actions
-as their text; the harness rebuilds an identical ``Observation`` (tests/test_isolation.py checks
-``to_dict()`` equality at every decision).
+microseconds per decision here, printed below for comparison) but a compact per-decision delta,
+one positional JSON list: the seat, table size and rules go once per game, the discard pile and
+the events only as what was appended since the last message, hands and face-up flags as short
+strings and only when the engine hands out new tuples, a set of legal actions as its texts the
+first time in a game and as a number after that; the harness parses it with a typed msgspec
+decoder and rebuilds an identical ``Observation`` (tests/test_isolation.py checks ``to_dict()``
+equality at every decision). Printed too: that bot-side parse + rebuild, timed in this process.
 
 The figures are wall times, so a busy machine inflates them: the load average and a CPU
 reference (``sum(range(1000))``, about 8-10 us on a typical idle desktop core) are printed too.
@@ -35,6 +37,7 @@ from pathlib import Path
 
 import cabo_kit as ck
 from cabo_kit.observation import Observation
+from cabo_kit.tournament import harness
 from cabo_kit.tournament.isolation import IsolatedBot, Limits, _encode, _ObsEncoder, load_submission
 
 BOT_SOURCE = "from cabo_kit.bots import RandomBot\n\nclass BenchBot(RandomBot):\n    pass\n"
@@ -127,6 +130,17 @@ def main() -> None:
         body, _texts = enc.encode(obs, obs.legal_actions)
         _encode(body)
         enc_times.append(time.perf_counter() - t0)
+    # Bot side, in this process: typed parse + rebuild of the same requests (warm, unlike in a bot process).
+    parse_times: list[float] = []
+    harness.warm_caches()  # as the harness server does before it forks the bot processes
+    parse = harness.typed_parser() or (lambda data: decoder.typed(json.loads(data)))
+    enc, decoder = _ObsEncoder(), harness.ObsDecoder()
+    for obs in observations:
+        body, _texts = enc.encode(obs, obs.legal_actions)
+        data = _encode(body)
+        t0 = time.perf_counter()
+        decoder.decode(parse(data))
+        parse_times.append(time.perf_counter() - t0)
     full_times: list[float] = []
     for obs in observations:
         t0 = time.perf_counter()
@@ -151,6 +165,7 @@ def main() -> None:
           f"(target < 100 us: {'met' if added * 1e6 < 100 else 'NOT met'})")
     print(line("bare ping over the pipes", pings))
     print(line("engine side: compact delta encode + dumps", enc_times))
+    print(line("bot side: typed parse + rebuild (warm)", parse_times))
     print(line("full to_dict + dumps + loads + from_dict", full_times))
     print(f"  bot process start (fork from the harness server, load, ready): median {statistics.median(starts) * 1e3:.1f} ms, "
           f"max {max(starts) * 1e3:.1f} ms; stop (killpg + wait): median {statistics.median(stops) * 1e3:.2f} ms")

@@ -65,6 +65,7 @@ UID_BASE = 1_200_000_000
 
 _POSIX = os.name == "posix"
 _perf_counter = time.perf_counter
+_tuple_item = tuple.__getitem__
 _SPIN_S = 150e-6
 """How long the engine polls a bot's reply pipe, yielding its core, before it sleeps in ``poll`` (seconds).
 
@@ -1024,7 +1025,8 @@ class IsolatedBot(Bot):
         if text.__class__ is str:
             i = texts.index.get(text)
             if i is not None:  # the fast path: one of the ordinary actions, verbatim
-                return legal_actions[i]
+                # (tuple's own indexing: LegalActions indexes in Python; the texts are of its tuple part)
+                return _tuple_item(legal_actions, i) if isinstance(legal_actions, tuple) else legal_actions[i]
         elif "bad" in reply:
             self._fail(BotFault("illegal", str(reply["bad"])))
         else:
