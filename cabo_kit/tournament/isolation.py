@@ -1145,7 +1145,11 @@ class _ObsEncoder:
             new_cards = ""
         else:
             dk = len(prev)
-            if dk and (len(discard) < dk or discard[:dk] != prev):
+            if len(discard) < dk:  # cards taken from the top: keep what is left, if it is what lay beneath
+                dk = len(discard)
+                if discard != prev[:dk]:
+                    dk = 0
+            elif dk and discard[:dk] != prev:
                 dk = 0
             self.discard = discard
             new_cards = " ".join(map(_card_text, discard[dk:]))
