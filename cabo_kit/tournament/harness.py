@@ -25,12 +25,13 @@ per request, a process that does steps 2-5 for one bot file, as if started on it
 MODE ``check`` stops after step 5 (what :func:`~cabo_kit.tournament.isolation.load_submission`
 uses); MODE ``play`` serves requests until its request pipe closes.
 
-Wire format (private to this file and ``isolation.py``): one JSON object per line. Requests
-carry ``"i"`` (a request id echoed by the reply; a request with ``"q"`` gets a reply only if it raises)
-and ``"o"`` (``s`` game start, ``r`` round
-start, ``c`` choose, ``e`` round end, ``g`` game end, ``p`` ping, ``x`` echo the last observation; the
-last two for tests and benchmarks). Observations travel as a compact per-decision delta (see :class:`ObsDecoder`):
-the full ``Observation.to_dict()`` costs several hundred microseconds per decision to
+Wire format (private to this file and ``isolation.py``): one JSON value per line. An observation
+request (``c`` choose, ``r`` round start) is a list, ``[id, op, ...]``, holding a compact
+per-decision delta (see :class:`ObsDecoder`; parsed by :func:`typed_parser`); the other requests
+are objects with ``"i"`` (the id) and ``"o"`` (``s`` game start, ``e`` round end, ``g`` game end,
+``p`` ping, ``x`` echo the last observation; the last two for tests and benchmarks). Every reply
+is an object echoing the id; a round start, and a request with ``"q"``, get a reply only if they
+raise. The full ``Observation.to_dict()`` costs several hundred microseconds per decision to
 encode and parse, the delta a few tens.
 """
 
