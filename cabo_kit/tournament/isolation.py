@@ -53,6 +53,7 @@ from typing import IO, Any, NoReturn, Sequence
 
 from ..actions import Action, ActionParseError, LegalActions
 from ..bot import Bot
+from ..cards import Card
 from ..observation import Observation
 
 __all__ = ["Limits", "Submission", "SubmissionError", "load_submission", "IsolatedBot", "BotFault"]
@@ -64,6 +65,7 @@ UID_BASE = 1_200_000_000
 """As root, each harness runs as uid/gid ``UID_BASE + its pid`` (65534 if that fails)."""
 
 _POSIX = os.name == "posix"
+_card_text = __import__("operator").attrgetter("text")
 _perf_counter = time.perf_counter
 _tuple_item = tuple.__getitem__
 _SPIN_S = 150e-6
@@ -76,15 +78,21 @@ _SPIN_UNDER = _SPIN_S
 _sched_yield: Any = getattr(os, "sched_yield", lambda: None)
 
 
+def _card_json(obj: Any) -> str:
+    """How the request encoders write a card (events go to them as they are): its text."""
+    if isinstance(obj, Card):
+        return obj.text
+    raise TypeError(f"cannot send a {type(obj).__name__} to a bot process: {obj!r:.60}")
+
+
 def _make_dumps() -> Any:
     """``json.dumps`` without its per-call setup (the C encoder built once: ~40% faster on small messages)."""
     from json import encoder
 
-    default = encoder.JSONEncoder().default
     make_encoder = getattr(encoder, "c_make_encoder", None)
     if make_encoder is None:  # pragma: no cover - interpreters without the C accelerator
-        return lambda obj: json.dumps(obj, separators=(",", ":"))
-    make = make_encoder(None, default, encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+        return lambda obj: json.dumps(obj, separators=(",", ":"), default=_card_json)
+    make = make_encoder(None, _card_json, encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
     return lambda obj: "".join(make(obj, 0))
 
 
@@ -99,8 +107,8 @@ except ImportError:  # pragma: no cover - the report extra brings it; without it
 
 def _make_codec() -> tuple[Any, Any]:
     """``(encode, decode)``: object -> JSON bytes, JSON bytes -> object (never pickle)."""
-    if _msgspec is not None:
-        return _msgspec.json.Encoder().encode, _msgspec.json.Decoder().decode
+    if _msgspec is not None:  # a card's text through a C-level hook (isinstance checked by the engine's types)
+        return _msgspec.json.Encoder(enc_hook=_card_text).encode, _msgspec.json.Decoder().decode
     return (lambda obj: _dumps(obj).encode()), json.loads
 
 
@@ -1095,11 +1103,9 @@ class _Memo(dict):  # type: ignore[type-arg, unused-ignore]
         return value
 
 
-_card_text = __import__("operator").attrgetter("text")
-# By value (hands and flags are tuples of interned cards and bools; events are tuples of those, ints and strings).
+# By value (tuples of interned cards, of bools): a seat's new hand or flags often repeat ones seen before.
 _HAND_TEXT = _Memo(lambda hand: " ".join(map(_card_text, hand)), 100_000)
 _UP_TEXT = _Memo(lambda up: "".join(["1" if x else "0" for x in up]), 100_000)
-_EVENT_LIST = _Memo(lambda event: event.to_list(), 100_000)
 
 
 class _ObsEncoder:
@@ -1114,6 +1120,8 @@ class _ObsEncoder:
         self.round_scores: Any = None
         self.hands: Any = None
         self.face_up: Any = None
+        self.hand_texts: list[str] = []  # the texts of self.hands and self.face_up, by seat
+        self.up_texts: list[str] = []
         # id(_Texts) -> (the entry, its number): a set of legal actions is sent in full once per game
         self.numbers: dict[int, tuple[_Texts, int]] = {}
 
@@ -1127,17 +1135,29 @@ class _ObsEncoder:
             extra = None
         else:
             extra = self._extra(obs)
-        # The engine hands out the same tuples until something changes: null = as before.
-        if hands is self.hands:
+        # The engine hands out the same tuples until something changes (null: as before), and keeps a
+        # seat's tuple for a hand until that hand changes: only new ones are looked up (hashing a hand
+        # reads every card in it, which costs more than anything else here once the caches went cold).
+        prev = self.hands
+        if hands is prev:
             hand_texts = None
+        elif prev is not None and len(prev) == len(hands):
+            self.hands = hands
+            hand_texts = self.hand_texts = [
+                t if h is p else _HAND_TEXT[h] for h, p, t in zip(hands, prev, self.hand_texts)]
         else:
             self.hands = hands
-            hand_texts = list(map(_HAND_TEXT.__getitem__, hands))
-        if face_up is self.face_up:
+            hand_texts = self.hand_texts = list(map(_HAND_TEXT.__getitem__, hands))
+        prev = self.face_up
+        if face_up is prev:
             up_texts = None
+        elif prev is not None and len(prev) == len(face_up):
+            self.face_up = face_up
+            up_texts = self.up_texts = [
+                t if u is p else _UP_TEXT[u] for u, p, t in zip(face_up, prev, self.up_texts)]
         else:
             self.face_up = face_up
-            up_texts = list(map(_UP_TEXT.__getitem__, face_up))
+            up_texts = self.up_texts = list(map(_UP_TEXT.__getitem__, face_up))
         # Discard pile and events grow by appending; send only what is new.
         prev = self.discard
         if discard is prev:
@@ -1166,7 +1186,7 @@ class _ObsEncoder:
         return [
             0, op, rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts,
             deck_size, None if drawn is None else drawn.text, drawn_from, power, target,
-            picked, exchange_ok, give_to, dk, new_cards, ek, list(map(_EVENT_LIST.__getitem__, events[ek:])),
+            picked, exchange_ok, give_to, dk, new_cards, ek, events[ek:],  # Events as they are (cards by hook)
             legal_wire, extra,
         ], texts
 
