@@ -547,12 +547,18 @@ class _Harness:
             time.sleep(min(left, 0.001))
 
     def _read(self, deadline: float) -> bytes:
-        """What the reply pipe holds (waiting for it until ``deadline``, else ``_Timeout``)."""
+        """What the reply pipe holds (waiting for it until ``deadline``, else ``_Timeout``).
+
+        The first try is a plain read: the reply is already there when the bot ran on this core as soon
+        as the request was written (one system call). After that, readiness is asked with ``poll``: a
+        failed non-blocking read raises, several times dearer.
+        """
         rfd = self.rfd
-        try:  # already there when the bot ran on this core as soon as the request was written
+        try:
             return os.read(rfd, MAX_MESSAGE + 1)
-        except BlockingIOError:
+        except BlockingIOError:  # the bot is still at work (this costs nothing it would not wait anyway)
             pass
+        poll = self._in_poll.poll
         now = time.perf_counter()
         if self.spin:
             # A short spin that yields the core to whoever wants it: a quick reply then neither waits for
@@ -560,14 +566,16 @@ class _Harness:
             end = now + _SPIN_S
             if end > deadline:
                 end = deadline
-            while now < end:
+            while True:
+                if poll(0):
+                    try:
+                        return os.read(rfd, MAX_MESSAGE + 1)
+                    except BlockingIOError:  # pragma: no cover - poll said readable
+                        pass
+                if now >= end:
+                    break
                 _sched_yield()
-                try:
-                    return os.read(rfd, MAX_MESSAGE + 1)
-                except BlockingIOError:
-                    pass
                 now = time.perf_counter()
-        poll = self._in_poll.poll
         while True:
             left = deadline - now
             if left <= 0:
