@@ -66,6 +66,7 @@ SEAT_STATS = (
     "snap_claims", "snaps", "snaps_right", "snaps_own", "gives", "cabo_calls",
 )
 """Per-seat counters kept for every round (see :class:`RoundResult`)."""
+_ZERO_STATS = dict.fromkeys(SEAT_STATS, 0)  # copied: much cheaper than building each round's dicts
 
 
 class RoundResult:
@@ -84,9 +85,27 @@ class RoundResult:
         "game_totals", "kamikaze", "royal_roulette", "resets", "turns", "snap_windows", "stats",
     )
 
-    def __init__(self, **kw: object) -> None:
-        for k in self.__slots__:
-            setattr(self, k, kw[k])
+    def __init__(
+        self, *, index: int, start_player: int, caller: int | None, caller_won: bool | None, ended_by: str,
+        final_hands: list[list[Card]], totals: list[int], scores: list[int], game_totals: list[int],
+        kamikaze: list[int], royal_roulette: list[int], resets: list[int], turns: int, snap_windows: int,
+        stats: list[dict[str, int]],
+    ) -> None:
+        self.index = index
+        self.start_player = start_player
+        self.caller = caller
+        self.caller_won = caller_won
+        self.ended_by = ended_by
+        self.final_hands = final_hands
+        self.totals = totals
+        self.scores = scores
+        self.game_totals = game_totals
+        self.kamikaze = kamikaze
+        self.royal_roulette = royal_roulette
+        self.resets = resets
+        self.turns = turns
+        self.snap_windows = snap_windows
+        self.stats = stats
 
     index: int
     start_player: int
@@ -291,7 +310,7 @@ class Game:
         # Made on first use: seeding a generator costs more than most turns.
         self._snap_rng: random.Random | None = None
         self._reshuffle_rng: random.Random | None = None
-        self.stats: list[dict[str, int]] = [dict.fromkeys(SEAT_STATS, 0) for _ in range(n)]
+        self.stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
         self.seat_events: list[list[Event]] = [[] for _ in range(n)]
         self._turn_mark: list[int] = [0] * n
         self._legal = None
@@ -1376,7 +1395,8 @@ def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
 def _shuffled(items: list[T], rng: random.Random) -> list[T]:
     """A seeded shuffle: sort by one random key per item (C-level random(); Random.shuffle is a Python loop)."""
     keys = list(_starmap(rng.random, _repeat((), len(items))))  # rng.random() per item, without a Python loop
-    return list(map(items.__getitem__, sorted(range(len(items)), key=keys.__getitem__)))
+    order = sorted(range(len(items)), key=keys.__getitem__)
+    return list(_itemgetter(*order)(items)) if len(order) > 1 else [items[i] for i in order]
 
 
 def _copy_rng(rng: random.Random) -> random.Random:

@@ -12,12 +12,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Sequence
 
 from .cards import Card
 from .rules import Rules
 
 __all__ = ["score_round", "round_details", "RoundScoring", "ScoreSheet", "ScoreSheetError", "next_start_player", "ENDED_BY"]
+
+_VALUE = attrgetter("value")
 
 ENDED_BY = ("cabo", "deck", "empty_hand", "turn_limit")
 """The ways a round can end."""
@@ -70,7 +73,7 @@ def round_details(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | N
     n = len(hands)
     if caller is not None and not 0 <= caller < n:
         raise ValueError(f"caller={caller!r} is not a seat of a {n}-player table")
-    totals = tuple(sum(c.value for c in hand) for hand in hands)  # type: ignore[misc]
+    totals = tuple([sum(map(_VALUE, hand)) for hand in hands])
     if rules.kamikaze:
         kamis = tuple(s for s, hand in enumerate(hands) if _is_kamikaze(hand))
         if kamis:
