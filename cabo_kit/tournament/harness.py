@@ -350,7 +350,8 @@ def typed_parser() -> Any:
     # id, op, round, turn, phase, current, to_move, start_player, caller, hands, face_up, deck_size, drawn,
     # drawn_from, power, target, picked, exchange_ok, give_to, dk, d, ek, events, legal, extra
     shape = Tuple[
-        int, str, int, int, str, int, Tuple[int, ...], int, Optional[int], Optional[List[str]], Optional[List[str]],
+        int, str, int, int, str, int, Tuple[int, ...], int, Optional[int], Union[List[str], Dict[int, str], None],
+        Union[List[str], Dict[int, str], None],
         int, Optional[str], Optional[str], Optional[str], Optional[Tuple[int, int]], Tuple[int, ...], Optional[bool],
         Optional[Tuple[int, int]], int, str, int, List[Event], Union[int, List[Any]], Optional[Dict[str, Any]],
     ]
@@ -364,7 +365,8 @@ class ObsDecoder:
 
     One request (``c`` choose, ``r`` round start) is a list: request id, op, then round, turn,
     phase, current, to_move, start_player, caller, hands (one space-separated string per
-    seat; null: as in the last observation), face_up ("0"/"1" strings; null: as before),
+    seat; or ``{seat: text}`` for the hands that changed; null: all as in the last observation),
+    face_up ("0"/"1" strings, the same way),
     deck_size, drawn, drawn_from, power, target, picked, exchange_ok, give_to, then ``dk, d``
     (keep the first ``dk`` cards of the discard pile, append the cards of ``d``), ``ek, e``
     (the same for events), the legal actions, and a dict (or null) of what is sent only when
@@ -434,6 +436,9 @@ class ObsDecoder:
         o = list(o)
         card = self._cards.__getitem__
         Event = self._event
+        for k in (9, 10):  # {seat: text}: JSON keys are strings
+            if o[k].__class__ is dict:
+                o[k] = {int(seat): text for seat, text in o[k].items()}
         o[6] = tuple(o[6])
         o[15] = None if o[15] is None else tuple(o[15])
         o[16] = tuple(o[16])
@@ -461,9 +466,22 @@ class ObsDecoder:
             raise ValueError("the engine sent an observation before the game's rules")
         card = self._cards.__getitem__
         if hand_texts is not None:  # else as in the last observation
-            self.hands = tuple(map(self._hands.__getitem__, hand_texts))
+            if hand_texts.__class__ is dict:  # {seat: text} of the hands that changed (mostly new texts: parsed)
+                hands = list(self.hands)
+                for seat, text in hand_texts.items():
+                    hands[seat] = tuple(map(card, text.split()))
+                self.hands = tuple(hands)
+            else:
+                self.hands = tuple(map(self._hands.__getitem__, hand_texts))
         if up_texts is not None:
-            self.face_up = tuple(map(self._ups.__getitem__, up_texts))
+            if up_texts.__class__ is dict:
+                ups = list(self.face_up)
+                up = self._ups.__getitem__
+                for seat, text in up_texts.items():
+                    ups[seat] = up(text)
+                self.face_up = tuple(ups)
+            else:
+                self.face_up = tuple(map(self._ups.__getitem__, up_texts))
         if d or dk != len(self.discard):
             discard = self.discard
             del discard[dk:]

@@ -1128,8 +1128,6 @@ class _ObsEncoder:
         self.round_scores: Any = None
         self.hands: Any = None
         self.face_up: Any = None
-        self.hand_texts: list[str] = []  # the texts of self.hands and self.face_up, by seat
-        self.up_texts: list[str] = []
         # id(_Texts) -> (the entry, its number): a set of legal actions is sent in full once per game
         self.numbers: dict[int, tuple[_Texts, int]] = {}
 
@@ -1144,28 +1142,41 @@ class _ObsEncoder:
         else:
             extra = self._extra(obs)
         # The engine hands out the same tuples until something changes (null: as before), and keeps a
-        # seat's tuple for a hand until that hand changes: only new ones are looked up (hashing a hand
-        # reads every card in it, which costs more than anything else here once the caches went cold).
+        # seat's tuple for a hand until that hand changes: only the new ones are sent, as {seat: text}
+        # (hashing a hand reads every card in it, which costs more than anything else here once the
+        # caches went cold, and so does rebuilding it in the bot).
         prev = self.hands
         if hands is prev:
-            hand_texts = None
+            hand_texts: Any = None
         elif prev is not None and len(prev) == len(hands):
             self.hands = hands
-            hand_texts = self.hand_texts = [
-                t if h is p else _HAND_TEXT[h] for h, p, t in zip(hands, prev, self.hand_texts)]
+            hand_texts = {}
+            i = 0
+            for h in hands:
+                if h is not prev[i]:
+                    hand_texts[i] = _HAND_TEXT[h]
+                i += 1
+            if not hand_texts:
+                hand_texts = None
         else:
             self.hands = hands
-            hand_texts = self.hand_texts = list(map(_HAND_TEXT.__getitem__, hands))
+            hand_texts = list(map(_HAND_TEXT.__getitem__, hands))
         prev = self.face_up
         if face_up is prev:
-            up_texts = None
+            up_texts: Any = None
         elif prev is not None and len(prev) == len(face_up):
             self.face_up = face_up
-            up_texts = self.up_texts = [
-                t if u is p else _UP_TEXT[u] for u, p, t in zip(face_up, prev, self.up_texts)]
+            up_texts = {}
+            i = 0
+            for u in face_up:
+                if u is not prev[i]:
+                    up_texts[i] = _UP_TEXT[u]
+                i += 1
+            if not up_texts:
+                up_texts = None
         else:
             self.face_up = face_up
-            up_texts = self.up_texts = list(map(_UP_TEXT.__getitem__, face_up))
+            up_texts = list(map(_UP_TEXT.__getitem__, face_up))
         # Discard pile and events grow by appending; send only what is new.
         prev = self.discard
         if discard is prev:
