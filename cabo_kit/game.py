@@ -734,9 +734,15 @@ class Game:
 
     def _do_look(self, seat: int, positions: tuple[int, ...]) -> None:
         hand = self.hands[seat]
-        for p in positions:
-            self._show(seat, hand[p])
-        self._emit_private(_ev("look", seat, tuple(positions), tuple(self.cards[hand[p]] for p in positions)), seat)
+        cards = self.cards
+        seen = self.vis[seat]
+        faces = []
+        for p in positions:  # _show(seat, hand[p]) for each, with one bump of the hand they are in
+            c = hand[p]
+            seen[c] = cards[c]
+            faces.append(cards[c])
+        self._bump(seat)
+        self._emit_private(_ev("look", seat, tuple(positions), tuple(faces)), seat)
 
     def _do_discard(self, me: int) -> None:
         c = self.drawn

@@ -73,17 +73,17 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
     choosers = [b.choose for b in bots]
     while True:
         phase = game.phase
-        if phase == "over":
-            break
-        if game.round != round_seen:
-            round_seen = game.round
-            for seat, bot in starts:
-                bot.on_round_start(observation(seat))
         # game.to_move, inlined: the one seat to move, or every seat still pending at once.
         if phase == "snap" or phase == "look":
             movers: Sequence[int] = tuple(game._pending)
+        elif phase == "over":
+            break
         else:
             movers = _ONE_SEAT[game._snapper if phase == "give" else game.current]
+        if starts and game.round != round_seen:
+            round_seen = game.round
+            for seat, bot in starts:
+                bot.on_round_start(observation(seat))
         for seat in movers:
             obs = observation(seat)
             legal = obs[-1]
@@ -100,7 +100,7 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
                     apply(action, seat)
                 except (IllegalActionError, ValueError) as exc:
                     raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
-        if len(results) != results_seen:
+        if ends and len(results) != results_seen:
             for result in results[results_seen:]:
                 for bot in ends:
                     bot.on_round_end(result.for_players())
