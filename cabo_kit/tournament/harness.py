@@ -309,6 +309,20 @@ def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
     for size in range(1, max_cards + 1):
         for bits in range(1 << size):
             ups[format(bits, f"0{size}b")]
+    # The sets of legal actions that begin most games' phases (a third of a game's decisions define a
+    # set; a set's text not seen here is parsed when it comes).
+    legals = _SHARED["legals"]
+    sets = ["deck|take", "deck|take|cabo", "pass|cabo", "deck", "deck|cabo"]
+    for size in range(1, max_cards + 1):
+        hand = range(size)
+        sets += ["discard|" + "|".join(f"exchange {i}" for i in hand), "|".join(f"exchange {i}" for i in hand),
+                 "pass|" + "|".join(f"peek {i}" for i in hand), f"place 0|place {size}",
+                 "|".join("look " + ",".join(map(str, c)) for c in combinations(hand, 2))]
+    for text in sets:
+        try:
+            legals[text]
+        except ValueError:
+            pass
     return n
 
 
