@@ -32,6 +32,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
@@ -387,6 +388,8 @@ class LegalActions(tuple):
         fixed = tuple.__len__(self)
         if index < fixed:
             return tuple.__getitem__(self, index)
+        if self.hand_size <= _LISTED_MULTI:
+            return _multi_exchanges(self.hand_size)[index - fixed]
         return Exchange(_unrank_subset(self.hand_size, index - fixed))
 
     def __eq__(self, other: object) -> bool:
@@ -501,6 +504,18 @@ def is_legal(action: object, legal: "Sequence[Action]") -> bool:
         if a is action:
             return True
     return action in legal
+
+
+_LISTED_MULTI = 10  # up to this hand size, all multi-exchanges are made once (2**10 of them at most)
+_MULTI_BY_SIZE: dict[int, tuple[Exchange, ...]] = {}
+
+
+def _multi_exchanges(m: int) -> tuple[Exchange, ...]:
+    """Every exchange of two or more of ``m`` positions, in :class:`LegalActions` order."""
+    found = _MULTI_BY_SIZE.get(m)
+    if found is None:
+        found = _MULTI_BY_SIZE[m] = tuple(Exchange(c) for k in range(2, m + 1) for c in combinations(range(m), k))
+    return found
 
 
 def _unrank_subset(m: int, rank: int) -> tuple[int, ...]:

@@ -11,11 +11,6 @@ from ..observation import Observation
 __all__ = ["RandomBot"]
 
 
-def _below(rng: "object", n: int) -> int:
-    """A uniform integer in 0..n-1 (one C-level random() call: much faster than randrange)."""
-    return int(rng.random() * n)  # type: ignore[attr-defined]
-
-
 class RandomBot(Bot):
     """Plays at random, but not absurdly, so that games stay short and hands stay small.
 
@@ -44,20 +39,21 @@ class RandomBot(Bot):
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         rng = self.random
         phase = observation.phase
+        # int(rng.random() * n) is a uniform integer in 0..n-1: one C-level call, much faster than randrange.
         # Legal actions come in a fixed order (docs/engine.md), which lets this stay fast:
         # Pass first in snap windows and powers, CallCabo last when it is allowed.
         if phase == "snap":
             n = len(legal_actions)
             if n > 1 and rng.random() < self.snap_probability:
-                return legal_actions[1 + _below(rng, n - 1)]
+                return legal_actions[1 + int(rng.random() * (n - 1))]
             return legal_actions[0]
         if phase == "choose" or phase == "end_turn":
             last = legal_actions[-1]
             if type(last) is CallCabo:
                 if rng.random() < self.cabo_probability or len(legal_actions) == 1:
                     return last
-                return legal_actions[_below(rng, len(legal_actions) - 1)]
-            return legal_actions[_below(rng, len(legal_actions))]
+                return legal_actions[int(rng.random() * (len(legal_actions) - 1))]
+            return legal_actions[int(rng.random() * len(legal_actions))]
         if phase == "drawn":
             # A LegalActions is a tuple of the ordinary actions followed by the lazy multi-exchanges:
             # tuple.__len__ and tuple.__getitem__ see only the ordinary ones.
@@ -73,18 +69,18 @@ class RandomBot(Bot):
             if isinstance(legal_actions, LegalActions) and rng.random() < self.multi_exchange_probability:
                 n_all = len(legal_actions)
                 if n_all > n_fixed:
-                    return legal_actions[n_fixed + _below(rng, n_all - n_fixed)]
+                    return legal_actions[n_fixed + int(rng.random() * (n_all - n_fixed))]
             discards = 0 if type(first) is Exchange else 1
             singles = n_fixed - discards
             if discards and (not singles or rng.random() < 0.5):
                 return first
-            return tuple.__getitem__(fixed, discards + _below(rng, singles))
+            return tuple.__getitem__(fixed, discards + int(rng.random() * singles))
         if phase == "look":  # one kind only (InitialPeek): the same two draws as the general way below
             rng.random()
-            return legal_actions[_below(rng, len(legal_actions))]
+            return legal_actions[int(rng.random() * len(legal_actions))]
         kinds_by: dict[type, list[Action]] = {}
         for a in legal_actions:
             kinds_by.setdefault(type(a), []).append(a)
         groups = list(kinds_by.values())
-        group = groups[_below(rng, len(groups))]
-        return group[_below(rng, len(group))]
+        group = groups[int(rng.random() * len(groups))]
+        return group[int(rng.random() * len(group))]
