@@ -369,7 +369,10 @@ def typed_parser() -> Any:
         int, Optional[str], Optional[str], Optional[str], Optional[Tuple[int, int]], Tuple[int, ...], Optional[bool],
         Optional[Tuple[int, int]], int, str, int, List[Event], Union[int, List[Any]], Optional[Dict[str, Any]],
     ]
-    parse = msgspec.json.Decoder(shape, dec_hook=card).decode
+    try:
+        parse = msgspec.json.Decoder(shape, dec_hook=card).decode
+    except (TypeError, ValueError, AttributeError):  # a msgspec too old for these types: parse plainly
+        parse = None
     _TYPED.append(parse)
     return parse
 
