@@ -129,7 +129,7 @@ class RoundResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> "RoundResult":
-        kw = dict(data)
+        kw: dict[str, Any] = dict(data)
         kw["final_hands"] = [[Card.parse(c) for c in h] for h in data["final_hands"]]  # type: ignore[attr-defined]
         return cls(**kw)
 
@@ -1188,9 +1188,10 @@ class Game:
             mover = self._snapper if phase == "give" else current
             to_move = _ONE_SEAT[mover]
             if seat == mover:
-                legal = self._legal
-                if legal is None:
-                    legal = self._legal = self._compute_legal()
+                known = self._legal
+                if known is None:
+                    known = self._legal = self._compute_legal()
+                legal = known
             else:
                 legal = ()
         scores = self._score_cache

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Any, Sequence
 
 from .actions import IllegalActionError
 from .bot import Bot
@@ -21,7 +21,7 @@ from .rules import Rules
 
 __all__ = ["play_game", "bot_random"]
 
-_tuple_iter = tuple.__iter__
+_tuple_iter: Any = tuple.__iter__
 
 
 def bot_random(seed: int | str, seat: int) -> random.Random:
