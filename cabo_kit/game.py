@@ -665,23 +665,10 @@ class Game:
         self.history.append((seat, action))
         self._legal = None
         phase = self.phase
-        if phase == "snap":
-            self._claims[seat] = action
-            self._pending.remove(seat)
-            if isinstance(action, Snap):
-                self.stats[seat]["snap_claims"] += 1
-            if not self._pending:
-                self._resolve_window()
-            return
-        if phase == "look":
-            self._pending.remove(seat)
-            self._do_look(seat, action.positions)  # type: ignore[attr-defined]
-            if not self._pending:
-                self._flip_first()
-            return
-        me = self.current
-        kind = type(action)
+        # The two decisions of every turn first.
         if phase == "choose":
+            me = self.current
+            kind = type(action)
             if kind is DrawDeck:
                 deck = self.deck
                 if deck and (len(deck) > 1 or self.rules.deck_out != "end_round"):
@@ -709,19 +696,31 @@ class Game:
                 self._call(me)
                 self._finish_turn()
         elif phase == "drawn":
-            if kind is Discard:
-                self._do_discard(me)
+            if type(action) is Discard:
+                self._do_discard(self.current)
             else:
-                self._do_exchange(me, action.positions)  # type: ignore[attr-defined]
+                self._do_exchange(self.current, action.positions)  # type: ignore[attr-defined]
+        elif phase == "snap":
+            self._claims[seat] = action
+            self._pending.remove(seat)
+            if isinstance(action, Snap):
+                self.stats[seat]["snap_claims"] += 1
+            if not self._pending:
+                self._resolve_window()
+        elif phase == "look":
+            self._pending.remove(seat)
+            self._do_look(seat, action.positions)  # type: ignore[attr-defined]
+            if not self._pending:
+                self._flip_first()
         elif phase == "power" or phase == "swap":
-            self._do_power(me, action)
+            self._do_power(self.current, action)
         elif phase == "place":
-            self._do_place(me, action.index)  # type: ignore[attr-defined]
+            self._do_place(self.current, action.index)  # type: ignore[attr-defined]
         elif phase == "give":
             self._do_give(seat, action)
         elif phase == "end_turn":
-            if kind is CallCabo:
-                self._call(me)
+            if type(action) is CallCabo:
+                self._call(self.current)
             self._finish_turn()
 
     def _call(self, me: int) -> None:
