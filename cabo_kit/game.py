@@ -802,7 +802,12 @@ class Game:
             else:
                 # Everybody saw the card that left; only the drawer knows the new one.
                 self._emit_split(event, _new(Event, ("exchange", me, target, (cards[old], UNKNOWN), "")), me)
-            self._open_window("end")
+            if self._snapping:
+                self._open_window("end")
+            elif self._cabo_at_end:
+                self._end_turn()
+            else:  # _open_window and _end_turn would come here: the usual turn end, two calls fewer
+                self._finish_turn()
             return
         for p in positions:
             self._set_up(hand[p], True)
