@@ -933,7 +933,7 @@ class IsolatedBot(Bot):
         if h is None:
             h = self._start()
         rid = h.next_id = h.next_id + 1
-        if msg.__class__ is list:  # an observation (its op says whether it is quiet)
+        if isinstance(msg, list):  # an observation (its op says whether it is quiet)
             msg[0] = rid
         else:
             msg["i"] = rid
