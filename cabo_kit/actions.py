@@ -349,8 +349,12 @@ class LegalActions(tuple):
 
     def __new__(cls, fixed: tuple[Action, ...], hand_size: int) -> "LegalActions":
         self = super().__new__(cls, fixed)
-        self.hand_size = hand_size
+        object.__setattr__(self, "hand_size", hand_size)
         return self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # The engine shares these between games: nobody may change one.
+        raise AttributeError(f"LegalActions is immutable: cannot set {name!r}")
 
     def __reduce__(self) -> tuple[object, tuple[tuple[Action, ...], int]]:
         return (LegalActions, (tuple(tuple.__iter__(self)), self.hand_size))

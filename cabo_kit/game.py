@@ -129,7 +129,8 @@ class RoundResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> "RoundResult":
-        kw: dict[str, Any] = dict(data)
+        # Unknown keys are ignored (a record from a later version may carry more facts).
+        kw: dict[str, Any] = {k: v for k, v in data.items() if k in cls.__slots__}
         kw["final_hands"] = [[Card.parse(c) for c in h] for h in data["final_hands"]]  # type: ignore[attr-defined]
         return cls(**kw)
 

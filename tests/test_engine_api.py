@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 import cabo_kit as ck
+from cabo_kit.actions import LegalActions
 from cabo_kit.play import bot_random
 
 
@@ -131,3 +133,24 @@ def test_simple_bot_that_refuses_a_taken_card_hears_why() -> None:
     rules = ck.Rules.preset("deluxe").replace(discard_draw_may_discard=True, max_turns=20, max_rounds=2)
     record = ck.play_game([TakesThenRefuses(), ck.bots.RandomBot()], rules, seed=1)
     assert record.game_over
+
+
+def test_legal_actions_sets_are_immutable() -> None:
+    """The engine shares multi-exchange sets between games: a bot in this process cannot change one."""
+    game = ck.Game(ck.Rules.preset("deluxe"), seed=1, n_players=2)
+    while game.phase != "drawn":
+        game.apply(game.legal_actions(game.to_move[0])[0], game.to_move[0])
+    legal = game.legal_actions()
+    assert isinstance(legal, LegalActions)
+    with pytest.raises(AttributeError, match="immutable"):
+        legal.hand_size = 40  # type: ignore[misc]
+    assert len(legal) == tuple.__len__(legal) + 2**4 - 4 - 1
+
+
+def test_round_result_from_dict_ignores_unknown_keys() -> None:
+    """A record from a later version may carry more per-round facts: they are ignored, not refused."""
+    rec = ck.play_game([ck.bots.RandomBot(), ck.bots.RandomBot()], ck.Rules.preset("rush").replace(max_rounds=1), seed=1)
+    data = json.loads(rec.to_json())
+    data["rounds"][0]["note"] = "from the future"
+    again = ck.GameRecord.from_dict(data)
+    assert again.rounds[0].scores == rec.rounds[0].scores and again.to_json() == rec.to_json()
