@@ -9,7 +9,7 @@ game count and with 0 (interpreter start and imports), and divide the difference
 
 ``Collected : N`` on each run's last lines; the script prints the turns to stderr. Import
 ``cabo_kit`` once before the first run, so that both runs find compiled bytecode. On this
-machine one instruction takes about 0.36 ns (case a: ~134,000 instructions per turn ~ 50 us).
+machine one instruction takes about 0.3 ns on an idle core (case a: ~98,000 instructions per turn ~ 31 us).
 Use it to compare two versions of the engine when the machine is busy; ``engine_speed.py`` gives
 the rates to report.
 """
