@@ -1116,6 +1116,23 @@ _HAND_TEXT = _Memo(lambda hand: " ".join(map(_card_text, hand)), 100_000)
 _UP_TEXT = _Memo(lambda up: "".join(["1" if x else "0" for x in up]), 100_000)
 
 
+def _delta(new: tuple[Any, ...], prev: tuple[Any, ...] | None, text: Any) -> Any:
+    """What the bot needs of ``new`` (per-seat tuples) when it holds ``prev``: ``None`` (the same tuple),
+    ``{seat: text}`` for the seats whose tuple is new (found by identity, never by hashing), or every
+    seat's text when the table size differs."""
+    if new is prev:
+        return None
+    if prev is not None and len(prev) == len(new):
+        changed: dict[int, str] = {}
+        i = 0
+        for x in new:
+            if x is not prev[i]:
+                changed[i] = text[x]
+            i += 1
+        return changed or None
+    return list(map(text.__getitem__, new))
+
+
 class _ObsEncoder:
     """The engine side of the harness's compact observation format (see ``harness.ObsDecoder``)."""
 
@@ -1145,38 +1162,10 @@ class _ObsEncoder:
         # seat's tuple for a hand until that hand changes: only the new ones are sent, as {seat: text}
         # (hashing a hand reads every card in it, which costs more than anything else here once the
         # caches went cold, and so does rebuilding it in the bot).
-        prev = self.hands
-        if hands is prev:
-            hand_texts: Any = None
-        elif prev is not None and len(prev) == len(hands):
-            self.hands = hands
-            hand_texts = {}
-            i = 0
-            for h in hands:
-                if h is not prev[i]:
-                    hand_texts[i] = _HAND_TEXT[h]
-                i += 1
-            if not hand_texts:
-                hand_texts = None
-        else:
-            self.hands = hands
-            hand_texts = list(map(_HAND_TEXT.__getitem__, hands))
-        prev = self.face_up
-        if face_up is prev:
-            up_texts: Any = None
-        elif prev is not None and len(prev) == len(face_up):
-            self.face_up = face_up
-            up_texts = {}
-            i = 0
-            for u in face_up:
-                if u is not prev[i]:
-                    up_texts[i] = _UP_TEXT[u]
-                i += 1
-            if not up_texts:
-                up_texts = None
-        else:
-            self.face_up = face_up
-            up_texts = list(map(_UP_TEXT.__getitem__, face_up))
+        hand_texts = _delta(hands, self.hands, _HAND_TEXT)
+        self.hands = hands
+        up_texts = _delta(face_up, self.face_up, _UP_TEXT)
+        self.face_up = face_up
         # Discard pile and events grow by appending; send only what is new.
         prev = self.discard
         if discard is prev:
