@@ -10,7 +10,8 @@ the time isolation adds per decision (isolated bot vs the same bot in-process), 
 speedup of a fixed tournament from 1 to 2 workers.
 
 Run: ``.venv/bin/python benchmarks/tournament_speed.py`` (``--games 32`` to start with,
-``--max-minutes 10`` to stop raising the count, ``--skip-class`` for the two small figures only).
+``--max-minutes 10`` to stop raising the count, ``--skip-class`` for the two small figures only, ``--presets deluxe``
+for a smaller class).
 
 How many games +-50 needs was measured separately, in process, with the same schedule and
 ratings (``benchmarks/elo_precision.py``; docs/tournaments.md, "How many games"): about 3,168
@@ -201,6 +202,8 @@ def main() -> None:
     ap.add_argument("--max-minutes", type=float, default=10.0, help="stop raising the game count after this")
     ap.add_argument("--skip-class", action="store_true", help="only the per-decision cost and the speedup")
     ap.add_argument("--iso-games", type=int, default=16, help="games for the per-decision and per-game CPU figures")
+    ap.add_argument("--presets", nargs="+", default=["deluxe", "rush", "traveller"], choices=["deluxe", "rush", "traveller"],
+                    help="the class's presets (the issue's benchmark: all three)")
     args = ap.parse_args()
     print(f"cores usable: {default_workers()}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
           f"(the machine is shared: figures are wall times); CPU reference sum(range(1000)) {cpu_reference():.1f} us")
@@ -230,7 +233,7 @@ def main() -> None:
         if args.skip_class:
             return
         folder = root / "class"
-        make_class(folder, 10, args.games, ["deluxe", "rush", "traveller"])
+        make_class(folder, 10, args.games, args.presets)
         started = time.perf_counter()
         games_per_bot = args.games
         while True:
@@ -240,8 +243,9 @@ def main() -> None:
             n_games = len(load_frames(folder)[0])
             rate = n_games / elapsed
             print(f"  {games_per_bot} games per bot and preset: {n_games} games, widest interval +-{hw:.0f} Elo, "
-                  f"{elapsed:.0f} s so far, {rate:.1f} games/s (load {os.getloadavg()[0]:.2f}); the ~{GAMES_FOR_50:,} "
-                  f"games +-50 needs would take ~{GAMES_FOR_50 / rate / 60:.0f} min at this rate", flush=True)
+                  f"{elapsed:.0f} s so far, {rate:.1f} games/s (load {os.getloadavg()[0]:.2f})"
+                  + (f"; the ~{GAMES_FOR_50:,} games +-50 needs would take ~{GAMES_FOR_50 / rate / 60:.0f} min at this rate"
+                     if len(args.presets) == 3 else ""), flush=True)
             if hw <= 50:
                 break
             # Interval width shrinks as 1/sqrt(games): the games +-50 needs, and the time they would take.
@@ -254,7 +258,7 @@ def main() -> None:
                 break
             games_per_bot = int(math.ceil(games_per_bot * max(1.25, factor)))
         verdict = "within +-50" if hw <= 50 else "NOT within +-50 (stopped: see the projection above)"
-        print(f"class of 30 files, 3 presets, 4-player tables, isolated: {elapsed:.0f} s wall "
+        print(f"class of 30 files, presets {' '.join(args.presets)}, 4-player tables, isolated: {elapsed:.0f} s wall "
               f"({elapsed / 60:.1f} min) for {n_games} games; every interval {verdict}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
