@@ -1143,12 +1143,11 @@ class Game:
             v = hver[o]
             if mver[o] != v:
                 mver[o] = v
-                k = len(hand)
-                mine[o] = _itemgetter(*hand)(view) if k > 1 else ((view[hand[0]],) if k else ())
+                mine[o] = _pick(hand, view)
                 # Whoever sees a hand's version first also brings its face-up flags to it.
                 if fver[o] != v:
                     fver[o] = v
-                    flags[o] = _itemgetter(*hand)(self.up) if k > 1 else ((self.up[hand[0]],) if k else ())
+                    flags[o] = _pick(hand, self.up)
             o += 1
         entry = self._hv_cache[seat] = (self._ver, tuple(mine), tuple(flags))
         return entry
@@ -1413,7 +1412,7 @@ def _shuffled(items: list[T], rng: random.Random) -> list[T]:
     """A seeded shuffle: sort by one random key per item (C-level random(); Random.shuffle is a Python loop)."""
     keys = list(_starmap(rng.random, _repeat((), len(items))))  # rng.random() per item, without a Python loop
     order = sorted(range(len(items)), key=keys.__getitem__)
-    return list(_itemgetter(*order)(items)) if len(order) > 1 else [items[i] for i in order]
+    return list(_pick(order, items))
 
 
 def _copy_rng(rng: random.Random) -> random.Random:
