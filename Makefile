@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 EXTRAS ?= dev
 STAMP := $(VENV)/.installed-$(EXTRAS)
 
-.PHONY: setup demo test lab bench typecheck golden clean
+.PHONY: setup browser-deps demo test lab bench typecheck golden clean
 
 setup: $(STAMP)
 
@@ -16,10 +16,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	@touch $@
 
+# The card table's browser tests (tests/browser) drive Debian's chromium; install it when we can
+# (root with apt-get), else say so: those tests then skip, or fail under CI=true.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing chromium for the browser tests (apt-get, about 40 s) ..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "chromium is missing and this is not root with apt-get: the browser tests will skip" \
+	         "(install it: sudo apt-get install chromium)"; \
+	  fi; }
+
 demo: $(STAMP)
 	$(BIN)/cabo-kit demo
 
-test: $(STAMP)
+test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest -q -p no:randomly
 	$(BIN)/python -m mypy
 
