@@ -40,8 +40,9 @@ from .record import GameRecord
 from .rules import POWERS, PRESETS, Rules, RulesError
 
 __all__ = [
-    "COMMANDS", "BotEntry", "Summary", "UsageError", "build_parser", "cmd_demo", "cmd_simulate", "format_summary",
-    "game_seed", "main", "make_rules", "parse_settings", "resolve_bots", "simulate",
+    "COMMANDS", "BotEntry", "Summary", "UsageError", "build_parser", "cmd_demo", "cmd_play", "cmd_simulate",
+    "format_summary", "game_seed", "main", "make_rules", "parse_settings", "play_command", "play_options",
+    "resolve_bots", "simulate",
 ]
 
 PROG = "cabo-kit"
@@ -569,6 +570,174 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     return int(check_bot_cli(args.file))
 
 
+# ------------------------------------------------------------------ play: the card table as a Voila page
+
+PLAY_HINT = 'pip install "cabo-kit[notebook]" (or pip install -e ".[notebook]" in a checkout)'
+
+#: The code of the page ``cabo-kit play`` serves (``notebooks/play.ipynb`` holds the same cell).
+PLAY_CELL = '''\
+# The page of `cabo-kit play`. Its options come from CABO_KIT_* environment variables
+# (see `cabo-kit play --help`); in Jupyter, write CardTable(rules=..., opponents=[...]) instead.
+from cabo_kit.cli import play_options
+from cabo_kit.table import CardTable
+
+table = CardTable(**play_options())
+table'''
+
+
+def _level_names() -> dict[str, int]:
+    from .bots import LEVELS
+
+    return {label: level for level, (label, _cls) in LEVELS.items()}
+
+
+def _opponent(word: str) -> Any:
+    key = word.strip()
+    if key.isdigit() and int(key) in _level_names().values():
+        return int(key)
+    if key.lower() in _level_names():
+        return _level_names()[key.lower()]
+    if key.lower() in _bot_classes():
+        return _bot_classes()[key.lower()]()
+    levels = ", ".join(f"{n} ({label})" for label, n in _level_names().items())
+    raise UsageError(f"--opponents: {key!r} is not a bot: write levels {levels} or bot names such as GreedyBot, "
+                     "separated by commas, e.g. --opponents 2,3,hard")
+
+
+def play_options(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The ``CardTable`` arguments that ``cabo-kit play`` passes to its page through the environment.
+
+    ``CABO_KIT_PRESET`` (default deluxe), ``CABO_KIT_OPPONENTS`` (levels 1-4, easy..hard or bot
+    names; default 2,3,4), ``CABO_KIT_SEAT`` (default 0; ``none`` watches the bots),
+    ``CABO_KIT_SEED`` (default: a new game each time), ``CABO_KIT_MEMORY`` (engine or none),
+    ``CABO_KIT_PACE`` (seconds per bot move, default 0.6). A bad value raises :class:`UsageError`.
+
+    >>> options = play_options({"CABO_KIT_OPPONENTS": "easy,4", "CABO_KIT_SEED": "7"})
+    >>> options["rules"].name, options["opponents"], options["seat"], options["seed"], options["pace"]
+    ('deluxe', [1, 4], 0, 7, 0.6)
+    >>> play_options({"CABO_KIT_SEAT": "5"})
+    Traceback (most recent call last):
+    ...
+    cabo_kit.cli.UsageError: --seat 5: a table of 4 players has seats 0 to 3 (or none to watch the bots)
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    rules = make_rules(env.get("CABO_KIT_PRESET") or "deluxe", {})
+    opponents = [_opponent(w) for w in (env.get("CABO_KIT_OPPONENTS") or "2,3,4").split(",")]
+    seat_text = (env.get("CABO_KIT_SEAT") or "0").strip().lower()
+    seat = None if seat_text in ("none", "watch") else _int_option("--seat", seat_text)
+    n = len(opponents) + (seat is not None)
+    if not rules.min_players <= n <= rules.max_players:
+        raise UsageError(f"--opponents: {rules.name} is for {rules.min_players} to {rules.max_players} players, "
+                         f"but this table has {n}: name {rules.min_players - (seat is not None)} to "
+                         f"{rules.max_players - (seat is not None)} opponents")
+    if seat is not None and not 0 <= seat < n:
+        raise UsageError(f"--seat {seat}: a table of {n} players has seats 0 to {n - 1} (or none to watch the bots)")
+    seed_text = (env.get("CABO_KIT_SEED") or "").strip()
+    memory = env.get("CABO_KIT_MEMORY") or "engine"
+    if memory not in ("engine", "none"):
+        raise UsageError(f"--memory {memory!r}: choose engine (the table remembers what you saw) or none")
+    try:
+        pace = float(env.get("CABO_KIT_PACE") or 0.6)
+    except ValueError:
+        raise UsageError(f"--pace {env.get('CABO_KIT_PACE')!r} is not a number of seconds, e.g. 0.6") from None
+    if pace < 0:
+        raise UsageError(f"--pace {pace}: seconds per bot move cannot be negative")
+    return {"rules": rules, "opponents": opponents, "seat": seat,
+            "seed": _int_option("--seed", seed_text) if seed_text else None, "memory": memory, "pace": pace}
+
+
+def _int_option(option: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"{option} {text!r} is not a whole number") from None
+
+
+def play_notebook() -> Any:
+    """The page to serve: ``notebooks/play.ipynb`` of a checkout, else a copy written to a temporary folder.
+
+    >>> play_notebook().name
+    'play.ipynb'
+    """
+    import json
+    import tempfile
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "notebooks" / "play.ipynb"
+    if path.exists():
+        return path
+    # An installed wheel carries no notebooks/ folder: write the same one-cell page.
+    cell: dict[str, Any] = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": PLAY_CELL.splitlines(keepends=True)}
+    notebook = {"cells": [cell], "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                                             "name": "python3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    path = Path(tempfile.mkdtemp(prefix="cabo-kit-play-")) / "play.ipynb"
+    path.write_text(json.dumps(notebook, indent=1), "utf-8")
+    return path
+
+
+def add_play_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default="deluxe", choices=list(PRESETS), help="the rules preset (default: deluxe)")
+    p.add_argument("--opponents", default="2,3,4",
+                   help="one per opponent: levels 1-4 (easy, medium, tricky, hard) or bot names (default 2,3,4)")
+    p.add_argument("--seat", default="0", help="your seat, from 0 (default 0); none watches the bots play")
+    p.add_argument("--seed", type=int, default=None, help="the game's seed (default: a new game each time)")
+    p.add_argument("--memory", choices=("engine", "none"), default="engine",
+                   help="engine: the table shows cards you have seen; none: play from memory, as the real game")
+    p.add_argument("--pace", type=float, default=0.6, help="seconds per bot move (default 0.6; 0 is instant)")
+    p.add_argument("--port", type=int, default=None, help="the page's port on 127.0.0.1 (default: 8866 or the next free)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser; print the address instead")
+
+
+def play_command(args: argparse.Namespace, notebook: Any = None) -> tuple[list[str], dict[str, str]]:
+    """The Voila command line and environment that serve the card table for ``args``; checks the options first.
+
+    ``notebook`` replaces the page (:func:`play_notebook`), e.g. a temporary copy for a test.
+
+    >>> argv, env = play_command(build_parser().parse_args(["play", "--opponents", "hard", "--seed", "3", "--no-browser"]))
+    >>> argv[1:3], "--no-browser" in argv, env["CABO_KIT_OPPONENTS"], env["CABO_KIT_SEED"]
+    (['-m', 'voila'], True, 'hard', '3')
+    """
+    import os
+
+    env = dict(os.environ)
+    env.update({
+        "CABO_KIT_PRESET": args.preset, "CABO_KIT_OPPONENTS": args.opponents, "CABO_KIT_SEAT": str(args.seat),
+        "CABO_KIT_SEED": "" if args.seed is None else str(args.seed), "CABO_KIT_MEMORY": args.memory,
+        "CABO_KIT_PACE": str(args.pace),
+    })
+    play_options(env)  # a bad option fails here, in the terminal, not on the page
+    argv = [sys.executable, "-m", "voila", str(notebook or play_notebook()), "--Voila.ip=127.0.0.1", "--show_tracebacks=True"]
+    if args.port is not None:
+        argv.append(f"--port={args.port}")
+    if args.no_browser:
+        argv.append("--no-browser")
+    return argv, env
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``cabo-kit play``: serve the card table as a Voila page until Ctrl+C."""
+    import importlib.util
+    import subprocess
+
+    missing = [m for m in ("voila", "anywidget") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UsageError(f"the card table page needs {', '.join(missing)}: {PLAY_HINT}")
+    argv, env = play_command(args)
+    print(f"Serving the card table with Voila ({args.preset}, opponents {args.opponents}); Ctrl+C stops it.",
+          flush=True)
+    server = subprocess.Popen(argv, env=env)
+    try:
+        return server.wait()
+    except KeyboardInterrupt:
+        server.terminate()  # Voila then shuts its kernel down; a kill would leave the kernel running
+        server.wait(timeout=30)
+        raise
+
+
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
 COMMANDS: dict[str, Command] = {
@@ -576,6 +745,7 @@ COMMANDS: dict[str, Command] = {
     "demo": ("a quick look: the reference bots play each preset", add_demo_arguments, cmd_demo),
     "tournament": ("run a tournament folder of bot files, or rewrite its report", add_tournament_arguments, cmd_tournament),
     "check-bot": ("check a bot file before submitting it", add_check_bot_arguments, cmd_check_bot),
+    "play": ("play Cabo against bots at a card table in the browser (a Voila page)", add_play_arguments, cmd_play),
 }
 """Sub-commands: name -> (one-line help, function adding its arguments, function running it)."""
 

@@ -1,0 +1,112 @@
+"""``cabo-kit play``: the options reach the page through the environment, bad ones fail in the terminal,
+and the Voila command is right (no server is started here; tests/browser serves the page for real)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+import pytest
+
+import cabo_kit as ck
+from cabo_kit import cli
+from cabo_kit.cli import PLAY_CELL, UsageError, build_parser, main, play_command, play_options
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "play.ipynb"
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    return build_parser().parse_args(["play", *argv])
+
+
+class FakePopen:
+    """Stands in for subprocess.Popen: records the command and 'serves' until wait() returns."""
+
+    calls: list[tuple[list[str], dict[str, str]]] = []
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        FakePopen.calls.append((argv, env))
+
+    def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+
+@pytest.fixture
+def fake_popen(monkeypatch: pytest.MonkeyPatch) -> type[FakePopen]:
+    import subprocess
+
+    FakePopen.calls = []
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
+    return FakePopen
+
+
+def test_defaults_are_deluxe_against_levels_2_3_4_in_seat_0() -> None:
+    options = play_options({})
+    assert options["rules"] == ck.Rules.preset("deluxe")
+    assert options["opponents"] == [2, 3, 4]
+    assert (options["seat"], options["seed"], options["memory"], options["pace"]) == (0, None, "engine", 0.6)
+
+
+def test_the_command_line_reaches_the_page_through_the_environment() -> None:
+    argv, env = play_command(parse("--preset", "rush", "--opponents", "1,hard,GreedyBot", "--seat", "2",
+                                   "--seed", "11", "--memory", "none", "--pace", "0", "--port", "9123",
+                                   "--no-browser"))
+    assert argv[:3] == [sys.executable, "-m", "voila"] and argv[3].endswith("play.ipynb")
+    assert "--port=9123" in argv and "--no-browser" in argv and "--Voila.ip=127.0.0.1" in argv
+    options = play_options(env)  # what the page's cell will call
+    assert options["rules"] == ck.Rules.preset("rush")
+    assert options["opponents"][:2] == [1, 4] and isinstance(options["opponents"][2], ck.bots.GreedyBot)
+    assert (options["seat"], options["seed"], options["memory"], options["pace"]) == (2, 11, "none", 0.0)
+
+
+def test_without_port_and_flag_voila_picks_the_port_and_opens_the_browser() -> None:
+    argv, env = play_command(parse())
+    assert not any(a.startswith("--port") for a in argv) and "--no-browser" not in argv
+    assert env["CABO_KIT_SEED"] == "" and play_options(env)["seed"] is None
+
+
+def test_seat_none_watches_the_bots_and_they_fill_the_table() -> None:
+    options = play_options({"CABO_KIT_SEAT": "none", "CABO_KIT_OPPONENTS": "1,2"})
+    assert options["seat"] is None and options["opponents"] == [1, 2]
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"CABO_KIT_OPPONENTS": "2,foo"}, "--opponents: 'foo' is not a bot"),
+    ({"CABO_KIT_OPPONENTS": "1,1,1,1,1,1"}, "deluxe is for 2 to 6 players, but this table has 7"),
+    ({"CABO_KIT_SEAT": "4", "CABO_KIT_OPPONENTS": "1,2,3"}, "--seat 4: a table of 4 players has seats 0 to 3"),
+    ({"CABO_KIT_SEAT": "first"}, "--seat 'first' is not a whole number"),
+    ({"CABO_KIT_MEMORY": "some"}, "--memory 'some'"),
+    ({"CABO_KIT_PACE": "-1"}, "--pace -1.0: seconds per bot move cannot be negative"),
+    ({"CABO_KIT_PRESET": "poker"}, "fix the --preset"),
+])
+def test_bad_options_name_the_option_and_the_fix(env: dict[str, str], message: str) -> None:
+    with pytest.raises(UsageError) as info:
+        play_options(env)
+    assert message in str(info.value)
+
+
+def test_a_bad_option_fails_in_the_terminal_before_any_server(fake_popen: type[FakePopen],
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--opponents", "2,foo"]) == 2
+    assert "cabo-kit play: --opponents: 'foo' is not a bot" in capsys.readouterr().err
+    assert fake_popen.calls == []
+
+
+def test_play_runs_voila_with_the_options(fake_popen: type[FakePopen], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--opponents", "3", "--seed", "5", "--no-browser"]) == 0
+    [(argv, env)] = fake_popen.calls
+    assert argv[1:3] == ["-m", "voila"] and "--no-browser" in argv
+    assert env["CABO_KIT_OPPONENTS"] == "3" and env["CABO_KIT_SEED"] == "5"
+    assert "Ctrl+C stops it" in capsys.readouterr().out
+
+
+def test_without_voila_the_message_names_the_extra(monkeypatch: pytest.MonkeyPatch, fake_popen: type[FakePopen],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "voila" else real(name, *a))
+    assert main(["play"]) == 2
+    err = capsys.readouterr().err
+    assert "needs voila" in err and 'pip install "cabo-kit[notebook]"' in err
+    assert fake_popen.calls == []
