@@ -51,7 +51,7 @@ def known() -> pd.DataFrame:
 
 
 def test_recovers_known_strengths(known: pd.DataFrame) -> None:
-    board = fit_elo(known, bootstrap=200, seed=3)
+    board = fit_elo(known, anchor="RandomBot", bootstrap=200, seed=3)
     assert list(board["bot"]) == sorted(TRUE, key=TRUE.get, reverse=True)
     fitted = dict(zip(board["bot"], board["elo"]))
     for bot, truth in TRUE.items():
@@ -60,7 +60,8 @@ def test_recovers_known_strengths(known: pd.DataFrame) -> None:
     assert ((others["elo_low"] <= others["bot"].map(TRUE)) & (others["bot"].map(TRUE) <= others["elo_high"])).all()
     width = others["elo_high"] - others["elo_low"]
     assert (width > 10).all() and (width < 120).all()
-    assert list(board.columns) == ["bot", "preset", "elo", "elo_low", "elo_high", "games", "win_rate"]
+    assert list(board.columns) == ["bot", "preset", "elo", "elo_low", "elo_high", "rank", "rank_low", "rank_high",
+                                   "games", "win_rate"]
     assert (board["games"] == known.groupby("bot").size().reindex(board["bot"]).to_numpy()).all()
 
 
@@ -68,7 +69,7 @@ def test_intervals_cover_the_truth_about_95_percent_of_the_time() -> None:
     covered = total = 0
     for rep in range(10):
         seats = simulate(TRUE, deals=60, seed=100 + rep)
-        board = fit_elo(seats, bootstrap=100, seed=rep)
+        board = fit_elo(seats, anchor="RandomBot", bootstrap=100, seed=rep)
         others = board[board["bot"] != "RandomBot"]
         truth = others["bot"].map(TRUE)
         covered += int(((others["elo_low"] <= truth) & (truth <= others["elo_high"])).sum())
@@ -77,7 +78,7 @@ def test_intervals_cover_the_truth_about_95_percent_of_the_time() -> None:
 
 
 def test_anchor_is_1000_and_mean_is_1000_without_it(known: pd.DataFrame) -> None:
-    board = fit_elo(known, bootstrap=30)
+    board = fit_elo(known, anchor="RandomBot", bootstrap=30)
     anchor = board[board["bot"] == "RandomBot"].iloc[0]
     assert (anchor["elo"], anchor["elo_low"], anchor["elo_high"]) == (1000.0, 1000.0, 1000.0)
     no_random = known[known["game_id"].isin(known.groupby("game_id").filter(lambda g: "RandomBot" not in set(g["bot"]))["game_id"])]
@@ -394,3 +395,64 @@ def test_when_the_anchor_never_wins_nobody_above_it_is_bounded() -> None:
     assert np.isfinite(board.loc["A", "elo_low"]) and np.isfinite(board.loc["B", "elo_low"])
     centred = fit_elo(pd.DataFrame(rows), anchor=None, bootstrap=50).set_index("bot")
     assert centred.loc["R", "elo_low"] == -np.inf and np.isfinite(centred.loc["R", "elo_high"])
+
+
+def test_field_centring_gives_the_strong_bots_their_own_uncertainty() -> None:
+    """Issue 11, must 1 and 3: weak copies 1400 Elo below the rest no longer inflate everyone's interval."""
+    elos = {"W1": 0.0, "W2": 0.0, "W3": 0.0, "A": 1400.0, "B": 1450.0, "C": 1500.0, "D": 1550.0}
+    seats = simulate(elos, deals=300, seed=5)
+    board = fit_elo(seats, bootstrap=200, seed=1).set_index("bot")
+    strong, weak = ["A", "B", "C", "D"], ["W1", "W2", "W3"]
+    assert board.loc[strong, "elo"].mean() == pytest.approx(1000.0)
+    # The weak bots get an honest one-sided bound: below their upper end, which lies above the truth.
+    assert (board.loc[weak, "elo_low"] == -np.inf).all()
+    truth = pd.Series(elos) - np.mean([elos[b] for b in strong]) + 1000.0
+    assert (board.loc[weak, "elo_high"] >= truth[weak]).all() and (board.loc[weak, "elo_high"] < 600).all()
+    # The strong bots' intervals are two-sided and narrow; anchored on a weak bot they carry its gap.
+    centred = (board.loc[strong, "elo_high"] - board.loc[strong, "elo_low"]) / 2
+    anchored = fit_elo(seats, anchor="W1", bootstrap=200, seed=1).set_index("bot")
+    wide = (anchored.loc[strong, "elo_high"] - anchored.loc[strong, "elo_low"]) / 2
+    assert centred.max() < 60 and (wide.min() > 2 * centred.max() or np.isinf(wide).all())
+    assert ((board.loc[strong, "elo_low"] <= truth[strong]) & (truth[strong] <= board.loc[strong, "elo_high"])).sum() >= 3
+    # upset_share=0 centres on every bot (the old unanchored behaviour): with no upset seen, nothing
+    # then bounds the strong bots above the mean.
+    every = fit_elo(seats, bootstrap=50, seed=1, upset_share=0.0).set_index("bot")
+    assert every["elo"].mean() == pytest.approx(1000.0) and (every.loc[strong, "elo_high"] == np.inf).all()
+
+
+def test_a_bot_that_never_loses_is_rated_above_the_field() -> None:
+    from cabo_kit.tournament.ratings import field_tiers
+
+    wins = np.array([[0.0, 40.0, 40.0, 40.0], [0.0, 0.0, 30.0, 25.0], [0.0, 20.0, 0.0, 30.0], [0.0, 25.0, 20.0, 0.0]])
+    tiers = field_tiers(wins, np.array([900.0, 10.0, 0.0, -10.0]))
+    assert tiers.tolist() == [1, 0, 0, 0]
+    # Two groups of the same size: the higher one is the field.
+    wins2 = np.array([[0.0, 30.0, 50.0, 50.0], [30.0, 0.0, 50.0, 50.0], [0.0, 0.0, 0.0, 30.0], [0.0, 0.0, 30.0, 0.0]])
+    assert field_tiers(wins2, np.array([1.0, 1.0, 0.0, 0.0])).tolist() == [0, 0, -1, -1]
+    # 3% upsets is a gap measured on both sides: one field.
+    wins3 = wins2.copy()
+    wins3[2:, :2] = 1.5
+    assert field_tiers(wins3, np.array([1.0, 1.0, 0.0, 0.0])).tolist() == [0, 0, 0, 0]
+
+
+def test_rank_intervals_come_from_the_bootstrap_and_contain_the_place() -> None:
+    """Issue 11, must 2: far apart bots have one plausible place, near equals share a range."""
+    elos = {"P": 1000.0, "Q": 1005.0, "R": 1300.0, "S": 1600.0}
+    seats = simulate(elos, deals=200, seed=8)
+    board = fit_elo(seats, bootstrap=200, seed=2).set_index("bot")
+    assert board.loc["S", ["rank", "rank_low", "rank_high"]].tolist() == [1, 1, 1]
+    assert board.loc["R", ["rank", "rank_low", "rank_high"]].tolist() == [2, 2, 2]
+    assert board.loc["P", "rank_low"] == board.loc["Q", "rank_low"] == 3
+    assert board.loc["P", "rank_high"] == board.loc["Q", "rank_high"] == 4
+    assert ((board["rank_low"] <= board["rank"]) & (board["rank"] <= board["rank_high"])).all()
+    # Places do not depend on the centring.
+    anchored = fit_elo(seats, anchor="P", bootstrap=200, seed=2).set_index("bot")
+    assert anchored[["rank_low", "rank_high"]].equals(board[["rank_low", "rank_high"]])
+
+
+def test_half_width_ignores_one_sided_bounds() -> None:
+    from cabo_kit.tournament.ratings import half_width
+
+    board = pd.DataFrame({"elo": [1000.0, 980.0, 200.0], "elo_low": [950.0, 970.0, -np.inf],
+                          "elo_high": [1030.0, 1040.0, 400.0]})
+    assert half_width(board).tolist()[:2] == [50.0, 60.0] and np.isnan(half_width(board).iloc[2])

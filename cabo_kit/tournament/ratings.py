@@ -18,6 +18,10 @@ bot are skipped.
   bot     elo  games  win_rate
 0   A  1686.0      2       1.0
 1   B  1000.0      2       0.0
+
+By default (``anchor=None``) the ratings are centred on the field: the mean of the bots whose
+ratings the results bound on both sides is 1000, and a bot separated from them by a gap that
+only rare upsets measure gets a one-sided bound (see :func:`fit_elo`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; numpy/pandas load when a fu
     import pandas as pd
 
 __all__ = [
-    "ELO_SCALE", "PRIOR_GAMES", "bradley_terry", "elo_history", "fit_elo", "openskill", "openskill_ratings",
+    "BOARD_COLUMNS", "ELO_SCALE", "PRIOR_GAMES", "UPSET_SHARE", "field_tiers", "half_width", "bradley_terry", "elo_history", "fit_elo", "openskill", "openskill_ratings",
     "pairwise_outcomes", "pairwise_table",
 ]
 
@@ -53,6 +57,18 @@ handful of real ones: in a simulated class of 10 random-like bots 1400 Elo below
 95% intervals covered the truth 9% of the time; with ``a = 0.1`` the bias is gone (-1 Elo) and
 the intervals, honestly much wider, cover about 85%. Where upsets are plentiful (gaps of a few
 hundred Elo) the prior changes nothing visible. (``benchmarks/elo_precision.py --coverage``.)"""
+
+UPSET_SHARE = 0.02
+"""Below this share of upsets a gap between two groups of bots counts as measured on one side only.
+
+Sort a preset's bots by Elo and cut the list anywhere: the comparisons across the cut won by the
+lower part are upsets. When they are under 2% of the comparisons across the cut (a gap of about
+680 Elo or more), the gap's size rests on those few upsets alone: its standard error in Elo is
+about ``174 / sqrt(upsets)``, so a ±50 interval would need some 45 upsets, i.e. thousands of games
+that tell nothing else (the random copies of a class: 23 upsets in 53,000 comparisons in rush). The
+bots on the smaller side of such a cut get an honest one-sided bound ("below 310": the upper end
+of their bootstrap interval, which the upsets do not affect much), the larger side is the field
+that the ratings are centred on, and a precision target never waits on a one-sided bound."""
 
 _SEATS_NEEDED = ("game_id", "deal_id", "preset", "bot", "rank")
 
@@ -271,16 +287,76 @@ def _newton_steps(neg_hess: "np.ndarray", grad: "np.ndarray") -> "tuple[np.ndarr
     return step, ok
 
 
-def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: str | None) -> "np.ndarray":
-    """Shift Elo rows (last axis = bots) so ``anchor`` sits at 1000, else the mean does."""
+def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: "str | np.ndarray | None") -> "np.ndarray":
+    """Shift Elo rows (last axis = bots) so ``anchor`` sits at 1000: a bot's name, or a boolean mask of
+    the bots whose mean is 1000 (``None``: all of them)."""
     import numpy as np
 
-    if anchor is not None and anchor in bots:
-        return elo - elo[..., [bots.index(anchor)]] + 1000.0
-    return elo - np.nanmean(elo, axis=-1, keepdims=True) + 1000.0
+    if isinstance(anchor, str):
+        if anchor in bots:
+            return elo - elo[..., [bots.index(anchor)]] + 1000.0
+        anchor = None
+    if anchor is None or not np.any(anchor):
+        return elo - np.nanmean(elo, axis=-1, keepdims=True) + 1000.0
+    with np.errstate(all="ignore"):
+        centre = np.nanmean(elo[..., np.asarray(anchor, dtype=bool)], axis=-1, keepdims=True)
+    return elo - centre + 1000.0
 
 
-def _unbounded(wins: "np.ndarray", anchor: int | None) -> tuple["np.ndarray", "np.ndarray"]:
+def field_tiers(wins: "np.ndarray", elo: "np.ndarray", upset_share: float = UPSET_SHARE) -> "np.ndarray":
+    """Which bots form the field (0), and which sit above (1) or below (-1) it across a one-sided gap.
+
+    ``wins[i, j]``: comparisons ``i`` won against ``j`` (draws half each), ``elo`` the estimates.
+    The bots are sorted by ``elo``; a cut of that list is a gap when the lower part won under
+    ``upset_share`` of the comparisons across it (or there were none). The gaps split the list
+    into groups; the largest group (the higher one on a tie) is the field, and the bots above and
+    below it are rated on one side only (:data:`UPSET_SHARE` says why).
+
+    >>> import numpy as np
+    >>> wins = np.array([[0, 60, 300], [40, 0, 300], [1, 1, 0]])   # C won 2 of 600 against A and B
+    >>> field_tiers(wins, np.array([1100.0, 1060.0, 300.0])).tolist()
+    [0, 0, -1]
+    """
+    import numpy as np
+
+    w = np.asarray(wins, dtype=float)
+    n = len(elo)
+    tier = np.zeros(n, dtype=np.int64)
+    if n < 2:
+        return tier
+    order = sorted(range(n), key=lambda i: (-float(elo[i]), i))
+    cuts = []
+    for c in range(1, n):
+        upper, lower = order[:c], order[c:]
+        upsets = float(w[np.ix_(lower, upper)].sum())
+        total = upsets + float(w[np.ix_(upper, lower)].sum())
+        if total <= 0.0 or upsets < upset_share * total:
+            cuts.append(c)
+    bounds = [0, *cuts, n]
+    groups = [(bounds[g + 1] - bounds[g], -g, g) for g in range(len(bounds) - 1)]
+    _, _, core = max(groups)
+    for pos, i in enumerate(order):
+        tier[i] = 1 if pos < bounds[core] else -1 if pos >= bounds[core + 1] else 0
+    return tier
+
+
+def half_width(board: "pd.DataFrame") -> "pd.Series":
+    """Each row's half-width ``max(elo - elo_low, elo_high - elo)``; NaN for a one-sided or missing interval.
+
+    This is the "±" a precision target compares (``precision = 50``: every finite value <= 50).
+
+    >>> import pandas as pd
+    >>> b = pd.DataFrame({"elo": [1000.0, 300.0], "elo_low": [960.0, float("-inf")], "elo_high": [1050.0, 500.0]})
+    >>> half_width(b).tolist()
+    [50.0, nan]
+    """
+    import numpy as np
+
+    h = np.maximum(board["elo"] - board["elo_low"], board["elo_high"] - board["elo"])
+    return h.where(np.isfinite(h))
+
+
+def _unbounded(wins: "np.ndarray", anchor: "int | np.ndarray | None") -> tuple["np.ndarray", "np.ndarray"]:
     """Which ratings the results leave unbounded above, and which below (as boolean arrays).
 
     ``wins[x, y] > 0`` (``x`` beat ``y`` at least once; a draw counts both ways) is an edge
@@ -313,48 +389,60 @@ def _unbounded(wins: "np.ndarray", anchor: int | None) -> tuple["np.ndarray", "n
 
     above = np.zeros(n, dtype=bool)
     below = np.zeros(n, dtype=bool)
-    if anchor is not None:
+    if anchor is not None and not isinstance(anchor, np.ndarray):
         above = ~reach(anchor, beat)      # not reached by the anchor's chains of wins
         below = ~reach(anchor, beat.T)    # no chain of wins from the bot to the anchor
         above[anchor] = below[anchor] = False
         return above, below
-    for b in range(n):
-        above[b] = not reach(b, beat.T).all()  # someone never (even indirectly) beat b
-        below[b] = not reach(b, beat).all()    # b never (even indirectly) beat someone
+    field = np.ones(n, dtype=bool) if anchor is None else np.asarray(anchor, dtype=bool)
+    for c in np.flatnonzero(field):
+        above |= ~reach(int(c), beat)     # some bot of the field never (even indirectly) beat it
+        below |= ~reach(int(c), beat.T)   # it never (even indirectly) beat some bot of the field
     return above, below
 
 
 def fit_elo(
     seats: "pd.DataFrame",
-    anchor: str | None = "RandomBot",
+    anchor: str | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
     prior_games: float = PRIOR_GAMES,
     level: float = 0.95,
+    upset_share: float = UPSET_SHARE,
 ) -> "pd.DataFrame":
-    """Elo per bot and preset from a Bradley-Terry fit, with bootstrap confidence intervals.
+    """Elo per bot and preset from a Bradley-Terry fit, with bootstrap confidence and rank intervals.
 
     For each preset: the pairwise outcomes of its games (:func:`pairwise_outcomes`) are fitted
-    by :func:`bradley_terry`, turned into Elo points (:data:`ELO_SCALE`) and shifted so that
-    ``anchor`` is 1000 (when it played that preset; otherwise the mean rating is 1000). The
-    interval is the percentile interval of ``bootstrap`` refits on the preset's deals drawn
+    by :func:`bradley_terry` and turned into Elo points (:data:`ELO_SCALE`). By default
+    (``anchor=None``) they are centred on the field: :func:`field_tiers` finds the bots that rare
+    upsets alone separate from the rest (under ``upset_share`` of the comparisons across the
+    gap), the mean of the others is 1000, and the separated bots get a one-sided interval
+    (``elo_low = -inf``: "below ``elo_high``", or ``elo_high = inf``: "above ``elo_low``"). So a
+    bot's interval carries its own uncertainty, not that of a gap it is not part of; the
+    estimate of a separated bot stays in the table (``upset_share=0`` centres on every bot).
+    With ``anchor`` a bot's name, that bot is 1000 instead (where it played that preset) and
+    every interval is relative to it, as before this default. The interval is the percentile interval of ``bootstrap`` refits on the preset's deals drawn
     with replacement: a deal's seat rotations always move together, so the interval
     accounts for deals that favour one seat or one hand. The default 1000 replicates keep the
     Monte Carlo noise of the 2.5% and 97.5% quantiles small (with 200, each end rests on about
     five replicates: its half-width wobbles by some 7%, which lowered the coverage of a simulated
-    class from 94% to 92% and widened its widest interval). Each replicate is anchored the same
-    way, so the anchor's own interval is [1000, 1000] and the others are relative to it. The
+    class from 94% to 92% and widened its widest interval). Each replicate is centred the same
+    way (on the same bots), so a named anchor's own interval is [1000, 1000]. ``rank`` is a bot's
+    place by Elo (1 best) and ``rank_low``..``rank_high`` its plausible places: the same
+    percentiles of its place in each replicate (as Chatbot Arena shows ranks); a place does not
+    depend on the centring. The
     replicates of a preset are drawn from ``numpy.random.default_rng([seed, crc32(preset)])``:
     the same frame and seed give the same table, and a preset's numbers do not depend on
     which other presets the frame holds.
 
-    Where the results bound a rating on one side only, that end is infinite: ``elo_low = -inf``
-    for a bot that never won a comparison (or whose wins never lead, through chains of wins,
-    to the anchor), ``elo_high = inf`` for one never beaten (see :func:`_unbounded`); the
-    estimate itself stays finite, held by the prior.
+    Where the results bound a rating on one side only, that end is infinite: besides the
+    separated bots above, ``elo_low = -inf`` for a bot that never won a comparison (or whose
+    wins never lead, through chains of wins, to the anchor or the field), ``elo_high = inf`` for
+    one never beaten (see :func:`_unbounded`); the estimate itself stays finite, held by the prior.
 
-    Columns: ``bot, preset, elo, elo_low, elo_high, games, win_rate`` (``win_rate`` is the
-    mean of ``win``: a shared win counts 1/k), sorted by preset, then Elo, best first.
+    Columns: ``bot, preset, elo, elo_low, elo_high, rank, rank_low, rank_high, games, win_rate``
+    (``win_rate`` is the mean of ``win``: a shared win counts 1/k), sorted by preset, then Elo,
+    best first.
 
     >>> import pandas as pd
     >>> rows = []
@@ -363,8 +451,8 @@ def fit_elo(
     ...         rows.append({"game_id": f"g{g}", "deal_id": f"d{g}", "game_index": g,
     ...                      "preset": "deluxe", "bot": bot, "rank": rank, "win": float(rank == 1)})
     >>> board = fit_elo(pd.DataFrame(rows), anchor="B", bootstrap=50)
-    >>> list(board["bot"]), float(board["elo"].iloc[1])
-    (['A', 'B'], 1000.0)
+    >>> list(board["bot"]), float(board["elo"].iloc[1]), board["rank"].tolist()
+    (['A', 'B'], 1000.0, [1, 2])
     """
     import numpy as np
     import pandas as pd
@@ -398,12 +486,21 @@ def fit_elo(
             flat = np.bincount(cells_ab, weights=wa, minlength=n * n) + np.bincount(cells_ba, weights=wb, minlength=n * n)
             return flat.reshape(n, n)
 
-        theta = bradley_terry(wins_matrix(None), prior_games=prior_games)
+        full = wins_matrix(None)
+        theta = bradley_terry(full, prior_games=prior_games)
         # Each preset draws from its own stream, so adding a preset never changes another's intervals.
         rng = np.random.default_rng([seed, zlib.crc32(str(preset).encode())])
-        elo = _anchor_shift(theta * ELO_SCALE, bots, anchor)
+        tier = np.zeros(n, dtype=np.int64)
+        centre: "str | np.ndarray | None" = anchor
+        if anchor is None or anchor not in bots:
+            tier = field_tiers(full, theta, upset_share)
+            centre = tier == 0
+        elo = _anchor_shift(theta * ELO_SCALE, bots, centre)
+        rank = _ranks(elo[None, :])[0]
         low = np.full(n, np.nan)
         high = np.full(n, np.nan)
+        rank_low = rank.astype(float)
+        rank_high = rank.astype(float)
         if bootstrap > 0 and n_deals > 0 and n > 1:
             reps = np.full((bootstrap, n), np.nan)
             # Which bots appear in which deal: a bot absent from a replicate has no rating in it.
@@ -423,26 +520,98 @@ def fit_elo(
                 block = t * ELO_SCALE
                 block[absent] = np.nan
                 reps[first:first + size] = block
-            reps = _anchor_shift(reps, bots, anchor)
+            reps = _anchor_shift(reps, bots, centre)
+            places = _ranks(reps)
             with np.errstate(all="ignore"):
                 ok = ~np.all(np.isnan(reps), axis=0)
                 low[ok] = np.nanquantile(reps[:, ok], tail, axis=0)
                 high[ok] = np.nanquantile(reps[:, ok], 1.0 - tail, axis=0)
+                rank_low[ok] = np.minimum(rank[ok], np.nanquantile(places[:, ok], tail, axis=0, method="lower"))
+                rank_high[ok] = np.maximum(rank[ok], np.nanquantile(places[:, ok], 1.0 - tail, axis=0, method="higher"))
             # Where the results do not bound a rating on one side, every replicate repeats the
             # same sweep and the bootstrap would show a false, narrow interval: open that side.
-            above, below = _unbounded(wins_matrix(None), bots.index(anchor) if anchor in bots else None)
-            low[below] = -np.inf
-            high[above] = np.inf
+            above, below = _unbounded(full, bots.index(anchor) if anchor in bots else centre)
+            low[below | (tier < 0)] = -np.inf
+            high[above | (tier > 0)] = np.inf
+            if (tier != 0).any():
+                low, high = _separated_bounds(tier, elo, low, high, ia, ib, sc, deal_of_pair, 1.0 - tail)
         stats = mine.groupby("bot")["win"].agg(["size", "mean"]).reindex(bots)
         frames.append(pd.DataFrame({
             "bot": bots, "preset": preset, "elo": elo, "elo_low": low, "elo_high": high,
+            "rank": rank.astype(np.int64), "rank_low": rank_low.astype(np.int64), "rank_high": rank_high.astype(np.int64),
             "games": stats["size"].to_numpy(dtype=np.int64), "win_rate": stats["mean"].to_numpy(dtype=float),
         }))
     if not frames:
-        return pd.DataFrame({"bot": [], "preset": [], "elo": [], "elo_low": [], "elo_high": [], "games": [], "win_rate": []})
+        return pd.DataFrame({c: [] for c in BOARD_COLUMNS})
     board = pd.concat(frames, ignore_index=True)
     board = board.sort_values(["preset", "elo", "bot"], ascending=[True, False, True], kind="stable")
     return board.reset_index(drop=True)
+
+
+def _separated_bounds(
+    tier: "np.ndarray", elo: "np.ndarray", low: "np.ndarray", high: "np.ndarray", ia: "np.ndarray", ib: "np.ndarray",
+    score: "np.ndarray", deal: "np.ndarray", confidence: float,
+) -> "tuple[np.ndarray, np.ndarray]":
+    """The one-sided bound of each bot outside the field, from its upsets against the field.
+
+    The bootstrap cannot be trusted there: with a handful of upsets (or none) the estimate of the
+    gap rests on the prior, and every replicate repeats it. Instead: ``u`` upsets in ``n`` deals
+    against the field (a deal's comparisons, all rotations, count as one trial with the fraction
+    won, because they are not independent), the Wilson upper bound ``p`` of the upset rate at
+    ``confidence``, and the bound ``mean Elo of the field bots it met + ELO_SCALE * logit(p)``
+    (below the field; mirrored above). Under Bradley-Terry the upset rate against a mix of
+    opponents is at least that against their mean (Jensen), so the bound errs on the safe side.
+    The wider of this and the bootstrap's end is kept.
+    """
+    from statistics import NormalDist
+
+    import numpy as np
+
+    from .outcomes import wilson
+
+    low, high = low.copy(), high.copy()
+    field = tier == 0
+    for b in np.flatnonzero(tier != 0):
+        mine_a = (ia == b) & field[ib]
+        mine_b = (ib == b) & field[ia]
+        won = np.r_[score[mine_a], 1.0 - score[mine_b]]
+        opp = np.r_[ib[mine_a], ia[mine_b]]
+        deals = np.r_[deal[mine_a], deal[mine_b]]
+        if len(won) == 0:
+            low[b], high[b] = -np.inf, np.inf
+            continue
+        codes, inverse = np.unique(deals, return_inverse=True)
+        per_deal = np.bincount(inverse, weights=won) / np.bincount(inverse)
+        n = len(codes)
+        upsets = float(per_deal.sum()) if tier[b] < 0 else float(n - per_deal.sum())
+        p = float(wilson(upsets, n, z=NormalDist().inv_cdf(confidence))[1])
+        p = min(max(p, 1e-12), 1.0 - 1e-12)
+        gap = ELO_SCALE * math.log(p / (1.0 - p))
+        centre = float(np.mean(elo[opp]))
+        if tier[b] < 0:
+            high[b] = max(high[b], centre + gap) if np.isfinite(high[b]) else high[b]
+        else:
+            low[b] = min(low[b], centre - gap) if np.isfinite(low[b]) else low[b]
+    return low, high
+
+
+BOARD_COLUMNS = ("bot", "preset", "elo", "elo_low", "elo_high", "rank", "rank_low", "rank_high", "games", "win_rate")
+"""The columns of :func:`fit_elo`'s leaderboard (and of ``leaderboard.csv``), in order."""
+
+
+def _ranks(elo: "np.ndarray") -> "np.ndarray":
+    """Each bot's place in each row (1 + how many rate strictly higher); NaN where the rating is NaN.
+
+    >>> import numpy as np
+    >>> _ranks(np.array([[900.0, 1100.0, 900.0, np.nan]])).tolist()
+    [[2.0, 1.0, 2.0, nan]]
+    """
+    import numpy as np
+
+    e = np.asarray(elo, dtype=float)
+    with np.errstate(invalid="ignore"):
+        higher = (e[..., None, :] > e[..., :, None]).sum(axis=-1)
+    return np.where(np.isnan(e), np.nan, 1.0 + higher)
 
 
 def elo_history(seats: "pd.DataFrame", k: float = 16.0, start: float = 1000.0) -> "pd.DataFrame":
