@@ -18,7 +18,7 @@ from .bot import Bot, BotError, SimpleBot
 from .cards import UNKNOWN, Card, CardParseError
 from .game import Game, RoundResult
 from .observation import Event, Observation
-from .play import play_game
+from .play import Fault, Step, Stepper, play_game
 from .record import GameRecord, RecordError
 from .rules import PRESETS, Rules, RulesError
 from .scoring import ScoreSheet, ScoreSheetError, next_start_player, round_details, score_round
@@ -28,8 +28,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Action", "ActionParseError", "Bot", "BotError", "CallCabo", "Card", "CardParseError", "Discard", "DrawDeck",
     "DrawDiscard", "Event", "Exchange", "Game", "GameRecord", "Give", "IllegalActionError", "InitialPeek",
-    "LegalActions", "Observation", "PRESETS", "Pass", "Peek", "Place", "RecordError", "RoundResult", "Rules",
-    "RulesError", "ScoreSheet", "ScoreSheetError", "SimpleBot", "Snap", "Spy", "Swap", "UNKNOWN", "bots",
+    "LegalActions", "Fault", "Observation", "PRESETS", "Pass", "Peek", "Place", "RecordError", "RoundResult", "Rules",
+    "RulesError", "ScoreSheet", "ScoreSheetError", "SimpleBot", "Snap", "Spy", "Step", "Stepper", "Swap", "UNKNOWN", "bots",
     "next_start_player", "play_game", "round_details", "score_round", "__version__",
 ]
 

@@ -10,10 +10,12 @@ round after round until the score sheet says it is over.
 >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=7, n_players=2)
 >>> game.phase, game.to_move            # deluxe: both players choose the cards they look at
 ('look', (0, 1))
->>> game.apply(ck.InitialPeek((0, 1)), seat=0); game.apply(ck.InitialPeek((2, 3)), seat=1)
+>>> events = game.apply(ck.InitialPeek((0, 1)), seat=0)     # apply returns what happened
+>>> events = game.apply(ck.InitialPeek((2, 3)), seat=1)
 >>> game.phase, game.to_move, game.legal_actions()
 ('choose', (0,), (DrawDeck(), DrawDiscard(), CallCabo()))
->>> game.apply(ck.DrawDeck())
+>>> [e.kind for e in game.apply(ck.DrawDeck())]
+['draw']
 >>> game.phase
 'drawn'
 """
@@ -177,8 +179,10 @@ class Game:
     ...                deck="2S 3S 4S 5S  2H 3H 4H 5H  9D  7C")
     >>> game.phase, game.to_move           # a snap window for the first discard
     ('snap', (0, 1))
-    >>> game.apply(ck.Pass(), seat=0); game.apply(ck.Pass(), seat=1)
-    >>> game.apply(ck.DrawDeck()); game.observation(0).drawn
+    >>> _ = game.apply(ck.Pass(), seat=0); _ = game.apply(ck.Pass(), seat=1)
+    >>> [str(e) for e in game.apply(ck.DrawDeck())]     # what the engine saw
+    ['seat 0 draws from the deck: 7♣']
+    >>> game.observation(0).drawn
     Card('7C')
     """
 
@@ -608,11 +612,21 @@ class Game:
             found = _OTHERS[key] = tuple((me + i) % n for i in range(1, n))
         return found
 
-    def apply(self, action: Action | str, seat: int | None = None) -> None:
-        """Check ``action`` (an :class:`~cabo_kit.actions.Action` or its text) and carry it out.
+    def apply(self, action: Action | str, seat: int | None = None) -> list[Event]:
+        """Check ``action`` (an :class:`~cabo_kit.actions.Action` or its text), carry it out, and
+        return the events it caused, every face shown (engine-side: never hand them to a bot;
+        :meth:`events_seen` or a :class:`~cabo_kit.play.Stepper` gives one seat's view).
 
         ``seat`` is needed only when several seats decide at once. An illegal action
         raises :class:`~cabo_kit.actions.IllegalActionError` and changes nothing.
+
+        >>> import cabo_kit as ck
+        >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=1, n_players=2, start_player=0,
+        ...                deck="3 5 9 12  1 1 4 6  7  10")
+        >>> game.apply("look 0,1", seat=0)
+        [Event(kind='look', seat=0, target=(0, 1), cards=(Card('3'), Card('5')), info='')]
+        >>> [str(e) for e in game.apply("look 2,3", seat=1)]
+        ['seat 1 looks at own positions 2,3: 4 6', 'the top card of the deck is turned up: 7']
         """
         if type(action) is str:
             action = Action.parse(action)
@@ -641,7 +655,10 @@ class Game:
         else:
             if action not in legal:
                 self._illegal(action, seat, legal)
+        log = self.log
+        mark = len(log)
         self._apply(action, seat)  # type: ignore[arg-type]
+        return [e for e, _, _ in log[mark:]]
 
     def _illegal(self, action: object, seat: int, legal: Sequence[Action]) -> None:
         where = f"phase {self.phase!r}, round {self.round + 1}, turn {self.turn}"
@@ -1206,11 +1223,26 @@ class Game:
             scores[0], scores[1], events, legal,
         ))
 
-    def events_seen(self, seat: int | None = None) -> list[Event]:
-        """The whole game's events as ``seat`` saw them (``None``: everything, every face shown)."""
+    def events_seen(self, seat: int | None = None, since: int = 0) -> list[Event]:
+        """The game's events as ``seat`` saw them (``None``: everything, every face shown), from
+        the ``since``-th on (:attr:`event_count` before a move marks where its events begin).
+
+        >>> import cabo_kit as ck
+        >>> game = ck.Game(ck.Rules.preset("rush"), seed=4, n_players=2, start_player=0)
+        >>> mark = game.event_count
+        >>> _ = game.apply(ck.Pass(), seat=0); _ = game.apply(ck.Pass(), seat=1); _ = game.apply(ck.DrawDeck())
+        >>> [str(e) for e in game.events_seen(1, since=mark)]   # seat 1 did not see the card
+        ['seat 0 draws from the deck']
+        """
+        log = self.log[since:] if since else self.log
         if seat is None:
-            return [e for e, _, _ in self.log]
-        return [e if who < 0 or who == seat else hidden for e, who, hidden in self.log]
+            return [e for e, _, _ in log]
+        return [e if who < 0 or who == seat else hidden for e, who, hidden in log]
+
+    @property
+    def event_count(self) -> int:
+        """How many events the game has had so far (see :meth:`events_seen`)."""
+        return len(self.log)
 
     # ------------------------------------------------------------------ copies
 

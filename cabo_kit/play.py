@@ -10,16 +10,17 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from .actions import IllegalActionError
+from .actions import Action, IllegalActionError
 from .bot import Bot
 from .cards import Card
-from .game import _ONE_SEAT, Game
+from .game import Game
+from .observation import Event
 from .record import GameRecord
 from .rules import Rules
 
-__all__ = ["play_game", "bot_random"]
+__all__ = ["play_game", "bot_random", "run_game", "Stepper", "Step", "Fault"]
 
 _tuple_iter: Any = tuple.__iter__
 
@@ -44,67 +45,257 @@ def play_game(
     give the same record byte for byte. A bot that returns an illegal action raises
     :class:`~cabo_kit.actions.IllegalActionError` naming the bot and the seat.
     """
-    n = len(bots)
-    game = Game(rules, seed, n, deck=deck, start_player=start_player, memory=memory)
-    for seat, bot in enumerate(bots):
-        if not isinstance(bot, Bot):
-            raise TypeError(f"seat {seat}: {bot!r} is not a cabo_kit.Bot instance (did you pass the class? write MyBot())")
-        bot.random = bot_random(seed, seat)
-        bot.on_game_start(seat, n, rules)
-    names = [bot.name or type(bot).__name__ for bot in bots]
-    run_game(game, bots, names)
-    record = GameRecord.from_game(game, names)
-    for bot in bots:
-        bot.on_game_end(list(record.totals), list(record.winners))
-    return record
+    game = Game(rules, seed, len(bots), deck=deck, start_player=start_player, memory=memory)
+    Stepper(game, bots, game_hooks=True).run()
+    return GameRecord.from_game(game, [bot.name or type(bot).__name__ for bot in bots])
 
 
 def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
-    """Drive ``game`` to its end with ``bots``, calling their round hooks."""
-    round_seen = -1
-    results = game.results
-    results_seen = len(results)
-    observation = game.observation
-    apply = game.apply
-    apply_legal = game._apply
-    # Hooks a bot does not override are skipped: building their arguments costs time.
-    starts = [(s, b) for s, b in enumerate(bots) if type(b).on_round_start is not Bot.on_round_start]
-    ends = [b for b in bots if type(b).on_round_end is not Bot.on_round_end]
-    choosers = [b.choose for b in bots]
-    while True:
-        phase = game.phase
-        # game.to_move, inlined: the one seat to move, or every seat still pending at once.
-        if phase == "snap" or phase == "look":
-            movers: Sequence[int] = tuple(game._pending)
-        elif phase == "over":
-            break
+    """Drive ``game`` to its end with ``bots`` (one per seat), calling their round hooks: ``Stepper(...).run()``."""
+    Stepper(game, bots, names=names).run()
+
+
+class Fault(NamedTuple):
+    """A bot's failed decision that a :class:`Stepper` with ``on_error="random"`` replaced."""
+
+    seat: int
+    name: str
+    message: str
+    replacement: Action
+
+    def __str__(self) -> str:
+        return f"{self.name} (seat {self.seat}) {self.message}; played a random legal action instead: {self.replacement}"
+
+
+class Step(NamedTuple):
+    """One decision carried out by a :class:`Stepper`: who, what, and the events it caused."""
+
+    seat: int
+    action: Action
+    events: list[Event]
+    fault: Fault | None = None
+
+
+class Stepper:
+    """The one game loop: bots decide for their seats, and the game stops where a seat without a bot must.
+
+    ``bots`` maps seats to :class:`~cabo_kit.bot.Bot` instances (a dict, or a list with
+    ``None`` for seats a person or your own code plays). :meth:`advance` lets the bots move
+    until a seat without a bot must decide, snap windows included (every seat answers a
+    window, in seat order, so a game is the same whichever seats are bots); :meth:`apply`
+    carries out such a seat's decision. Both return the events that happened, as ``viewer`` saw
+    them (``None``: every face shown; give a seat to hide what that seat may not know).
+    :meth:`step` moves one bot at a time, for tables that show moves at a pace.
+    :func:`play_game`, :func:`~cabo_kit.check_bot` and the tournament drive whole games
+    with :meth:`run`.
+
+    Round hooks (``on_round_start``, ``on_round_end``) are called as the game reaches them.
+    ``game_hooks=True`` also seeds each bot's ``random`` from the game's seed and calls
+    ``on_game_start`` (now) and ``on_game_end`` (when the game ends), as :func:`play_game` does.
+
+    ``on_error="raise"`` (default): a bot that raises, or answers something illegal, stops
+    the game with an exception naming the bot and its seat. ``on_error="random"``: that
+    seat plays a random legal action instead, and a :class:`Fault` saying so is kept in
+    :attr:`faults` and in the returned :class:`Step` (a card table should not freeze).
+
+    >>> import cabo_kit as ck
+    >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=2, n_players=3, start_player=1)
+    >>> stepper = ck.Stepper(game, {1: ck.bots.GreedyBot(), 2: ck.bots.RandomBot()}, viewer=0, game_hooks=True)
+    >>> stepper.advance()                   # the bots choose their cards to look at; seat 0 must too
+    [Event(kind='look', seat=1, target=(0, 1), cards=(Card('??'), Card('??')), info=''), Event(kind='look', seat=2, ...)]
+    >>> stepper.waiting, game.phase
+    ((0,), 'look')
+    >>> [str(e) for e in stepper.apply("look 2,3", seat=0)]
+    ['seat 0 looks at own positions 2,3: 1 3', 'the top card of the deck is turned up: 3']
+    >>> for event in stepper.advance():           # seats 1 and 2 take their turns; then seat 0 decides
+    ...     print(event)
+    seat 1 takes 3 from the discard pile
+    seat 1 exchanges own position 1 (13) (keeps 3)
+    seat 2 takes 13 from the discard pile
+    seat 2 exchanges own position 3 (4) (keeps 13)
+    >>> stepper.waiting, game.phase, game.legal_actions(0)
+    ((0,), 'choose', (DrawDeck(), DrawDiscard(), CallCabo()))
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        bots: "Mapping[int, Bot] | Sequence[Bot | None]",
+        *,
+        names: Sequence[str] | None = None,
+        viewer: int | None = None,
+        on_error: str = "raise",
+        game_hooks: bool = False,
+    ) -> None:
+        n = game.n
+        seated = dict(bots.items()) if isinstance(bots, Mapping) else {s: b for s, b in enumerate(bots) if b is not None}
+        for seat, bot in seated.items():
+            if not (isinstance(seat, int) and 0 <= seat < n):
+                raise ValueError(f"bots: {seat!r} is not a seat of this {n}-player table (seats 0..{n - 1})")
+            if not isinstance(bot, Bot):
+                raise TypeError(f"seat {seat}: {bot!r} is not a cabo_kit.Bot instance (did you pass the class? write MyBot())")
+        if on_error not in ("raise", "random"):
+            raise ValueError(f"on_error={on_error!r}: choose 'raise' or 'random'")
+        if viewer is not None and not 0 <= viewer < n:
+            raise ValueError(f"viewer={viewer!r} is not a seat of this {n}-player table")
+        self.game = game
+        self.bots: dict[int, Bot] = seated
+        self.names: list[str] = (
+            list(names) if names is not None
+            else [(seated[s].name or type(seated[s]).__name__) if s in seated else f"seat {s}" for s in range(n)]
+        )
+        self.viewer = viewer
+        self.on_error = on_error
+        self.faults: list[Fault] = []
+        self._game_hooks = game_hooks
+        self._round_seen = -1
+        self._results_seen = len(game.results)
+        self._ended = game.is_over
+        # Hooks a bot does not override are skipped: building their arguments costs time.
+        self._starts = [(s, b) for s, b in sorted(seated.items()) if type(b).on_round_start is not Bot.on_round_start]
+        self._ends = [b for _, b in sorted(seated.items()) if type(b).on_round_end is not Bot.on_round_end]
+        if game_hooks:
+            for seat, bot in sorted(seated.items()):
+                bot.random = bot_random(game.seed, seat)
+                bot.on_game_start(seat, n, game.rules)
+
+    @property
+    def waiting(self) -> tuple[int, ...]:
+        """The seats without a bot that must decide now (empty while a bot must, or once the game is over)."""
+        return tuple(s for s in self.game.to_move if s not in self.bots)
+
+    @property
+    def bot_to_move(self) -> int | None:
+        """The seat of the bot that decides next, or ``None`` if a seat without a bot must decide first
+        (seats answer a snap window or a set-up look in seat order, as :meth:`run` has them) or the game is over."""
+        movers = self.game.to_move
+        if movers and movers[0] in self.bots:
+            return movers[0]
+        return None
+
+    def step(self) -> Step | None:
+        """Let one bot make one decision; ``None`` if no bot must decide now (a person must, or the game is over)."""
+        seat = self.bot_to_move
+        if seat is None:
+            return None
+        game = self.game
+        self._round_hooks()
+        bot = self.bots[seat]
+        obs = game.observation(seat)
+        legal = obs.legal_actions
+        mark = game.event_count
+        fault = None
+        try:
+            action = bot.choose(obs, legal)
+        except Exception as exc:
+            if self.on_error == "raise":
+                raise
+            fault = self._fault(seat, f"raised {type(exc).__name__}: {exc}")
         else:
-            movers = _ONE_SEAT[game._snapper if phase == "give" else game.current]
-        if starts and game.round != round_seen:
-            round_seen = game.round
-            for seat, bot in starts:
-                bot.on_round_start(observation(seat))
-        for seat in movers:
-            obs = observation(seat)
-            legal = obs[-1]
-            action = choosers[seat](obs, legal)
-            # The check apply() makes, for the usual answer: one of the engine's own legal action
-            # objects, found by identity in the tuple this seat was just given. Anything else
-            # (an equal copy, a multi-exchange, a text) goes through apply() in full.
-            for a in _tuple_iter(legal):
-                if a is action:
-                    apply_legal(action, seat)
-                    break
-            else:
+            try:
+                game.apply(action, seat)
+            except (IllegalActionError, ValueError) as exc:
+                if self.on_error == "raise":
+                    raise IllegalActionError(f"{self.names[seat]} at seat {seat}: {exc}") from exc
+                fault = self._fault(seat, f"answered {action!r}, which is not legal now")
+        action = game.history[-1][1]
+        self._after_move()
+        return Step(seat, action, self._seen(mark), fault)
+
+    def advance(self) -> list[Event]:
+        """Let the bots move until a seat without a bot must decide or the game ends; the events that happened."""
+        events: list[Event] = []
+        while True:
+            step = self.step()
+            if step is None:
+                return events
+            events += step.events
+
+    def apply(self, action: Action | str, seat: int | None = None) -> list[Event]:
+        """Carry out a decision of a seat without a bot (checked, as :meth:`Game.apply`); the events it caused."""
+        game = self.game
+        if seat is None:
+            waiting = self.waiting
+            seat = waiting[0] if len(waiting) == 1 else None
+        if seat is not None and seat in self.bots:
+            raise IllegalActionError(f"seat {seat} is played by {self.names[seat]}: its bot decides for it")
+        self._round_hooks()
+        mark = game.event_count
+        game.apply(action, seat)
+        self._after_move()
+        return self._seen(mark)
+
+    def run(self) -> None:
+        """Play the game to its end; every seat that must decide needs a bot (the fast loop whole games use)."""
+        game = self.game
+        observation = game.observation
+        apply = game.apply
+        apply_legal = game.apply_unchecked
+        bots = self.bots
+        names = self.names
+        choosers = {s: b.choose for s, b in bots.items()}
+        round_hooks = self._round_hooks if self._starts else None
+        results = game.results
+        while True:
+            movers = game.to_move
+            if not movers:
+                break
+            if round_hooks is not None and game.round != self._round_seen:
+                round_hooks()
+            for seat in movers:
                 try:
-                    apply(action, seat)
-                except (IllegalActionError, ValueError) as exc:
-                    raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
-        if ends and len(results) != results_seen:
-            for result in results[results_seen:]:
-                for bot in ends:
+                    choose = choosers[seat]
+                except KeyError:
+                    raise IllegalActionError(f"seat {seat} must decide and has no bot: run() needs a bot at every seat") from None
+                obs = observation(seat)
+                legal = obs[-1]
+                action = choose(obs, legal)
+                # The check apply() makes, for the usual answer: one of the engine's own legal action
+                # objects, found by identity in the tuple this seat was just given. Anything else
+                # (an equal copy, a multi-exchange, a text) goes through apply() in full.
+                for a in _tuple_iter(legal):
+                    if a is action:
+                        apply_legal(action, seat)
+                        break
+                else:
+                    try:
+                        apply(action, seat)
+                    except (IllegalActionError, ValueError) as exc:
+                        raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
+            if len(results) != self._results_seen:
+                self._after_move()
+        self._after_move()
+
+    def _round_hooks(self) -> None:
+        game = self.game
+        if game.round != self._round_seen and not game.is_over:
+            self._round_seen = game.round
+            for seat, bot in self._starts:
+                bot.on_round_start(game.observation(seat))
+
+    def _after_move(self) -> None:
+        game = self.game
+        results = game.results
+        if len(results) != self._results_seen:
+            for result in results[self._results_seen:]:
+                for bot in self._ends:
                     bot.on_round_end(result.for_players())
-            results_seen = len(results)
+            self._results_seen = len(results)
+        if self._game_hooks and game.is_over and not self._ended:
+            self._ended = True
+            totals, winners = game.totals, game.winners
+            for _, bot in sorted(self.bots.items()):
+                bot.on_game_end(list(totals), list(winners))
 
+    def _seen(self, mark: int) -> list[Event]:
+        return self.game.events_seen(self.viewer, since=mark)
 
-
+    def _fault(self, seat: int, message: str) -> Fault:
+        """Play a random legal action for ``seat`` (seeded by the game and the move number) and record why."""
+        game = self.game
+        rng = random.Random(f"cabo-kit:{game.seed}:fallback:{seat}:{len(game.history)}")
+        action = rng.choice(list(game.legal_actions(seat)))
+        game.apply(action, seat)
+        fault = Fault(seat, self.names[seat], message, action)
+        self.faults.append(fault)
+        return fault
