@@ -20,16 +20,21 @@ LEVELS: dict[int, tuple[str, type[Bot]]] = {
 }
 
 
-def by_level(level: int) -> Bot:
-    """A new bot of difficulty ``level``: 1 random, 2 greedy, 3 counting, 4 search.
+def by_level(level: int | str) -> Bot:
+    """A new bot of difficulty ``level``: 1 random, 2 greedy, 3 counting, 4 search; or the
+    level's label, ``"easy"``, ``"medium"``, ``"tricky"`` or ``"hard"``.
 
-    >>> by_level(1).name, by_level(4).name
-    ('RandomBot', 'SearchBot')
+    >>> by_level(1).name, by_level(4).name, by_level("medium").name
+    ('RandomBot', 'SearchBot', 'GreedyBot')
     >>> by_level(5)
     Traceback (most recent call last):
     ...
     ValueError: no bot level 5: choose 1 (easy), 2 (medium), 3 (tricky) or 4 (hard)
     """
+    if isinstance(level, str):
+        for number, (label, _) in LEVELS.items():
+            if level.strip().lower() in (label, str(number)):
+                return LEVELS[number][1]()
     if isinstance(level, bool) or level not in LEVELS:
         raise ValueError(f"no bot level {level!r}: choose 1 (easy), 2 (medium), 3 (tricky) or 4 (hard)")
     return LEVELS[level][1]()
