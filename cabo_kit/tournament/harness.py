@@ -718,7 +718,9 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
     pipe, log) answers ``{"pid"}``; ``{"op": "wait", "pid", "timeout"}`` answers ``{"code"}``
     (``null`` if still running after ``timeout`` seconds); ``{"op": "release", "pid"}`` (the
     engine is done with it) kills its group, answers ``{"ok"}`` at once, and reaps it at a later
-    request. End of file: kill every child, exit.
+    request; ``{"op": "usage"}`` reaps the released children (waiting for them) and answers
+    ``{"self", "children"}``, the CPU seconds of this server and of the children it has reaped
+    (what benchmarks count). End of file: kill every child, exit.
     """
     import socket
     import time
@@ -823,6 +825,20 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
                 released.add(pid)
             ended.pop(pid, None)
             answer({"ok": True})
+        elif req["op"] == "usage":
+            for pid in list(released):
+                try:
+                    os.waitpid(pid, 0)  # SIGKILLed already: gone in a moment
+                except ChildProcessError:
+                    pass
+                children.discard(pid)
+                released.discard(pid)
+                ended.pop(pid, None)
+            if resource is None:  # pragma: no cover - the server runs on Linux only
+                answer({"self": 0.0, "children": 0.0})
+            else:
+                me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+                answer({"self": me.ru_utime + me.ru_stime, "children": kids.ru_utime + kids.ru_stime})
         elif req["op"] == "wait":
             pid = int(req["pid"])
             until = time.monotonic() + float(req.get("timeout", 0.0))
