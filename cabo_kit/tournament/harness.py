@@ -667,6 +667,12 @@ def _run_bot(mode: str, path: str, rfd: int, wfd: int, cfg: dict[str, Any]) -> i
     except (SyntaxError, ValueError):
         pass  # compile() reports it below
 
+    cores = cfg.get("cores")
+    if cores and hasattr(os, "sched_setaffinity"):  # the engine's cores: pinned, it and its bots share one
+        try:
+            os.sched_setaffinity(0, cores)
+        except (OSError, ValueError):
+            pass
     uid = os.getuid() if hasattr(os, "getuid") else -1
     if cfg.get("drop") and uid == 0:
         try:

@@ -478,6 +478,14 @@ def _server() -> _Server | None:
 # ---------------------------------------------------------------------- one harness process
 
 
+def _cores() -> list[int] | None:
+    """The cores this (engine) thread may run on, which its bot processes then share; ``None`` where unknown."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
+        return None
+
+
 class _Harness:
     """One running harness process and its two pipe ends (engine side)."""
 
@@ -487,10 +495,14 @@ class _Harness:
         self.limits = limits
         self.log = log
         self.buf = b""
-        self.spin = True  # whether _read spins before it sleeps (the last reply came quickly)
         self.next_id = 0
         root = _POSIX and os.geteuid() == 0
+        cores = _cores()
+        # Pinned to one core (a tournament's pool worker), the bot runs on this core: spinning only delays it.
+        self.spin_under = _SPIN_UNDER if cores is None or len(cores) > 1 else 0.0
+        self.spin = self.spin_under > 0  # whether _read spins before it sleeps (the last reply came quickly)
         cfg = {
+            "cores": cores,
             "memory_mb": limits.memory_mb,
             "cpu_s": limits.cpu_s,
             "log_cap": limits.log_bytes,
@@ -1010,7 +1022,7 @@ class IsolatedBot(Bot):
             self._fail(fault)
         pending.clear()
         elapsed = time.perf_counter() - t0
-        h.spin = elapsed < _SPIN_UNDER  # a quick answer: spin for the next one too
+        h.spin = elapsed < h.spin_under  # a quick answer: spin for the next one too
         self.time_used += elapsed
         if elapsed > self.slowest:
             self.slowest = elapsed
@@ -1057,7 +1069,7 @@ class IsolatedBot(Bot):
             except BotFault as fault:
                 self._fail(fault)
             elapsed = _perf_counter() - t0
-            h.spin = elapsed < _SPIN_UNDER
+            h.spin = elapsed < h.spin_under
             self.time_used += elapsed
             if elapsed > self.slowest:
                 self.slowest = elapsed
