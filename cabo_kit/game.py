@@ -1239,6 +1239,22 @@ class Game:
             return [e for e, _, _ in log]
         return [e if who < 0 or who == seat else hidden for e, who, hidden in log]
 
+    def open_hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Every hand with every face shown, by seat (for spectators, replays and tests; never for a bot).
+
+        >>> import cabo_kit as ck
+        >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=1, n_players=2, deck="3 5 9 12  1 1 4 6")
+        >>> game.open_hands()
+        ((Card('3'), Card('5'), Card('9'), Card('12')), (Card('1'), Card('1'), Card('4'), Card('6')))
+        """
+        cards = self.cards
+        return tuple(tuple(cards[c] for c in hand) for hand in self.hands)
+
+    @property
+    def drawn_card(self) -> Card | None:
+        """The drawn card's face, whoever holds it (spectators and tests; a seat's view is ``observation(seat).drawn``)."""
+        return None if self.drawn is None else self.cards[self.drawn]
+
     @property
     def event_count(self) -> int:
         """How many events the game has had so far (see :meth:`events_seen`)."""

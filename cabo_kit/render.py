@@ -38,44 +38,68 @@ _CELL = "border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:mi
 _MUTED = "color:#666"
 
 
-def _colour(card: Card) -> str:
-    """The face's text colour: suits red or black; deluxe cards by how good they are to hold."""
+def _tone(card: Card) -> str:
+    """The face's colour family: suits red or black; deluxe cards by how good they are to hold."""
     if card.suit in ("H", "D"):
-        return "#c62828"
+        return "red"
     if card.suit in ("S", "C"):
-        return "#212121"
+        return "black"
     if card.rank == "JOKER":
-        return "#6a1b9a"
+        return "joker"
     value = card.value if card.value is not None else 0
-    return "#2e7d32" if value <= 4 else ("#1565c0" if value <= 9 else "#ad1457")
+    return "low" if value <= 4 else ("mid" if value <= 9 else "high")
 
 
-def card_html(card: Card, face_up: bool = False) -> str:
+_TONES = {"red": "#c62828", "black": "#212121", "joker": "#6a1b9a", "low": "#2e7d32", "mid": "#1565c0", "high": "#ad1457"}
+_POWER_WORDS = {"peek": "peek", "spy": "spy", "swap": "swap", "peek_swap": "peek+swap", "spy_swap": "spy+swap"}
+
+
+def card_html(
+    card: Card, face_up: bool = False, *, power: str | None = None, inline: bool = True, classes: str = "", attrs: str = ""
+) -> str:
     """One card: its face with its suit colour, or a patterned back for an unseen card (``??``).
 
-    ``face_up=True`` marks a card lying face up on the table (a gold outline and a ``▴``).
+    The one card renderer of the project: notebooks' reprs use it with inline styles
+    (``inline=True``: looks the same anywhere, no stylesheet); the card table uses it with
+    ``inline=False`` (classes only, styled by the table's stylesheet and theme) and adds its
+    own ``classes`` and ``attrs``. ``face_up=True`` marks a card lying face up on the table
+    (a gold outline and a ``▴``); ``power`` (e.g. ``rules.power_of(card)``) labels a power card.
 
     >>> from cabo_kit.cards import Card, UNKNOWN
     >>> 'K♥' in card_html(Card.parse("KH")), '#c62828' in card_html(Card.parse("KH"))
     (True, True)
     >>> 'title="unseen card"' in card_html(UNKNOWN)
     True
+    >>> print(card_html(Card.parse("7"), power="peek", inline=False, classes="cabo-card"))
+    <span class="ck-card ck-face ck-mid cabo-card" data-card="7" title="7: 7 points, peek"><span class="ck-text">7</span><span class="ck-power">peek</span></span>
     """
     if not card.known:
-        style, face = _CARD + _BACK, "??"
-        title = "unseen card"
+        kind, tone, face, title = "ck-back", "", ("??" if inline else ""), "unseen card"
+        style = _CARD + _BACK
     else:
-        style, face = _CARD + _FACE + _colour(card), card.pretty
+        tone = _tone(card)
+        kind, face = "ck-face", card.pretty
+        style = _CARD + _FACE + _TONES[tone]
         points = "point" if card.value in (1, -1) else "points"
         title = f"{card.pretty}: {card.value} {points}"
-    mark = ""
+    mark = power_label = ""
+    if power is not None and card.known:
+        word = _POWER_WORDS.get(power, power)
+        title += f", {word}"
+        power_label = (
+            f'<span class="ck-power" style="display:block;font:500 9px/1 ui-sans-serif,sans-serif;opacity:.75">{escape(word)}</span>'
+            if inline else f'<span class="ck-power">{escape(word)}</span>'
+        )
     if face_up:
         style += _UP
         title += ", face up"
-        mark = '<sup style="color: #f9a825">&#9652;</sup>'
+        mark = '<sup style="color: #f9a825">&#9652;</sup>' if inline else '<span class="ck-up">&#9652;</span>'
+    cls = f"ck-card {kind}" + (f" ck-{tone}" if tone else "") + (f" {classes}" if classes else "")
+    style_attr = f' style="{style}"' if inline else ""
+    text = f'<span class="ck-text">{escape(face)}</span>' if (face or not inline) else ""
     return (
-        f'<span class="ck-card" data-card="{escape(card.text)}" title="{escape(title)}" style="{style}">'
-        f"{escape(face)}{mark}</span>"
+        f'<span class="{cls}" data-card="{escape(card.text)}" title="{escape(title)}"{style_attr}{attrs}>'
+        f"{text}{power_label}{mark}</span>"
     )
 
 
@@ -84,7 +108,7 @@ def hand_html(cards: Sequence[Card], face_up: Sequence[bool] | None = None, *, p
 
     >>> from cabo_kit.cards import Card
     >>> html = hand_html([Card.parse("3"), Card.parse("12")])
-    >>> html.count('class="ck-card"'), '>1</div>' in html
+    >>> html.count('class="ck-card '), '>1</div>' in html
     (2, True)
     >>> hand_html([])
     '<span class="ck-hand" style="color:#666">(no cards)</span>'

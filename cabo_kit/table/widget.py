@@ -1,0 +1,532 @@
+"""The card table and the replay viewer as notebook widgets (anywidget: the cards themselves are clickable).
+
+The widget holds view state only. Python keeps the game and the bots, builds each picture of
+the table from the person's observation (:mod:`cabo_kit.table.view`), and sends the page
+nothing but that picture as HTML: a face the person may not know never leaves Python. The
+page draws the picture and sends back clicks (``{"type": "click", "target": ...}``); bots'
+moves unfold as the page asks for the next picture (``"tick"``) after each one's hold time,
+so the kernel never waits on anything and stays responsive.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import anywidget
+import ipywidgets as widgets
+import traitlets
+
+from ..bot import Bot
+from ..bots.levels import LEVELS, by_level
+from ..cards import Card
+from ..game import Game
+from ..observation import Event, Observation
+from ..play import Step, Stepper
+from ..record import GameRecord
+from ..rules import Rules
+from .view import (
+    BUTTONS, Chooser, Frame, TableState, button_label, describe, render_table, round_summary_html, seat_names,
+    status_text,
+)
+
+__all__ = ["CardTable", "Replay"]
+
+_HERE = Path(__file__).parent
+_REVEAL_HOLD = 1.5  # seconds a card seen from memory stays shown (memory="none")
+
+
+def _rules(rules: "Rules | str") -> Rules:
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.preset(rules)
+    raise TypeError(f"rules={rules!r}: give a preset name ('deluxe', 'rush', 'traveller') or a cabo_kit.Rules")
+
+
+def _opponent(spec: Any) -> tuple[Bot, str]:
+    """A bot and its label from a level (1-4 or its name), a Bot instance, or a Bot class."""
+    if isinstance(spec, Bot):
+        return spec, spec.name or type(spec).__name__
+    if isinstance(spec, type) and issubclass(spec, Bot):
+        bot = spec()
+        return bot, bot.name or spec.__name__
+    if isinstance(spec, (int, str)) and not isinstance(spec, bool):
+        bot = by_level(spec)
+        for number, (label, cls) in LEVELS.items():
+            if type(bot) is cls:
+                return bot, f"level {number}, {label}"
+    raise TypeError(
+        f"opponent {spec!r}: give a level (1-4 or 'easy', 'medium', 'tricky', 'hard'), a Bot instance (MyBot()) or a Bot class"
+    )
+
+
+def _targets(events: Iterable[Event]) -> set[str]:
+    """The table places a few events touched, to highlight them."""
+    out: set[str] = set()
+    for kind, seat, t, _, _ in events:
+        if kind in ("draw", "penalty") and not t:
+            out.add("deck")
+        if kind == "draw":
+            out.update(("deck", "drawn"))
+        elif kind in ("take", "discard", "flip"):
+            out.add("discard")
+        elif kind in ("exchange", "peek", "place", "penalty") and seat is not None:
+            out.add(f"card:{seat}:{t[0]}")
+        elif kind in ("look", "multi") and seat is not None:
+            out.update(f"card:{seat}:{p}" for p in t)
+        elif kind in ("spy", "snap"):
+            out.add(f"card:{t[0]}:{t[1]}")
+        elif kind == "swap" and seat is not None:
+            out.update((f"card:{seat}:{t[0]}", f"card:{t[1]}:{t[2]}"))
+        elif kind == "give":
+            out.add(f"card:{t[1]}:{t[2]}")
+    return out
+
+
+def _reveals(events: Iterable[Event], viewer: int) -> dict[tuple[int, int], Card]:
+    """Faces the viewer saw in these events, by place (look, peek, spy), to flash when playing from memory."""
+    out: dict[tuple[int, int], Card] = {}
+    for kind, seat, t, cards, _ in events:
+        if seat != viewer or not cards or not all(c.known for c in cards):
+            continue
+        if kind == "look":
+            out.update({(viewer, p): c for p, c in zip(t, cards)})
+        elif kind == "peek":
+            out[(viewer, t[0])] = cards[0]
+        elif kind == "spy":
+            out[(t[0], t[1])] = cards[0]
+    return out
+
+
+class _TableView(anywidget.AnyWidget):
+    """The page side shared by the card table and the replay: draws ``frame`` and reports clicks."""
+
+    _esm = _HERE / "table.js"
+    _css = _HERE / "table.css"
+    frame = traitlets.Dict().tag(sync=True)
+
+
+class CardTable(_TableView):
+    """Play Cabo against bots in a notebook: click the cards, the deck, the discard pile and the buttons.
+
+    Args:
+        rules: a preset name (``"deluxe"``, ``"rush"``, ``"traveller"``) or a :class:`~cabo_kit.Rules`.
+        opponents: one entry per other seat: a level (``1``-``4`` or ``"easy"``, ``"medium"``,
+            ``"tricky"``, ``"hard"``), a :class:`~cabo_kit.Bot` instance (your own bot class
+            too), or a Bot class.
+        seat: your seat (``0`` sits first); ``None`` watches the bots play each other, every card face up.
+        seed: the game's seed (``None``: a random one, shown on the table so a game can be replayed).
+        memory: ``"engine"`` shows every card you have seen; ``"none"`` is the real game: a card you
+            look at is shown only at that moment, and the log keeps no faces.
+        pace: seconds each bot move stays on screen (``0``: instant, for tests and notebooks run unattended).
+        deck, start_player: a stacked first deal and who starts, as :class:`~cabo_kit.Game` takes them
+            (lessons that show a situation; tests). :meth:`new_game` deals from the seed alone.
+
+    The same clicks a browser sends can be sent from Python (:meth:`click`), which is how the
+    notebooks check a table without a person:
+
+    >>> from cabo_kit.table import CardTable
+    >>> table = CardTable("deluxe", opponents=[1], seed=3, pace=0)
+    >>> table.status
+    'Choose 2 of your cards to look at.'
+    >>> table.click("card:0:0"); table.click("card:0:1")
+    >>> [card.text for card in table.view.hands[0]]
+    ['13', '7', '??', '??']
+    >>> table.click("deck")
+    >>> table.status.startswith("You drew")
+    True
+    """
+
+    def __init__(
+        self,
+        rules: "Rules | str" = "deluxe",
+        opponents: Sequence[Any] = (2, 3, 4),
+        seat: int | None = 0,
+        seed: int | str | None = None,
+        memory: str = "engine",
+        pace: float = 0.6,
+        *,
+        deck: "Sequence[Card | str | int] | str | None" = None,
+        start_player: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._deck, self._start_player = deck, start_player
+        self.rules = _rules(rules)
+        if not opponents:
+            raise ValueError("opponents is empty: give at least one, e.g. opponents=[2] (a level-2 bot)")
+        bots = [_opponent(spec) for spec in opponents]
+        n = len(bots) + (0 if seat is None else 1)
+        self.rules.check_players(n)
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
+            raise ValueError(f"seat={seat!r}: choose 0..{n - 1} (or None to watch the bots play)")
+        if memory not in ("engine", "none"):
+            raise ValueError(f"memory={memory!r}: choose 'engine' (show what you have seen) or 'none' (play from memory)")
+        if not pace >= 0:
+            raise ValueError(f"pace={pace!r}: seconds per bot move, 0 or more")
+        self.seat = seat
+        self.n = n
+        self.memory = memory
+        self.pace = float(pace)
+        others = [s for s in range(n) if s != seat]
+        self._bot_specs = list(opponents)
+        self.bots: dict[int, Bot] = {s: b for s, (b, _) in zip(others, bots)}
+        self.names = seat_names(n, seat)
+        self.labels = ["" if s == seat else "" for s in range(n)]
+        for s, (_, label) in zip(others, bots):
+            self.labels[s] = label
+        self.on_msg(self._on_msg)
+        self.new_game(seed)
+
+    # ------------------------------------------------------------------ public
+
+    def new_game(self, seed: int | str | None = None) -> None:
+        """Start a new game (a random seed unless one is given) with the same rules and opponents."""
+        if seed is None:
+            seed = random.SystemRandom().randrange(1_000_000)
+        self.seed = seed
+        if getattr(self, "game", None) is not None:
+            # Fresh bots: a bot may keep memory between games.
+            bots = [_opponent(spec)[0] for spec in self._bot_specs]
+            self.bots = dict(zip([s for s in range(self.n) if s != self.seat], bots))
+        stacked = getattr(self, "game", None) is None
+        self.game = Game(
+            self.rules, seed, self.n, memory=self.memory,
+            deck=self._deck if stacked else None, start_player=self._start_player if stacked else None,
+        )
+        self.stepper = Stepper(self.game, self.bots, names=self.names, viewer=self.seat, on_error="random", game_hooks=True)
+        self.log_lines: list[str] = [f"New game of {self.rules.name}, seed {seed}."]
+        self.notice = ""
+        self._token = 0
+        self._chooser: Chooser | None = None
+        self._summary: str | None = None  # the round-end overlay while it is shown
+        self._deferred: list[Event] = []  # events after a round's end, logged once Next is clicked
+        self._log_events(self.game.events_seen(self.seat))
+        self._flow(set(), {})
+
+    @property
+    def observation(self) -> Observation | None:
+        """Your seat's observation now (``None`` when watching)."""
+        return None if self.seat is None else self.game.observation(self.seat)
+
+    @property
+    def status(self) -> str:
+        """The line that says whose turn it is and what you may do."""
+        return self.view.status
+
+    @property
+    def busy(self) -> bool:
+        """Whether bot moves are still being shown (clicks then skip to the end of them)."""
+        return bool(self.frame.get("busy"))
+
+    def clickable(self) -> set[str]:
+        """The targets a click means something on now (what the page marks ``cabo-clickable``)."""
+        return set(self.view.clickable)
+
+    def click(self, target: str) -> None:
+        """Click ``target`` as the page does: ``"deck"``, ``"discard"``, ``"card:{seat}:{position}"``
+        or a button, ``"btn:cabo"``, ``"btn:discard"``, ``"btn:pass"``, ``"btn:confirm"``,
+        ``"btn:left"``, ``"btn:right"``, ``"btn:next"``.
+
+        Raises :class:`ValueError` naming what may be clicked if ``target`` means nothing now.
+        """
+        if self.busy:
+            self.fast_forward()
+        if target == "btn:next":
+            if self._summary is None:
+                raise ValueError("btn:next: there is no finished round to move on from")
+            if self.game.is_over:
+                self.new_game()
+                return
+            self._summary = None
+            events, self._deferred = self._deferred, []
+            self._log_events(events)
+            self._flow(set(), {})
+            return
+        chooser = self._chooser
+        if chooser is None or target not in chooser.clickable():
+            allowed = ", ".join(sorted(self.clickable())) or "nothing (wait for the bots)"
+            raise ValueError(f"{target!r} cannot be clicked now; clickable: {allowed}")
+        self.notice = ""
+        action = chooser.click(target)
+        if action is None:
+            self._show(self._state(set(), {}))
+            return
+        assert self.seat is not None
+        self._chooser = None
+        events = self.stepper.apply(action, self.seat)
+        self._after(events, self.seat)
+
+    def fast_forward(self) -> None:
+        """Play every pending bot move at once, up to your next decision or the end of the round."""
+        while self.busy:
+            self._tick()
+
+    # ------------------------------------------------------------------ flow
+
+    def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        kind = content.get("type")
+        try:
+            if kind == "click":
+                self.click(str(content.get("target")))
+            elif kind == "tick" and content.get("token") == self._token:
+                self._tick()
+            elif kind == "skip":
+                self.fast_forward()
+        except ValueError as exc:  # a stale click (e.g. a double click): say so, change nothing
+            self.notice = str(exc)
+            self._show(self._state(set(), {}))
+
+    def _after(self, events: list[Event], actor: int | None, step: Step | None = None) -> None:
+        """Log what happened; stop at a round's end; otherwise go on."""
+        end = next((i for i, e in enumerate(events) if e.kind == "end"), None)
+        if step is not None and step.fault is not None:
+            self.notice = f"{self.names[step.seat]}'s bot failed: {step.fault.message}. It played a random legal move instead."
+            self.log_lines.append(f"⚠ {self.notice}")
+        if end is not None:
+            self._log_events(events[: end + 1])
+            self._deferred = events[end + 1:]
+            self._round_end()
+            return
+        self._log_events(events)
+        reveal = _reveals(events, self.seat) if (self.memory == "none" and actor == self.seat and self.seat is not None) else {}
+        self._flow(_targets(events), reveal)
+
+    def _flow(self, highlight: set[str], reveal: dict[tuple[int, int], Card]) -> None:
+        """Show the table; if bots are to move, unfold their moves at the pace (or at once with pace 0)."""
+        stepper = self.stepper
+        if stepper.bot_to_move is None or self.game.is_over:
+            self._idle(highlight, reveal)
+            return
+        if self.pace > 0 or reveal:
+            hold = max(self.pace, _REVEAL_HOLD) if reveal else self.pace
+            self._show(self._state(highlight, reveal), busy=True, hold=hold)
+            return
+        while True:
+            step = stepper.step()
+            if step is None:
+                self._idle(set(), {})
+                return
+            if any(e.kind == "end" for e in step.events) or step.fault is not None:
+                self._after(step.events, step.seat, step)
+                return
+            self._log_events(step.events)
+            if stepper.bot_to_move is None:
+                self._idle(_targets(step.events), {})
+                return
+
+    def _tick(self) -> None:
+        """The next bot move, after a busy picture's hold time (the page asks; fast_forward loops)."""
+        step = self.stepper.step()
+        if step is None:
+            self._idle(set(), {})
+            return
+        if any(e.kind == "end" for e in step.events) or step.fault is not None or self.pace == 0:
+            self._after(step.events, step.seat, step)
+            return
+        self._log_events(step.events)
+        highlight = _targets(step.events)
+        if self.stepper.bot_to_move is None:
+            self._idle(highlight, {})
+        else:
+            self._show(self._state(highlight, {}, status=self.log_lines[-1]), busy=True, hold=self.pace)
+
+    def _idle(self, highlight: set[str], reveal: dict[tuple[int, int], Card]) -> None:
+        """The person's turn to decide (or a finished game): a chooser over the legal actions."""
+        if self.seat is not None and self.seat in self.stepper.waiting:
+            self._chooser = Chooser(self.game.observation(self.seat))
+        else:
+            self._chooser = None
+        self._show(self._state(highlight, reveal))
+
+    def _round_end(self) -> None:
+        game = self.game
+        result = game.results[-1]
+        self._chooser = None
+        self._summary = round_summary_html(
+            result, self.names, self._powers(), over=game.is_over, winners=game.winners if game.is_over else ()
+        )
+        self._show(self._state(set(), {}))
+
+    # ------------------------------------------------------------------ pictures
+
+    def _log_events(self, events: Iterable[Event]) -> None:
+        faces = self.memory == "engine" or self.seat is None
+        self.log_lines.extend(describe(e, self.seat, self.names, faces=faces) for e in events)
+        del self.log_lines[:-200]
+
+    def _powers(self) -> dict[str, str | None]:
+        cache = getattr(self, "_power_cache", None)
+        if cache is None:
+            cache = self._power_cache = {c.text: self.rules.power_of(c) for c in set(self.rules.full_deck(self.n))}
+        return cache
+
+    def _state(self, highlight: set[str], reveal: dict[tuple[int, int], Card], *, status: str | None = None) -> TableState:
+        game = self.game
+        seat = self.seat
+        obs = game.observation(seat if seat is not None else game.current)
+        if seat is None:
+            hands = [tuple(h) for h in game.open_hands()]
+            drawn = game.drawn_card
+        else:
+            hands = [tuple(h) for h in obs.hands]
+            drawn = obs.drawn
+        for (s, p), card in reveal.items():
+            if s < len(hands) and p < len(hands[s]):
+                hands[s] = hands[s][:p] + (card,) + hands[s][p + 1:]
+        chooser = self._chooser if self._summary is None else None
+        clickable = chooser.clickable() if chooser is not None else set()
+        buttons = [(b, button_label(b, obs, chooser)) for b in BUTTONS if chooser is not None and _shows(b, chooser)]
+        if status is None:
+            if self._summary is not None:
+                status = "The game is over." if game.is_over else "The round is over."
+            elif seat is None:
+                movers = game.to_move
+                status = f"{self.names[movers[0]]} to play…" if movers else "The game is over."
+            else:
+                status = status_text(obs, self.names, chooser)
+        overlay = ""
+        if self._summary is not None:
+            label = "New game" if game.is_over else "Next round"
+            overlay = (
+                self._summary[: -len("</div>")]
+                + f'<button type="button" class="cabo-btn cabo-btn-next cabo-clickable" data-click="btn:next">{label}</button></div>'
+            )
+            clickable = clickable | {"btn:next"}
+        return TableState(
+            n=self.n, seat=seat, names=self.names, labels=self.labels, hands=hands, face_up=[tuple(f) for f in obs.face_up],
+            discard_top=obs.top, pile_size=len(obs.discard) if self.memory == "engine" else (1 if obs.discard else 0),
+            deck_size=obs.deck_size, drawn=drawn, drawn_by=obs.current if drawn is not None else None,
+            current=obs.current if not game.is_over else None, caller=obs.caller, to_move=tuple(game.to_move),
+            scores=obs.scores, round_scores=obs.round_scores, round=obs.round, status=status, powers=self._powers(),
+            clickable=clickable, selected=set(chooser.selected) if chooser else set(), highlight=highlight,
+            buttons=buttons, log=list(self.log_lines), notice=self.notice, overlay=overlay,
+            rules_name=f"{self.rules.name} · seed {self.seed}",
+        )
+
+    def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0) -> None:
+        self.view = state
+        self._token += 1
+        frame = Frame(render_table(state), busy=busy, hold=hold).to_dict()
+        frame["token"] = self._token
+        self.frame = frame
+
+
+def _shows(button: str, chooser: Chooser) -> bool:
+    """Whether a button belongs on the table in this phase (shown, enabled or not)."""
+    if button == "btn:confirm":
+        return chooser.confirm
+    return any(button in targets for _, targets in chooser.options)
+
+
+class Replay(widgets.VBox):
+    """Step through a finished game: a slider, buttons, and the table as one seat saw it, or every card face up.
+
+    Moving the slider replays only from the nearest kept position (one every ``checkpoint``
+    actions), never the whole game again.
+
+    >>> import cabo_kit as ck
+    >>> from cabo_kit.table import Replay
+    >>> record = ck.play_game([ck.bots.GreedyBot(), ck.bots.RandomBot()], ck.Rules.preset("rush"), seed=5)
+    >>> replay = Replay(record, seat=0)
+    >>> replay.step == 0 and replay.steps == len(record.actions)
+    True
+    >>> replay.go(10); replay.view.round
+    0
+    """
+
+    def __init__(self, record: GameRecord, seat: int | None = None, *, checkpoint: int = 40) -> None:
+        if not isinstance(record, GameRecord):
+            raise TypeError(f"Replay needs a cabo_kit.GameRecord (from play_game or Replay.from_tournament), not {type(record).__name__}")
+        if seat is not None and not 0 <= seat < record.n_players:
+            raise ValueError(f"seat={seat!r}: choose 0..{record.n_players - 1}, or None for every card face up")
+        self.record = record
+        self.seat = seat
+        self.steps = len(record.actions)
+        self.names = [f"{n}" for n in record.bots] if seat is None else [
+            "You" if s == seat else name for s, name in enumerate(record.bots)
+        ]
+        self._every = max(1, checkpoint)
+        self._checkpoints: dict[int, Game] = {0: record.new_game()}
+        self._game = self._checkpoints[0].clone()
+        self._at = 0
+        self.table = _TableView()
+        self.slider = widgets.IntSlider(value=0, min=0, max=self.steps, description="action", continuous_update=True,
+                                        layout=widgets.Layout(width="420px"))
+        self.player = widgets.Play(value=0, min=0, max=self.steps, interval=600, description="play")
+        widgets.jslink((self.player, "value"), (self.slider, "value"))
+        buttons = []
+        for label, delta, name in (("⏮", -10**9, "first"), ("◀", -1, "back"), ("▶", 1, "forward"), ("⏭", 10**9, "last")):
+            button = widgets.Button(description=label, tooltip=name, layout=widgets.Layout(width="42px"))
+            button.add_class(f"cabo-replay-{name}")
+            button.on_click(lambda _b, d=delta: self.go(self.step + d))
+            buttons.append(button)
+        self.slider.observe(lambda change: self.go(change["new"]), names="value")
+        super().__init__([widgets.HBox([*buttons, self.player, self.slider]), self.table])
+        self.add_class("cabo-replay")
+        self.go(0)
+
+    @classmethod
+    def from_tournament(cls, folder: "str | Path", game_id: str, seat: int | None = None) -> "Replay":
+        """A replay of one stored game of a tournament folder (its id as the report and ``results.sqlite`` give it)."""
+        from ..tournament.store import load_record
+
+        path = Path(folder) / "results.sqlite"
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no results store here; run `cabo-kit tournament run {folder}` first")
+        return cls(load_record(path, game_id), seat)
+
+    @property
+    def step(self) -> int:
+        """How many actions have been played at the position shown."""
+        return self._at
+
+    def go(self, step: int) -> None:
+        """Show the game after ``step`` actions (clamped to the game's length)."""
+        step = max(0, min(self.steps, int(step)))
+        base = max(k for k in self._checkpoints if k <= step)
+        if not (base <= self._at <= step) or self._at < base:
+            self._game, self._at = self._checkpoints[base].clone(), base
+        game = self._game
+        mark = game.event_count
+        actions = self.record.actions
+        while self._at < step:
+            seat, action = actions[self._at]
+            if self._at == step - 1:
+                mark = game.event_count
+            game.apply(action, seat)
+            self._at += 1
+            if self._at % self._every == 0 and self._at not in self._checkpoints:
+                self._checkpoints[self._at] = game.clone()
+        if self.slider.value != step:
+            self.slider.value = step
+        self._draw(game.events_seen(self.seat, since=mark) if step else [])
+
+    def _draw(self, last: list[Event]) -> None:
+        game = self._game
+        seat = self.seat
+        obs = game.observation(seat if seat is not None else game.current)
+        if seat is None:
+            hands, drawn = [tuple(h) for h in game.open_hands()], game.drawn_card
+        else:
+            hands, drawn = [tuple(h) for h in obs.hands], obs.drawn
+        log = [describe(e, seat, self.names) for e in game.events_seen(seat)[-60:]]
+        powers = {c.text: self.record.rules.power_of(c) for c in set(self.record.rules.full_deck(self.record.n_players))}
+        status = log[-1] if log and self._at else "The deal."
+        overlay = ""
+        if game.is_over:
+            overlay = round_summary_html(game.results[-1], self.names, powers, over=True, winners=game.winners)
+        self.view = TableState(
+            n=game.n, seat=seat, names=self.names, labels=["" for _ in range(game.n)], hands=hands,
+            face_up=[tuple(f) for f in obs.face_up], discard_top=obs.top, pile_size=len(obs.discard),
+            deck_size=obs.deck_size, drawn=drawn, drawn_by=obs.current if drawn is not None else None,
+            current=obs.current if not game.is_over else None, caller=obs.caller, to_move=tuple(game.to_move),
+            scores=obs.scores, round_scores=obs.round_scores, round=obs.round,
+            status=f"Action {self._at} of {self.steps}: {status}", powers=powers, highlight=_targets(last), log=log,
+            overlay=overlay, rules_name=f"{self.record.rules.name} · seed {self.record.seed}",
+        )
+        self.table.frame = Frame(render_table(self.view)).to_dict()
