@@ -414,6 +414,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _precision(text: str) -> float:
+    """``--until``'s value: an Elo half-width >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an Elo half-width: write e.g. --until 50 (0: off)")
+    return value
+
+
 def _show_progress(args: argparse.Namespace) -> bool:
     return not args.no_progress and sys.stderr.isatty()
 
@@ -529,6 +540,11 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
     run.add_argument("folder", metavar="DIR", help="the tournament folder (tournament.toml, bots/*.py)")
     run.add_argument("--games", type=_positive,
                      help="games each bot plays per preset and table size (rounded up to whole duplicate matches)")
+    run.add_argument("--until", type=_precision, metavar="ELO",
+                     help="after the balanced games, play adaptively until every two-sided 95%% Elo interval is "
+                          "within +-ELO (e.g. 50; tournament.toml's precision; 0: off)")
+    run.add_argument("--max-games", type=_positive, metavar="N",
+                     help="with --until: at most N games per bot, preset and table size (tournament.toml's max_games)")
     run.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
     run.add_argument("--executor", choices=("local", "dask"), help="local process pool or a Dask cluster")
     run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
@@ -552,7 +568,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     try:
         if args.action == "run":
             run_tournament(args.folder, games=args.games, workers=args.workers, executor=args.executor,
-                           scheduler=args.scheduler, progress=_show_progress(args))
+                           scheduler=args.scheduler, precision=args.until, max_games=args.max_games,
+                           progress=_show_progress(args))
         write_outputs(args.folder)
     except (ConfigError, ExecutorError, StoreError) as exc:
         raise UsageError(str(exc)) from None

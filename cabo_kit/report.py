@@ -81,7 +81,7 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
     """The leaderboard as a dot plot with error bars: one panel per preset, best bot on top.
 
     ``board``: the frame of :func:`~cabo_kit.tournament.ratings.fit_elo`. A dashed line marks
-    1000 (the anchor, RandomBot, when it played).
+    1000 (the mean of the field, or the anchor when the board was fitted with one).
 
     >>> import pandas as pd
     >>> board = pd.DataFrame({"bot": ["A"], "preset": "rush", "elo": [1000.0], "elo_low": [990.0],
@@ -406,6 +406,30 @@ def _num(value: object, fmt: str = "{:.0f}") -> str:
     return fmt.format(v)
 
 
+def _interval(low: object, high: object) -> str:
+    """A 95% interval in the report: ``950 – 1050``, or one-sided (``below 310``, ``above 1400``).
+
+    >>> _interval(950.0, 1050.0), _interval(float("-inf"), 310.0)
+    ('950 – 1050', 'below 310')
+    """
+    lo, hi = float(low), float(high)  # type: ignore[arg-type]
+    if lo == float("-inf") and hi == float("inf"):
+        return "not bounded"
+    if lo == float("-inf"):
+        return f"below {_num(hi)}"
+    if hi == float("inf"):
+        return f"above {_num(lo)}"
+    return f"{_num(lo)} – {_num(hi)}"
+
+
+def _rank_range(row: Any) -> str:
+    """A bot's plausible places (``2–4``), or its place where the board has no rank interval."""
+    if "rank_low" in row.index and row["rank_low"] == row["rank_low"]:
+        low, high = int(row["rank_low"]), int(row["rank_high"])
+        return str(low) if low == high else f"{low}–{high}"
+    return _num(row.get("rank", float("nan")))
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] | None = None) -> str:
     """An HTML table; ``rows`` hold HTML that the caller has already escaped."""
     numeric = numeric or [False] * len(header)
@@ -468,7 +492,7 @@ def report_html(
     rejected: "pd.DataFrame | None" = None,
     title: str = "Cabo tournament",
     board: "pd.DataFrame | None" = None,
-    anchor: str | None = "RandomBot",
+    anchor: str | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
     worst: int = 5,
@@ -525,8 +549,11 @@ def report_html(
     parts.append(
         f'<p class="summary">{len(games)} games, {len(bots)} bots, presets: {_esc(", ".join(presets)) or "none"}; '
         f"{n_fault_games} games ended by a fault; {len(rejected)} files rejected. "
-        f"Ratings are per preset, never pooled; Elo anchored so that {_esc(anchor)} is 1000 where it played "
-        f"(elsewhere the mean is 1000).</p>"
+        "Ratings are per preset, never pooled; "
+        + (f"Elo anchored so that {_esc(anchor)} is 1000 where it played (elsewhere the field's mean is 1000).</p>"
+           if anchor else "Elo centred on the field: the mean of the bots rated on both sides is 1000. "
+           "A bot that almost never wins (or never loses) against the others gets a one-sided bound "
+           "(&ldquo;below 310&rdquo;), because only rare upsets measure its distance.</p>")
     )
     parts.append("<nav>" + "".join(f'<a href="#{k}">{_esc(v)}</a>' for k, v in nav) + "</nav>")
 
@@ -537,24 +564,26 @@ def report_html(
         parts.append('<div class="tables">')
         for preset in _presets(board):
             part = board[board["preset"] == preset].reset_index(drop=True)
-            header = ["#", "bot", "Elo", "95% interval", "games", "win rate"]
+            header = ["#", "bot", "Elo", "95% interval", "plausible rank", "games", "win rate"]
             extra = skill is not None and len(skill) > 0
             if skill is not None and extra:
                 header += ["OpenSkill μ ± σ"]
                 sk = skill[skill["preset"] == preset].set_index("bot")
             rows = []
             for i, r in part.iterrows():
-                row = [str(i + 1), bot_link(r["bot"]), _num(r["elo"]),
-                       f'{_num(r["elo_low"])} – {_num(r["elo_high"])}', _num(r["games"]), _num(r["win_rate"], "{:.1%}")]
+                row = [str(i + 1), bot_link(r["bot"]), _num(r["elo"]), _interval(r["elo_low"], r["elo_high"]),
+                       _rank_range(r), _num(r["games"]), _num(r["win_rate"], "{:.1%}")]
                 if extra:
                     row.append(f'{sk.loc[r["bot"], "mu"]:.1f} ± {sk.loc[r["bot"], "sigma"]:.1f}' if r["bot"] in sk.index else "–")
                 rows.append(row)
-            parts.append(f"<div><h3>{_esc(preset)}</h3>" + _table(header, rows, [True, False, True, True, True, True, True])
+            parts.append(f"<div><h3>{_esc(preset)}</h3>" + _table(header, rows, [True, False, True, True, True, True, True, True])
                          + "</div>")
         parts.append("</div>")
         parts.append('<p class="muted">Elo: maximum-likelihood Bradley-Terry fit of the pairwise results inside '
                      "each game (lower rank wins, equal rank is a draw); intervals: percentiles of "
                      f"{str(bootstrap) + ' ' if fitted_here else ''}refits on deals resampled with replacement (a deal's seat rotations stay together). "
+                     "Plausible rank: the same percentiles of the bot's place in each refit (as Chatbot Arena "
+                     "shows ranks). One-sided bounds: the Wilson bound of the bot's upsets per deal against the field. "
                      "Win rate: a shared win counts 1/k. OpenSkill: Plackett-Luce, a second opinion.</p>")
     else:
         parts.append("<p>No games yet.</p>")
@@ -643,9 +672,9 @@ def report_html(
         for preset in sorted(mine["preset"].unique()):
             m = mine[mine["preset"] == preset]
             r = board[(board["bot"] == b) & (board["preset"] == preset)]
-            elo = (f'{_num(r["elo"].iloc[0])} [{_num(r["elo_low"].iloc[0])}, {_num(r["elo_high"].iloc[0])}]'
+            elo = (f'{_num(r["elo"].iloc[0])} ({_interval(r["elo_low"].iloc[0], r["elo_high"].iloc[0])})'
                    if len(r) else "–")
-            place = 1 + int((board[board["preset"] == preset]["elo"] > r["elo"].iloc[0]).sum()) if len(r) else 0
+            place = _rank_range(r.iloc[0]) if len(r) else "–"
             firsts = int((m["rank"] == 1).sum())
             rows.append([_esc(preset), str(len(m)), elo, f"{place} of {int((board['preset'] == preset).sum())}",
                          _num(m["win"].mean(), "{:.1%}"), str(firsts), _num(m["rank"].mean(), "{:.2f}"),
@@ -715,7 +744,7 @@ def write_report(
     out_path: str | os.PathLike[str],
     title: str = "Cabo tournament",
     board: "pd.DataFrame | None" = None,
-    anchor: str | None = "RandomBot",
+    anchor: str | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
     worst: int = 5,

@@ -378,7 +378,7 @@ def test_a_bot_that_never_wins_has_an_interval_open_below() -> None:
     assert board.loc["B", "elo_low"] == board.loc["B", "elo_high"] == 1000.0  # the anchor is fixed by definition
     assert np.isfinite(board.loc["C", "elo_low"]) and np.isfinite(board.loc["C", "elo_high"])
     text = format_leaderboard(board.reset_index())
-    assert "..+inf" in text and "never won / never lost" in text
+    assert f"above {board.loc['A', 'elo_low']:.0f}" in text and "almost never won (lost)" in text
 
 
 def test_when_the_anchor_never_wins_nobody_above_it_is_bounded() -> None:

@@ -112,7 +112,7 @@ def test_same_seed_same_leaderboard_bytes_with_one_and_two_workers(tmp_path: Pat
     board_b, seats_b = _det_run(b, 2)
     assert board_a == board_b
     assert seats_a.equals(seats_b)
-    assert b"bot,preset,elo,elo_low,elo_high,games,win_rate" in board_a.splitlines()[0]
+    assert board_a.splitlines()[0] == b"bot,preset,elo,elo_low,elo_high,rank,rank_low,rank_high,games,win_rate"
     assert (a / "report.html").stat().st_size > 10_000
     c = make_folder(tmp_path / "c", DET_TOML.replace("seed = 11", "seed = 12"), ["wanderer.py"])
     assert not _det_run(c, 2)[1].equals(seats_a)  # another seed deals other games
@@ -291,3 +291,115 @@ def test_a_folder_where_fewer_than_two_bots_can_play_is_refused_and_left_untouch
     with pytest.raises(ConfigError, match=r"rejected broken_syntax.py: line \d+: SyntaxError"):
         run_tournament(broken, progress=False, out=None)
     assert sorted(p.name for p in broken.iterdir()) == ["bots", "tournament.toml"]
+
+
+ADAPTIVE_TOML = """
+presets = ["rush"]
+table_sizes = [3]
+games = 6
+seed = 5
+precision = 45
+reference = ["RandomBot", "GreedyBot", "CountingBot"]
+[limits]                 # generous: a timeout on a busy machine would change results
+decision_s = 10.0
+game_bank_s = 120.0
+"""
+
+
+def _order_keys(folder: Path) -> list[str]:
+    con = sqlite3.connect(folder / "results.sqlite")
+    try:
+        return [r[0] for r in con.execute(
+            "SELECT order_key FROM games WHERE game_id IN (SELECT game_id FROM scheduled) ORDER BY order_key")]
+    finally:
+        con.close()
+
+
+def test_adaptive_run_reaches_the_target_the_same_way_with_one_or_two_workers(tmp_path: Path) -> None:
+    """Issue 11, must 4: balanced seeding, then batches of similar-strength tables until every two-sided
+    interval is within the target; one seed gives the same games and leaderboard, byte for byte."""
+    from cabo_kit.tournament.ratings import fit_elo, half_width
+
+    a = make_folder(tmp_path / "a", ADAPTIVE_TOML, ["steady.py"])
+    b = make_folder(tmp_path / "b", ADAPTIVE_TOML, ["steady.py"])
+    first = run_tournament(a, workers=1, progress=False, out=None)
+    board_a, seats_a = _det_run(b, 2)
+    write_outputs(a, out=None)
+    assert (a / "leaderboard.csv").read_bytes() == board_a
+    assert load_frames(a)[1].equals(seats_a)
+    keys = _order_keys(a)
+    seeding = [k for k in keys if not k.startswith("a")]
+    adaptive = [k for k in keys if k.startswith("a")]
+    assert len(seeding) == 12 and len(adaptive) > 30  # the balanced part alone does not reach +-45
+    board = fit_elo(seats_a)
+    assert half_width(board).max() <= 45.0
+    assert any("every two-sided interval within +-45 Elo" in n for n in first.notes)
+    # RandomBot is below the field (one-sided): the adaptive tables never wait on it.
+    random_row = board[board["bot"] == "RandomBot"].iloc[0]
+    assert random_row["elo_low"] == float("-inf") and random_row["elo"] < random_row["elo_high"] < float("inf")
+    adaptive_ids = set(load_frames(a)[0]["game_id"]) - set(seats_a[seats_a["bot"] == "RandomBot"]["game_id"])
+    assert len(adaptive_ids) >= len(adaptive)  # every adaptive game is among those without RandomBot
+    again = run_tournament(a, workers=2, progress=False, out=None)
+    assert again.played == 0 and again.skipped == len(keys)
+
+
+def test_adaptive_run_stops_at_the_game_budget_and_says_so(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path / "t", ADAPTIVE_TOML.replace("precision = 45", "precision = 10"), ["steady.py"])
+    summary = run_tournament(folder, workers=2, max_games=30, progress=False, out=None)
+    assert any("game budget (max_games = 30) is reached" in n and "raise max_games" in n for n in summary.notes)
+    games = load_frames(folder)[1].groupby("bot").size()
+    assert games.max() <= 30 + 3 and games.max() > 6
+
+
+def test_resume_after_kill_9_in_the_adaptive_phase_gives_the_same_leaderboard(tmp_path: Path) -> None:
+    toml = ADAPTIVE_TOML.replace("precision = 45", "precision = 30")
+    killed = make_folder(tmp_path / "killed", toml, ["steady.py"])
+    whole = make_folder(tmp_path / "whole", toml, ["steady.py"])
+    cmd = [sys.executable, "-m", "cabo_kit.cli", "tournament", "run", str(killed), "--workers", "2", "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while _count(killed / "results.sqlite") < 40 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run finished before it could be killed: lower precision in the test"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    stored = _count(killed / "results.sqlite")
+    resumed = run_tournament(killed, workers=2, progress=False, out=None)
+    assert resumed.skipped >= stored - 12 and resumed.played > 0
+    run_tournament(whole, workers=1, progress=False, out=None)
+    write_outputs(killed, out=None)
+    write_outputs(whole, out=None)
+    assert (killed / "leaderboard.csv").read_bytes() == (whole / "leaderboard.csv").read_bytes()
+    assert _order_keys(killed) == _order_keys(whole)
+
+
+def test_adaptive_dask_run_matches_the_process_pool(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    pool = make_folder(tmp_path / "pool", ADAPTIVE_TOML, ["steady.py"])
+    dask = make_folder(tmp_path / "dask", ADAPTIVE_TOML, ["steady.py"])
+    board_pool, seats_pool = _det_run(pool, 2)
+    run_tournament(dask, workers=2, executor="dask", progress=False, out=None)
+    write_outputs(dask, out=None)
+    assert (dask / "leaderboard.csv").read_bytes() == board_pool
+    assert load_frames(dask)[1].equals(seats_pool)
+
+
+def test_precision_settings_are_checked_with_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cabo_kit.tournament.config import TournamentConfig
+
+    assert TournamentConfig.from_dict({"precision": 50, "max_games": 400}).precision == 50.0
+    for text, message in {"precision = -5": "precision = -5: write the Elo half-width to reach, e.g. precision = 50",
+                          'precision = "tight"': "precision = 'tight'", "max_games = 0": "max_games = 0: write a whole number >= 1",
+                          "precison = 50": "did you mean 'precision'?"}.items():
+        with pytest.raises(ConfigError) as info:
+            TournamentConfig.from_dict(__import__("tomllib").loads(text) if sys.version_info >= (3, 11) else {})
+        assert message in str(info.value), (text, str(info.value))
+    folder = make_folder(tmp_path / "f", 'presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["RandomBot", "GreedyBot"]\n', [])
+    assert main(["tournament", "run", str(folder), "--until", "tight", "--no-progress"]) == 2
+    assert "'tight' is not an Elo half-width: write e.g. --until 50" in capsys.readouterr().err

@@ -36,7 +36,11 @@ table_sizes = [4]          # players per table; each size is scheduled separatel
 games = 32                 # games each bot plays per preset and table size (rounded up
                            # to whole duplicate deals)
 seed = 0                   # every deal derives from it: same seed, same results
-reference = ["RandomBot"]  # built-in bots added as trusted opponents (rating anchor)
+precision = 0              # > 0: after those games, play adaptively until every two-sided
+                           # 95% Elo interval is within +-precision (e.g. 50); 0: off
+max_games = 2000           # with precision: no bot plays more games than this per preset
+                           # and table size (the game budget)
+reference = ["RandomBot"]  # built-in bots added as trusted opponents (a reference point)
 executor = "local"         # "local" (process pool) or "dask"
 workers = 0                # 0: one per core this process may use
 scheduler = ""             # Dask scheduler address; "" starts a local Dask cluster
@@ -50,7 +54,7 @@ cpu_s = 600                # CPU seconds per bot process (a backstop)
 log_bytes = 262144         # bytes of the bot's own output kept in its log
 """
 
-_TOP_KEYS = ("presets", "table_sizes", "games", "seed", "reference", "executor", "workers", "scheduler", "memory", "limits")
+_TOP_KEYS = ("presets", "table_sizes", "games", "seed", "precision", "max_games", "reference", "executor", "workers", "scheduler", "memory", "limits")
 _LIMIT_KEYS = ("decision_s", "game_bank_s", "memory_mb", "cpu_s", "log_bytes")
 
 
@@ -83,6 +87,8 @@ class TournamentConfig:
     table_sizes: tuple[int, ...] = (4,)
     games: int = 32
     seed: int = 0
+    precision: float = 0.0
+    max_games: int = 2000
     reference: tuple[str, ...] = ("RandomBot",)
     executor: str = "local"
     workers: int = 0
@@ -104,10 +110,16 @@ class TournamentConfig:
             if not isinstance(sizes, list) or not sizes or not all(_is_int(s) and s >= 2 for s in sizes):
                 raise ConfigError(f"{source}: table_sizes = {sizes!r}: write a list of player counts, e.g. table_sizes = [4]")
             kw["table_sizes"] = tuple(sorted(set(sizes)))
-        for key in ("games", "seed", "workers"):
+        if "precision" in data:
+            value = data["precision"]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value:
+                raise ConfigError(f"{source}: precision = {value!r}: write the Elo half-width to reach, e.g. "
+                                  "precision = 50, or 0 for a fixed number of games")
+            kw["precision"] = float(value)
+        for key in ("games", "seed", "workers", "max_games"):
             if key in data:
                 value = data[key]
-                low = {"games": 1, "seed": 0, "workers": 0}[key]
+                low = {"games": 1, "seed": 0, "workers": 0, "max_games": 1}[key]
                 if not _is_int(value) or value < low:
                     raise ConfigError(f"{source}: {key} = {value!r}: write a whole number >= {low}, e.g. {key} = {max(low, 4)}")
                 kw[key] = value

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import math
 import os
 import re
 import shutil
@@ -362,6 +363,8 @@ def run_tournament(
     workers: int | None = None,
     executor: str | None = None,
     scheduler: str | None = None,
+    precision: float | None = None,
+    max_games: int | None = None,
     progress: bool = True,
     out: Callable[[str], None] | None = print,
     loader: Callable[..., Any] | None = None,
@@ -369,10 +372,13 @@ def run_tournament(
     """Play every scheduled game of the tournament in ``folder`` that the store does not hold yet.
 
     Arguments override ``tournament.toml``: ``games`` (per bot, preset and table size),
-    ``workers``, ``executor`` (``"local"`` or ``"dask"``), ``scheduler`` (a Dask address).
-    Messages (the settings note, rejected files, a summary) go to ``out`` (``None``: silent).
+    ``workers``, ``executor`` (``"local"`` or ``"dask"``), ``scheduler`` (a Dask address),
+    ``precision`` (an Elo half-width: after the balanced schedule, play adaptive batches until
+    every two-sided 95% interval is within it; 0 turns it off) and ``max_games`` (the adaptive
+    game budget per bot, preset and table size). Messages (the settings note, rejected files, a
+    summary) go to ``out`` (``None``: silent).
     """
-    from .executors import default_workers, make_executor
+    from .executors import Executor, default_workers, make_executor
 
     say = out or (lambda _s: None)
     folder = Path(folder)
@@ -382,6 +388,12 @@ def run_tournament(
     say(note)
     if games is not None and games < 1:
         raise ConfigError(f"--games {games}: write a whole number >= 1")
+    if precision is not None and not precision >= 0:
+        raise ConfigError(f"--until {precision}: write the Elo half-width to reach, e.g. --until 50 (0: off)")
+    if max_games is not None and max_games < 1:
+        raise ConfigError(f"--max-games {max_games}: write a whole number >= 1")
+    target = cfg.precision if precision is None else float(precision)
+    budget = max_games or cfg.max_games
     started = time.perf_counter()
     entrants, rejected = collect_entrants(folder, cfg, loader)
     if len(entrants) < 2:  # nothing can be played: say so before writing anything into the folder
@@ -400,28 +412,65 @@ def run_tournament(
     planned = plan(cfg, entrants, games)
     faulty: dict[str, int] = {}
     (folder / "logs").mkdir(exist_ok=True)
+    rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
+    ex: Executor | None = None
+    bar: Any = None
     with Store(folder / DB_NAME) as store:
         store.set_rejected(rejected)
         store.set_scheduled([gid for _, ids in planned for gid in ids])
         have = store.existing_ids()
-        limits = dict(cfg.limits)
-        rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
-        tasks = []
-        for m, ids in planned:
-            missing = [(rot, gid) for rot, gid in enumerate(ids) if gid not in have]
-            summary.scheduled += len(ids)
-            summary.skipped += len(ids) - len(missing)
-            if not missing:
-                continue
-            tasks.append(MatchTask(
-                rules=rules_of[(m.preset, m.rules)],
-                preset=m.preset, rules_json=m.rules, table_size=m.table_size, deal_key=m.deal_key,
-                deal_seed=m.deal_seed, deal_id=_deal_id(m, by_name), order_key=m.order_key,
-                lineup=tuple(by_name[b] for b in m.lineup), rotations=tuple(r for r, _ in missing),
-                game_ids=tuple(g for _, g in missing), limits=limits, memory=cfg.memory,
-                log_dir=str((folder / "logs").resolve()),
-            ))
-        todo = sum(len(t.rotations) for t in tasks)
+
+        def tasks_of(batch: list[tuple[Match, list[str]]]) -> list[MatchTask]:
+            tasks = []
+            for m, ids in batch:
+                missing = [(rot, gid) for rot, gid in enumerate(ids) if gid not in have]
+                summary.scheduled += len(ids)
+                summary.skipped += len(ids) - len(missing)
+                if not missing:
+                    continue
+                tasks.append(MatchTask(
+                    rules=rules_of[(m.preset, m.rules)],
+                    preset=m.preset, rules_json=m.rules, table_size=m.table_size, deal_key=m.deal_key,
+                    deal_seed=m.deal_seed, deal_id=_deal_id(m, by_name), order_key=m.order_key,
+                    lineup=tuple(by_name[b] for b in m.lineup), rotations=tuple(r for r, _ in missing),
+                    game_ids=tuple(g for _, g in missing), limits=dict(cfg.limits), memory=cfg.memory,
+                    log_dir=str((folder / "logs").resolve()),
+                ))
+            return tasks
+
+        def play(tasks: list[MatchTask]) -> None:
+            nonlocal ex, bar
+            if not tasks:
+                return
+            todo = sum(len(t.rotations) for t in tasks)
+            if ex is None:
+                say(f"playing {todo} games ({summary.skipped} already stored) with "
+                    f"{n_workers if target > 0 else min(n_workers, len(tasks))} {kind} workers"
+                    + (f", then adaptively until every two-sided interval is within +-{target:g} Elo" if target > 0 else "")
+                    + " ...")
+                if progress:
+                    from tqdm import tqdm
+
+                    bar = tqdm(total=0, unit="game", desc="tournament", file=sys.stderr, dynamic_ncols=True)
+                # An adaptive run plays batch after batch: keep every worker, whatever the first batch's size.
+                ex = make_executor(kind, n_workers if target > 0 else min(n_workers, len(tasks)),
+                                   scheduler or cfg.scheduler or None)
+                summary.workers = ex.workers
+            if bar is not None:
+                bar.total += todo
+                bar.refresh()
+            for results in ex.run(run_match, tasks):
+                for row, seats in results:
+                    if store.add_game(row, seats):
+                        summary.played += 1
+                        have.add(row.game_id)
+                    summary.faults += row.status == "fault"
+                    for seat in seats:
+                        if seat.status not in ("ok", ""):
+                            faulty[seat.bot] = faulty.get(seat.bot, 0) + 1
+                    if bar is not None:
+                        bar.update(1)
+
         short = [k for k in cfg.table_sizes if len(entrants) < k]
         for k in short:
             note = (f"no {k}-player games: a {k}-player table needs {k} different bots and {len(entrants)} "
@@ -429,37 +478,83 @@ def run_tournament(
                     f"table_sizes = [{max(2, len(entrants))}] in tournament.toml")
             summary.notes.append(note)
             say(note)
-        if tasks:
-            say(f"playing {todo} games ({summary.skipped} already stored) with {min(n_workers, len(tasks))} "
-                f"{kind} workers ...")
-            bar = None
-            if progress:
-                from tqdm import tqdm
-
-                bar = tqdm(total=todo, unit="game", desc="tournament", file=sys.stderr, dynamic_ncols=True)
-            ex = make_executor(kind, min(n_workers, len(tasks)), scheduler or cfg.scheduler or None)
-            summary.workers = ex.workers
-            try:
-                for results in ex.run(run_match, tasks):
-                    for row, seats in results:
-                        if store.add_game(row, seats):
-                            summary.played += 1
-                        summary.faults += row.status == "fault"
-                        for seat in seats:
-                            if seat.status not in ("ok", ""):
-                                faulty[seat.bot] = faulty.get(seat.bot, 0) + 1
-                        if bar is not None:
-                            bar.update(1)
-            finally:
+        try:
+            play(tasks_of(planned))
+            if target > 0:
+                for note in _adaptive(cfg, entrants, store, target, budget, tasks_of, play, folder):
+                    summary.notes.append(note)
+                    say(note)
+        finally:
+            if ex is not None:
                 ex.close()
-                if bar is not None:
-                    bar.close()
+            if bar is not None:
+                bar.close()
     summary.seconds = time.perf_counter() - started
     by_bot = (" (" + ", ".join(f"{b}: {k}" for b, k in sorted(faulty.items())) + ")") if faulty else ""
     say(f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} with a fault{by_bot}; "
         f"{len(entrants)} bots, {len(rejected)} files rejected ({summary.seconds:.1f} s, {summary.workers} "
         f"{summary.executor} workers)")
     return summary
+
+
+def _adaptive(
+    cfg: TournamentConfig, entrants: Sequence[BotSpec], store: Store, target: float, budget: int,
+    tasks_of: Callable[[list[tuple[Match, list[str]]]], list[MatchTask]], play: Callable[[list[MatchTask]], None],
+    folder: Path,
+) -> list[str]:
+    """The adaptive phase: batch after batch, rate each preset and seat the bots whose intervals are too wide.
+
+    Batch ``b`` is planned from the stored games of the balanced schedule and batches ``1 .. b-1``
+    only (the ``scheduled`` table: every earlier batch is complete before the next is planned),
+    so the batches, and the results, are the same on any executor, and a killed run re-plans the
+    same batches and plays only what is missing. Returns one line per preset on how it ended.
+    """
+    from collections import Counter
+
+    from .ratings import fit_elo, half_width
+    from .schedule import adaptive_matches
+    from .store import load_frames
+
+    by_name = {b.name: b for b in entrants}
+    groups = [(e, k) for e in cfg.presets for k in cfg.table_sizes if len(entrants) >= k]
+    sharing = Counter(e.preset for e, _ in groups)
+    active = list(groups)
+    notes: dict[str, str] = {}
+    batch = 0
+    while active:
+        batch += 1
+        _, seats = load_frames(folder / DB_NAME)
+        boards: dict[str, Any] = {}
+        planned: list[tuple[Match, list[str]]] = []
+        for entry, k in list(active):
+            if entry.preset not in boards:
+                boards[entry.preset] = fit_elo(seats[seats["preset"] == entry.preset])
+            board = boards[entry.preset]
+            hw = half_width(board)
+            ratings = {str(b): (float(e), float(h), int(g))
+                       for b, e, h, g in zip(board["bot"], board["elo"], hw, board["games"]) if b in by_name}
+            matches = adaptive_matches(ratings, entry.preset, entry.rules_json, k, cfg.seed, batch, target, budget,
+                                       share=1.0 / sharing[entry.preset])
+            if not matches:
+                active.remove((entry, k))
+                widest = float(hw.max()) if hw.notna().any() else float("nan")
+                n_games = int(seats[seats["preset"] == entry.preset]["game_id"].nunique())
+                if widest <= target or widest != widest:
+                    notes[entry.preset] = (f"{entry.preset}: every two-sided interval within +-{target:g} Elo "
+                                           f"(widest +-{widest:.0f}) after {n_games} games, {batch - 1} adaptive batches")
+                else:
+                    notes[entry.preset] = (f"{entry.preset}: the game budget (max_games = {budget}) is reached with "
+                                           f"the widest two-sided interval at +-{widest:.0f} Elo after {n_games} games; "
+                                           "raise max_games (or --max-games) to go on")
+                continue
+            for m in matches:
+                ids = [game_id(m.preset, m.rules, k, m.deal_key, rot,
+                               [(b, by_name[b].version) for b in m.seats(rot)]) for rot in range(k)]
+                planned.append((m, ids))
+        if planned:
+            store.add_scheduled(gid for _, ids in planned for gid in ids)
+            play(tasks_of(planned))
+    return [notes[p] for p in sorted(notes)]
 
 
 def _short_reason(reason: str) -> str:
@@ -475,25 +570,52 @@ def _short_reason(reason: str) -> str:
 # ------------------------------------------------------------------ outputs
 
 
-def _bound(x: float) -> str:
-    """An interval end: ``-inf``/``inf`` (no win / no loss seen: open on that side) as words a reader sees."""
-    if x in (float("inf"), float("-inf")):
-        return "+inf" if x > 0 else "-inf"
-    return f"{x:.0f}"
+def interval_text(low: float, high: float) -> str:
+    """A 95% interval as a reader sees it: ``1050..1150``, or one-sided (``below 1180``, ``above 1050``).
+
+    >>> interval_text(1050.4, 1149.6), interval_text(float("-inf"), 1180.0), interval_text(990.0, float("inf"))
+    ('1050..1150', 'below 1180', 'above 990')
+    """
+    lo, hi = math.isinf(low), math.isinf(high)
+    if lo and hi:
+        return "not bounded"
+    if lo:
+        return f"below {high:.0f}"
+    if hi:
+        return f"above {low:.0f}"
+    if low != low or high != high:  # NaN: no bootstrap
+        return "-"
+    return f"{low:.0f}..{high:.0f}"
+
+
+def rank_text(low: int, high: int) -> str:
+    """A rank interval: ``3`` when the bootstrap leaves one place, ``2-5`` otherwise.
+
+    >>> rank_text(3, 3), rank_text(2, 5)
+    ('3', '2-5')
+    """
+    return f"{low}" if low == high else f"{low}-{high}"
 
 
 def format_leaderboard(board: Any) -> str:
     """The leaderboard as a plain-text table, one block per preset.
 
     >>> import pandas as pd
-    >>> print(format_leaderboard(pd.DataFrame([dict(bot="a", preset="rush", elo=1100.0, elo_low=1050.0,
-    ...     elo_high=1150.0, games=8, win_rate=0.625)])))
-    preset  bot   Elo  95% interval  games  win rate
-    ------  ---  ----  ------------  -----  --------
-    rush    a    1100   1050..1150       8     62.5%
+    >>> print(format_leaderboard(pd.DataFrame([
+    ...     dict(bot="a", preset="rush", elo=1100.0, elo_low=1050.0, elo_high=1150.0, rank=1, rank_low=1, rank_high=2,
+    ...          games=8, win_rate=0.625),
+    ...     dict(bot="r", preset="rush", elo=200.0, elo_low=float("-inf"), elo_high=640.0, rank=3, rank_low=3, rank_high=3,
+    ...          games=8, win_rate=0.0)])))
+    preset  bot   Elo  95% interval  rank  games  win rate
+    ------  ---  ----  ------------  ----  -----  --------
+    rush    a    1100    1050..1150   1-2      8     62.5%
+    rush    r     200     below 640     3      8      0.0%
+    below / above X: an upper (lower) bound only; the bot almost never won (lost) against the others, so only rare upsets measure how far below (above) it is
     """
-    head = ["preset", "bot", "Elo", "95% interval", "games", "win rate"]
-    rows = [[str(r.preset), str(r.bot), f"{r.elo:.0f}", f"{_bound(r.elo_low)}..{_bound(r.elo_high)}", str(int(r.games)),
+    head = ["preset", "bot", "Elo", "95% interval", "rank", "games", "win rate"]
+    has_rank = "rank_low" in getattr(board, "columns", ())
+    rows = [[str(r.preset), str(r.bot), f"{r.elo:.0f}", interval_text(r.elo_low, r.elo_high),
+             rank_text(int(r.rank_low), int(r.rank_high)) if has_rank else "-", str(int(r.games)),
              f"{r.win_rate:.1%}"] for r in board.itertuples()]
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
 
@@ -501,9 +623,9 @@ def format_leaderboard(board: Any) -> str:
         return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     text = "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
-    if any("inf" in r[3] for r in rows):
-        text += ("\n-inf / +inf: the bot never won / never lost a comparison in that preset, so the results "
-                 "bound its rating on one side only")
+    if any(r[3].startswith(("below", "above", "not")) for r in rows):
+        text += ("\nbelow / above X: an upper (lower) bound only; the bot almost never won (lost) against the others, "
+                 "so only rare upsets measure how far below (above) it is")
     return text
 
 
@@ -518,13 +640,12 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     say = out or (lambda _s: None)
     folder = Path(folder)
     games, seats = load_frames(folder / DB_NAME)
-    anchor = "RandomBot" if (seats["bot"] == "RandomBot").any() else None
-    board = fit_elo(seats, anchor=anchor)
+    board = fit_elo(seats)
     board.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
     say(format_leaderboard(board))
     from ..report import write_report
 
     report = folder / "report.html"
-    write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board, anchor=anchor)
+    write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board)
     say(f"leaderboard: {folder / 'leaderboard.csv'}\nreport: {report}")
     return board, report

@@ -26,11 +26,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import random
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
-__all__ = ["Match", "make_schedule", "deal_seed", "rotation", "games_per_bot", "MAX_COMBINATIONS"]
+__all__ = ["Match", "make_schedule", "adaptive_matches", "deal_seed", "rotation", "games_per_bot", "MAX_COMBINATIONS"]
 
 MAX_COMBINATIONS = 20_000
 """More distinct tables than this and the random design is used whatever the game count."""
@@ -127,3 +128,73 @@ def games_per_bot(matches: Sequence[Match]) -> dict[str, int]:
         for b in m.lineup:
             count[b] += m.table_size
     return dict(count)
+
+
+def adaptive_matches(
+    ratings: Mapping[str, tuple[float, float, int]], preset: str, rules: str, table_size: int, seed: int, batch: int,
+    target: float, max_games: int, share: float = 1.0,
+) -> list[Match]:
+    """The next batch of an adaptive schedule: tables of similar strength for the bots whose intervals are too wide.
+
+    ``ratings``: ``bot -> (elo, half-width, games)`` from the leaderboard so far (a one-sided or
+    missing interval has a NaN half-width and never asks for games). A bot whose half-width is
+    over ``target`` wants the games that the ``1/sqrt(games)`` law says it lacks, at least one
+    match and at most as many again as it has (a batch at most doubles it), never past
+    ``max_games``; ``share`` scales that when several table sizes or rule variants share the
+    preset's ratings. Then, while some bot still wants games, the one that wants most is seated
+    with ``table_size - 1`` of the ``2 (table_size - 1)`` bots nearest to it in Elo (two-sided bots
+    only, while there are enough; bots at ``max_games`` only where a table needs them; drawn from a
+    seeded stream), and each bot at the table counts the match's
+    ``table_size`` games (its rotations) against what it wants. The result depends only on the
+    arguments: the same ratings give the same batch, which makes a run deterministic and
+    resumable. An empty list: nobody needs more games.
+
+    >>> r = {"a": (1100.0, 80.0, 32), "b": (1050.0, 40.0, 32), "c": (950.0, 45.0, 32), "d": (900.0, 70.0, 32),
+    ...      "z": (200.0, float("nan"), 32)}
+    >>> ms = adaptive_matches(r, "rush", "{}", 4, seed=1, batch=1, target=50, max_games=1000)
+    >>> len(ms), sorted(games_per_bot(ms).items())[:2]
+    (8, [('a', 32), ('b', 32)])
+    >>> all("z" not in m.lineup for m in ms), ms[0].deal_key
+    (True, 'a1:0')
+    >>> adaptive_matches(r, "rush", "{}", 4, seed=1, batch=1, target=90, max_games=1000)
+    []
+    """
+    k = table_size
+    names = sorted(ratings)
+    if len(names) < k:
+        return []
+    want: dict[str, float] = {}
+    for b in names:
+        elo, half, games = ratings[b]
+        if not (half == half) or half <= target or games >= max_games:
+            continue
+        lacking = games * ((half / target) ** 2 - 1.0) * share
+        want[b] = min(max(lacking, k), max(games * share, k), max_games - games)
+    matches: list[Match] = []
+    if not want:
+        return matches
+    rng = random.Random(int.from_bytes(_digest("adaptive", seed, preset, rules, k, batch)[:8], "big"))
+    elo_of = {b: ratings[b][0] for b in names}
+    two_sided = {b for b in names if ratings[b][1] == ratings[b][1]}
+    planned = {b: ratings[b][2] for b in names}
+    while want:
+        first = max(sorted(want), key=lambda b: want[b])
+        # Bots at the budget sit in only where a table cannot be filled without them.
+        room = [b for b in names if b != first and planned[b] < max_games]
+        near = sorted(room if len(room) >= k - 1 else (b for b in names if b != first),
+                      key=lambda b: (b not in two_sided, abs(elo_of[b] - elo_of[first]), b))
+        sided = sum(1 for b in near if b in two_sided)
+        partners = rng.sample(near[:max(k - 1, min(2 * (k - 1), sided))], k - 1)
+        lineup = [first, *partners]
+        rng.shuffle(lineup)
+        j = len(matches)
+        key = f"a{batch}:{j}"
+        matches.append(Match(preset, rules, k, key, deal_seed(seed, preset, rules, k, key), tuple(lineup),
+                             f"a{batch:05d}:{j:05d}"))
+        for b in lineup:
+            planned[b] += k
+            if b in want:
+                want[b] -= k
+                if want[b] <= 0:
+                    del want[b]
+    return matches

@@ -176,6 +176,17 @@ class Store:
         """Replace the latest schedule's game ids (what the frames show)."""
         self._replace("scheduled", [(i,) for i in ids])
 
+    def add_scheduled(self, ids: Iterable[str]) -> None:
+        """Add game ids to the latest schedule (an adaptive run's next batch)."""
+        con = self.con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            con.executemany("INSERT OR IGNORE INTO scheduled VALUES (?)", [(i,) for i in ids])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
     def set_rejected(self, rejected: Iterable[tuple[str, str]]) -> None:
         """Replace the list of rejected files with this run's."""
         self._replace("rejected", list(rejected))
