@@ -530,7 +530,7 @@ def fit_elo(
                 rank_high[ok] = np.maximum(rank[ok], np.nanquantile(places[:, ok], 1.0 - tail, axis=0, method="higher"))
             # Where the results do not bound a rating on one side, every replicate repeats the
             # same sweep and the bootstrap would show a false, narrow interval: open that side.
-            above, below = _unbounded(full, bots.index(anchor) if anchor in bots else centre)
+            above, below = _unbounded(full, bots.index(anchor) if anchor is not None and anchor in bots else tier == 0)
             low[below | (tier < 0)] = -np.inf
             high[above | (tier > 0)] = np.inf
             if (tier != 0).any():
