@@ -320,11 +320,16 @@ class CardTable(_TableView):
                 return
 
     def _tick(self) -> None:
-        """The next bot move, after a busy picture's hold time (the page asks; fast_forward loops)."""
-        step = self.stepper.step()
-        if step is None:
-            self._idle(set(), {})
-            return
+        """The next bot move, after a busy picture's hold time (the page asks; fast_forward loops).
+
+        Moves nobody sees (a bot passing in a snap window) are played at once, without a picture."""
+        while True:
+            step = self.stepper.step()
+            if step is None:
+                self._idle(set(), {})
+                return
+            if step.events or step.fault is not None or self.stepper.bot_to_move is None:
+                break
         if any(e.kind == "end" for e in step.events) or step.fault is not None or self.pace == 0:
             self._after(step.events, step.seat, step)
             return
