@@ -530,7 +530,8 @@ def round_summary_html(result: "RoundResult", names: Sequence[str], powers: dict
             verdict = "and won: the lowest hand" + (" (a tie counts for the caller)" if sum(
                 1 for t in result.totals if t == result.totals[result.caller]) > 1 else "")
         else:
-            verdict = f"and lost: someone's hand was as low or lower, so {caller} scores the hand plus a penalty"
+            scores = "you score" if caller == "You" else f"{caller} scores"
+            verdict = f"and lost: another hand was as low or lower, so {scores} the hand plus a penalty"
         lines.append(f"{escape(caller)} called Cabo {verdict}.")
     else:
         lines.append({"deck": "The deck ran out.", "empty_hand": "A hand was emptied.",
