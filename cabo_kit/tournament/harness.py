@@ -45,6 +45,7 @@ import json
 import linecache
 import os
 import random
+import re
 import signal
 import sys
 import traceback
@@ -100,13 +101,21 @@ class Capped(io.TextIOBase):
         return "utf-8"
 
 
+_PRCTL: list[Any] = []  # libc's prctl, looked up once: the server's bot processes inherit it
+
+
 def _prctl(option: int, value: int) -> bool:
-    if ctypes is None:
+    if not _PRCTL:
+        try:
+            _PRCTL.append(None if ctypes is None else ctypes.CDLL(None, use_errno=True).prctl)
+        except (ImportError, OSError, AttributeError):
+            _PRCTL.append(None)
+    prctl = _PRCTL[0]
+    if prctl is None:
         return False
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
-    except (ImportError, OSError, AttributeError):
+        return bool(prctl(option, value, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
         return False
 
 
@@ -124,6 +133,40 @@ def _imported_names(tree: ast.AST) -> list[str]:
             names.append(node.module)
             names.extend(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
     return names
+
+
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+([\w \t,]+?)|import[ \t]+([\w \t,.]+?))"
+                          r"[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+def _imports_loaded(text: str) -> bool:
+    """Whether every import in the source names a module that is loaded already, read from its lines without
+    parsing it; ``False`` when unsure (a word "import" anywhere else, ``*``, parentheses, ``;``, relative).
+
+    >>> _imports_loaded("import os, sys\\nfrom collections import abc as a, deque  # note\\n")
+    True
+    >>> _imports_loaded("import os; import sys\\n"), _imports_loaded("x = 1  # important\\n")
+    (False, False)
+    """
+    found = _IMPORT_LINE.findall(text)
+    if len(found) != text.count("import"):
+        return False
+    modules = sys.modules
+    for module, names, plain in found:
+        if module:
+            if module not in modules:
+                return False
+            space = vars(modules[module])
+            for part in names.split(","):
+                words = part.split()
+                if not words or (words[0] not in space and f"{module}.{words[0]}" not in modules):
+                    return False
+        else:
+            for part in plain.split(","):
+                words = part.split()
+                if not words or words[0] not in modules:
+                    return False
+    return True
 
 
 def _preload(names: list[str]) -> None:
@@ -323,7 +366,27 @@ def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
             legals[text]
         except ValueError:
             pass
+    from cabo_kit.rules import PRESETS
+
+    for rules in PRESETS.values():
+        _rules(json.loads(json.dumps(rules.to_dict())))
     return n
+
+
+_RULES: list[tuple[dict[str, Any], Any]] = []  # (a to_dict() as JSON parses it, its Rules): the presets, warmed
+
+
+def _rules(data: dict[str, Any]) -> Any:
+    """``Rules.from_dict(data)``, the presets found by comparing dicts (a fraction of building them)."""
+    for known, rules in _RULES:
+        if known == data:
+            return rules
+    from cabo_kit.rules import Rules
+
+    rules = Rules.from_dict(data)
+    if len(_RULES) < 16:
+        _RULES.append((data, rules))
+    return rules
 
 
 _tuple_new = tuple.__new__
@@ -430,11 +493,9 @@ class ObsDecoder:
         self.reset(None)
 
     def reset(self, start: dict[str, Any] | None) -> None:
-        from cabo_kit.rules import Rules
-
         self.seat = start["seat"] if start else 0
         self.n_players = start["n"] if start else 0
-        self.rules = Rules.from_dict(start["rules"]) if start else None
+        self.rules = _rules(start["rules"]) if start else None
         self.memory = "engine"
         self.discard: list[Any] = []
         self.events: list[Any] = []
@@ -662,10 +723,11 @@ def _run_bot(mode: str, path: str, rfd: int, wfd: int, cfg: dict[str, Any]) -> i
     digest = hashlib.sha256(source).hexdigest()
     text = source.decode("utf-8", "replace")
     linecache.cache[path] = (len(text), None, text.splitlines(True), path)
-    try:
-        _preload(_imported_names(ast.parse(source, path)))
-    except (SyntaxError, ValueError):
-        pass  # compile() reports it below
+    if not _imports_loaded(text):  # (a fork of the server has the usual imports loaded: no parsing then)
+        try:
+            _preload(_imported_names(ast.parse(source, path)))
+        except (SyntaxError, ValueError):
+            pass  # compile() reports it below
 
     cores = cfg.get("cores")
     if cores and hasattr(os, "sched_setaffinity"):  # the engine's cores: pinned, it and its bots share one
@@ -696,7 +758,8 @@ def _run_bot(mode: str, path: str, rfd: int, wfd: int, cfg: dict[str, Any]) -> i
     except _Stage as exc:
         send({"stage": exc.stage, "err": exc.text})
         return 1
-    send({"ready": True, "class": cls.__name__, "sha256": digest, "uid": uid})
+    os.write(wfd, b'{"ready":true,"class":%s,"sha256":"%s","uid":%d}\n'
+             % (json.encoder.encode_basestring_ascii(cls.__name__).encode(), digest.encode(), uid))
     if mode == "check":
         return 0
     del source, text
@@ -809,7 +872,7 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
                     random.seed()  # a fresh process would draw its own seed
                     # What a harness started on its own would see (a bot may read its pipe fds here).
                     sys.argv = [os.path.abspath(__file__), req["mode"], req["path"], str(rfd), str(wfd),
-                                json.dumps(req["cfg"])]
+                                req.get("argv_cfg") or json.dumps(req["cfg"])]
                     code = _run_bot(req["mode"], req["path"], rfd, wfd, child_cfg)
                 except BaseException:  # noqa: BLE001 - a fork child must never return into the server loop
                     try:

@@ -400,10 +400,12 @@ class _Server:
         reply: dict[str, Any] = json.loads(data)
         return reply
 
-    def spawn(self, mode: str, path: str, cfg: dict[str, Any], fds: Sequence[int]) -> _Forked | None:
-        """Fork a bot process with these pipe and log fds; ``None`` if the server cannot (the caller falls back)."""
+    def spawn(self, mode: str, path: str, cfg: dict[str, Any], fds: Sequence[int], argv_cfg: str = "") -> _Forked | None:
+        """Fork a bot process with these pipe and log fds; ``None`` if the server cannot (the caller falls back).
+
+        ``argv_cfg``: ``cfg`` as JSON, the last argument a harness started on its own gets (its ``sys.argv``)."""
         try:
-            reply = self.call({"op": "spawn", "mode": mode, "path": path, "cfg": cfg}, fds)
+            reply = self.call({"op": "spawn", "mode": mode, "path": path, "cfg": cfg, "argv_cfg": argv_cfg}, fds)
         except OSError:
             return None
         if "pid" not in reply:
@@ -521,7 +523,8 @@ class _Harness:
             cmd += [str(c_read), str(c_write), json.dumps(cfg)]
             try:
                 server = _server() if USE_SERVER else None
-                forked = None if server is None else server.spawn(mode, str(path), cfg, (c_read, c_write, log.fileno()))
+                forked = None if server is None else server.spawn(mode, str(path), cfg, (c_read, c_write, log.fileno()),
+                                                                  cmd[-1])
                 self.proc: Any
                 if forked is not None:
                     self.proc = forked
@@ -590,13 +593,15 @@ class _Harness:
 
         The first try is a plain read: the reply is already there when the bot ran on this core as soon
         as the request was written (one system call). After that, readiness is asked with ``poll``: a
-        failed non-blocking read raises, several times dearer.
+        failed non-blocking read raises, several times dearer. Pinned to one core, the engine polls at
+        once (the bot mostly runs only once the engine waits).
         """
         rfd = self.rfd
-        try:
-            return os.read(rfd, MAX_MESSAGE + 1)
-        except BlockingIOError:  # the bot is still at work (this costs nothing it would not wait anyway)
-            pass
+        if self.spin_under:  # (on one core the bot has mostly not run yet: then poll at once)
+            try:
+                return os.read(rfd, MAX_MESSAGE + 1)
+            except BlockingIOError:  # the bot is still at work (this costs nothing it would not wait anyway)
+                pass
         poll = self._in_poll.poll
         now = time.perf_counter()
         if self.spin:
