@@ -353,3 +353,31 @@ def test_replay_buttons_move_the_slider() -> None:
     assert replay.step == 30
     with pytest.raises(TypeError, match="needs a cabo_kit.GameRecord"):
         Replay("not a record")  # type: ignore[arg-type]
+
+
+def test_a_tournament_game_replays_by_its_id(tmp_path: Any) -> None:
+    import shutil
+    from pathlib import Path
+
+    from cabo_kit.tournament.runner import run_tournament
+    from cabo_kit.tournament.store import StoreError, load_frames
+
+    folder = tmp_path / "class"
+    (folder / "bots").mkdir(parents=True)
+    for name in ("steady.py", "raises_late.py"):
+        shutil.copy(Path(__file__).parent / "tournament_bots" / name, folder / "bots" / name)
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nseed = 1\nreference = []\n')
+    run_tournament(folder, workers=1, progress=False, out=None)
+    games, seats = load_frames(folder)
+    for gid in games.game_id:
+        replay = Replay.from_tournament(folder, gid, seat=0)
+        replay.go(replay.steps)
+        record = replay.record
+        assert replay.steps == len(record.actions) > 0
+        hands = shown_cards(replay.table.frame["html"])
+        obs = record.view(0, replay.steps)
+        assert hands == {(s, p): c.text for s, hand in enumerate(obs.hands) for p, c in enumerate(hand)}
+    with pytest.raises(StoreError, match="no game 'nope'"):
+        Replay.from_tournament(folder, "nope")
+    with pytest.raises(StoreError, match="no results store"):
+        Replay.from_tournament(tmp_path / "elsewhere", "x")

@@ -477,13 +477,12 @@ class Replay(widgets.VBox):
 
     @classmethod
     def from_tournament(cls, folder: "str | Path", game_id: str, seat: int | None = None) -> "Replay":
-        """A replay of one stored game of a tournament folder (its id as the report and ``results.sqlite`` give it)."""
+        """A replay of one stored game of a tournament folder (ids: the report's game lists, or
+        ``cabo_kit.tournament.store.load_frames(folder)[0].game_id``). A game stopped by a bot's
+        fault replays up to the fault."""
         from ..tournament.store import load_record
 
-        path = Path(folder) / "results.sqlite"
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: no results store here; run `cabo-kit tournament run {folder}` first")
-        return cls(load_record(path, game_id), seat)
+        return cls(load_record(folder, game_id), seat)
 
     @property
     def step(self) -> int:
