@@ -11,11 +11,14 @@ statistics can be re-run without replaying.
 
 For 30 bots and 4 seats the schedule is the balanced random design: one round seats every bot
 at 4 tables (16 games), so a schedule of ``g`` games per bot is the first ``ceil(g / 16)`` rounds
-of a longer one. Each prefix is rated with :func:`~cabo_kit.tournament.ratings.fit_elo` exactly as
-``tournament_speed.half_width`` does (``anchor=None``: the class mean is 1000), and the script
-prints, per preset and game count, the widest 95% half-width, which bot binds, and the mean and
-widest half-width of each group; then the games per bot each preset needs for +-50 (from the
-``1/sqrt(games)`` law fitted to the measured widths) and the total.
+of a longer one. Each prefix is rated with :func:`~cabo_kit.tournament.ratings.fit_elo` as the
+leaderboard does (centred on the field; the random copies, which almost never beat the others,
+get a one-sided bound and no half-width; ``--centre all`` for the mean of all 30 and every
+interval two-sided, as before issue 11), and the script prints, per preset and game count, the
+widest two-sided 95% half-width, which bot binds, and the mean and widest half-width of each
+group; then the games per bot each preset needs for +-50 (interpolated between steps, or from the
+``1/sqrt(games)`` law fitted to the measured widths) and the total: what a plain round-robin
+needs for the precision an adaptive run reaches (``benchmarks/tournament_speed.py``).
 
 Run: ``nice -n 19 .venv/bin/python benchmarks/elo_precision.py`` (``--rounds 40`` rounds to play,
 ``--cache /tmp/cabo-elo-class.csv.gz``, ``--steps 640 960 1280`` games per bot to rate,
@@ -112,11 +115,20 @@ def load_games(cache: Path, presets: list[str], rounds: int) -> pd.DataFrame:
     return seats
 
 
-def widths(seats: pd.DataFrame, bootstrap: int, seed: int = 0, prior: float | None = None) -> pd.DataFrame:
-    """``fit_elo`` as the speed benchmark calls it, plus each bot's half-width and group."""
-    extra = {} if prior is None else {"prior_games": prior}
-    board = fit_elo(seats, anchor=None, bootstrap=bootstrap, seed=seed, **extra)
-    board["half"] = (board["elo_high"] - board["elo_low"]) / 2
+def widths(seats: pd.DataFrame, bootstrap: int, seed: int = 0, prior: float | None = None,
+           centre: str = "field") -> pd.DataFrame:
+    """``fit_elo`` as the leaderboard calls it, plus each bot's half-width (NaN for a one-sided bound) and group.
+
+    ``centre="all"``: the mean of every bot is 1000 and every interval two-sided (the ratings before
+    issue 11, ``upset_share=0``), for the figures measured with them.
+    """
+    from cabo_kit.tournament.ratings import half_width
+
+    extra: dict[str, float] = {} if prior is None else {"prior_games": prior}
+    if centre == "all":
+        extra["upset_share"] = 0.0
+    board = fit_elo(seats, anchor=None, bootstrap=bootstrap, seed=seed, **extra)  # type: ignore[arg-type]
+    board["half"] = half_width(board) if centre == "field" else (board["elo_high"] - board["elo_low"]) / 2
     board["group"] = board["bot"].map(group)
     return board
 
@@ -223,7 +235,7 @@ def coverage(truth: dict[str, float], rounds: int, reps: int, bootstraps: list[i
     for rep in range(reps):
         seats = simulate_class(truth, rounds, seed=1000 + rep)
         for b in bootstraps:
-            board = widths(seats, b, seed=rep, prior=prior)
+            board = widths(seats, b, seed=rep, prior=prior, centre="all")
             t = board["bot"].map(target)
             board["covered"] = (board["elo_low"] <= t) & (t <= board["elo_high"])
             # The basic bootstrap interval is the percentile one reflected about the estimate.
@@ -255,6 +267,8 @@ def main() -> None:
     ap.add_argument("--bootstrap", type=int, default=1000, help="replicates (fit_elo's default)")
     ap.add_argument("--prior", type=float, default=None, help="prior_games for fit_elo (default: its own default)")
     ap.add_argument("--explain", action="store_true", help="split each group's half-width into its sources")
+    ap.add_argument("--centre", choices=["field", "all"], default="field",
+                    help="field: the leaderboard's ratings; all: the mean of every bot, every interval two-sided")
     ap.add_argument("--coverage", type=int, default=0, metavar="REPS",
                     help="instead: REPS synthetic classes with known strengths (the groups' Elo gaps of --gaps) "
                          "at --rounds rounds, rated with each --bootstrap size")
@@ -269,7 +283,8 @@ def main() -> None:
         coverage(truth, args.rounds, args.coverage, args.bootstraps, args.prior)
         return
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; class of 30 (10 random, 10 greedy, "
-          f"10 counting), 4-player tables, schedule seed {SEED}, fit_elo(anchor=None, bootstrap={args.bootstrap})")
+          f"10 counting), 4-player tables, schedule seed {SEED}, fit_elo(bootstrap={args.bootstrap}), centred on "
+          f"the {args.centre}")
     seats = load_games(args.cache, args.presets, args.rounds)
     need: dict[str, float] = {}
     for preset in args.presets:
@@ -280,7 +295,7 @@ def main() -> None:
             if rounds > args.rounds:
                 continue
             sub = mine[mine["round"] < rounds]
-            board = widths(sub, args.bootstrap, prior=args.prior)
+            board = widths(sub, args.bootstrap, prior=args.prior, centre=args.centre)
             worst = board.loc[board["half"].idxmax()]
             per_group = board.groupby("group")["half"].agg(["mean", "max"])
             gap = board.groupby("group")["elo"].mean()
