@@ -144,9 +144,23 @@ def test_report_escapes_hostile_text(page: str) -> None:
 def test_leaderboard_table_matches_the_fit(page: str, frames: tuple[pd.DataFrame, ...]) -> None:
     board = fit_elo(frames[1], bootstrap=40)
     leaderboard = page.split('id="leaderboard"')[1].split('id="history"')[0]
+    assert "plausible rank</th>" in leaderboard
     for _, row in board.iterrows():
         assert f"{row['elo']:.0f}</td>" in leaderboard
         assert f"{row['elo_low']:.0f} – {row['elo_high']:.0f}" in leaderboard
+        ranks = str(row["rank_low"]) if row["rank_low"] == row["rank_high"] else f"{row['rank_low']}–{row['rank_high']}"
+        assert f"<td>{ranks}</td>" in leaderboard or f'>{ranks}</td>' in leaderboard
+
+
+def test_a_bot_below_the_field_is_shown_with_its_bound(frames: tuple[pd.DataFrame, ...]) -> None:
+    games, seats, rejected = frames
+    board = fit_elo(seats, bootstrap=40)
+    weak = board.index[board["bot"] == board["bot"].iloc[-1]][0]
+    board.loc[weak, "elo_low"] = float("-inf")  # as fit_elo marks a bot separated below the field
+    page = report.report_html(games, seats, rejected, board=board)
+    leaderboard = page.split('id="leaderboard"')[1].split('id="history"')[0]
+    assert f"below {board.loc[weak, 'elo_high']:.0f}" in leaderboard
+    assert "centred on the field" in page and "one-sided bound" in page
 
 
 def test_report_is_deterministic(frames: tuple[pd.DataFrame, ...], page: str, tmp_path: Path) -> None:

@@ -91,3 +91,43 @@ def test_too_few_bots_for_the_table_gives_no_matches_and_duplicates_are_refused(
     assert make_schedule(["a", "b"], "deluxe", "{}", 4, 8, 0) == []
     with pytest.raises(ValueError, match="distinct"):
         make_schedule(["a", "a", "b"], "deluxe", "{}", 2, 8, 0)
+
+
+def _ratings(n_field: int = 12, n_weak: int = 3, half: float = 80.0, games: int = 32) -> dict[str, tuple[float, float, int]]:
+    r = {f"f{i:02d}": (900.0 + 20.0 * i, half, games) for i in range(n_field)}
+    r.update({f"w{i}": (-400.0, float("nan"), games) for i in range(n_weak)})
+    return r
+
+
+def test_adaptive_batches_are_deterministic_and_skip_one_sided_bots() -> None:
+    from cabo_kit.tournament.schedule import adaptive_matches
+
+    r = _ratings()
+    a = adaptive_matches(r, "rush", "{}", 4, seed=3, batch=2, target=50, max_games=1000)
+    assert a == adaptive_matches(dict(reversed(list(r.items()))), "rush", "{}", 4, seed=3, batch=2, target=50, max_games=1000)
+    assert a != adaptive_matches(r, "rush", "{}", 4, seed=3, batch=3, target=50, max_games=1000)
+    assert all(len(set(m.lineup)) == 4 and not any(b.startswith("w") for b in m.lineup) for m in a)
+    assert len({m.deal_key for m in a}) == len(a) and all(m.order_key.startswith("a00002:") for m in a)
+    assert all(m.deal_seed == deal_seed(3, "rush", "{}", 4, m.deal_key) for m in a)
+    # (80/50)^2 - 1 = 1.56 times its games, capped at doubling: every bot gets at least 32 more.
+    counts = games_per_bot(a)
+    assert min(counts.values()) >= 32 and sum(counts.values()) == 4 * 4 * len(a)  # 4 seats, 4 rotations
+
+
+def test_adaptive_batches_stop_at_the_target_and_at_the_budget() -> None:
+    from cabo_kit.tournament.schedule import adaptive_matches
+
+    assert adaptive_matches(_ratings(half=49.0), "rush", "{}", 4, 0, 1, target=50, max_games=1000) == []
+    assert adaptive_matches(_ratings(games=1000), "rush", "{}", 4, 0, 1, target=50, max_games=1000) == []
+    near = adaptive_matches(_ratings(games=990), "rush", "{}", 4, 0, 1, target=50, max_games=1000)
+    assert 0 < max(games_per_bot(near).values()) <= 16  # 10 games left each: about two matches, not 32 games
+
+
+def test_adaptive_tables_favour_bots_of_similar_strength() -> None:
+    from cabo_kit.tournament.schedule import adaptive_matches
+
+    # One bot far above an even field of 11: a comparison with it tells little, so it is rarely drawn.
+    r = {f"f{i:02d}": (1000.0, 80.0, 32) for i in range(11)}
+    r["top"] = (1800.0, 40.0, 32)
+    ms = adaptive_matches(r, "rush", "{}", 4, seed=1, batch=1, target=50, max_games=1000)
+    assert games_per_bot(ms).get("top", 0) <= 8 < min(v for b, v in games_per_bot(ms).items() if b != "top")

@@ -67,6 +67,9 @@ def test_a_retried_write_is_not_a_duplicate_and_scheduled_limits_the_frames(tmp_
     con.close()
     assert load_frames(db)[0].game_id.tolist() == [g2]
     assert len(load_frames(db, current_only=False)[0]) == 2
+    with Store(db) as store:  # an adaptive run adds its next batch to the schedule
+        store.add_scheduled([g1, g2])
+    assert sorted(load_frames(db)[0].game_id) == sorted([g1, g2])
 
 
 def test_a_corrupt_record_is_reported_with_the_game_and_the_fix(tmp_path: Path) -> None:
