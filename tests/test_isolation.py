@@ -708,3 +708,92 @@ def test_a_reply_to_no_pending_request_is_skipped_if_older_and_a_fault_if_ahead(
         drive(bot, decisions=4)
     assert info.value.kind == "error" and "out of turn" in info.value.reason
     bot.close()
+
+
+# ---------------------------------------------------------------------- CPU: one core, fewer costs per start
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_bot_processes_run_on_the_engines_cores(tmp_path: Path) -> None:
+    """Pinned (as a pool worker is), the engine's bots share its core; they take turns with it anyway."""
+    path = tmp_path / "where.py"
+    path.write_text("import os\nimport cabo_kit as ck\n\nclass Where(ck.Bot):\n"
+                    "    def __init__(self):\n        super().__init__()\n"
+                    "        print('cores', sorted(os.sched_getaffinity(0)), flush=True)\n"
+                    "    def choose(self, obs, legal):\n        return legal[0]\n")
+    before = os.sched_getaffinity(0)
+    core = max(before)
+    try:
+        os.sched_setaffinity(0, {core})
+        bot = IsolatedBot(load_submission(path, FAST), FAST)
+        drive(bot, decisions=2)
+        assert bot._h is not None and bot._h.spin_under == 0  # one core: no spinning for the reply
+        assert f"cores [{core}]" in bot.log_text
+        bot.close()
+    finally:
+        os.sched_setaffinity(0, before)
+    bot = IsolatedBot(load_submission(path, FAST), FAST)
+    drive(bot, decisions=1)
+    assert bot._h is not None and (bot._h.spin_under > 0) == (len(before) > 1)
+    bot.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_pool_workers_are_pinned_to_one_core_each() -> None:
+    from cabo_kit.tournament.executors import LocalExecutor
+
+    with LocalExecutor(2, pin=True) as ex:
+        cores = list(ex.run(os.sched_getaffinity, [0] * 6))
+    assert all(len(c) == 1 for c in cores)
+    with LocalExecutor(1, pin=False) as ex:
+        assert list(ex.run(os.sched_getaffinity, [0])) == [os.sched_getaffinity(0)]
+
+
+def test_cpu_used_counts_the_engine_the_server_and_ended_bot_processes() -> None:
+    from cabo_kit.tournament import isolation
+
+    bot = IsolatedBot(sub("good"), FAST)
+    drive(bot, decisions=1)  # the server (when used) is running now
+    before = isolation.cpu_used()
+    drive(bot, decisions=20)
+    bot.close()
+    after = isolation.cpu_used()
+    assert after["engine"] > before["engine"]
+    assert after["bots"] > before["bots"]  # the closed bot's whole life, start to exit
+    if isolation.USE_SERVER:
+        assert after["server"] > before["server"]
+
+
+@pytest.mark.parametrize("source", [
+    "import os, sys\nfrom collections import deque, abc as a  # x\nimport cabo_kit as ck\n",
+    "from cabo_kit.bots import GreedyBot\n\nclass S(GreedyBot):\n    pass\n",
+    "import os; import json\n",                      # a statement after ";": parsed
+    "x = 1  # important\nimport os\n",              # "import" inside a word: parsed
+    "'''\nimport antigravity\n'''\n",               # in a string: parsed (and never preloaded)
+    "from os import (path,\n    sep)\n",             # parentheses: parsed
+    "def f():\n    import xml.dom.minidom\n",       # not loaded yet: parsed
+    "from . import sibling\n", "from os import *\n", "import email.mime as m\n",
+])
+def test_the_quick_import_check_only_skips_sources_whose_imports_are_loaded(source: str) -> None:
+    """The bot process skips parsing its source only when every import it names is loaded already (what
+    the parsed path would preload is then nothing): the same modules are importable after the uid drop."""
+    import ast
+
+    from cabo_kit.tournament import harness
+
+    names = harness._imported_names(ast.parse(source))
+    if harness._imports_loaded(source):
+        for name in names:
+            parent, _, leaf = name.rpartition(".")
+            assert name in sys.modules or (parent in sys.modules and leaf in vars(sys.modules[parent]))
+
+
+def test_preset_rules_are_found_equal_to_parsing_them() -> None:
+    from cabo_kit.tournament import harness
+
+    harness.warm_caches()
+    for preset in ("deluxe", "rush", "traveller"):
+        data = json.loads(json.dumps(ck.Rules.preset(preset).to_dict()))
+        assert harness._rules(data) == ck.Rules.from_dict(data)
+    custom = json.loads(json.dumps(ck.Rules.preset("rush").replace(hand_size=6).to_dict()))
+    assert harness._rules(custom) == ck.Rules.from_dict(custom) != ck.Rules.preset("rush")

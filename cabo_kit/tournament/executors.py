@@ -97,8 +97,9 @@ class LocalExecutor(Executor):
     """A process pool of ``workers`` processes (default: the usable cores).
 
     At most ``2 * workers`` tasks are in flight, so a killed runner loses little work. With
-    ``pin`` (the default where the platform has ``sched_setaffinity``) each worker is pinned to a
-    core of its own, round robin, and so are its bot processes (see the module's docstring).
+    ``pin`` each worker is pinned to a core of its own, round robin, and so are its bot processes
+    (see the module's docstring); by default it pins where the platform has ``sched_setaffinity``
+    and the workers take every usable core (with a core to spare, a bot may as well run there).
 
     >>> with LocalExecutor(1) as ex:
     ...     sorted(ex.run(abs, [-2, 3, -1]))
@@ -111,7 +112,9 @@ class LocalExecutor(Executor):
         self.workers = workers or default_workers()
         methods = multiprocessing.get_all_start_methods()
         self.context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        self.pin = hasattr(os, "sched_setaffinity") if pin is None else pin
+        if pin is None:
+            pin = hasattr(os, "sched_setaffinity") and self.workers >= default_workers()
+        self.pin = pin
         self._pool: ProcessPoolExecutor | None = None
 
     def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[Any]:
