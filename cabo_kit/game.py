@@ -460,13 +460,12 @@ class Game:
     @property
     def to_move(self) -> tuple[int, ...]:
         """The seats that must decide now: one seat, or several at once (set-up look, snap window)."""
-        if self.phase in ("look", "snap"):
+        phase = self.phase
+        if phase == "look" or phase == "snap":
             return tuple(self._pending)
-        if self.phase == "over":
+        if phase == "over":
             return ()
-        if self.phase == "give":
-            return (self._snapper,)
-        return (self.current,)
+        return _ONE_SEAT[self._snapper if phase == "give" else self.current]
 
     @property
     def totals(self) -> list[int]:
@@ -670,16 +669,11 @@ class Game:
         shown = ", ".join(str(a) for a in list(legal)[:12]) + (", ..." if len(legal) > 12 else "")
         raise IllegalActionError(f"{action!s} is not legal for seat {seat} ({where}); legal: {shown}")
 
-    def apply_unchecked(self, action: Action, seat: int | None = None) -> None:
-        """Carry out ``action`` without checking it: a fast path for simulations that pick from
-        :meth:`legal_actions`. An illegal action here can corrupt the game."""
-        if seat is None:
-            seat = self.to_move[0]
-        self._apply(action, seat)
-
     # --------------------------------------------------------------- the moves
 
-    def _apply(self, action: Action, seat: int) -> None:
+    def apply_unchecked(self, action: Action, seat: int) -> None:
+        """Carry out ``action`` for ``seat`` without checking it: a fast path for simulations and
+        game loops that pick from :meth:`legal_actions`. An illegal action here can corrupt the game."""
         self.history.append((seat, action))
         self._legal = None
         phase = self.phase
@@ -740,6 +734,8 @@ class Game:
             if type(action) is CallCabo:
                 self._call(self.current)
             self._finish_turn()
+
+    _apply = apply_unchecked  # the name the engine's own code uses
 
     def _call(self, me: int) -> None:
         self.caller = me

@@ -101,14 +101,17 @@ class Stepper:
     >>> import cabo_kit as ck
     >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=2, n_players=3, start_player=1)
     >>> stepper = ck.Stepper(game, {1: ck.bots.GreedyBot(), 2: ck.bots.RandomBot()}, viewer=0, game_hooks=True)
-    >>> stepper.advance()                   # the bots choose their cards to look at; seat 0 must too
-    [Event(kind='look', seat=1, target=(0, 1), cards=(Card('??'), Card('??')), info=''), Event(kind='look', seat=2, ...)]
+    >>> stepper.advance()                   # seats decide the set-up look in seat order: seat 0 first
+    []
     >>> stepper.waiting, game.phase
     ((0,), 'look')
     >>> [str(e) for e in stepper.apply("look 2,3", seat=0)]
-    ['seat 0 looks at own positions 2,3: 1 3', 'the top card of the deck is turned up: 3']
-    >>> for event in stepper.advance():           # seats 1 and 2 take their turns; then seat 0 decides
+    ['seat 0 looks at own positions 2,3: 1 3']
+    >>> for event in stepper.advance():     # the bots look, the first card is turned up, they play
     ...     print(event)
+    seat 1 looks at own positions 0,1
+    seat 2 looks at own positions 2,3
+    the top card of the deck is turned up: 3
     seat 1 takes 3 from the discard pile
     seat 1 exchanges own position 1 (13) (keeps 3)
     seat 2 takes 13 from the discard pile
@@ -235,6 +238,7 @@ class Stepper:
         names = self.names
         choosers = {s: b.choose for s, b in bots.items()}
         round_hooks = self._round_hooks if self._starts else None
+        ends = self._ends
         results = game.results
         while True:
             movers = game.to_move
@@ -262,7 +266,7 @@ class Stepper:
                         apply(action, seat)
                     except (IllegalActionError, ValueError) as exc:
                         raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
-            if len(results) != self._results_seen:
+            if ends and len(results) != self._results_seen:
                 self._after_move()
         self._after_move()
 
