@@ -70,6 +70,7 @@ PRELOAD = (
 # Modules named in a bot's imports that must not run as root (they open browsers, windows, ...).
 NO_PRELOAD = frozenset({"antigravity", "this", "webbrowser", "tkinter", "turtle", "turtledemo", "idlelib", "pydoc"})
 MODULE_NAME = "cabo_submission"
+HERE = os.path.abspath(__file__)
 FALLBACK_UID = 65534
 
 
@@ -292,8 +293,7 @@ class _Stage(Exception):
 def _bot_traceback() -> str:
     """The current exception's traceback without the harness's own frames."""
     etype, value, tb = sys.exc_info()
-    here = os.path.abspath(__file__)
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) == here:
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) == HERE:
         tb = tb.tb_next
     try:
         return "".join(traceback.format_exception(etype, value, tb))
@@ -328,6 +328,8 @@ def warm_caches(max_seats: int = 8, max_cards: int = 8) -> int:
 
     ObsDecoder()
     typed_parser()
+    _decoder()
+    hashlib.sha256(b"").hexdigest()  # OpenSSL's first-use setup, done once here
     actions, cards, ups = _SHARED["actions"], _SHARED["cards"], _SHARED["ups"]
     pos = range(max_cards)
     texts = ["deck", "take", "cabo", "discard", "pass"]
@@ -686,13 +688,20 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
             reply({"i": rid, "err": _bot_traceback()})
 
 
+_PLAIN: list[Any] = []
+
+
 def _decoder() -> Any:
-    """JSON bytes -> object: msgspec's decoder when it is installed (several times faster), else the stdlib's."""
-    try:
-        import msgspec
-    except ImportError:
-        return json.loads
-    return msgspec.json.Decoder().decode
+    """JSON bytes -> object: msgspec's decoder when it is installed (several times faster), else the stdlib's.
+    Made once per process (the server's bot processes inherit it)."""
+    if not _PLAIN:
+        try:
+            import msgspec
+        except ImportError:
+            _PLAIN.append(json.loads)
+        else:
+            _PLAIN.append(msgspec.json.Decoder().decode)
+    return _PLAIN[0]
 
 
 def _prepare(cfg: dict[str, Any]) -> None:
@@ -871,7 +880,7 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
                     gc.unfreeze()  # the bot sees an ordinary heap (gc.get_objects lists everything)
                     random.seed()  # a fresh process would draw its own seed
                     # What a harness started on its own would see (a bot may read its pipe fds here).
-                    sys.argv = [os.path.abspath(__file__), req["mode"], req["path"], str(rfd), str(wfd),
+                    sys.argv = [HERE, req["mode"], req["path"], str(rfd), str(wfd),
                                 req.get("argv_cfg") or json.dumps(req["cfg"])]
                     code = _run_bot(req["mode"], req["path"], rfd, wfd, child_cfg)
                 except BaseException:  # noqa: BLE001 - a fork child must never return into the server loop
