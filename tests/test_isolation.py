@@ -749,6 +749,20 @@ def test_pool_workers_are_pinned_to_one_core_each() -> None:
         assert list(ex.run(os.sched_getaffinity, [0])) == [os.sched_getaffinity(0)]
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs CPU affinity and two cores")
+def test_local_dask_workers_are_pinned_to_one_core_each_with_their_task_threads() -> None:
+    pytest.importorskip("distributed")
+    from cabo_kit.tournament.executors import DaskExecutor
+
+    ex = DaskExecutor(len(os.sched_getaffinity(0)))
+    try:
+        cores = list(ex.run(os.sched_getaffinity, [0] * 4))  # called in the worker's task thread
+    finally:
+        ex.close()
+    assert all(len(c) == 1 for c in cores)
+
+
 def test_cpu_used_counts_the_engine_the_server_and_ended_bot_processes() -> None:
     from cabo_kit.tournament import isolation
 
