@@ -796,7 +796,7 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
     pipe, log) answers ``{"pid"}``; ``{"op": "wait", "pid", "timeout"}`` answers ``{"code"}``
     (``null`` if still running after ``timeout`` seconds); ``{"op": "release", "pid"}`` (the
     engine is done with it) kills its group, answers ``{"ok"}`` at once, and reaps it at a later
-    request; ``{"op": "usage"}`` reaps the released children (waiting for them) and answers
+    request (any request may also carry ``"release": [pid, ...]``, handled the same way first); ``{"op": "usage"}`` reaps the released children (waiting for them) and answers
     ``{"self", "children"}``, the CPU seconds of this server and of the children it has reaped
     (what benchmarks count). End of file: kill every child, exit.
     """
@@ -837,6 +837,15 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
     def answer(msg: dict[str, Any]) -> None:
         sock.send(json.dumps(msg).encode())
 
+    def release(pid: int) -> None:
+        if pid in children:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            released.add(pid)
+        ended.pop(pid, None)
+
     sock.send(b'{"ready":true}')
     while True:
         try:
@@ -851,6 +860,8 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
                     pass
             return 0
         req = json.loads(data)
+        for pid in req.get("release", ()):  # released with this request (the engine's kills between games)
+            release(int(pid))
         if released:
             for pid in list(released):
                 reap(pid)
@@ -894,14 +905,7 @@ def _serve_forks(ctl_fd: int, cfg: dict[str, Any]) -> int:
             children.add(pid)
             answer({"pid": pid})
         elif req["op"] == "release":
-            pid = int(req["pid"])
-            if pid in children:
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                released.add(pid)
-            ended.pop(pid, None)
+            release(int(req["pid"]))
             answer({"ok": True})
         elif req["op"] == "usage":
             for pid in list(released):

@@ -342,15 +342,15 @@ class _Forked:
     def release(self) -> bool:
         """After the engine's last kill: the server kills the group again and reaps it later (no waiting here).
 
-        Its pid stays reserved (an unreaped zombie) until the server reaps it, so no kill of
+        The server is told with its next request (the next game's spawn, mostly: no round trip of its
+        own). Its pid stays reserved (an unreaped zombie) until the server reaps it, so no kill of
         ours can reach a recycled pid. ``False`` if the server cannot take it (then ``wait``).
         """
-        try:
-            reply = self.server.call({"op": "release", "pid": self.pid}, timeout=10.0)
-        except OSError:
-            return False
-        if not reply.get("ok"):
-            return False
+        server = self.server
+        with server.lock:
+            if server.broken or server.owner != os.getpid():
+                return False
+            server.released.append(self.pid)
         self.returncode = -9
         return True
 
@@ -364,6 +364,7 @@ class _Server:
         self.owner = os.getpid()
         self.lock = threading.Lock()
         self.broken = False
+        self.released: list[int] = []  # bot processes killed and released, to tell the server with the next request
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         cfg = {"paths": _import_paths(), "ppid": os.getpid()}
         try:
@@ -387,6 +388,9 @@ class _Server:
         with self.lock:
             if self.broken:
                 raise OSError("the harness server is out of order")
+            if self.released:
+                msg = dict(msg, release=self.released)
+                self.released = []
             try:
                 self.sock.settimeout(timeout)
                 socket.send_fds(self.sock, [json.dumps(msg).encode()], list(fds))
