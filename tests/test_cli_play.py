@@ -4,8 +4,10 @@ and the Voila command is right (no server is started here; tests/browser serves 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+
 import pytest
 
 import cabo_kit as ck
@@ -51,7 +53,7 @@ def test_the_command_line_reaches_the_page_through_the_environment() -> None:
     argv, env = play_command(parse("--preset", "rush", "--opponents", "1,hard,GreedyBot", "--seat", "2",
                                    "--seed", "11", "--memory", "none", "--pace", "0", "--port", "9123",
                                    "--no-browser"))
-    assert argv[:3] == [sys.executable, "-m", "voila"] and argv[3].endswith("play.ipynb")
+    assert argv[:4] == [sys.executable, "-m", "voila", str(NOTEBOOK)]
     assert "--port=9123" in argv and "--no-browser" in argv and "--Voila.ip=127.0.0.1" in argv
     options = play_options(env)  # what the page's cell will call
     assert options["rules"] == ck.Rules.preset("rush")
@@ -110,3 +112,20 @@ def test_without_voila_the_message_names_the_extra(monkeypatch: pytest.MonkeyPat
     err = capsys.readouterr().err
     assert "needs voila" in err and 'pip install "cabo-kit[notebook]"' in err
     assert fake_popen.calls == []
+def code_of(path: Path) -> str:
+    cells = json.loads(path.read_text("utf-8"))["cells"]
+    return "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+
+
+def test_the_page_is_one_quiet_cell_equal_to_the_installed_fallback(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    assert code_of(NOTEBOOK) == PLAY_CELL
+    assert cli.play_notebook() == NOTEBOOK
+    # An installed wheel has no notebooks/ folder: play writes the same page to a temporary folder.
+    import tempfile
+
+    monkeypatch.setattr(cli, "__file__", str(tmp_path / "site-packages" / "cabo_kit" / "cli.py"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    copy = cli.play_notebook()
+    assert copy.parent.parent == tmp_path and copy.name == "play.ipynb"
+    assert code_of(copy) == PLAY_CELL and json.loads(copy.read_text("utf-8"))["nbformat"] == 4
