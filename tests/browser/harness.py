@@ -117,7 +117,8 @@ class Server:
         raise RuntimeError(f"{self.name} did not start within {timeout:.0f} s:\n{self.output()}")
 
     def stop(self) -> None:
-        """SIGTERM (the server shuts its kernels down), then kill whatever of its group is left."""
+        """SIGTERM (the server shuts its kernels down), then kill any of its processes still running."""
+        children = _descendants(self.proc.pid)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -125,11 +126,30 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=5)
-        try:  # kernels the server started and failed to stop share its process group
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        for pid, started in children:  # kernels run in sessions of their own: a process-group kill would miss them
+            if _started(pid) == started:  # still the same process, not a new one that reused the PID
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         self._out.close()
+
+
+def _started(pid: int) -> str | None:
+    """A process's start time (Linux /proc), which tells it from a later process with the same PID."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _descendants(pid: int) -> list[tuple[int, str | None]]:
+    """(PID, start time) of a process's children, grandchildren, ... (Linux /proc; empty elsewhere)."""
+    try:
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+    return [(c, _started(c)) for c in children] + [d for c in children for d in _descendants(c)]
 
 
 def port_open(port: int) -> bool:
