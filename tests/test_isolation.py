@@ -811,3 +811,28 @@ def test_preset_rules_are_found_equal_to_parsing_them() -> None:
         assert harness._rules(data) == ck.Rules.from_dict(data)
     custom = json.loads(json.dumps(ck.Rules.preset("rush").replace(hand_size=6).to_dict()))
     assert harness._rules(custom) == ck.Rules.from_dict(custom) != ck.Rules.preset("rush")
+
+
+def test_quiet_hooks_go_out_with_the_next_call_and_run_before_it(tmp_path: Path) -> None:
+    """A mid-game hook wakes the bot's process only with the next ordinary request (one write, hooks first)."""
+    path = tmp_path / "order.py"
+    path.write_text(
+        "import cabo_kit as ck\n\nclass Order(ck.Bot):\n"
+        "    def on_round_start(self, obs):\n        print('round', obs.round, flush=True)\n"
+        "    def on_round_end(self, result):\n        print('end', result.index, flush=True)\n"
+        "    def choose(self, obs, legal):\n        print('choose', flush=True)\n        return legal[0]\n")
+    bot = IsolatedBot(load_submission(path, FAST), FAST)
+    rules = ck.Rules.preset("rush")
+    bot.on_game_start(0, 3, rules)
+    game = ck.Game(rules, 1, 3)
+    bot.on_round_start(game.observation(0))
+    time.sleep(0.05)
+    assert "round" not in bot.log_text  # not sent yet
+    obs = game.observation(0)
+    bot.choose(obs, obs.legal_actions)
+    assert bot.log_text.split() == ["round", "0", "choose"]
+    record = ck.play_game([bot, ck.bots.RandomBot(), ck.bots.RandomBot()], rules, seed=4)
+    lines = bot.log_text.splitlines()
+    assert lines.count("choose") == sum(1 for a in record.actions if a[0] == 0) + 1
+    assert lines[-1] == f"end {len(record.rounds) - 1}"  # the last round's end went out with on_game_end
+    bot.close()
