@@ -394,6 +394,13 @@ def run_tournament(
         raise ConfigError(f"--max-games {max_games}: write a whole number >= 1")
     target = cfg.precision if precision is None else float(precision)
     budget = max_games or cfg.max_games
+    if target > 0:
+        import importlib.util
+
+        lacking = [m for m in ("numpy", "pandas") if importlib.util.find_spec(m) is None]
+        if lacking:
+            raise ConfigError(f"precision = {target:g} rates the games as they come in, which needs {', '.join(lacking)}: "
+                              "pip install 'cabo-kit[report]', or set precision = 0 for a fixed number of games")
     started = time.perf_counter()
     entrants, rejected = collect_entrants(folder, cfg, loader)
     if len(entrants) < 2:  # nothing can be played: say so before writing anything into the folder
