@@ -39,9 +39,12 @@ from cabo_kit.tournament.ratings import fit_elo, half_width
 from cabo_kit.tournament.runner import run_tournament
 from cabo_kit.tournament.store import load_frames
 
-ROUND_ROBIN_FOR_50 = 0
+ROUND_ROBIN_FOR_50 = 4_320
 """Games a plain round-robin (the balanced schedule) of this class needs until every two-sided interval is
-within +-50 with the field-centred ratings (benchmarks/elo_precision.py; docs/tournaments.md, "How many games")."""
+within +-50 with the field-centred ratings: 192 games per bot and preset (the first whole round at which
+each preset's widest two-sided interval is within +-50), 1,440 games per preset
+(``benchmarks/elo_precision.py --rounds 20 --steps 64 96 128 160 192 224 256 320``, 2026-11-25; docs/tournaments.md,
+"How many games")."""
 
 KINDS = {"random": "RandomBot", "greedy": "GreedyBot", "counting": "CountingBot"}
 
