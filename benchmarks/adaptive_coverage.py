@@ -33,7 +33,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from cabo_kit.tournament.ratings import ELO_SCALE, fit_elo, half_width
+from cabo_kit.tournament.ratings import ELO_SCALE, fit_elo, half_width, precision_needs
 from cabo_kit.tournament.schedule import Match, adaptive_matches, make_schedule
 
 TABLE = 4
@@ -76,7 +76,7 @@ def run_one(truth: dict[str, float], games: int, target: float, budget: int, see
     while True:
         board = fit_elo(seats, seed=0)
         hw = half_width(board)
-        ratings = {str(b): (float(e), float(h), int(g)) for b, e, h, g in zip(board["bot"], board["elo"], hw, board["games"])}
+        ratings = precision_needs(board, "sim")
         matches = adaptive_matches(ratings, "sim", "{}", TABLE, seed, batch + 1, target, budget)
         if not matches:
             break

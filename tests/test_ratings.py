@@ -456,3 +456,14 @@ def test_half_width_ignores_one_sided_bounds() -> None:
     board = pd.DataFrame({"elo": [1000.0, 980.0, 200.0], "elo_low": [950.0, 970.0, -np.inf],
                           "elo_high": [1030.0, 1040.0, 400.0]})
     assert half_width(board).tolist()[:2] == [50.0, 60.0] and np.isnan(half_width(board).iloc[2])
+
+
+def test_a_few_games_without_an_upset_are_no_gap() -> None:
+    """Four games that one bot won against another say nothing about a gap only rare upsets could measure."""
+    from cabo_kit.tournament.ratings import GAP_EVIDENCE, field_tiers
+
+    wins = np.array([[0.0, 4.0], [0.0, 0.0]])
+    assert field_tiers(wins, np.array([500.0, 0.0])).tolist() == [0, 0]
+    wins[0, 1] = GAP_EVIDENCE
+    assert field_tiers(wins, np.array([500.0, 0.0])).tolist() == [0, -1]
+    assert field_tiers(np.zeros((2, 2)), np.array([1.0, 0.0])).tolist() == [0, -1]  # never compared: a gap

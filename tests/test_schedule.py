@@ -131,3 +131,13 @@ def test_adaptive_tables_favour_bots_of_similar_strength() -> None:
     r["top"] = (1800.0, 40.0, 32)
     ms = adaptive_matches(r, "rush", "{}", 4, seed=1, batch=1, target=50, max_games=1000)
     assert games_per_bot(ms).get("top", 0) <= 8 < min(v for b, v in games_per_bot(ms).items() if b != "top")
+
+
+def test_no_bot_is_seated_past_the_budget() -> None:
+    from cabo_kit.tournament.schedule import adaptive_matches
+
+    r = _ratings(n_field=5, n_weak=0, half=200.0, games=20)
+    r["f00"] = (900.0, 200.0, 29)  # one match of 4 games would take it past 30
+    ms = adaptive_matches(r, "rush", "{}", 4, 0, 1, target=50, max_games=30)
+    counts = games_per_bot(ms)
+    assert "f00" not in counts and ms and all(20 + n <= 30 for n in counts.values())

@@ -27,6 +27,7 @@ only rare upsets measure gets a one-sided bound (see :func:`fit_elo`).
 from __future__ import annotations
 
 import math
+import warnings
 import zlib
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; numpy/pandas load when a fu
     import pandas as pd
 
 __all__ = [
-    "BOARD_COLUMNS", "ELO_SCALE", "PRIOR_GAMES", "UPSET_SHARE", "field_tiers", "half_width", "bradley_terry", "elo_history", "fit_elo", "openskill", "openskill_ratings",
+    "BOARD_COLUMNS", "ELO_SCALE", "GAP_EVIDENCE", "PRIOR_GAMES", "UPSET_SHARE", "field_tiers", "half_width",
+    "precision_needs", "bradley_terry", "elo_history", "fit_elo", "openskill", "openskill_ratings",
     "pairwise_outcomes", "pairwise_table",
 ]
 
@@ -69,6 +71,14 @@ that tell nothing else (the random copies of a class: 23 upsets in 53,000 compar
 bots on the smaller side of such a cut get an honest one-sided bound ("below 310": the upper end
 of their bootstrap interval, which the upsets do not affect much), the larger side is the field
 that the ratings are centred on, and a precision target never waits on a one-sided bound."""
+
+GAP_EVIDENCE = 50
+"""Comparisons across a cut below which :func:`field_tiers` declares no gap, whatever the upsets.
+
+After a handful of games two close bots can easily show no upset (a bot that won its 4 games
+against another): that is no evidence of a gap only rare upsets can measure, and declaring one
+would leave the loser out of the field and out of a precision target. With 50 comparisons and
+no upset, a true upset rate of 10% would have shown one with 99.5% probability."""
 
 _SEATS_NEEDED = ("game_id", "deal_id", "preset", "bot", "rank")
 
@@ -298,7 +308,8 @@ def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: "str | np.ndarray 
         anchor = None
     if anchor is None or not np.any(anchor):
         return elo - np.nanmean(elo, axis=-1, keepdims=True) + 1000.0
-    with np.errstate(all="ignore"):
+    with warnings.catch_warnings():  # a replicate that drew none of the field's deals stays NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
         centre = np.nanmean(elo[..., np.asarray(anchor, dtype=bool)], axis=-1, keepdims=True)
     return elo - centre + 1000.0
 
@@ -308,7 +319,7 @@ def field_tiers(wins: "np.ndarray", elo: "np.ndarray", upset_share: float = UPSE
 
     ``wins[i, j]``: comparisons ``i`` won against ``j`` (draws half each), ``elo`` the estimates.
     The bots are sorted by ``elo``; a cut of that list is a gap when the lower part won under
-    ``upset_share`` of the comparisons across it (or there were none). The gaps split the list
+    ``upset_share`` of at least :data:`GAP_EVIDENCE` comparisons across it (or there were none). The gaps split the list
     into groups; the largest group (the higher one on a tie) is the field, and the bots above and
     below it are rated on one side only (:data:`UPSET_SHARE` says why).
 
@@ -330,7 +341,7 @@ def field_tiers(wins: "np.ndarray", elo: "np.ndarray", upset_share: float = UPSE
         upper, lower = order[:c], order[c:]
         upsets = float(w[np.ix_(lower, upper)].sum())
         total = upsets + float(w[np.ix_(upper, lower)].sum())
-        if total <= 0.0 or upsets < upset_share * total:
+        if total <= 0.0 or (total >= GAP_EVIDENCE and upsets < upset_share * total):
             cuts.append(c)
     bounds = [0, *cuts, n]
     groups = [(bounds[g + 1] - bounds[g], -g, g) for g in range(len(bounds) - 1)]
@@ -442,7 +453,8 @@ def fit_elo(
 
     Columns: ``bot, preset, elo, elo_low, elo_high, rank, rank_low, rank_high, games, win_rate``
     (``win_rate`` is the mean of ``win``: a shared win counts 1/k), sorted by preset, then Elo,
-    best first.
+    best first. ``board.attrs["field"]`` maps each preset to its field's bots (all of them with a
+    named anchor).
 
     >>> import pandas as pd
     >>> rows = []
@@ -465,6 +477,7 @@ def fit_elo(
     pairs = pairwise_outcomes(seats)
     tail = (1.0 - level) / 2.0
     frames: list[pd.DataFrame] = []
+    fields: dict[str, list[str]] = {}
     for preset in sorted(seats["preset"].unique()):
         mine = seats[seats["preset"] == preset]
         bots = sorted(mine["bot"].unique())
@@ -535,6 +548,7 @@ def fit_elo(
             high[above | (tier > 0)] = np.inf
             if (tier != 0).any():
                 low, high = _separated_bounds(tier, elo, low, high, ia, ib, sc, deal_of_pair, 1.0 - tail)
+        fields[str(preset)] = [b for b, t in zip(bots, tier) if t == 0]
         stats = mine.groupby("bot")["win"].agg(["size", "mean"]).reindex(bots)
         frames.append(pd.DataFrame({
             "bot": bots, "preset": preset, "elo": elo, "elo_low": low, "elo_high": high,
@@ -545,7 +559,9 @@ def fit_elo(
         return pd.DataFrame({c: [] for c in BOARD_COLUMNS})
     board = pd.concat(frames, ignore_index=True)
     board = board.sort_values(["preset", "elo", "bot"], ascending=[True, False, True], kind="stable")
-    return board.reset_index(drop=True)
+    board = board.reset_index(drop=True)
+    board.attrs["field"] = fields
+    return board
 
 
 def _separated_bounds(
@@ -593,6 +609,31 @@ def _separated_bounds(
         else:
             low[b] = min(low[b], centre - gap) if np.isfinite(low[b]) else low[b]
     return low, high
+
+
+def precision_needs(board: "pd.DataFrame", preset: str) -> dict[str, tuple[float, float, int]]:
+    """What a precision target waits on in one preset: ``bot -> (elo, half-width, games)``.
+
+    The half-width is :func:`half_width`'s for a two-sided interval, NaN for a bot outside the
+    field (a one-sided bound: never waited on), and ``inf`` for a bot of the field that the results
+    do not bound yet (it never won, or never lost, in the few games so far: more games will).
+    This is what :func:`~cabo_kit.tournament.schedule.adaptive_matches` takes.
+
+    >>> import pandas as pd
+    >>> b = pd.DataFrame({"bot": ["a", "b", "z"], "preset": "rush", "elo": [1040.0, 960.0, 200.0],
+    ...     "elo_low": [1000.0, 900.0, float("-inf")], "elo_high": [float("inf"), 1010.0, 500.0], "games": [8, 8, 8]})
+    >>> b.attrs["field"] = {"rush": ["a", "b"]}
+    >>> precision_needs(b, "rush")
+    {'a': (1040.0, inf, 8), 'b': (960.0, 60.0, 8), 'z': (200.0, nan, 8)}
+    """
+    mine = board[board["preset"] == preset]
+    field = set(board.attrs.get("field", {}).get(preset, mine["bot"]))
+    out = {}
+    for b, e, h, g in zip(mine["bot"], mine["elo"], half_width(mine), mine["games"]):
+        if h != h and b in field:
+            h = math.inf
+        out[str(b)] = (float(e), float(h), int(g))
+    return out
 
 
 BOARD_COLUMNS = ("bot", "preset", "elo", "elo_low", "elo_high", "rank", "rank_low", "rank_high", "games", "win_rate")

@@ -518,7 +518,7 @@ def _adaptive(
     """
     from collections import Counter
 
-    from .ratings import fit_elo, half_width
+    from .ratings import fit_elo, precision_needs
     from .schedule import adaptive_matches
     from .store import load_frames
 
@@ -537,21 +537,21 @@ def _adaptive(
             if entry.preset not in boards:
                 boards[entry.preset] = fit_elo(seats[seats["preset"] == entry.preset])
             board = boards[entry.preset]
-            hw = half_width(board)
-            ratings = {str(b): (float(e), float(h), int(g))
-                       for b, e, h, g in zip(board["bot"], board["elo"], hw, board["games"]) if b in by_name}
+            ratings = {b: r for b, r in precision_needs(board, entry.preset).items() if b in by_name}
             matches = adaptive_matches(ratings, entry.preset, entry.rules_json, k, cfg.seed, batch, target, budget,
                                        share=1.0 / sharing[entry.preset])
             if not matches:
                 active.remove((entry, k))
-                widest = float(hw.max()) if hw.notna().any() else float("nan")
+                widest = max((h for _, h, _ in ratings.values() if h == h), default=0.0)
                 n_games = int(seats[seats["preset"] == entry.preset]["game_id"].nunique())
-                if widest <= target or widest != widest:
+                if widest <= target:
                     notes[entry.preset] = (f"{entry.preset}: every two-sided interval within +-{target:g} Elo "
                                            f"(widest +-{widest:.0f}) after {n_games} games, {batch - 1} adaptive batches")
                 else:
+                    shown = (f"the widest two-sided interval at +-{widest:.0f} Elo" if widest < math.inf
+                             else "a bot of the field still bounded on one side only")
                     notes[entry.preset] = (f"{entry.preset}: the game budget (max_games = {budget}) is reached with "
-                                           f"the widest two-sided interval at +-{widest:.0f} Elo after {n_games} games; "
+                                           f"{shown} after {n_games} games; "
                                            "raise max_games (or --max-games) to go on")
                 continue
             for m in matches:
