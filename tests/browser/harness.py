@@ -250,10 +250,11 @@ SNAPSHOT_JS = """() => {
   });
   const clickable = [...root.querySelectorAll('.cabo-clickable')]
     .filter(e => !e.disabled).map(key).filter(Boolean);
-  // Card faces shown anywhere (hands, piles, the round's summary), by their data-card text.
-  const faces = [...root.querySelectorAll('[data-card]')].map(e => e.getAttribute('data-card'))
-    .filter(t => t && t !== '??');
-  return {seq: +root.dataset.seq, busy: root.dataset.busy, status: text('.cabo-status'), faces,
+  const summary = root.querySelector('.cabo-summary');  // the round-end scoring
+  const names = [...root.querySelectorAll('.cabo-seat .cabo-name')].map(e => e.innerText.trim());
+  return {seq: +root.dataset.seq, busy: root.dataset.busy, status: text('.cabo-status'), names,
+          summary: summary && {text: summary.innerText,
+            cards: [...summary.querySelectorAll('[data-card]')].map(e => e.getAttribute('data-card'))},
           scores: text('.cabo-scores'), log: text('.cabo-log'), deck_count: text('.cabo-deck-count'),
           discard: text('.cabo-discard'), next: !!root.querySelector('.cabo-btn-next'), cards, clickable};
 }"""
@@ -326,14 +327,16 @@ def percentile(values: list[float], q: float) -> float:
 
 class SimplePlayer:
     """A person who plays by clicking the first sensible thing: their own cards for the initial look,
-    then the deck, then a card (one-card exchange), then buttons; Cabo on their third turn."""
+    then the deck, then a card (a one-card exchange), then buttons. On their ``discard_on_turn``
+    they discard the drawn card instead (and use its power, if any, on the first cards offered);
+    they call Cabo on their ``call_on_turn``."""
 
     BUTTONS = ("cabo-btn-confirm", "cabo-btn-pass", "cabo-btn-discard", "cabo-btn-left", "cabo-btn-right")
 
-    def __init__(self, seat: int = 0, call_on_turn: int = 3) -> None:
-        self.seat, self.call_on_turn = seat, call_on_turn
+    def __init__(self, seat: int = 0, call_on_turn: int = 3, discard_on_turn: int = 2) -> None:
+        self.seat, self.call_on_turn, self.discard_on_turn = seat, call_on_turn, discard_on_turn
         self.turns = 0
-        self.picked: set[str] = set()
+        self.picked: set[str] = set()  # cards clicked in this decision (a second click would unselect)
 
     def choose(self, snap: dict[str, Any]) -> str | None:
         """The class to click next, or None when there is nothing to do."""
@@ -349,9 +352,8 @@ class SimplePlayer:
         if "cabo-btn-confirm" in can:
             self.picked.clear()
             return "cabo-btn-confirm"
-        if "cabo-btn-pass" in can:
-            self.picked.clear()
-            return "cabo-btn-pass"
+        if self.turns == self.discard_on_turn and "cabo-btn-discard" in can:
+            return "cabo-btn-discard"
         mine = [k for k in can if k.startswith(f"cabo-s{self.seat}-p") and k not in self.picked]
         others = [k for k in can if k.startswith("cabo-s") and k not in self.picked]
         for key in mine or others:

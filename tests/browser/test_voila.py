@@ -32,6 +32,7 @@ class Played:
     seconds: float = 0.0  # first click to the round's end, wall clock
     table: TablePage | None = None
     errors: list[str] = field(default_factory=list)
+    frames: list[str] = field(default_factory=list)  # what the kernel sent the page until the first view
 
     @property
     def snapshots(self) -> list[dict[str, Any]]:
@@ -44,13 +45,16 @@ def played(browser: Any, voila_url: str, artifacts: Path) -> Iterator[Played]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(
+        payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload)))
     try:
         table = TablePage(page)
         table.open(voila_url)
         assert "There was an error" not in page.inner_text("body")
         page.screenshot(path=str(artifacts / "voila-start.png"))
         player = SimplePlayer(SEAT)
-        result = Played(first=table.snapshot(), table=table, errors=errors)
+        result = Played(first=table.snapshot(), table=table, errors=errors, frames=list(frames))
         snap, start = result.first, time.perf_counter()
         for _ in range(MAX_CLICKS):
             key = player.choose(snap)
@@ -84,6 +88,17 @@ def test_the_page_shows_the_table_without_errors(played: Played) -> None:
     assert all(c["known"] != c["hidden"] for c in cards), "every card is either .cabo-known or .cabo-hidden"
 
 
+def test_nothing_the_page_receives_before_the_look_holds_a_card_face(played: Played) -> None:
+    """No card is known before the look: every synced value the kernel sent (widget state, frames)
+    must be free of card faces, not only what the page draws."""
+    text = "".join(played.frames)
+    # data-card attributes of HTML elements (the stylesheet's [data-card="JOKER"] selector is no card)
+    found = re.findall(r'<[^<>]*?\bdata-card=\\*"([^"\\]*)', text)
+    assert found.count("??") >= 16, f"the four face-down hands were sent, and read here: {found}"
+    faces = set(found) - {"??", ""}
+    assert not faces, f"card faces reached the page before the person looked: {sorted(faces)}"
+
+
 def test_known_cards_show_their_value_and_hidden_cards_show_none(played: Played) -> None:
     for snap in played.snapshots:
         for c in snap["cards"]:
@@ -102,7 +117,7 @@ def test_the_initial_look_shows_the_two_cards_looked_at(played: Played) -> None:
     assert not any(c["known"] for c in played.first["cards"]), "before the look no card is shown"
     after = next(s for s, k in played.steps if not k.startswith(f"cabo-s{SEAT}-p"))  # the next decision
     shown = sorted(c["key"] for c in after["cards"] if c["seat"] == SEAT and c["known"])
-    # Seed 12: no bot moves one of these cards before the person's first decision.
+    # With SEED, no bot moves one of these cards before the person's first decision.
     assert shown == sorted(looks[:2]), f"memory=engine keeps the cards looked at shown: {shown} vs {looks}"
 
 
@@ -133,11 +148,12 @@ def test_status_and_scores_update(played: Played) -> None:
 def test_the_round_end_shows_every_hand_the_scorepad_and_next(played: Played) -> None:
     last = played.last
     assert last["next"] and "cabo-btn-next" in last["clickable"]
-    # Every hand turned up: on the table, or in the round's summary beside it.
-    hand_cards = len(last["cards"])
-    turned_up = sum(c["known"] for c in last["cards"])
-    assert turned_up == hand_cards or len(last["faces"]) >= hand_cards + turned_up, \
-        f"at the round's end every hand is shown: {hand_cards} cards, faces shown {last['faces']}"
+    summary = last["summary"]
+    assert summary, "the round's end explains the scoring (.cabo-summary)"
+    # Every hand turned up: a face for each card, no back, every player named.
+    assert summary["cards"] and "??" not in summary["cards"] and "" not in summary["cards"], summary
+    assert len(summary["cards"]) >= 2 * len(last["names"]), f"the final hands are shown: {summary['cards']}"
+    assert all(name in summary["text"] for name in last["names"]), (last["names"], summary["text"])
     assert len(re.findall(r"-?\d+", last["scores"] or "")) >= 4, f"a score per player: {last['scores']!r}"
 
 
