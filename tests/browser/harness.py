@@ -260,19 +260,22 @@ SNAPSHOT_JS = """() => {
 }"""
 
 # Click like a person (a DOM click event) and time it in the page: from dispatching the click to the
-# table's data-seq changing (its next render). Resolves null if nothing renders within 10 s.
+# table's data-seq changing (its next render), and on to the frame after it is painted (a task queued
+# from the next animation frame runs after that frame's paint). Resolves null if nothing renders in 10 s.
 CLICK_JS = """(selector) => new Promise(resolve => {
   const root0 = document.querySelector('.cabo-table');
   const seq0 = root0.dataset.seq;
   const target = root0.querySelector(selector);
-  let done = false;
-  const finish = value => { if (!done) { done = true; observer.disconnect(); resolve(value); } };
+  let rendered = null;
   const observer = new MutationObserver(() => {
     const root = document.querySelector('.cabo-table');
-    if (root && root.dataset.seq !== seq0) finish(performance.now() - t0);
+    if (rendered !== null || !root || root.dataset.seq === seq0) return;
+    rendered = performance.now() - t0;
+    observer.disconnect();
+    requestAnimationFrame(() => setTimeout(() => resolve({render: rendered, paint: performance.now() - t0})));
   });
   observer.observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['data-seq']});
-  setTimeout(() => finish(null), 10000);
+  setTimeout(() => { if (rendered === null) { observer.disconnect(); resolve(null); } }, 10000);
   const t0 = performance.now();
   target.click();
 })"""
@@ -287,6 +290,7 @@ class TablePage:
     def __init__(self, page: Any) -> None:
         self.page = page
         self.latencies: list[float] = []  # ms from each click to the next render
+        self.paints: list[float] = []  # ms from each click until that render is painted
         self.waits: list[float] = []  # ms from each click until the table is settled (bots done)
 
     def open(self, url: str, timeout: float = 90.0) -> None:
@@ -310,13 +314,14 @@ class TablePage:
         is settled (``data-busy`` "0": the bots' moves are shown)."""
         seq = self.snapshot()["seq"]
         start = time.perf_counter()
-        ms = self.page.evaluate(CLICK_JS, f".{key}")
-        if ms is None:
+        timing = self.page.evaluate(CLICK_JS, f".{key}")
+        if timing is None:
             return None
         self.page.wait_for_function(SETTLED_JS, arg=seq, timeout=timeout * 1000, polling="raf")
-        self.latencies.append(float(ms))
+        self.latencies.append(float(timing["render"]))
+        self.paints.append(float(timing["paint"]))
         self.waits.append((time.perf_counter() - start) * 1000)
-        return float(ms)
+        return float(timing["render"])
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -158,11 +158,12 @@ def test_the_round_end_shows_every_hand_the_scorepad_and_next(played: Played) ->
 
 
 def test_clicks_render_fast_enough(played: Played) -> None:
-    """Sanity bound only; benchmarks/table_latency.py measures (median < 100 ms, p95 < 200 ms)."""
+    """Sanity bound only; benchmarks/table_latency.py measures (median < 100 ms, p95 < 200 ms).
+    These clicks come back to back, which costs ~40 ms each in transit (see the benchmark)."""
     assert played.table is not None
     lat = played.table.latencies
     median, p95 = statistics.median(lat), percentile(lat, 0.95)
-    print(f"\nclick to render over {len(lat)} clicks: median {median:.0f} ms, p95 {p95:.0f} ms, "
+    print(f"\nclick to render over {len(lat)} back-to-back clicks: median {median:.0f} ms, p95 {p95:.0f} ms, "
           f"max {max(lat):.0f} ms; round with pace=0: {played.seconds:.2f} s wall, "
           f"{sum(played.table.waits) / 1000:.2f} s waiting for the table")
     assert median < 1000 and played.seconds < 60
