@@ -24,7 +24,7 @@ browser-deps:
 	    echo "Installing chromium for the browser tests (apt-get, about 40 s) ..."; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else \
-	    echo "chromium is missing and this is not root with apt-get: the browser tests will skip" \
+	    echo "chromium is missing and this is not root with apt-get: the browser tests will skip (fail under CI=true)" \
 	         "(install it: sudo apt-get install chromium)"; \
 	  fi; }
 
