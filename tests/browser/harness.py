@@ -248,6 +248,10 @@ SNAPSHOT_JS = """() => {
             known: e.classList.contains('cabo-known'), hidden: e.classList.contains('cabo-hidden'),
             clickable: e.classList.contains('cabo-clickable')};
   });
+  const buttons = [...root.querySelectorAll('button')].map(e => ({key: key(e), text: e.innerText.trim(),
+    disabled: e.disabled, clickable: e.classList.contains('cabo-clickable')}));
+  const focusable = [...root.querySelectorAll('.cabo-clickable')].map(e => ({key: key(e),
+    label: e.getAttribute('aria-label') || e.innerText.trim(), tab: e.tagName === 'BUTTON' || e.tabIndex >= 0}));
   const clickable = [...root.querySelectorAll('.cabo-clickable')]
     .filter(e => !e.disabled).map(key).filter(Boolean);
   const summary = root.querySelector('.cabo-summary');  // the round-end scoring
@@ -256,7 +260,8 @@ SNAPSHOT_JS = """() => {
           summary: summary && {text: summary.innerText,
             cards: [...summary.querySelectorAll('[data-card]')].map(e => e.getAttribute('data-card'))},
           scores: text('.cabo-scores'), log: text('.cabo-log'), deck_count: text('.cabo-deck-count'),
-          discard: text('.cabo-discard'), next: !!root.querySelector('.cabo-btn-next'), cards, clickable};
+          discard: text('.cabo-discard'), next: !!root.querySelector('.cabo-btn-next'), cards, clickable,
+          buttons, focusable};
 }"""
 
 # Click like a person (a DOM click event) and time it in the page: from dispatching the click to the

@@ -35,5 +35,12 @@ def test_run_all_shows_a_table_that_answers_clicks(lab: tuple[str, str], page: A
         assert snap["seq"] > first["seq"] and snap["status"] != first["status"], \
             f"the table did not move on: {first['status']!r} -> {snap['status']!r}"
         assert sum(c["known"] for c in snap["cards"] if c["seat"] == 0) == 2, "the two cards looked at are shown"
+        # The keyboard works too: the deck takes the focus, Enter draws.
+        assert "cabo-deck" in snap["clickable"], f"after the look (pace 0) the person draws: {snap['status']!r}"
+        page.focus(".cabo-table .cabo-deck")
+        page.keyboard.press("Enter")
+        page.wait_for_function("(seq) => +document.querySelector('.cabo-table').dataset.seq > seq", arg=snap["seq"])
+        drawn = table.snapshot()
+        assert drawn["status"] != snap["status"] and "cabo-btn-discard" in drawn["clickable"], drawn["status"]
     finally:
         delete_sessions(base, token)

@@ -145,6 +145,25 @@ def test_status_and_scores_update(played: Played) -> None:
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), f"data-seq grows with every render: {seqs}"
 
 
+def test_deck_count_and_log_follow_the_game(played: Played) -> None:
+    counts = [int(s["deck_count"]) for s in played.snapshots[:-1]]  # the last view may be the next round's
+    assert counts[0] > min(counts), f"the deck count goes down as cards are drawn: {counts}"
+    logs = [len(s["log"] or "") for s in played.snapshots]
+    assert logs[-1] > logs[0] and "Cabo" in played.last["log"], "the log tells what happened, the Cabo call too"
+
+
+def test_only_usable_controls_are_clickable_and_each_is_keyboard_reachable(played: Played) -> None:
+    for snap in played.snapshots:
+        for b in snap["buttons"]:
+            if b["key"] and b["key"].startswith("cabo-btn-"):
+                assert b["clickable"] != b["disabled"], f"a button is either usable or disabled: {b}"
+        for f in snap["focusable"]:
+            assert f["tab"], f"{f['key']} is clickable but not reachable with the keyboard"
+            assert f["label"], f"{f['key']} has no label naming it"
+            if f["key"].startswith("cabo-s"):
+                assert "card" in f["label"], f"a card's label names the card: {f}"
+
+
 def test_the_round_end_shows_every_hand_the_scorepad_and_next(played: Played) -> None:
     last = played.last
     assert last["next"] and "cabo-btn-next" in last["clickable"]
