@@ -75,7 +75,7 @@ def test_search_bot_uses_no_private_engine_attribute() -> None:
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
     assert imported <= {"annotations", "Sequence", "Action", "CallCabo", "Discard", "DrawDeck", "DrawDiscard",
                         "Exchange", "Give", "Pass", "Peek", "Snap", "Swap", "Card", "Game", "Observation",
-                        "CountingBot", "_full_pool", "Rules"}
+                        "CountingBot", "_full_pool", "Rules", "their_knowledge"}
 
 
 def test_search_guess_agrees_with_what_the_bot_knows() -> None:

@@ -11,6 +11,7 @@ from ..game import Game
 from ..observation import Observation
 from ..rules import Rules
 from .counting import CountingBot, _full_pool
+from .knowledge import their_knowledge
 
 __all__ = ["SearchBot"]
 
@@ -60,6 +61,11 @@ class SearchBot(CountingBot):
     fate_rollouts = 16  # guessed worlds per searched drawn card (snapping presets), each played once per option
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.knowledge_for: Observation | None = None
+        self.knowledge: list[list[bool]] | None = None
+
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         self.adapt(observation.rules)
         return super().choose(observation, legal_actions)
@@ -73,6 +79,37 @@ class SearchBot(CountingBot):
         (traveller: Cabo at the end of a turn) or 7 (rush: Cabo instead of a turn).
         """
         self.info_bonus = 3.0 if not rules.snapping else (7.0 if rules.cabo_timing == "instead" else 5.0)
+
+    # ---- what the opponents know: a card they have seen is probably low ----------------
+
+    known_shift = 2.1  # an opponent's card they have seen (we have not) is worth this much less than the unseen average
+
+    def estimates(self, obs: Observation, seat: int, e: float) -> list[float]:
+        """Our estimate of each of ``seat``'s cards: its value if we know it, lower if they have seen it."""
+        if self.knowledge_for is not obs:
+            self.knowledge_for, self.knowledge = obs, their_knowledge(obs)
+        seen = self.knowledge
+        guess = max(e - self.improve_rate * (obs.turn // obs.n_players), 3.0)  # the counting bot's, without events
+        return [float(c.value) if c.value is not None else guess if seen is None
+                else e - self.known_shift if seen[seat][p] else e for p, c in enumerate(obs.hands[seat])]
+
+    def threat(self, obs: Observation, seat: int, e: float) -> float:
+        return sum(self.estimates(obs, seat, e))
+
+    def swap(self, obs: Observation) -> tuple[int, int, int] | None:
+        """The counting bot's swap, aimed at a card the opponent has seen (it is probably low)."""
+        e = self.mean_unseen(obs)
+        mine = self.values(obs, obs.seat, e)
+        special = self.special_keep(obs)
+        targets = [obs.target] if obs.target is not None else [
+            (s, p) for s in obs.opponents for p in range(len(obs.hands[s]))]
+        best, best_gain = None, 1.5
+        for own in range(len(mine)):
+            for s, p in targets:
+                gain = mine[own] - self.estimates(obs, s, e)[p]
+                if own not in special and gain > best_gain:
+                    best, best_gain = (own, s, p), gain
+        return best
 
     def call_cabo(self, obs: Observation) -> bool:
         default = super().call_cabo(obs)
@@ -156,15 +193,19 @@ class SearchBot(CountingBot):
         values = [worth(c, 0.0) for c in hidden]
         mean = sum(values) / len(values) if values else 0.0
         spread = sum((v - mean) ** 2 for v in values) / len(values) if values else 1.0
+        # A card they have seen is drawn about known_shift lower; without the events, all of theirs a little lower.
+        looked = their_knowledge(obs)
         tilt = min(0.4 + 0.45 * (obs.turn // obs.n_players), 2.4) / max(spread, 1.0)
+        seen_tilt = self.known_shift / max(spread, 1.0)
         hands: list[list[Card]] = []
         for s, hand in enumerate(obs.hands):
             row = []
-            for c in hand:
+            for p, c in enumerate(hand):
                 if c.known:
                     row.append(c)
                     continue
-                weights = [math.exp(-tilt * worth(h, 0.0)) if s != obs.seat else 1.0 for h in hidden]
+                lean = 0.0 if s == obs.seat else tilt if looked is None else seen_tilt if looked[s][p] else 0.0
+                weights = [math.exp(-lean * worth(h, 0.0)) for h in hidden]
                 row.append(hidden.pop(self.random.choices(range(len(hidden)), weights)[0]))
             hands.append(row)
         return {"hands": hands, "discard": list(obs.discard), "deck": hidden}
