@@ -1,7 +1,7 @@
 """The play page (``cabo-kit play``) in Voila and headless chromium: a person plays a whole
 deluxe round against levels 2, 3 and 4 by clicking, and the table shows what it should.
 
-One round is played once per session (``played``); each test checks one aspect of it.
+One round is played once for the module (``played``); each test checks one aspect of it.
 Screenshots go to tests/browser/artifacts/ (gitignored).
 """
 
