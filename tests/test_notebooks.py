@@ -1,4 +1,4 @@
-"""The course notebooks: how they are saved, and the first-steps notebook's own checks.
+"""The course notebooks: how they are saved.
 
 Running them is nbval's job: ``pyproject.toml`` puts ``notebooks/`` in ``testpaths`` with
 ``--nbval-lax --nbval-current-env``, so ``make test`` (and a plain ``pytest``) runs every
@@ -19,8 +19,11 @@ import pytest
 
 FOLDER = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
-# The course notebooks this suite holds to the saved-executed standard (01 and 02 join when they land).
-COURSE = ["03_smarter_bots.ipynb", "04_tournament.ipynb", "05_results.ipynb", "06_rules_lab.ipynb"]
+# The course notebooks this suite holds to the saved-executed standard (play.ipynb is the page of `cabo-kit play`).
+COURSE = ["01_play.ipynb", "02_first_bot.ipynb", "03_smarter_bots.ipynb", "04_tournament.ipynb", "05_results.ipynb",
+          "06_rules_lab.ipynb"]
+# Built around the card table or tables of numbers, not charts.
+FEW_CHARTS = {"01_play.ipynb", "02_first_bot.ipynb", "04_tournament.ipynb"}
 MAX_BYTES = 2_000_000  # plotly's JavaScript alone is ~5 MB: embedding it would fail this
 
 
@@ -60,7 +63,7 @@ def test_figures_work_offline_and_file_is_small(name: str) -> None:
     assert "cdn.plot.ly" not in text, f"{name} loads plotly from the internet: use the plotly_mimetype renderer"
     outputs = [o for c in _code_cells(_load(name)) for o in c.get("outputs", [])]
     figures = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
-    if name != "04_tournament.ipynb":  # 04 reads tables; the others are built around charts
+    if name not in FEW_CHARTS:
         assert len(figures) >= 3, f"{name} should show its plotly figures in the saved outputs"
 
 
@@ -70,21 +73,3 @@ def test_has_check_cells(name: str) -> None:
     sources = ["".join(c["source"]) for c in _code_cells(_load(name))]
     checks = [s for s in sources if re.search(r"^\s*assert ", s, re.M)]
     assert len(checks) >= 4, f"{name} has {len(checks)} cells with assert: check its key facts"
-
-
-FIRST_STEPS = FOLDER / "01-first-steps.ipynb"
-
-
-@pytest.mark.skipif(not FIRST_STEPS.exists(), reason="01-first-steps.ipynb was replaced by 01_play / 02_first_bot")
-def test_first_steps_checks(capsys: pytest.CaptureFixture[str]) -> None:
-    """01-first-steps has no check cells of its own: run it here and check what it prints.
-
-    (It also runs under nbval; this test goes when the notebook does.)
-    """
-    namespace: dict[str, object] = {"__name__": "__notebook__"}
-    for number, cell in enumerate(_load(FIRST_STEPS.name)["cells"], start=1):
-        if cell["cell_type"] == "code":
-            exec(compile("".join(cell["source"]), f"{FIRST_STEPS.name} cell {number}", "exec"), namespace)
-    out = capsys.readouterr().out
-    assert "No problems found." in out and "MyBot won" in out
-    assert namespace["report"].ok  # type: ignore[attr-defined]
