@@ -553,7 +553,7 @@ def report_html(
         + (f"Elo anchored so that {_esc(anchor)} is 1000 where it played (elsewhere the field's mean is 1000).</p>"
            if anchor else "Elo centred on the field: the mean of the bots rated on both sides is 1000. "
            "A bot that almost never wins (or never loses) against the others gets a one-sided bound "
-           "(&ldquo;below 310&rdquo;), because only rare upsets measure its distance.</p>")
+           "(such as &ldquo;below 700&rdquo;: its rating is somewhere under that), because only rare upsets measure its distance.</p>")
     )
     parts.append("<nav>" + "".join(f'<a href="#{k}">{_esc(v)}</a>' for k, v in nav) + "</nav>")
 

@@ -458,12 +458,14 @@ def run_tournament(
                 if progress:
                     from tqdm import tqdm
 
-                    bar = tqdm(total=0, unit="game", desc="tournament", file=sys.stderr, dynamic_ncols=True)
+                    # Made with the first batch's size: a bar of total 0 would print an empty line first.
+                    bar = tqdm(total=todo, unit="game", desc="tournament", file=sys.stderr, dynamic_ncols=True)
+                    todo = 0
                 # An adaptive run plays batch after batch: keep every worker, whatever the first batch's size.
                 ex = make_executor(kind, n_workers if target > 0 else min(n_workers, len(tasks)),
                                    scheduler or cfg.scheduler or None)
                 summary.workers = ex.workers
-            if bar is not None:
+            if bar is not None and todo:
                 bar.total += todo
                 bar.refresh()
             for results in ex.run(run_match, tasks):
