@@ -97,6 +97,8 @@ def card_html(
     cls = f"ck-card {kind}" + (f" ck-{tone}" if tone else "") + (f" {classes}" if classes else "")
     style_attr = f' style="{style}"' if inline else ""
     text = f'<span class="ck-text">{escape(face)}</span>' if (face or not inline) else ""
+    if not inline and card.known and card.text != face:
+        text += f'<span class="ck-id">{escape(card.text)}</span>'  # the card's text form, for tests and screen readers
     return (
         f'<span class="{cls}" data-card="{escape(card.text)}" title="{escape(title)}"{style_attr}{attrs}>'
         f"{text}{power_label}{mark}</span>"

@@ -221,3 +221,10 @@ def test_unfinished_record_says_so() -> None:
     game = ck.Game(ck.Rules.preset("deluxe"), seed=1, n_players=2)
     html = record_html(ck.GameRecord.from_game(game, ["A", "B"]))
     assert "the game is not over" in html and 'class="ck-round"' not in html
+
+
+def test_the_table_style_card_carries_its_text_form_for_tests_and_screen_readers() -> None:
+    html = card_html(Card.parse("QD"), inline=False, classes="cabo-card")
+    assert ">Q♦</span>" in html and '<span class="ck-id">QD</span>' in html and 'style=' not in html
+    assert "ck-id" not in card_html(Card.parse("7"), inline=False)  # the face already is its text
+    assert card_html(UNKNOWN, inline=False).count("??") == 1  # only data-card: a back shows no text

@@ -54,8 +54,10 @@ def check_table(table: CardTable, seen: Counter[str]) -> None:
     assert table.frame["html"] == html
     cards = shown_cards(html)
     summary = table.view.overlay != ""
-    # Every hand, position by position, as the observation has it (no reveal flash in memory="engine").
-    expected = {(s, p): c.text for s, hand in enumerate(obs.hands) for p, c in enumerate(hand)}
+    # Every hand, position by position, as the observation has it (no reveal flash in memory="engine");
+    # at a round's end the ended round's hands, turned up, behind its scoring.
+    hands = game.results[-1].final_hands if summary else obs.hands
+    expected = {(s, p): c.text for s, hand in enumerate(hands) for p, c in enumerate(hand)}
     assert cards == expected
     # No face anywhere in the synced state that the seat does not know: the faces the page may hold
     # are its known hand cards, the discard pile, the drawn card it may see, and at a round's end
@@ -240,9 +242,9 @@ def test_watching_bots_shows_every_card_and_plays_round_by_round() -> None:
         if table.game.is_over:
             break
         send(table, "btn:next")
-        if not table.game.is_over:
-            cards = shown_cards(table.frame["html"])
-            assert all(cards[(s, p)] == c.text for s, hand in enumerate(table.game.open_hands()) for p, c in enumerate(hand))
+        cards = shown_cards(table.frame["html"])
+        ended = table.game.results[-1].final_hands
+        assert cards == {(s, p): c.text for s, hand in enumerate(ended) for p, c in enumerate(hand)}
         assert open_hands is not None
     assert rounds == len(table.game.results)
 

@@ -547,7 +547,8 @@ def round_summary_html(result: "RoundResult", names: Sequence[str], powers: dict
         cards = "".join(card_html(c, power=powers.get(c.text), inline=False, classes="cabo-final") for c in hand) or "(no cards)"
         mark = " cabo-caller" if s == result.caller else ""
         rows.append(
-            f'<tr class="cabo-final-row{mark}"><td class="cabo-name">{escape(names[s])}</td><td class="cabo-final-hand">{cards}</td>'
+            f'<tr class="cabo-final-row{mark}"><td class="cabo-name">{escape(names[s])}</td>'
+            f'<td class="cabo-final-hand"><div class="cabo-final-cards">{cards}</div></td>'
             f"<td>sum {result.totals[s]}</td><td>scores <b>{result.scores[s]}</b></td><td>total {result.game_totals[s]}</td></tr>"
         )
     title = f"Round {result.index + 1} is over"
@@ -569,10 +570,8 @@ def render_table(state: TableState) -> str:
     for i in range(state.n):
         s = (start + i) % state.n
         tags = []
-        if s == state.current and state.seat != s:
-            tags.append('<span class="cabo-tag cabo-tag-turn">to play</span>')
-        if s == state.current and state.seat == s:
-            tags.append('<span class="cabo-tag cabo-tag-turn">your turn</span>')
+        if state.to_move == (s,):  # one seat decides (not a set-up look or a snap window, where all do)
+            tags.append(f'<span class="cabo-tag cabo-tag-turn">{"your turn" if s == state.seat else "to play"}</span>')
         if s == state.caller:
             tags.append('<span class="cabo-tag cabo-tag-cabo">called Cabo</span>')
         cards = "".join(_render_card(state, s, p) for p in range(len(state.hands[s]))) or '<span class="cabo-empty-hand">no cards</span>'

@@ -322,13 +322,16 @@ class CardTable(_TableView):
     def _tick(self) -> None:
         """The next bot move, after a busy picture's hold time (the page asks; fast_forward loops).
 
-        Moves nobody sees (a bot passing in a snap window) are played at once, without a picture."""
+        Moves that change nothing on the table (a bot passing in a snap window, a bot's set-up
+        look) are played at once, without a picture of their own."""
         while True:
             step = self.stepper.step()
             if step is None:
                 self._idle(set(), {})
                 return
-            if step.events or step.fault is not None or self.stepper.bot_to_move is None:
+            # A bot's set-up look is shown with the others at once: nothing on the table moves.
+            quiet = all(e.kind == "look" for e in step.events)
+            if not quiet or step.fault is not None or self.stepper.bot_to_move is None:
                 break
         if any(e.kind == "end" for e in step.events) or step.fault is not None or self.pace == 0:
             self._after(step.events, step.seat, step)
@@ -374,7 +377,12 @@ class CardTable(_TableView):
         game = self.game
         seat = self.seat
         obs = game.observation(seat if seat is not None else game.current)
-        if seat is None:
+        summary = self._summary is not None
+        ended = game.results[-1] if summary else None
+        if ended is not None:  # the ended round stays on the table, turned up, behind its scoring
+            hands = [tuple(h) for h in ended.final_hands]
+            drawn = None
+        elif seat is None:
             hands = [tuple(h) for h in game.open_hands()]
             drawn = game.drawn_card
         else:
@@ -402,12 +410,16 @@ class CardTable(_TableView):
                 + f'<button type="button" class="cabo-btn cabo-btn-next cabo-clickable" data-click="btn:next">{label}</button></div>'
             )
             clickable = clickable | {"btn:next"}
+        face_up = [tuple(f) for f in obs.face_up] if ended is None else [(False,) * len(h) for h in hands]
         return TableState(
-            n=self.n, seat=seat, names=self.names, labels=self.labels, hands=hands, face_up=[tuple(f) for f in obs.face_up],
+            n=self.n, seat=seat, names=self.names, labels=self.labels, hands=hands, face_up=face_up,
             discard_top=obs.top, pile_size=len(obs.discard) if self.memory == "engine" else (1 if obs.discard else 0),
             deck_size=obs.deck_size, drawn=drawn, drawn_by=obs.current if drawn is not None else None,
-            current=obs.current if not game.is_over else None, caller=obs.caller, to_move=tuple(game.to_move),
-            scores=obs.scores, round_scores=obs.round_scores, round=obs.round, status=status, powers=self._powers(),
+            current=obs.current if not (game.is_over or summary) else None,
+            caller=ended.caller if ended is not None else obs.caller,
+            to_move=() if summary else tuple(game.to_move),
+            scores=obs.scores, round_scores=obs.round_scores, round=ended.index if ended is not None else obs.round,
+            status=status, powers=self._powers(),
             clickable=clickable, selected=set(chooser.selected) if chooser else set(), highlight=highlight,
             buttons=buttons, log=list(self.log_lines), notice=self.notice, overlay=overlay,
             rules_name=f"{self.rules.name} · seed {self.seed}",
