@@ -293,6 +293,8 @@ def test_new_game_and_bad_arguments() -> None:
         CardTable(opponents=[1], seat=5)
     with pytest.raises(ValueError, match="memory='all'"):
         CardTable(opponents=[1], memory="all")
+    with pytest.raises(ValueError, match="seats 2 to 6"):
+        CardTable(ck.Rules.preset("deluxe", max_players=8), opponents=[1] * 6)
     with pytest.raises(ck.RulesError, match="traveller is for 3 to 6 players"):
         CardTable("traveller", opponents=[1])
 

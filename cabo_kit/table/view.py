@@ -384,7 +384,7 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
 
 
 def layout_slots(n: int) -> list[str]:
-    """Where each seat sits, counted from the person's seat clockwise: grid areas of the table.
+    """Where each seat sits (2 to 6 seats), counted from the person's seat clockwise: grid areas of the table.
 
     >>> layout_slots(4)
     ['b', 'l', 't', 'r']
@@ -392,7 +392,7 @@ def layout_slots(n: int) -> list[str]:
     return {
         1: ["b"], 2: ["b", "t"], 3: ["b", "tl", "tr"], 4: ["b", "l", "t", "r"], 5: ["b", "l", "tl", "tr", "r"],
         6: ["b", "l", "tl", "t", "tr", "r"],
-    }.get(n, ["b", "l", "tl", "t", "tr", "r", "bl", "br"][:n])
+    }[n]
 
 
 @dataclass

@@ -160,6 +160,8 @@ class CardTable(_TableView):
         bots = [_opponent(spec) for spec in opponents]
         n = len(bots) + (0 if seat is None else 1)
         self.rules.check_players(n)
+        if n > 6:
+            raise ValueError(f"{n} players: the card table seats 2 to 6 (for bigger simulations use ck.play_game)")
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
             raise ValueError(f"seat={seat!r}: choose 0..{n - 1} (or None to watch the bots play)")
         if memory not in ("engine", "none"):
