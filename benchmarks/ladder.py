@@ -17,6 +17,7 @@ import argparse
 import math
 import time
 from multiprocessing import Pool
+from typing import Sequence
 
 import cabo_kit as ck
 from cabo_kit.bots import LEVELS, by_level
@@ -73,11 +74,19 @@ def main() -> None:
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--presets", default=",".join(PRESETS))
+    parser.add_argument("--pairs", default="2-1,3-2,4-3", help="ladder pairs to play, e.g. 4-3")
+    parser.add_argument("--timing", action="store_true",
+                        help="only time the level-4 bot's decisions (CPU ms, median and p95) per preset and table size")
     args = parser.parse_args()
     presets = args.presets.split(",")
+    if args.timing:
+        for preset in presets:
+            timing(preset, args.seed)
+        return
+    pairs = [tuple(int(k) for k in pair.split("-")) for pair in args.pairs.split(",") if pair]
     rows = []
     with Pool(args.procs) as pool:
-        for a, b in ((2, 1), (3, 2), (4, 3)):
+        for a, b in pairs:
             for preset in presets:
                 games = args.search_games if a == 4 else args.games
                 rows.append(("ladder", a, b, preset, match(pool, a, b, preset, games, args.seed)))
@@ -91,6 +100,44 @@ def main() -> None:
     print("| --- | --- | ---: | ---: | --- | --- | ---: | ---: |")
     for row in rows:
         print(fmt(row, markdown=True))
+
+
+class Timed(ck.Bot):
+    """Wraps a bot and keeps the CPU time of each of its decisions."""
+
+    def __init__(self, bot: ck.Bot, times: list[float]) -> None:
+        super().__init__()
+        self.bot, self.times = bot, times
+
+    def on_game_start(self, seat: int, n_players: int, rules: ck.Rules) -> None:
+        self.bot.random = self.random
+        self.bot.on_game_start(seat, n_players, rules)
+
+    def choose(self, observation: ck.Observation, legal_actions: Sequence[ck.Action]) -> ck.Action:
+        start = time.process_time()
+        action = self.bot.choose(observation, legal_actions)
+        self.times.append(time.process_time() - start)
+        return action
+
+
+def timing(preset: str, seed: int, games: int = 4) -> None:
+    """CPU ms per decision of ``by_level(4)``, half the seats (the others level 3), at every table size."""
+    rules = ck.Rules.preset(preset)
+    every: list[float] = []
+    for n in range(rules.min_players, rules.max_players + 1):
+        times: list[float] = []
+        for g in range(games):
+            bots = [Timed(by_level(4), times) if s % 2 == 0 else by_level(3) for s in range(n)]
+            ck.play_game(bots, rules, seed=seed + g)
+        every += times
+        print(f"{preset} {n} players: {describe(times)}", flush=True)
+    print(f"{preset} all sizes: {describe(every)}", flush=True)
+
+
+def describe(times: list[float]) -> str:
+    ms = sorted(t * 1000 for t in times)
+    return (f"{len(ms)} decisions, median {ms[len(ms) // 2]:.2f} ms, p95 {ms[int(len(ms) * 0.95)]:.1f} ms, "
+            f"p99 {ms[int(len(ms) * 0.99)]:.1f} ms, max {ms[-1]:.1f} ms, mean {sum(ms) / len(ms):.2f} ms")
 
 
 def fmt(row: tuple[str, int, int, str, dict[str, float]], markdown: bool = False) -> str:
