@@ -56,14 +56,22 @@ def run_game(game: Game, bots: Sequence[Bot], names: Sequence[str]) -> None:
 
 
 class Fault(NamedTuple):
-    """A bot's failed decision that a :class:`Stepper` with ``on_error="random"`` replaced."""
+    """A bot's failure that a :class:`Stepper` with ``on_error="random"`` got over: a decision it
+    replaced with a random legal action, or a hook (``on_round_start``...) that raised.
+
+    ``message`` has the details (the exception's text may hold cards only that bot saw: keep it
+    away from other players); ``short`` says what went wrong without them.
+    """
 
     seat: int
     name: str
     message: str
-    replacement: Action
+    replacement: Action | None
+    short: str = ""
 
     def __str__(self) -> str:
+        if self.replacement is None:
+            return f"{self.name} (seat {self.seat}) {self.message}; the game went on"
         return f"{self.name} (seat {self.seat}) {self.message}; played a random legal action instead: {self.replacement}"
 
 
@@ -156,11 +164,13 @@ class Stepper:
         self._ended = game.is_over
         # Hooks a bot does not override are skipped: building their arguments costs time.
         self._starts = [(s, b) for s, b in sorted(seated.items()) if type(b).on_round_start is not Bot.on_round_start]
-        self._ends = [b for _, b in sorted(seated.items()) if type(b).on_round_end is not Bot.on_round_end]
+        self._ends = [(s, b) for s, b in sorted(seated.items()) if type(b).on_round_end is not Bot.on_round_end]
+        #: Hooks that raised with ``on_error="random"`` and not yet collected by a caller (a card table shows them).
+        self.hook_faults: list[Fault] = []
         if game_hooks:
             for seat, bot in sorted(seated.items()):
                 bot.random = bot_random(game.seed, seat)
-                bot.on_game_start(seat, n, game.rules)
+                self._hook(seat, "on_game_start", seat, n, game.rules)
 
     @property
     def waiting(self) -> tuple[int, ...]:
@@ -193,14 +203,14 @@ class Stepper:
         except Exception as exc:
             if self.on_error == "raise":
                 raise
-            fault = self._fault(seat, f"raised {type(exc).__name__}: {exc}")
+            fault = self._fault(seat, f"raised {type(exc).__name__}: {exc}", f"raised {type(exc).__name__}")
         else:
             try:
                 game.apply(action, seat)
             except (IllegalActionError, ValueError) as exc:
                 if self.on_error == "raise":
                     raise IllegalActionError(f"{self.names[seat]} at seat {seat}: {exc}") from exc
-                fault = self._fault(seat, f"answered {action!r}, which is not legal now")
+                fault = self._fault(seat, f"answered {action!r}, which is not legal now", "answered a move that is not legal now")
         action = game.history[-1][1]
         self._after_move()
         return Step(seat, action, self._seen(mark), fault)
@@ -217,11 +227,22 @@ class Stepper:
     def apply(self, action: Action | str, seat: int | None = None) -> list[Event]:
         """Carry out a decision of a seat without a bot (checked, as :meth:`Game.apply`); the events it caused."""
         game = self.game
+        waiting = self.waiting
         if seat is None:
-            waiting = self.waiting
-            seat = waiting[0] if len(waiting) == 1 else None
-        if seat is not None and seat in self.bots:
+            if len(waiting) != 1:
+                raise IllegalActionError(
+                    "no seat without a bot must decide now: call advance() first" if not waiting
+                    else f"seats {', '.join(map(str, waiting))} decide at once: say which seat acts (seat=...)"
+                )
+            seat = waiting[0]
+        if seat in self.bots:
             raise IllegalActionError(f"seat {seat} is played by {self.names[seat]}: its bot decides for it")
+        if seat not in game.to_move:
+            raise IllegalActionError(f"seat {seat} cannot act now; to move: {', '.join(map(str, game.to_move)) or 'nobody'}")
+        if self.bot_to_move is not None:
+            raise IllegalActionError(
+                f"{self.names[self.bot_to_move]} answers before seat {seat} (seats answer in seat order): call advance() first"
+            )
         self._round_hooks()
         mark = game.event_count
         game.apply(action, seat)
@@ -270,36 +291,49 @@ class Stepper:
                 self._after_move()
         self._after_move()
 
+    def _hook(self, seat: int, name: str, *args: Any) -> None:
+        """Call a bot's hook; with ``on_error="random"`` a hook that raises is recorded, not fatal."""
+        if self.on_error == "raise":
+            getattr(self.bots[seat], name)(*args)
+            return
+        try:
+            getattr(self.bots[seat], name)(*args)
+        except Exception as exc:
+            what = type(exc).__name__
+            fault = Fault(seat, self.names[seat], f"raised {what} in {name}(): {exc}", None, f"raised {what} in {name}()")
+            self.faults.append(fault)
+            self.hook_faults.append(fault)
+
     def _round_hooks(self) -> None:
         game = self.game
         if game.round != self._round_seen and not game.is_over:
             self._round_seen = game.round
-            for seat, bot in self._starts:
-                bot.on_round_start(game.observation(seat))
+            for seat, _ in self._starts:
+                self._hook(seat, "on_round_start", game.observation(seat))
 
     def _after_move(self) -> None:
         game = self.game
         results = game.results
         if len(results) != self._results_seen:
             for result in results[self._results_seen:]:
-                for bot in self._ends:
-                    bot.on_round_end(result.for_players())
+                for seat, _ in self._ends:
+                    self._hook(seat, "on_round_end", result.for_players())
             self._results_seen = len(results)
         if self._game_hooks and game.is_over and not self._ended:
             self._ended = True
             totals, winners = game.totals, game.winners
-            for _, bot in sorted(self.bots.items()):
-                bot.on_game_end(list(totals), list(winners))
+            for seat in sorted(self.bots):
+                self._hook(seat, "on_game_end", list(totals), list(winners))
 
     def _seen(self, mark: int) -> list[Event]:
         return self.game.events_seen(self.viewer, since=mark)
 
-    def _fault(self, seat: int, message: str) -> Fault:
+    def _fault(self, seat: int, message: str, short: str) -> Fault:
         """Play a random legal action for ``seat`` (seeded by the game and the move number) and record why."""
         game = self.game
         rng = random.Random(f"cabo-kit:{game.seed}:fallback:{seat}:{len(game.history)}")
         action = rng.choice(list(game.legal_actions(seat)))
         game.apply(action, seat)
-        fault = Fault(seat, self.names[seat], message, action)
+        fault = Fault(seat, self.names[seat], message, action, short)
         self.faults.append(fault)
         return fault

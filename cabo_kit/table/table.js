@@ -32,21 +32,27 @@ function render({ model, el }) {
     }
   }
 
+  // One click per picture: the kernel also drops a click that names an older picture's token.
+  let sent = -1;
   function activate(node) {
     if (root.dataset.busy === "1") {
       model.send({ type: "skip" });
       return;
     }
-    model.send({ type: "click", target: node.getAttribute("data-click") });
+    const token = (model.get("frame") || {}).token;
+    if (token === sent) return;
+    sent = token;
+    model.send({ type: "click", target: node.getAttribute("data-click"), token });
   }
 
   root.addEventListener("click", (event) => {
+    if (event.detail > 1) return; // the second click of a double click
     const node = event.target.closest("[data-click]");
     if (node && root.contains(node)) activate(node);
     else if (root.dataset.busy === "1" && event.target.closest(".cabo-felt")) model.send({ type: "skip" });
   });
   root.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter" && event.key !== " ") return;
+    if ((event.key !== "Enter" && event.key !== " ") || event.repeat) return;
     const node = event.target.closest("[data-click]");
     if (node && node.tagName !== "BUTTON") {
       event.preventDefault();

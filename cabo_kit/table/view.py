@@ -35,6 +35,7 @@ from ..render import card_html
 
 if TYPE_CHECKING:
     from ..game import RoundResult
+    from ..rules import Rules
 
 __all__ = [
     "NAMES", "Chooser", "Frame", "TableState", "button_label", "describe", "layout_slots", "render_table",
@@ -518,7 +519,7 @@ def scores_html(names: Sequence[str], totals: Sequence[int], rounds: Sequence[Se
 
 
 def round_summary_html(result: "RoundResult", names: Sequence[str], powers: dict[str, str | None], *, over: bool,
-                       winners: Sequence[int] = ()) -> str:
+                       winners: Sequence[int] = (), rules: "Rules | None" = None) -> str:
     """The end of a round explained: every hand turned up, the sums, the caller's win or loss,
     Kamikaze and Royal Roulette, resets to 50; then the game's result when it is over."""
     lines = []
@@ -530,8 +531,11 @@ def round_summary_html(result: "RoundResult", names: Sequence[str], powers: dict
             verdict = "and won: the lowest hand" + (" (a tie counts for the caller)" if sum(
                 1 for t in result.totals if t == result.totals[result.caller]) > 1 else "")
         else:
+            ties = rules is None or rules.ties_to_caller
+            penalty = rules.caller_loss_penalty if rules is not None else 0
             scores = "you score" if caller == "You" else f"{caller} scores"
-            verdict = f"and lost: another hand was as low or lower, so {scores} the hand plus a penalty"
+            what = f"the hand plus {penalty}" if penalty else "the hand"
+            verdict = f"and lost: another hand was {'lower' if ties else 'as low or lower'}, so {scores} {what}"
         lines.append(f"{escape(caller)} called Cabo {verdict}.")
     else:
         lines.append({"deck": "The deck ran out.", "empty_hand": "A hand was emptied.",

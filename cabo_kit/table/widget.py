@@ -66,8 +66,6 @@ def _targets(events: Iterable[Event]) -> set[str]:
     """The table places a few events touched, to highlight them."""
     out: set[str] = set()
     for kind, seat, t, _, _ in events:
-        if kind in ("draw", "penalty") and not t:
-            out.add("deck")
         if kind == "draw":
             out.update(("deck", "drawn"))
         elif kind in ("take", "discard", "flip"):
@@ -176,9 +174,10 @@ class CardTable(_TableView):
         self._bot_specs = list(opponents)
         self.bots: dict[int, Bot] = {s: b for s, (b, _) in zip(others, bots)}
         self.names = seat_names(n, seat)
-        self.labels = ["" if s == seat else "" for s in range(n)]
+        self.labels = ["" for _ in range(n)]
         for s, (_, label) in zip(others, bots):
             self.labels[s] = label
+        self._token = 0  # numbers every picture sent (never reset: a late tick or click of an old one is ignored)
         self.on_msg(self._on_msg)
         self.new_game(seed)
 
@@ -190,7 +189,7 @@ class CardTable(_TableView):
             seed = random.SystemRandom().randrange(1_000_000)
         self.seed = seed
         if getattr(self, "game", None) is not None:
-            # Fresh bots: a bot may keep memory between games.
+            # Fresh bots for levels and classes (a bot may keep memory between games); a Bot instance you gave is reused.
             bots = [_opponent(spec)[0] for spec in self._bot_specs]
             self.bots = dict(zip([s for s in range(self.n) if s != self.seat], bots))
         stacked = getattr(self, "game", None) is None
@@ -201,12 +200,13 @@ class CardTable(_TableView):
         self.stepper = Stepper(self.game, self.bots, names=self.names, viewer=self.seat, on_error="random", game_hooks=True)
         self.log_lines: list[str] = [f"New game of {self.rules.name}, seed {seed}."]
         self.notice = ""
-        self._token = 0
         self._chooser: Chooser | None = None
         self._summary: str | None = None  # the round-end overlay while it is shown
         self._deferred: list[Event] = []  # events after a round's end, logged once Next is clicked
-        self._log_events(self.game.events_seen(self.seat))
-        self._flow(set(), {})
+        self._notice_faults()
+        dealt = self.game.events_seen(self.seat)
+        self._log_events(dealt)
+        self._flow(set(), self._reveal(dealt))
 
     @property
     def observation(self) -> Observation | None:
@@ -245,7 +245,7 @@ class CardTable(_TableView):
             self._summary = None
             events, self._deferred = self._deferred, []
             self._log_events(events)
-            self._flow(set(), {})
+            self._flow(set(), self._reveal(events))  # rush and traveller deal with a look: flash it
             return
         chooser = self._chooser
         if chooser is None or target not in chooser.clickable():
@@ -259,7 +259,9 @@ class CardTable(_TableView):
         assert self.seat is not None
         self._chooser = None
         events = self.stepper.apply(action, self.seat)
-        self._after(events, self.seat)
+        self._notice_faults()
+        if not self._moved(events):
+            self._flow(_targets(events), self._reveal(events))
 
     def fast_forward(self) -> None:
         """Play every pending bot move at once, up to your next decision or the end of the round."""
@@ -272,31 +274,50 @@ class CardTable(_TableView):
         if not isinstance(content, dict):
             return
         kind = content.get("type")
+        stale = "token" in content and content.get("token") != self._token
         try:
-            if kind == "click":
+            if kind == "click" and not stale:  # a click on an older picture (a double click) is dropped
                 self.click(str(content.get("target")))
-            elif kind == "tick" and content.get("token") == self._token:
+            elif kind == "tick" and not stale:
                 self._tick()
             elif kind == "skip":
                 self.fast_forward()
-        except ValueError as exc:  # a stale click (e.g. a double click): say so, change nothing
+        except ValueError as exc:  # a click that means nothing now: say so, change nothing
             self.notice = str(exc)
             self._show(self._state(set(), {}))
+        except Exception as exc:  # never leave the page frozen: say what broke and offer what is legal now
+            self.notice = f"Something went wrong: {type(exc).__name__}: {exc}"
+            self._idle(set(), {})
 
-    def _after(self, events: list[Event], actor: int | None, step: Step | None = None) -> None:
-        """Log what happened; stop at a round's end; otherwise go on."""
-        end = next((i for i, e in enumerate(events) if e.kind == "end"), None)
+    def _notice_faults(self, step: Step | None = None) -> None:
+        """Say which bot failed. Only what went wrong, not the exception's text: that may hold a
+        card only the bot saw (a spectator, who sees every card, gets the details)."""
+        faults = list(self.stepper.hook_faults)
+        self.stepper.hook_faults.clear()
         if step is not None and step.fault is not None:
-            self.notice = f"{self.names[step.seat]}'s bot failed: {step.fault.message}. It played a random legal move instead."
+            faults.append(step.fault)
+        for fault in faults:
+            detail = fault.message if self.seat is None else fault.short
+            then = "It played a random legal move instead." if fault.replacement is not None else "The game goes on."
+            self.notice = f"{self.names[fault.seat]}'s bot failed: {detail}. {then}"
             self.log_lines.append(f"⚠ {self.notice}")
-        if end is not None:
-            self._log_events(events[: end + 1])
-            self._deferred = events[end + 1:]
-            self._round_end()
-            return
-        self._log_events(events)
-        reveal = _reveals(events, self.seat) if (self.memory == "none" and actor == self.seat and self.seat is not None) else {}
-        self._flow(_targets(events), reveal)
+
+    def _reveal(self, events: Iterable[Event]) -> dict[tuple[int, int], Card]:
+        """Playing from memory: the faces you saw in these events, to show for a moment."""
+        if self.memory != "none" or self.seat is None:
+            return {}
+        return _reveals(events, self.seat)
+
+    def _moved(self, events: list[Event]) -> bool:
+        """Log a move's events; at a round's end show its scoring (the next round's events wait for Next)."""
+        end = next((i for i, e in enumerate(events) if e.kind == "end"), None)
+        if end is None:
+            self._log_events(events)
+            return False
+        self._log_events(events[: end + 1])
+        self._deferred = events[end + 1:]
+        self._round_end()
+        return True
 
     def _flow(self, highlight: set[str], reveal: dict[tuple[int, int], Card]) -> None:
         """Show the table; if bots are to move, unfold their moves at the pace (or at once with pace 0)."""
@@ -313,10 +334,9 @@ class CardTable(_TableView):
             if step is None:
                 self._idle(set(), {})
                 return
-            if any(e.kind == "end" for e in step.events) or step.fault is not None:
-                self._after(step.events, step.seat, step)
+            self._notice_faults(step)
+            if self._moved(step.events):
                 return
-            self._log_events(step.events)
             if stepper.bot_to_move is None:
                 self._idle(_targets(step.events), {})
                 return
@@ -325,23 +345,22 @@ class CardTable(_TableView):
         """The next bot move, after a busy picture's hold time (the page asks; fast_forward loops).
 
         Moves that change nothing on the table (a bot passing in a snap window, a bot's set-up
-        look) are played at once, without a picture of their own."""
+        look) are played at once with the next one, without a picture of their own."""
+        events: list[Event] = []
         while True:
             step = self.stepper.step()
             if step is None:
-                self._idle(set(), {})
-                return
-            # A bot's set-up look is shown with the others at once: nothing on the table moves.
+                break
+            self._notice_faults(step)
+            events += step.events
             quiet = all(e.kind == "look" for e in step.events)
             if not quiet or step.fault is not None or self.stepper.bot_to_move is None:
                 break
-        if any(e.kind == "end" for e in step.events) or step.fault is not None or self.pace == 0:
-            self._after(step.events, step.seat, step)
+        if self._moved(events):
             return
-        self._log_events(step.events)
-        highlight = _targets(step.events)
-        if self.stepper.bot_to_move is None:
-            self._idle(highlight, {})
+        highlight = _targets(events)
+        if self.pace == 0 or self.stepper.bot_to_move is None:
+            self._flow(highlight, {})
         else:
             self._show(self._state(highlight, {}, status=self.log_lines[-1]), busy=True, hold=self.pace)
 
@@ -358,7 +377,8 @@ class CardTable(_TableView):
         result = game.results[-1]
         self._chooser = None
         self._summary = round_summary_html(
-            result, self.names, self._powers(), over=game.is_over, winners=game.winners if game.is_over else ()
+            result, self.names, self._powers(), over=game.is_over, winners=game.winners if game.is_over else (),
+            rules=self.rules,
         )
         self._show(self._state(set(), {}))
 
@@ -484,7 +504,7 @@ class Replay(widgets.VBox):
             button.add_class(f"cabo-replay-{name}")
             button.on_click(lambda _b, d=delta: self.go(self.step + d))
             buttons.append(button)
-        self.slider.observe(lambda change: self.go(change["new"]), names="value")
+        self.slider.observe(self._on_slider, names="value")
         super().__init__([widgets.HBox([*buttons, self.player, self.slider]), self.table])
         self.add_class("cabo-replay")
         self.go(0)
@@ -498,6 +518,10 @@ class Replay(widgets.VBox):
 
         return cls(load_record(folder, game_id), seat)
 
+    def _on_slider(self, change: dict[str, Any]) -> None:
+        if change["new"] != self._at:  # go() moving the slider itself draws once, not twice
+            self.go(change["new"])
+
     @property
     def step(self) -> int:
         """How many actions have been played at the position shown."""
@@ -506,8 +530,9 @@ class Replay(widgets.VBox):
     def go(self, step: int) -> None:
         """Show the game after ``step`` actions (clamped to the game's length)."""
         step = max(0, min(self.steps, int(step)))
-        base = max(k for k in self._checkpoints if k <= step)
-        if not (base <= self._at <= step) or self._at < base:
+        # From the nearest kept position before the step, so the step's own events are replayed (highlights).
+        base = max(k for k in self._checkpoints if k <= max(0, step - 1))
+        if not base <= self._at <= step or (self._at == step and step > 0):
             self._game, self._at = self._checkpoints[base].clone(), base
         game = self._game
         mark = game.event_count
@@ -537,7 +562,8 @@ class Replay(widgets.VBox):
         status = log[-1] if log and self._at else "The deal."
         overlay = ""
         if game.is_over:
-            overlay = round_summary_html(game.results[-1], self.names, powers, over=True, winners=game.winners)
+            overlay = round_summary_html(game.results[-1], self.names, powers, over=True, winners=game.winners,
+                                         rules=self.record.rules)
         self.view = TableState(
             n=game.n, seat=seat, names=self.names, labels=["" for _ in range(game.n)], hands=hands,
             face_up=[tuple(f) for f in obs.face_up], discard_top=obs.top, pile_size=len(obs.discard),
