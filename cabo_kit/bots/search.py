@@ -22,10 +22,16 @@ def worth(card: Card, unknown: float) -> float:
 
 
 class SearchBot(CountingBot):
-    """Determinized Monte Carlo search on top of the counting bot, for the Cabo call and snaps.
+    """Determinized Monte Carlo search on top of a sharper counting bot, for the Cabo call and snaps.
 
     The idea, in plain words:
 
+    0. **Know what the others know.** The round's events say where each opponent looked
+       (peeks, cards they drew and put in), never what they saw. A card they looked at and
+       kept is probably low (about 2 points under the average), so it counts lower when we
+       judge their total, it is the card to take with a swap, and guesses draw it lower.
+       And with snapping, knowing a card of our own is worth more (it can be snapped), so
+       we replace unknown cards more eagerly (``adapt``).
     1. **Search the decisions that matter.** Whether to call Cabo now decides most
        rounds. With snapping (rush, traveller), so does the drawn card's fate when a choice
        sets up a sure snap that saves points on paper (discard a card we know lies on the
@@ -34,8 +40,7 @@ class SearchBot(CountingBot):
     2. **Guess the hidden cards.** The unseen cards are the full deck minus every card
        this seat can see. Deal them into the ``??`` places and the deck: one
        *determinization*, a whole game that agrees with everything we know. Opponents
-       keep their low cards, so their unseen cards are drawn a little lower than the
-       average, more so as the round goes on.
+       keep their low cards, so the cards they have seen are drawn lower than the average.
     3. **Build it as a real game** with the engine's public ``Game.from_layout``, once per
        candidate, and **play it forward** to the round's end, all players copying the counting bot.
     4. **Score the end, not the round.** Each finished round is valued as our chance of
@@ -45,7 +50,8 @@ class SearchBot(CountingBot):
        stands unless another beats it by more than a standard error, so noise rarely overrules it.
 
     The budget counts rollouts, not seconds, so a seed gives the same game on any machine
-    (32 worlds per searched call, 16 per searched drawn card; docs/bots.md has the ms).
+    (32 worlds per searched call, 16 per searched drawn card, fewer at 5 or 6 players;
+    docs/bots.md has the ms).
 
     >>> import cabo_kit as ck
     >>> rec = ck.play_game([SearchBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=2)
@@ -158,6 +164,8 @@ class SearchBot(CountingBot):
     def best_of(self, obs: Observation, actions: list[Action], rollouts: int, e: float, default: Action) -> Action:
         """The action that plays out best on the same guessed worlds; ``default`` unless another beats it clearly."""
         results: list[list[float]] = [[] for _ in actions]
+        if obs.n_players > 4:  # longer rollouts at a big table: fewer of them, to stay well under 50 ms a decision
+            rollouts = rollouts * 4 // obs.n_players
         for _ in range(rollouts):
             world = self.guess(obs)
             if world is None:
