@@ -9,6 +9,12 @@ Win rates come with a 95% Wilson interval.
 Run (figures recorded in docs/bots.md)::
 
     .venv/bin/python benchmarks/ladder.py --games 700 --search-games 400 --random-games 100 --procs 2
+
+Level 4 against level 3 alone (issue 12: 1,000 games per preset on deals fixed before looking),
+and the CPU time of level 4's decisions::
+
+    .venv/bin/python benchmarks/ladder.py --pairs 4-3 --search-games 1000 --random-games 2 --procs 2 --seed 100000
+    .venv/bin/python benchmarks/ladder.py --timing --seed 100000
 """
 
 from __future__ import annotations
