@@ -192,3 +192,24 @@ def test_search_with_an_empty_hand_holding_a_drawn_card() -> None:
     obs = game.observation(0)
     assert obs.legal_actions == (ck.Discard(),)
     assert SearchBot().keep(obs, obs.drawn) is None
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_their_knowledge_follows_the_cards(preset: str) -> None:
+    # What the events say a seat has seen of its own hand: the flags keep the hands' shapes through
+    # swaps, snaps, gives, multi-exchanges and penalties, and a card flagged seen is one the seat knows.
+    from cabo_kit.bots.knowledge import their_knowledge
+
+    game = ck.Game(ck.Rules.preset(preset), seed=11, n_players=4)
+    bots = [CountingBot() for _ in range(4)]
+    checked = 0
+    while not game.is_over:
+        for seat in game.to_move:
+            obs = game.observation(seat)
+            if obs.phase == "choose":
+                seen = their_knowledge(obs)
+                assert seen is not None
+                assert all(obs.my_hand[p].known for p, flag in enumerate(seen[seat]) if flag)
+                checked += 1
+            game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+    assert checked > 50
