@@ -11,7 +11,7 @@ from .search import SearchBot
 __all__ = ["by_level", "LEVELS"]
 
 #: Level number -> (label for a card table, bot class). Strength is measured in docs/bots.md: each level beats
-#: the one below in every preset, except level 4 over level 3 in rush (not yet shown).
+#: the one below in every preset (level 4 over level 3 on fresh deals: deluxe 59%, rush 74%, traveller 64%).
 LEVELS: dict[int, tuple[str, type[Bot]]] = {
     1: ("easy", RandomBot),
     2: ("medium", GreedyBot),
