@@ -99,14 +99,19 @@ class _Illegal(ck.Bot):
         return "snap 9:9"
 
 
-@pytest.mark.parametrize("bad", [_Raises, _Illegal])
-def test_on_error_random_keeps_the_game_going_and_records_the_fault(bad: type[ck.Bot]) -> None:
+def _play_first_legal_at_seat_0(bot: ck.Bot) -> tuple[ck.Game, ck.Stepper]:
     game = ck.Game(ck.Rules.preset("deluxe"), seed=3, n_players=3)
-    stepper = ck.Stepper(game, {1: bad(), 2: ck.bots.RandomBot()}, names=["You", "Bea", "Cy"], on_error="random")
+    stepper = ck.Stepper(game, {1: bot, 2: ck.bots.RandomBot()}, names=["You", "Bea", "Cy"], on_error="random")
     while not game.is_over:
         stepper.advance()
         if not game.is_over:
             stepper.apply(game.legal_actions(0)[0], seat=0)
+    return game, stepper
+
+
+@pytest.mark.parametrize("bad", [_Raises, _Illegal])
+def test_on_error_random_keeps_the_game_going_and_records_the_fault(bad: type[ck.Bot]) -> None:
+    game, stepper = _play_first_legal_at_seat_0(bad())
     assert stepper.faults and all(f.seat == 1 and f.name == "Bea" for f in stepper.faults)
     fault = stepper.faults[0]
     assert ("raised RuntimeError: oops" if bad is _Raises else "'snap 9:9', which is not legal") in fault.message
@@ -114,12 +119,7 @@ def test_on_error_random_keeps_the_game_going_and_records_the_fault(bad: type[ck
     # The replacement was really played, by the faulty seat.
     assert (1, fault.replacement) in game.history
     # Seeded: the same game again makes the same replacements.
-    again = ck.Game(ck.Rules.preset("deluxe"), seed=3, n_players=3)
-    twin = ck.Stepper(again, {1: bad(), 2: ck.bots.RandomBot()}, names=["You", "Bea", "Cy"], on_error="random")
-    while not again.is_over:
-        twin.advance()
-        if not again.is_over:
-            twin.apply(again.legal_actions(0)[0], seat=0)
+    again, twin = _play_first_legal_at_seat_0(bad())
     assert again.history == game.history and twin.faults == stepper.faults
 
 
