@@ -25,7 +25,7 @@ action             text                meaning
 Swap(own=0, seat=2, position=1)
 >>> str(Exchange((1, 2)))
 'exchange 1,2'
->>> Action.parse(str(Spy(3, 0))) == Spy(3, 0)
+>>> Action.parse(str(Spy(3, 0))) is Spy(3, 0)       # one object per action: == is `is`
 True
 """
 
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from typing import Sequence
@@ -53,17 +53,56 @@ class IllegalActionError(ValueError):
     """An action is not legal now. The message names the phase and the seat, never a hidden card."""
 
 
-class Action:
-    """Base class of all actions. ``Action.parse(text)`` reads any action's text form."""
+class _OneOfEach(type):
+    """The type of every action class: it keeps one object per value, as :class:`~cabo_kit.cards.Card` does.
+
+    ``Exchange((1,))`` gives the same object every time, so two actions are equal exactly when
+    they are the same object, and checking an answer against the legal actions is a C-speed
+    scan of a tuple.
+    """
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:  # Swap(own=0, seat=2, position=1): the same key as Swap(0, 2, 1)
+            names = cls.__match_args__[len(args):]  # type: ignore[attr-defined]
+            unknown = set(kwargs) - set(names)
+            if unknown:
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+            args += tuple(kwargs[name] for name in names if name in kwargs)
+        values = cls._values  # type: ignore[attr-defined]
+        try:
+            return values[args]
+        except KeyError:
+            pass
+        except TypeError:  # a list where a tuple belongs: Exchange([0, 1]) is Exchange((0, 1))
+            args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
+            if args in values:
+                return values[args]
+        action = values[args] = super().__call__(*args)
+        return action
+
+
+class Action(metaclass=_OneOfEach):
+    """Base class of all actions. ``Action.parse(text)`` reads any action's text form.
+
+    Actions are values that exist once each: ``Pass() is Pass()`` and
+    ``Exchange((0, 2)) is Action.parse("exchange 0,2")``, so ``==`` is ``is``.
+    """
 
     __slots__ = ()
     keyword: ClassVar[str] = ""
     _by_keyword: ClassVar[dict[str, type["Action"]]] = {}
+    _values: ClassVar[dict[tuple[Any, ...], "Action"]] = {}  # each class's own: its one object per value
+    __match_args__: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kw: object) -> None:
         super().__init_subclass__(**kw)
+        cls._values = {}
         if cls.keyword:
             Action._by_keyword[cls.keyword] = cls
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Copies and pickles come back through the constructor: as the one object of their value.
+        return (type(self), tuple(getattr(self, name) for name in self.__match_args__))
 
     @staticmethod
     def parse(text: str) -> "Action":
@@ -117,7 +156,7 @@ def _target(text: str) -> tuple[int, int]:
     return s, p
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class InitialPeek(Action):
     """Deluxe set-up: look at these of your own cards (as many as the rules' ``initial_peeks``)."""
 
@@ -134,7 +173,7 @@ class InitialPeek(Action):
         return "look " + ",".join(map(str, self.positions))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class DrawDeck(Action):
     """Draw the top card of the deck."""
 
@@ -145,7 +184,7 @@ class DrawDeck(Action):
         return "deck"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class DrawDiscard(Action):
     """Take the top card of the discard pile."""
 
@@ -156,7 +195,7 @@ class DrawDiscard(Action):
         return "take"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class CallCabo(Action):
     """Call Cabo: instead of a turn (deluxe, rush) or at the end of your turn (traveller)."""
 
@@ -167,7 +206,7 @@ class CallCabo(Action):
         return "cabo"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Discard(Action):
     """Put the drawn card face up on the discard pile (its power, if any, is offered next)."""
 
@@ -178,7 +217,7 @@ class Discard(Action):
         return "discard"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Exchange(Action):
     """Exchange the drawn card for your cards at ``positions`` (several only in deluxe)."""
 
@@ -198,7 +237,7 @@ class Exchange(Action):
         return "exchange " + ",".join(map(str, self.positions))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Place(Action):
     """After a multi-exchange: where the card goes.
 
@@ -223,7 +262,7 @@ class Place(Action):
         return f"place {self.index}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Peek(Action):
     """Look at your own face-down card at ``position``."""
 
@@ -243,7 +282,7 @@ class Peek(Action):
         return f"peek {self.position}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Spy(Action):
     """Look at the face-down card of ``seat`` at ``position``."""
 
@@ -261,7 +300,7 @@ class Spy(Action):
         return f"spy {self.seat}:{self.position}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Swap(Action):
     """Swap your card at ``own`` with the card of ``seat`` at ``position``, neither looked at."""
 
@@ -283,7 +322,7 @@ class Swap(Action):
         return f"swap {self.own} {self.seat}:{self.position}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Snap(Action):
     """In a snap window: claim the face-down card of ``seat`` at ``position`` as a match."""
 
@@ -301,7 +340,7 @@ class Snap(Action):
         return f"snap {self.seat}:{self.position}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Give(Action):
     """After snapping another player's card: give them your card at ``position``."""
 
@@ -321,7 +360,7 @@ class Give(Action):
         return f"give {self.position}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Pass(Action):
     """Skip: a power, a snap window, an optional give, or (traveller) calling Cabo at the end of a turn."""
 
@@ -420,10 +459,9 @@ class LegalActions(tuple):
         raise ValueError(f"{value!r} is not a legal action")
 
 
-# ---------------------------------------------------------------- shared instances
-# The engine's legal-action tuples and SimpleBot's answers use these same objects, so a
-# legality check finds a bot's answer by identity: comparing two dataclass actions with ==
-# is a Python-level call, and tuple.__contains__ makes one per element before the match.
+# ---------------------------------------------------------------- the engine's tables
+# The legal actions the engine hands out, made once: looking an action up in a list is cheaper
+# than calling its class (which finds the one object of that value in a dict).
 
 _DRAW_DECK = DrawDeck()
 _DRAW_DISCARD = DrawDiscard()
@@ -447,10 +485,9 @@ _MULTI: dict[tuple[bool, int], LegalActions] = {}
 _SWAPS: dict[tuple[int, tuple[int, ...]], tuple[Action, ...]] = {}
 
 
-_CHOOSE = {
-    (deck, take, cabo): tuple(a for a, ok in ((_DRAW_DECK, deck), (_DRAW_DISCARD, take), (_CABO, cabo)) if ok)
-    for deck in (False, True) for take in (False, True) for cabo in (False, True)
-}
+# The "choose" phase's legal actions, by [may draw from the deck][may take from the pile][may call Cabo].
+_CHOOSE = [[[tuple(a for a, ok in ((_DRAW_DECK, deck), (_DRAW_DISCARD, take), (_CABO, cabo)) if ok)
+             for cabo in (False, True)] for take in (False, True)] for deck in (False, True)]
 
 
 def _ex1(p: int) -> Exchange:
@@ -491,22 +528,22 @@ def _swap(o: int, s: int, p: int) -> Swap:
 
 
 
-_tuple_iter = tuple.__iter__
+_in_tuple = tuple.__contains__
 
 
 def is_legal(action: object, legal: "Sequence[Action]") -> bool:
-    """``action in legal``, fast when ``action`` is one of the objects in ``legal``.
+    """``action in legal``, at C speed for the usual case.
 
-    Looks for that very object first (the usual case: bots answer with an action they were
-    given), then for an equal one.
+    Actions exist once each, so a tuple of them is scanned by identity in C; a
+    :class:`LegalActions` is tried that way first (its ordinary actions), then by its own
+    ``in`` (the multi-exchanges it never builds).
 
     >>> legal = (Discard(), Exchange((0,)), Exchange((1,)))
     >>> is_legal(legal[2], legal), is_legal(Exchange((1,)), legal), is_legal(Pass(), legal)
     (True, True, False)
     """
-    for a in (_tuple_iter(legal) if isinstance(legal, tuple) else legal):
-        if a is action:
-            return True
+    if isinstance(legal, tuple):
+        return _in_tuple(legal, action) or (type(legal) is not tuple and action in legal)
     return action in legal
 
 

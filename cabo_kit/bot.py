@@ -15,13 +15,12 @@ True
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .actions import (
-    _CABO, _DISCARD, _DRAW_DECK, _DRAW_DISCARD, _PASS, Action, Exchange, InitialPeek, Place, _ex1, _give, _peek,
-    _place, _snap, _spy, _swap, is_legal,
+    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy, Swap,
+    is_legal,
 )
 from .cards import Card
 from .observation import Observation
@@ -32,15 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Bot", "SimpleBot", "BotError"]
 
-_tuple_iter = tuple.__iter__
-
-_DRAW = {"deck": _DRAW_DECK, "discard": _DRAW_DISCARD, "cabo": _CABO}
-# The engine's own action objects (see actions.py): the legality checks find them by identity.
-_exchange_many = lru_cache(maxsize=4096)(Exchange)
-
-
-def _exchange(positions: tuple[int, ...]) -> Exchange:
-    return _ex1(positions[0]) if len(positions) == 1 else _exchange_many(positions)
+_DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
 
 
 def _guess(card: Card) -> int:
@@ -142,44 +133,38 @@ class SimpleBot(Bot):
             assert obs.drawn is not None
             pos = self.keep(obs, obs.drawn)
             if pos is None:
-                if obs.drawn_from == "discard" and not is_legal(_DISCARD, legal_actions):
+                if obs.drawn_from == "discard" and not is_legal(Discard(), legal_actions):
                     raise BotError(
                         "keep() returned None for a card taken from the discard pile, but these rules say such a "
                         "card must be kept (discard_draw_may_discard=False): return a position to exchange it for"
                     )
-                return self._checked(_DISCARD, legal_actions, "keep")
-            if type(pos) is int:
-                return self._checked(_ex1(pos), legal_actions, "keep")
+                return self._checked(Discard(), legal_actions, "keep")
             positions = tuple(sorted(pos)) if isinstance(pos, (tuple, list)) else (pos,)
-            return self._checked(_exchange(positions), legal_actions, "keep")
+            return self._checked(Exchange(positions), legal_actions, "keep")
         if phase == "snap":
             t = self.snap(obs)
-            return self._checked(_PASS if t is None else _snap(*t), legal_actions, "snap")
+            return self._checked(Pass() if t is None else Snap(*t), legal_actions, "snap")
         if phase == "power" and obs.power in ("peek", "peek_swap"):
             p = self.peek(obs)
-            return self._checked(_PASS if p is None else _peek(p), legal_actions, "peek")
+            return self._checked(Pass() if p is None else Peek(p), legal_actions, "peek")
         if phase == "power" and obs.power in ("spy", "spy_swap"):
             t = self.spy(obs)
-            return self._checked(_PASS if t is None else _spy(*t), legal_actions, "spy")
+            return self._checked(Pass() if t is None else Spy(*t), legal_actions, "spy")
         if phase in ("power", "swap"):
             sw = self.swap(obs)
-            return self._checked(_PASS if sw is None else _swap(*sw), legal_actions, "swap")
+            return self._checked(Pass() if sw is None else Swap(*sw), legal_actions, "swap")
         if phase == "place":
             options = [a.index for a in legal_actions if isinstance(a, Place)]
-            return self._checked(_place(self.place(obs, options)), legal_actions, "place")
+            return self._checked(Place(self.place(obs, options)), legal_actions, "place")
         if phase == "give":
             p = self.give(obs)
-            return self._checked(_PASS if p is None else _give(p), legal_actions, "give")
+            return self._checked(Pass() if p is None else Give(p), legal_actions, "give")
         if phase == "end_turn":
-            return self._checked(_CABO if self.call_cabo(obs) else _PASS, legal_actions, "call_cabo")
+            return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo")
         raise BotError(f"no decision is expected in phase {phase!r}")  # pragma: no cover
 
     @staticmethod
     def _checked(action: Action, legal: Sequence[Action], method: str) -> Action:
-        if isinstance(legal, tuple):
-            for a in _tuple_iter(legal):  # is_legal's fast path, inlined: this runs on every decision
-                if a is action:
-                    return action
         if not is_legal(action, legal):
             shown = ", ".join(str(a) for a in list(legal)[:10])
             raise BotError(f"{method}() led to {action}, which is not legal now; legal: {shown}")

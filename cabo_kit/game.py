@@ -9,15 +9,21 @@ round after round until the score sheet says it is over.
 >>> import cabo_kit as ck
 >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=7, n_players=2)
 >>> game.phase, game.to_move            # deluxe: both players choose the cards they look at
-('look', (0, 1))
+(<Phase.LOOK: 'look'>, (0, 1))
 >>> events = game.apply(ck.InitialPeek((0, 1)), seat=0)     # apply returns what happened
 >>> events = game.apply(ck.InitialPeek((2, 3)), seat=1)
 >>> game.phase, game.to_move, game.legal_actions()
-('choose', (0,), (DrawDeck(), DrawDiscard(), CallCabo()))
->>> [e.kind for e in game.apply(ck.DrawDeck())]
+(<Phase.CHOOSE: 'choose'>, (0,), (DrawDeck(), DrawDiscard(), CallCabo()))
+>>> [str(e.kind) for e in game.apply(ck.DrawDeck())]
 ['draw']
->>> game.phase
-'drawn'
+>>> game.phase == "drawn"
+True
+
+How the code is laid out: the round's cards and who knows them live in a
+:class:`~cabo_kit.knowledge.Knowledge` (``game.know``); the deck and the discard pile are
+lists of card ids; each phase has one method that carries out its actions (``_MOVES``
+at the end of the class); every event goes to the game's log and to each seat's chain
+of events as that seat saw it (:meth:`_emit`).
 """
 
 from __future__ import annotations
@@ -26,40 +32,51 @@ import random
 from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
-from operator import itemgetter as _itemgetter
-from typing import Any, Iterable, Sequence, TypeVar
-
-T = TypeVar("T")
+from operator import attrgetter
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from .actions import (
-    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError,
-    InitialPeek, LegalActions, Pass, Peek, Place, Snap, Spy, Swap,
+    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Give, IllegalActionError, InitialPeek, LegalActions, Pass, Peek,
+    Snap, Spy, is_legal,
 )
-from .actions import (  # noqa: F401 - the shared instances (see actions.py)
-    _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _DRAW_DISCARD, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI,
-    _PASS, _SWAPS, _ex1, _give, _peek, _place, _snap, _spy, _swap,
+from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
+    _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1, _give, _peek,
+    _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
-from .observation import Event, Observation
-from .rules import Rules
+from .knowledge import Knowledge, pick
+from .observation import Event, EventKind, EventLog, Observation, Phase, make_observation
+from .rules import Power, Rules
 from .scoring import ScoreSheet, next_start_player, round_details
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
-_new_observation = tuple.__new__
-_new = tuple.__new__
-_tuple_iter: Any = tuple.__iter__
+T = TypeVar("T")
+
+_new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
+_new_log = object.__new__
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 # The legal actions with a drawn card, by [multi_exchange][may discard][hand size], filled as met.
 _DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [None] * _MAXPOS) for m in (False, True)}
+
+# Phases, powers and event kinds as module names: the engine reads them on every move (an Enum's class
+# attribute costs a slow lookup on Python 3.11).
+LOOK, CHOOSE, DRAWN, POWER, SWAP = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.POWER, Phase.SWAP
+PLACE, SNAP, GIVE, END_TURN, OVER = Phase.PLACE, Phase.SNAP, Phase.GIVE, Phase.END_TURN, Phase.OVER
+PEEK_SWAP, SPY_SWAP = Power.PEEK_SWAP, Power.SPY_SWAP
+_PEEKING = (Power.PEEK, Power.PEEK_SWAP)  # the powers that start with a look at an own card
+_SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's card
+_K = EventKind
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
-_HIDDEN_DRAW = [_new(Event, ("draw", s, (), _HIDDEN1, "")) for s in range(64)]
+_HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
 
 
-def _ev(kind: str, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (), info: str = "") -> Event:
-    return _new_observation(Event, (kind, seat, target, cards, info))
+def _ev(kind: EventKind, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (),
+        info: str = "") -> Event:
+    return _new(Event, (kind, seat, target, cards, info))
+
 
 SEAT_STATS = (
     "turns", "draws_deck", "draws_discard", "discards", "exchanges", "multi_exchanges", "failed_multi_exchanges",
@@ -178,7 +195,7 @@ class Game:
     >>> game = ck.Game(ck.Rules.preset("rush"), seed=1, n_players=2, start_player=0,
     ...                deck="2S 3S 4S 5S  2H 3H 4H 5H  9D  7C")
     >>> game.phase, game.to_move           # a snap window for the first discard
-    ('snap', (0, 1))
+    (<Phase.SNAP: 'snap'>, (0, 1))
     >>> _ = game.apply(ck.Pass(), seat=0); _ = game.apply(ck.Pass(), seat=1)
     >>> [str(e) for e in game.apply(ck.DrawDeck())]     # what the engine saw
     ['seat 0 draws from the deck: 7♣']
@@ -186,24 +203,28 @@ class Game:
     Card('7C')
     """
 
-    # Slots, not a __dict__: the engine reads its attributes on every decision, and 66 of them
-    # are too many for CPython's shared-key instance dicts, whose lookups are the fast ones.
+    # Slots, not a __dict__: the engine reads its attributes on every decision, and this many are too
+    # many for CPython's shared-key instance dicts, whose lookups are the fast ones.
     __slots__ = (
-        "rules", "seed", "n", "memory", "_engine_memory", "sheet", "history", "results",
-        "log", "_layout", "_stack", "_first_start", "round", "phase", "deck", "_pending",
-        "cards", "up", "public", "vis", "upv", "hands", "pile", "start_player",
-        "current", "caller", "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left", "turn",
-        "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "_place_stage", "give_to",
-        "_snapper", "_after", "_claims", "_windows", "_snap_rng", "_reshuffle_rng", "stats", "seat_events",
-        "_turn_mark", "_legal", "_all_seats", "_snapping", "_cabo_at_end", "_max_turns", "_reshuffles", "_ddmd",
-        "_cabo_instead", "_ver", "_hv_cache", "_hver", "_ovc", "_ovv", "_fuc", "_fuv",
-        "_disc", "_score_cache", "_drawn_legal",
+        # the game
+        "rules", "seed", "n", "memory", "sheet", "history", "results", "log", "round", "phase",
+        "first_start_player", "stacked_deck", "layout",
+        # the round: the cards on the table and who knows them, the deck (card ids, top last), the counters
+        "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
+        # the turn and the decision under way
+        "current", "turn", "caller", "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "give_to",
+        "_movers", "_place_stage", "_pending", "_claims", "_snapper", "_after",
+        # how the round ends
+        "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left",
+        # the round's events as chains of nested tuples (see _emit), how many, and where this turn's begin
+        "_shared", "_own", "_event_count", "_turn_start",
+        # remembered: the legal actions now, the scores as tuples, rule flags read every turn
+        "_legal", "_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
+        "_cabo_instead", "_reshuffles", "_ddmd", "_max_turns",
     )
 
     deck: list[int]
-    pile: list[int]
     _pending: list[int]
-    _ver: int
     _legal: Sequence[Action] | None
 
     def __init__(
@@ -219,29 +240,47 @@ class Game:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a cabo_kit.Rules (e.g. Rules.preset('deluxe')), not {type(rules).__name__}")
         rules.check_players(n_players)
-        if memory not in ("engine", "none"):
-            raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
-        self.rules = rules
-        self.seed = seed
-        self.n = n_players
-        self.memory = memory
-        self._engine_memory = memory == "engine"
-        self.sheet = ScoreSheet(rules, n_players)
-        self._sync_scores()
-        self.history: list[tuple[int, Action]] = []
-        self.results: list[RoundResult] = []
-        # Every event of the game: (as its seer saw it, the seer or -1 for all, as the others saw it).
-        self.log: list[tuple[Event, int, Event]] = []
-        self._layout: dict[str, object] | None = None
-        self._stack = _parse_stack(deck) if deck is not None else None
+        self._setup(rules, seed, n_players, memory)
+        #: The stacked first-round deck given to the constructor (``None`` if none).
+        self.stacked_deck = _parse_stack(deck) if deck is not None else None
         if start_player is None:
             start_player = self._rng("start").randrange(n_players)
         elif not 0 <= start_player < n_players:
             raise ValueError(f"start_player={start_player} is not a seat of a {n_players}-player table")
-        self._first_start = start_player
+        #: The first round's start player.
+        self.first_start_player = start_player
+        self._start_round(start_player, self.stacked_deck)
+
+    def _setup(self, rules: Rules, seed: int | str, n: int, memory: str) -> None:
+        """What every game has before its first round (shared by the constructor and :meth:`from_layout`)."""
+        if memory not in ("engine", "none"):
+            raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
+        self.rules = rules
+        self.seed = seed
+        self.n = n
+        self.memory = memory
+        self._engine_memory = memory == "engine"
+        self.sheet = ScoreSheet(rules, n)
+        self._sync_scores()
+        self.history: list[tuple[int, Action]] = []
+        self.results: list[RoundResult] = []
+        # Every event of the game: an Event everybody saw the same, or (the event, its one seer, as the others saw it).
+        self.log: list[Event | tuple[Event, int, Event]] = []
+        #: The layout a game made by :meth:`from_layout` started from (``None`` otherwise).
+        self.layout: dict[str, object] | None = None
+        self.stacked_deck = None
         self.round = -1
-        self.phase = "over"
-        self._start_round(start_player, self._stack)
+        self.phase = OVER
+        self._movers: tuple[int, ...] = ()
+        # Rule flags read on every turn (Rules is frozen, so copying them is safe).
+        self._all_seats = tuple(range(n))
+        self._snapping = rules.snapping
+        self._cabo_at_end = rules.cabo_timing == "end_of_turn"
+        self._cabo_instead = rules.cabo_timing == "instead"
+        self._max_turns = rules.max_turns
+        self._reshuffles = rules.deck_out == "reshuffle"
+        self._ddmd = rules.discard_draw_may_discard
+        self._drawn_legal = _DRAWN_LEGAL[bool(rules.multi_exchange)]
 
     # ----------------------------------------------------------------- set-up
 
@@ -256,197 +295,107 @@ class Game:
         if stack is not None:
             order = _stacked(full, stack, self._rng("shuffle", self.round))
         else:
-            order = list(full)
-            order = _shuffled(order, self._rng("shuffle", self.round))
-        self._begin_round_state(start_player, order)
+            order = _shuffled(list(full), self._rng("shuffle", self.round))
+        self._new_round(start_player, order)
         k = rules.hand_size
-        deal = 0
-        for s in range(n):
-            self.hands[s] = list(range(deal, deal + k))
-            deal += k
-        self._bump_all()
-        self.deck = list(range(len(order) - 1, deal - 1, -1))
-        self._emit_all(_ev("round", None, (self.round, start_player)))
+        self.know.deal([list(range(s * k, (s + 1) * k)) for s in range(n)])
+        self.deck = list(range(len(order) - 1, n * k - 1, -1))  # the top of the deck is its last item
+        self._emit(_ev(_K.ROUND, None, (self.round, start_player)))
         if rules.peek_choice and rules.initial_peeks:
-            self.phase = "look"
+            self.phase = LOOK
             self._pending = list(range(n))
+            self._movers = self._all_seats
             return
         if rules.initial_peeks:
             for s in range(n):
-                hand = self.hands[s]
-                positions = tuple(range(len(hand) - rules.initial_peeks, len(hand)))
-                self._do_look(s, positions)
+                size = len(self.know.hands[s])
+                self._look(s, tuple(range(size - rules.initial_peeks, size)))
         self._flip_first()
 
-    def _begin_round_state(self, start_player: int, order: list[Card]) -> None:
+    def _new_round(self, start_player: int, order: list[Card]) -> None:
+        """A fresh round's state over the cards ``order`` (by id), nothing dealt yet."""
         n = self.n
-        self.cards: list[Card] = order
-        size = len(order)
-        self.up: list[bool] = [False] * size
-        self.public: list[bool] = [False] * size
-        self.vis: list[list[Card]] = [[UNKNOWN] * size for _ in range(n)]
-        self.upv: list[Card] = [UNKNOWN] * size
-        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.know = Knowledge(order, n, self._engine_memory)
         self.deck = []
-        self.pile = []
         self.start_player = start_player
+        self.stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
+        # Made on first use: seeding a generator costs more than most turns.
+        self._snap_rng: random.Random | None = None
+        self._reshuffle_rng: random.Random | None = None
+        self._windows = 0
         self.current = start_player
+        self.turn = 0
         self.caller: int | None = None
+        self.drawn: int | None = None
+        self.drawn_from: str | None = None
+        self.power: Power | None = None
+        self.target: tuple[int, int] | None = None
+        self.picked: tuple[int, ...] = ()
+        self.exchange_ok: bool | None = None
+        self.give_to: tuple[int, int] | None = None
+        self._place_stage = ""
+        self._pending = []
+        self._claims: dict[int, Action] = {}
+        self._snapper = -1
+        self._after = ""
         self._call_turn = -1
         self._final_left = 0
         self._end_after_turn = False
         self._empty_flag = False
         self._empty_left: int | None = None
-        self.turn = 0
-        self.drawn: int | None = None
-        self.drawn_from: str | None = None
-        self.power: str | None = None
-        self.target: tuple[int, int] | None = None
-        self.picked: tuple[int, ...] = ()
-        self.exchange_ok: bool | None = None
-        self._place_stage = ""
-        self.give_to: tuple[int, int] | None = None
-        self._snapper = -1
-        self._after = ""
-        self._pending = []
-        self._claims: dict[int, Action] = {}
-        self._windows = 0
-        # Made on first use: seeding a generator costs more than most turns.
-        self._snap_rng: random.Random | None = None
-        self._reshuffle_rng: random.Random | None = None
-        self.stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
-        self.seat_events: list[list[Event]] = [[] for _ in range(n)]
-        self._turn_mark: list[int] = [0] * n
+        self._shared: Any = None
+        self._own: list[Any] = [None] * n
+        self._event_count = 0
+        self._turn_start = 0
         self._legal = None
-        self._all_seats = tuple(range(n))
-        # Rule flags read on every turn (Rules is frozen, so copying them is safe).
-        self._snapping = self.rules.snapping
-        self._cabo_at_end = self.rules.cabo_timing == "end_of_turn"
-        self._max_turns = self.rules.max_turns
-        self._reshuffles = self.rules.deck_out == "reshuffle"
-        self._ddmd = self.rules.discard_draw_may_discard
-        self._cabo_instead = self.rules.cabo_timing == "instead"
-        self._drawn_legal = _DRAWN_LEGAL[bool(self.rules.multi_exchange)]
-        self._ver = 0
-        self._hv_cache: list[tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]] = [(-1, (), ())] * n
-        self._hver: list[int] = [0] * n
-        # Per seat and hand: the seat's view of it and that hand's version then; per hand: its face-up flags.
-        self._ovc: list[list[tuple[Card, ...]]] = [[()] * n for _ in range(n)]
-        self._ovv: list[list[int]] = [[-1] * n for _ in range(n)]
-        self._fuc: list[tuple[bool, ...]] = [()] * n
-        self._fuv: list[int] = [-1] * n
-        # The discard pile's faces, kept up to date wherever the pile changes.
-        self._disc: tuple[Card, ...] = ()
 
     def _flip_first(self) -> None:
         c = self._draw_card()
         if c is None:  # pragma: no cover - a deck always has a card here
             self._begin_turn()
             return
-        self._land(c)
-        self._emit_all(_ev("flip", None, (), (self.cards[c],)))
+        self.know.land(c)
+        self._emit(_ev(_K.FLIP, None, (), (self.know.faces[c],)))
         self._open_window("start")
 
-    # ----------------------------------------------------------- knowledge
+    # ------------------------------------------------------------ events
 
-    # Observations cache each seat's view of the hands, hand by hand. Every change to a hand,
-    # to what a seat knows of a card in it, or to a hand card's face bumps that hand's version
-    # (self._hver[owner]) and self._ver (which says "some hand changed").
+    def _emit(self, event: Event, seer: int = -1, hidden: Event | None = None) -> None:
+        """Record ``event``. With a ``seer``, only that seat sees it whole; the others see ``hidden``
+        (by default the same event with its faces as ``??``).
 
-    def _bump(self, owner: int) -> None:
-        self._hver[owner] += 1
-        self._ver += 1
+        Besides the game's log, the round's events form immutable chains, newest first: the
+        shared one, ``(earlier, event)``, holds each event as those who did not see its faces
+        saw it; a seat's own, ``(earlier, index, event)``, the events it alone saw whole. An
+        observation holds its seat's two chain ends, and its :class:`~cabo_kit.observation.EventLog`
+        reads the events from there only if a bot asks for them.
+        """
+        if seer < 0:
+            self.log.append(event)
+            self._shared = (self._shared, event)
+        else:
+            if hidden is None:
+                hidden = _new(Event, (event[0], event[1], event[2], (UNKNOWN,) * len(event[3]), event[4]))
+            self.log.append((event, seer, hidden))
+            self._shared = (self._shared, hidden)
+            self._own[seer] = (self._own[seer], self._event_count, event)
+        self._event_count += 1
 
-    def _bump_all(self) -> None:
-        hver = self._hver
-        for o in range(self.n):
-            hver[o] += 1
-        self._ver += 1
-
-    def _bump_card(self, c: int) -> None:
-        """Card ``c``'s face or what someone knows of it changed: bump the hand that holds it."""
-        self._ver += 1
-        for o, hand in enumerate(self.hands):
-            if c in hand:
-                self._hver[o] += 1
-                return
-
-    def _show(self, seat: int, c: int) -> None:
-        self.vis[seat][c] = self.cards[c]
-        self._bump_card(c)
-
-    def _reveal(self, c: int) -> None:
-        if not self.public[c]:
-            self.public[c] = True
-            card = self.cards[c]
-            for v in self.vis:
-                v[c] = card
-            self._bump_card(c)
-
-    def _set_up(self, c: int, up: bool) -> None:
-        self.up[c] = up
-        self.upv[c] = self.cards[c] if up else UNKNOWN
-        self._bump_card(c)
-        if up:
-            self._reveal(c)
-
-    def _land(self, c: int) -> None:
-        """Put a card (held by nobody) face up on the discard pile: no hand view changes."""
-        self.pile.append(c)
-        card = self.cards[c]
-        self._disc += (card,)
-        self.up[c] = True
-        self.upv[c] = card
-        if not self.public[c]:
-            self.public[c] = True
-            for v in self.vis:
-                v[c] = card
-
-    def _emit_all(self, event: Event) -> None:
-        self.log.append((event, -1, event))
-        for evs in self.seat_events:
-            evs.append(event)
-
-    def _emit_private(self, event: Event, seer: int) -> None:
-        """An event whose cards only ``seer`` saw; everybody else gets the faces as ``??``."""
-        hidden = _new_observation(Event, (event[0], event[1], event[2], (UNKNOWN,) * len(event[3]), event[4]))
-        self._emit_split(event, hidden, seer)
-
-    def _emit_split(self, event: Event, hidden: Event, seer: int) -> None:
-        self.log.append((event, seer, hidden))
-        seat_events = self.seat_events
-        for evs in seat_events:
-            evs.append(hidden)
-        seat_events[seer][-1] = event
-
-    # --------------------------------------------------------------- decks
-
-    def _can_draw(self) -> bool:
-        return bool(self.deck) or (self.rules.deck_out == "reshuffle" and len(self.pile) > 1)
+    # --------------------------------------------------------------- deck and pile
 
     def _draw_card(self) -> int | None:
         """The top card of the deck (reshuffling when the rules say so), or ``None``."""
-        if not self.deck and self.rules.deck_out == "reshuffle" and len(self.pile) > 1:
-            top = self.pile.pop()
-            moved = self.pile
-            self.pile = [top]
-            self._disc = (self.cards[top],)
-            for c in moved:
-                self.up[c] = False
-                self.upv[c] = UNKNOWN
-                self.public[c] = False
-                for v in self.vis:
-                    v[c] = UNKNOWN
+        if not self.deck and self._reshuffles and len(self.know.pile) > 1:
+            moved = self.know.gather()
             if self._reshuffle_rng is None:
                 self._reshuffle_rng = self._rng("reshuffle", self.round)
-            moved = _shuffled(moved, self._reshuffle_rng)
-            self.deck = moved
-            self._emit_all(_ev("reshuffle", None, (len(moved),)))
+            self.deck = _shuffled(moved, self._reshuffle_rng)
+            self._emit(_ev(_K.RESHUFFLE, None, (len(moved),)))
         if not self.deck:
             self._end_after_turn = True
             return None
         c = self.deck.pop()
-        if not self.deck and self.rules.deck_out == "end_round":
+        if not self.deck and not self._reshuffles:
             self._end_after_turn = True
         return c
 
@@ -455,17 +404,12 @@ class Game:
     @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return self.phase == "over"
+        return self.phase is OVER
 
-    @property
-    def to_move(self) -> tuple[int, ...]:
-        """The seats that must decide now: one seat, or several at once (set-up look, snap window)."""
-        phase = self.phase
-        if phase == "look" or phase == "snap":
-            return tuple(self._pending)
-        if phase == "over":
-            return ()
-        return _ONE_SEAT[self._snapper if phase == "give" else self.current]
+    # Set wherever the phase changes who decides (a window opens or closes, a turn begins, a seat answers):
+    # the game loop asks for it before every decision, and a property written in Python costs more than the rest.
+    to_move = property(attrgetter("_movers"), doc="""The seats that must decide now: one seat, or several at once
+        (set-up look, snap window: those that have not answered yet).""")
 
     @property
     def totals(self) -> list[int]:
@@ -486,15 +430,15 @@ class Game:
         and ``CallCabo`` comes last where it is allowed.
         """
         phase = self.phase
-        if phase == "look" or phase == "snap":
+        if phase is LOOK or phase is SNAP:
             if seat is None:
                 seat = self._only_mover()
             if seat not in self._pending:
                 return ()
-            return self._legal_look(seat) if phase == "look" else self._legal_snap()
-        if phase == "over":
+            return self._legal_look(seat) if phase is LOOK else self._legal_snap()
+        if phase is OVER:
             return ()
-        mover = self._snapper if phase == "give" else self.current
+        mover = self._snapper if phase is GIVE else self.current
         if seat is not None and seat != mover:
             return ()
         legal = self._legal
@@ -508,12 +452,12 @@ class Game:
             if not movers:
                 raise IllegalActionError("the game is over: no seat is to move")
             raise IllegalActionError(
-                f"seats {', '.join(map(str, movers))} decide at once in phase {self.phase!r}: say which seat acts (seat=...)"
+                f"seats {', '.join(map(str, movers))} decide at once in phase '{self.phase}': say which seat acts (seat=...)"
             )
         return movers[0]
 
     def _legal_look(self, seat: int) -> tuple[Action, ...]:
-        key = (len(self.hands[seat]), self.rules.initial_peeks)
+        key = (len(self.know.hands[seat]), self.rules.initial_peeks)
         looks = _LOOKS.get(key)
         if looks is None:
             looks = _LOOKS[key] = tuple(InitialPeek(p) for p in combinations(range(key[0]), key[1]))
@@ -521,82 +465,89 @@ class Game:
 
     def _legal_snap(self) -> tuple[Action, ...]:
         out: list[Action] = [_PASS]
-        up = self.up
-        for s, hand in enumerate(self.hands):
+        up = self.know.up
+        for s, hand in enumerate(self.know.hands):
             for p, c in enumerate(hand):
                 if not up[c]:
                     out.append(_snap(s, p))
         return tuple(out)
 
+
+
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self.phase
-        rules = self.rules
         me = self.current
-        hand = self.hands[me]
-        if phase == "choose":
-            pile = self.pile
-            return _CHOOSE[
-                (bool(self.deck) or (self._reshuffles and len(pile) > 1),
-                 bool(pile) and (bool(hand) or self._ddmd),
-                 self._cabo_instead and self.caller is None and self._empty_left is None and not self._empty_flag)
-            ]
-        if phase == "drawn":
-            k = len(hand)
-            may_discard = self.drawn_from == "deck" or self._ddmd or not hand
-            if k < _MAXPOS:
-                found = self._drawn_legal[may_discard][k]
-                if found is not None:
-                    return found
-                fixed = _DISCARD_EX1_ALL[k] if may_discard else _EX1_ALL[k]
-            else:
-                fixed = ((_DISCARD,) if may_discard else ()) + tuple(_ex1(p) for p in range(k))
-            result: tuple[Action, ...] = fixed
-            if rules.multi_exchange and k >= 2:
-                key = (may_discard, k)
-                multi = _MULTI.get(key)
-                if multi is None:
-                    multi = _MULTI[key] = LegalActions(fixed, k)
-                result = multi
-            if k < _MAXPOS:
-                self._drawn_legal[may_discard][k] = result
-            return result
-        if phase == "power":
+        hands = self.know.hands
+        hand = hands[me]
+        if phase is CHOOSE:  # _begin_turn sets them: this is for a game copied before that
+            return self._legal_choose()
+        if phase is DRAWN:
+            return self._legal_drawn(len(hand), self.drawn_from == "deck" or self._ddmd or not hand)
+        if phase is POWER:
             power = self.power
-            up = self.up
-            if power == "peek" or power == "peek_swap":
+            up = self.know.up
+            if power in _PEEKING:
                 return tuple([_PASS] + [_peek(p) for p, c in enumerate(hand) if not up[c]])
-            if power == "spy" or power == "spy_swap":
+            if power in _SPYING:
                 out: list[Action] = [_PASS]
-                hands = self.hands
                 for s in self._others(me):
                     out += [_spy(s, p) for p, c in enumerate(hands[s]) if not up[c]]
                 return tuple(out)
             return self._legal_swaps(me, None)
-        if phase == "swap":
+        if phase is SWAP:
             return self._legal_swaps(me, self.target)
-        if phase == "place":
+        if phase is PLACE:
             if self._place_stage == "success":
                 return tuple(_place(p) for p in self.picked)
             return (_place(0), _place(len(hand)))
-        if phase == "give":
-            gives = tuple(_give(p) for p in range(len(self.hands[self._snapper])))
-            return gives + (_PASS,) if rules.snap_give == "optional" else gives
-        if phase == "end_turn":
+        if phase is GIVE:
+            gives = tuple(_give(p) for p in range(len(hands[self._snapper])))
+            return gives + (_PASS,) if self.rules.snap_give == "optional" else gives
+        if phase is END_TURN:
             return (_PASS, _CABO)
         return ()
 
+    def _legal_choose(self) -> tuple[Action, ...]:
+        """Draw from the deck, take from the pile, call Cabo: those allowed now (one shared tuple per combination)."""
+        pile = self.know.pile
+        deck = bool(self.deck) or (self._reshuffles and len(pile) > 1)
+        take = bool(pile) and (bool(self.know.hands[self.current]) or self._ddmd)
+        cabo = self._cabo_instead and self.caller is None and self._empty_left is None and not self._empty_flag
+        return _CHOOSE[deck][take][cabo]
+
+    def _legal_drawn(self, k: int, may_discard: bool) -> tuple[Action, ...]:
+        """Discard (if allowed) and the exchanges of a hand of ``k`` cards, made once per shape and shared."""
+        if k < _MAXPOS:
+            found = self._drawn_legal[may_discard][k]
+            if found is not None:
+                return found
+            fixed = _DISCARD_EX1_ALL[k] if may_discard else _EX1_ALL[k]
+        else:
+            fixed = ((_DISCARD,) if may_discard else ()) + tuple(_ex1(p) for p in range(k))
+        result: tuple[Action, ...] = fixed
+        if self.rules.multi_exchange and k >= 2:
+            key = (may_discard, k)
+            multi = _MULTI.get(key)
+            if multi is None:
+                multi = _MULTI[key] = LegalActions(fixed, k)
+            result = multi
+        if k < _MAXPOS:
+            self._drawn_legal[may_discard][k] = result
+        return result
+
     def _legal_swaps(self, me: int, target: tuple[int, int] | None) -> tuple[Action, ...]:
         out: list[Action] = [_PASS]
-        mine = range(len(self.hands[me]))
+        hands = self.know.hands
+        mine = range(len(hands[me]))
         if target is not None:
             s, p = target
             out.extend(_swap(o, s, p) for o in mine)
             return tuple(out)
-        key = (me, tuple([len(h) for h in self.hands]))
+        key = (me, tuple([len(h) for h in hands]))
         cached = _SWAPS.get(key)
         if cached is None:
             for s in self._others(me):
-                for p in range(len(self.hands[s])):
+                for p in range(len(hands[s])):
                     out.extend(_swap(o, s, p) for o in mine)
             cached = _SWAPS[key] = tuple(out)
             if len(_SWAPS) > 4096:
@@ -622,46 +573,32 @@ class Game:
         >>> import cabo_kit as ck
         >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=1, n_players=2, start_player=0,
         ...                deck="3 5 9 12  1 1 4 6  7  10")
-        >>> game.apply("look 0,1", seat=0)
-        [Event(kind='look', seat=0, target=(0, 1), cards=(Card('3'), Card('5')), info='')]
+        >>> [str(e) for e in game.apply("look 0,1", seat=0)]
+        ['seat 0 looks at own positions 0,1: 3 5']
         >>> [str(e) for e in game.apply("look 2,3", seat=1)]
         ['seat 1 looks at own positions 2,3: 4 6', 'the top card of the deck is turned up: 7']
         """
         if type(action) is str:
             action = Action.parse(action)
         phase = self.phase
-        if phase == "look" or phase == "snap" or phase == "over":
+        if phase is LOOK or phase is SNAP or phase is OVER:
             if seat is None:
                 seat = self._only_mover()
             legal = self.legal_actions(seat)
         else:
-            mover = self._snapper if phase == "give" else self.current
+            mover = self._snapper if phase is GIVE else self.current
             if seat is None:
                 seat = mover
-            if seat != mover:
-                legal = ()
-            else:
-                cached = self._legal
-                if cached is None:
-                    cached = self._legal = self._compute_legal()
-                legal = cached
-        # Bots return the engine's own action objects: look for that object first (a Python loop
-        # of identity tests beats tuple.__contains__, which calls the dataclasses' __eq__ on
-        # every element before the match), then for an equal one.
-        for a in _tuple_iter(legal):
-            if a is action:
-                break
-        else:
-            if action not in legal:
-                self._illegal(action, seat, legal)
-        log = self.log
-        mark = len(log)
-        self._apply(action, seat)  # type: ignore[arg-type]
-        return [e for e, _, _ in log[mark:]]
+            legal = self.legal_actions(seat) if seat == mover else ()
+        if not is_legal(action, legal):
+            self._illegal(action, seat, legal)
+        mark = len(self.log)
+        self.apply_unchecked(action, seat)  # type: ignore[arg-type]
+        return self.events_seen(None, since=mark)
 
     def _illegal(self, action: object, seat: int, legal: Sequence[Action]) -> None:
-        where = f"phase {self.phase!r}, round {self.round + 1}, turn {self.turn}"
-        if self.phase == "over":
+        where = f"phase '{self.phase}', round {self.round + 1}, turn {self.turn}"
+        if self.phase is OVER:
             raise IllegalActionError(f"{action!s} is not legal: the game is over")
         if not legal:
             movers = ", ".join(map(str, self.to_move)) or "nobody"
@@ -669,103 +606,126 @@ class Game:
         shown = ", ".join(str(a) for a in list(legal)[:12]) + (", ..." if len(legal) > 12 else "")
         raise IllegalActionError(f"{action!s} is not legal for seat {seat} ({where}); legal: {shown}")
 
-    # --------------------------------------------------------------- the moves
-
     def apply_unchecked(self, action: Action, seat: int) -> None:
         """Carry out ``action`` for ``seat`` without checking it: a fast path for simulations and
         game loops that pick from :meth:`legal_actions`. An illegal action here can corrupt the game."""
         self.history.append((seat, action))
         self._legal = None
-        phase = self.phase
-        # The two decisions of every turn first.
-        if phase == "choose":
-            me = self.current
-            kind = type(action)
-            if kind is DrawDeck:
-                deck = self.deck
-                if deck and (len(deck) > 1 or self.rules.deck_out != "end_round"):
-                    c = deck.pop()
-                else:
-                    c = self._draw_card()  # type: ignore[assignment]
-                    assert c is not None
-                self.drawn, self.drawn_from = c, "deck"
-                card = self.cards[c]
-                self.vis[me][c] = card  # not in a hand: no view changes
-                self.stats[me]["draws_deck"] += 1
-                self._emit_split(_new(Event, ("draw", me, (), (card,), "")), _HIDDEN_DRAW[me], me)
-                self.phase = "drawn"
-            elif kind is DrawDiscard:
-                pile = self.pile
-                c = pile.pop()
-                self._disc = self._disc[:-1]
-                self.drawn, self.drawn_from = c, "discard"
-                self.up[c] = False
-                self.upv[c] = UNKNOWN
-                self.stats[me]["draws_discard"] += 1
-                self._emit_all(_ev("take", me, (), (self.cards[c],)))
-                self.phase = "drawn"
-            else:
-                self._call(me)
-                self._finish_turn()
-        elif phase == "drawn":
-            if type(action) is Discard:
-                self._do_discard(self.current)
-            else:
-                self._do_exchange(self.current, action.positions)  # type: ignore[attr-defined]
-        elif phase == "snap":
-            self._claims[seat] = action
-            self._pending.remove(seat)
-            if isinstance(action, Snap):
-                self.stats[seat]["snap_claims"] += 1
-            if not self._pending:
-                self._resolve_window()
-        elif phase == "look":
-            self._pending.remove(seat)
-            self._do_look(seat, action.positions)  # type: ignore[attr-defined]
-            if not self._pending:
-                self._flip_first()
-        elif phase == "power" or phase == "swap":
-            self._do_power(self.current, action)
-        elif phase == "place":
-            self._do_place(self.current, action.index)  # type: ignore[attr-defined]
-        elif phase == "give":
-            self._do_give(seat, action)
-        elif phase == "end_turn":
-            if type(action) is CallCabo:
-                self._call(self.current)
+        _MOVES[self.phase](self, seat, action)
+
+    # --------------------------------------------------------------- the moves, by phase
+
+    def _on_choose(self, me: int, action: Action) -> None:
+        kind = type(action)
+        if kind is DrawDeck:
+            deck = self.deck
+            if len(deck) > 1 or (deck and self._reshuffles):
+                c = deck.pop()
+            else:  # the deck's last card, or none: _draw_card knows what the rules say then
+                c = self._draw_card()  # type: ignore[assignment]
+                assert c is not None
+            self.drawn, self.drawn_from = c, "deck"
+            self.know.see(me, c)
+            self.stats[me]["draws_deck"] += 1
+            self._emit(_new(Event, (_K.DRAW, me, (), (self.know.faces[c],), "")), me, _HIDDEN_DRAW[me])
+            may_discard = True
+        elif kind is DrawDiscard:
+            c = self.know.take()
+            self.drawn, self.drawn_from = c, "discard"
+            self.stats[me]["draws_discard"] += 1
+            self._emit(_ev(_K.TAKE, me, (), (self.know.faces[c],)))
+            may_discard = self._ddmd
+        else:
+            self._call(me)
+            self._finish_turn()
+            return
+        self.phase = DRAWN
+        k = len(self.know.hands[me])  # _legal_drawn(k, may_discard or not k), looked up here: every turn comes here
+        found = self._drawn_legal[may_discard or not k][k] if k < _MAXPOS else None
+        self._legal = found if found is not None else self._legal_drawn(k, may_discard or not k)
+
+    def _on_drawn(self, me: int, action: Action) -> None:
+        """Discard the drawn card, or exchange it for one own card (or try several: deluxe)."""
+        if type(action) is Discard:
+            self._discard_drawn(me)
+            return
+        positions = action.positions  # type: ignore[attr-defined]
+        if len(positions) > 1:
+            self._multi_exchange(me, positions)
+            return
+        c = self.drawn
+        assert c is not None
+        know = self.know
+        p = positions[0]
+        from_discard = self.drawn_from == "discard"
+        self.drawn = None
+        self.drawn_from = None
+        if from_discard:  # everybody saw it taken (it is known to all); in deluxe it lies face up
+            old = know.put(me, p, c, face_up=self.rules.discard_draw_face_up, seer=-1)
+        else:
+            old = know.put(me, p, c, face_up=False, seer=me)
+        know.land(old)
+        self.stats[me]["exchanges"] += 1
+        faces = know.faces
+        target = _ONE_SEAT[p]  # (p,), shared
+        event = _new(Event, (_K.EXCHANGE, me, target, (faces[old], faces[c]), ""))
+        if from_discard:
+            self._emit(event)
+        else:  # everybody saw the card that left; only the drawer knows the new one
+            self._emit(event, me, _new(Event, (_K.EXCHANGE, me, target, (faces[old], UNKNOWN), "")))
+        if self._snapping:
+            self._open_window("end")
+        elif self._cabo_at_end:
+            self._end_turn()
+        else:  # no window and no call at the turn's end: the usual turn end, two calls fewer
             self._finish_turn()
 
-    _apply = apply_unchecked  # the name the engine's own code uses
+    def _on_snap(self, seat: int, action: Action) -> None:
+        self._claims[seat] = action
+        self._pending.remove(seat)
+        self._movers = tuple(self._pending)
+        if isinstance(action, Snap):
+            self.stats[seat]["snap_claims"] += 1
+        if not self._pending:
+            self._resolve_window()
+
+    def _on_look(self, seat: int, action: Action) -> None:
+        self._pending.remove(seat)
+        self._movers = tuple(self._pending)
+        self._look(seat, action.positions)  # type: ignore[attr-defined]
+        if not self._pending:
+            self._flip_first()
+
+    def _on_end_turn(self, me: int, action: Action) -> None:
+        if type(action) is CallCabo:
+            self._call(me)
+        self._finish_turn()
 
     def _call(self, me: int) -> None:
         self.caller = me
         self._call_turn = self.turn
         self._final_left = self.n - 1
         self.stats[me]["cabo_calls"] += 1
-        self._emit_all(_ev("cabo", me))
+        self._emit(_ev(_K.CABO, me))
 
-    def _do_look(self, seat: int, positions: tuple[int, ...]) -> None:
-        hand = self.hands[seat]
-        cards = self.cards
-        seen = self.vis[seat]
-        faces = []
-        for p in positions:  # _show(seat, hand[p]) for each, with one bump of the hand they are in
-            c = hand[p]
-            seen[c] = cards[c]
-            faces.append(cards[c])
-        self._bump(seat)
-        self._emit_private(_ev("look", seat, tuple(positions), tuple(faces)), seat)
+    def _look(self, seat: int, positions: tuple[int, ...]) -> None:
+        hand = self.know.hands[seat]
+        for p in positions:
+            self.know.see(seat, hand[p])
+        faces = tuple(self.know.faces[hand[p]] for p in positions)
+        self._emit(_ev(_K.LOOK, seat, tuple(positions), faces), seat)
 
-    def _do_discard(self, me: int) -> None:
+    def _discard_drawn(self, me: int) -> None:
         c = self.drawn
         assert c is not None
         from_deck = self.drawn_from == "deck"
         self.drawn = None
         self.drawn_from = None
-        self._land(c)
+        self.know.land(c)
         self.stats[me]["discards"] += 1
-        self._emit_all(_new(Event, ("discard", me, (), (self.cards[c],), "")))
-        value = self.cards[c].value
+        card = self.know.faces[c]
+        self._emit(_new(Event, (_K.DISCARD, me, (), (card,), "")))
+        value = card.value
         power = self.rules._power_table[value] if from_deck and value is not None and value >= 0 else None
         if power is None:
             self._open_window("end")
@@ -775,112 +735,71 @@ class Game:
             self.power = power
             self._open_window("power")
 
-    def _start_power(self, power: str) -> None:
+    def _start_power(self, power: Power) -> None:
         self.power = power
-        self.phase = "power"
-        if power == "peek_swap" and not any(not self.up[c] for c in self.hands[self.current]):
-            self.phase = "swap"
+        self.phase = POWER
+        if power is PEEK_SWAP and all(self.know.up[c] for c in self.know.hands[self.current]):
+            self.phase = SWAP  # nothing of one's own to peek at: straight to the swap
 
-    def _do_exchange(self, me: int, positions: tuple[int, ...]) -> None:
-        c = self.drawn
-        assert c is not None
-        hand = self.hands[me]
-        from_discard = self.drawn_from == "discard"
-        if len(positions) == 1:
-            p = positions[0]
-            old = hand[p]
-            hand[p] = c
-            self.drawn = None
-            self.drawn_from = None
-            cards = self.cards
-            if from_discard:
-                # _set_up(c, ...) and _reveal(c) without their hand search: the hand bump below covers it.
-                face_up = self.rules.discard_draw_face_up
-                self.up[c] = face_up
-                self.upv[c] = cards[c] if face_up else UNKNOWN
-                if not self.public[c]:
-                    self._reveal(c)
-            else:
-                # Inline _set_up(c, False) and _show(me, c): the hot path of every game.
-                self.up[c] = False
-                self.upv[c] = UNKNOWN
-                self.vis[me][c] = cards[c]
-            self._hver[me] += 1  # self._bump(me), inlined
-            self._ver += 1
-            self._land(old)
-            self.stats[me]["exchanges"] += 1
-            target = (p,)
-            event = _new(Event, ("exchange", me, target, (cards[old], cards[c]), ""))
-            if from_discard:
-                self._emit_all(event)
-            else:
-                # Everybody saw the card that left; only the drawer knows the new one.
-                self._emit_split(event, _new(Event, ("exchange", me, target, (cards[old], UNKNOWN), "")), me)
-            if self._snapping:
-                self._open_window("end")
-            elif self._cabo_at_end:
-                self._end_turn()
-            else:  # _open_window and _end_turn would come here: the usual turn end, two calls fewer
-                self._finish_turn()
-            return
+    def _multi_exchange(self, me: int, positions: tuple[int, ...]) -> None:
+        """Deluxe: the picked cards are turned up; if all are equal they will go (see :meth:`_place`)."""
+        know = self.know
+        hand = know.hands[me]
         for p in positions:
-            self._set_up(hand[p], True)
-        values = {self.cards[hand[p]].value for p in positions}
+            know.turn(hand[p], True)
+        values = {know.faces[hand[p]].value for p in positions}
         ok = len(values) == 1
         self.picked = positions
         self.exchange_ok = ok
         self.stats[me]["multi_exchanges"] += 1
         if not ok:
             self.stats[me]["failed_multi_exchanges"] += 1
-        self._emit_all(_ev("multi", me, positions, tuple(self.cards[hand[p]] for p in positions), "ok" if ok else "fail"))
+        shown = tuple(know.faces[hand[p]] for p in positions)
+        self._emit(_ev(_K.MULTI, me, positions, shown, "ok" if ok else "fail"))
         self._place_stage = "success" if ok else "fail"
-        self.phase = "place"
+        self.phase = PLACE
 
-    def _do_place(self, me: int, index: int) -> None:
-        hand = self.hands[me]
+    def _place(self, me: int, action: Action) -> None:
+        """After a multi-exchange: put the drawn card (or the penalty card) where ``action`` (a Place) says."""
+        index = action.index  # type: ignore[attr-defined]
+        know = self.know
         stage = self._place_stage
-        if stage == "penalty":
-            c = self.drawn
-            assert c is not None
-            self.drawn = None
-            self.drawn_from = None
-            hand.insert(index, c)
-            self._bump(me)
-            self._emit_all(_ev("penalty", me, (index,), (UNKNOWN,)))
-            self._end_multi()
-            return
         c = self.drawn
         assert c is not None
-        from_discard = self.drawn_from == "discard"
         self.drawn = None
+        if stage == "penalty":
+            self.drawn_from = None
+            know.insert(me, index, c)
+            self._emit(_ev(_K.PENALTY, me, (index,), (UNKNOWN,)))
+            self._end_multi()
+            return
+        from_discard = self.drawn_from == "discard"
         self.drawn_from = None
-        self._set_up(c, from_discard and self.rules.discard_draw_face_up)
+        know.turn(c, from_discard and self.rules.discard_draw_face_up)
         if from_discard:
-            self._reveal(c)
+            know.reveal(c)
         else:
-            self._show(me, c)
-        self._emit_all(_ev("place", me, (index,)))
-        if stage == "success":
+            know.see(me, c)
+        self._emit(_ev(_K.PLACE, me, (index,)))
+        if stage == "success":  # the picked cards go to the pile; the drawn card takes the place at index
             picked = set(self.picked)
-            new: list[int] = []
+            kept: list[int] = []
             out: list[int] = []
-            for p, x in enumerate(hand):
+            for p, x in enumerate(know.hands[me]):
                 if p == index:
-                    new.append(c)
+                    kept.append(c)
                     out.append(x)
                 elif p in picked:
                     out.append(x)
                 else:
-                    new.append(x)
-            self.hands[me] = new
-            self._bump(me)
+                    kept.append(x)
+            know.replace_hand(me, kept)
             for x in out:
-                self._land(x)
+                know.land(x)
             self._reset_multi()
             self._open_window("end")
             return
-        hand.insert(index, c)
-        self._bump(me)
+        know.insert(me, index, c)
         if len(self.picked) >= self.rules.multi_exchange_penalty_at:
             penalty = self._draw_card()
             if penalty is not None:
@@ -900,42 +819,41 @@ class Game:
         self._reset_multi()
         self._end_turn()
 
-    def _do_power(self, me: int, action: Action) -> None:
+    def _use_power(self, me: int, action: Action) -> None:
         power = self.power
+        assert power is not None
         kind = type(action)
+        know = self.know
         if kind is Pass:
-            if self.phase == "power":
+            if self.phase is POWER:
                 self.stats[me]["powers_skipped"] += 1
-                self._emit_all(_ev("skip", me))
-            else:
-                self.stats[me][power] += 1  # type: ignore[index]
+                self._emit(_ev(_K.SKIP, me))
+            else:  # the second step of a two-step power skipped: the first was used
+                self.stats[me][power] += 1
             self._finish_power()
             return
         if kind is Peek:
             p = action.position  # type: ignore[attr-defined]
-            c = self.hands[me][p]
-            self._show(me, c)
-            self._emit_private(_ev("peek", me, (p,), (self.cards[c],)), me)
-            if power == "peek_swap":
-                self.phase = "swap"
+            c = know.hands[me][p]
+            know.see(me, c)
+            self._emit(_ev(_K.PEEK, me, (p,), (know.faces[c],)), me)
+            if power is PEEK_SWAP:
+                self.phase = SWAP
                 return
         elif kind is Spy:
             s, p = action.seat, action.position  # type: ignore[attr-defined]
-            c = self.hands[s][p]
-            self._show(me, c)
-            self._emit_private(_ev("spy", me, (s, p), (self.cards[c],)), me)
-            if power == "spy_swap":
+            c = know.hands[s][p]
+            know.see(me, c)
+            self._emit(_ev(_K.SPY, me, (s, p), (know.faces[c],)), me)
+            if power is SPY_SWAP:
                 self.target = (s, p)
-                self.phase = "swap"
+                self.phase = SWAP
                 return
         else:
             o, s, p = action.own, action.seat, action.position  # type: ignore[attr-defined]
-            mine, theirs = self.hands[me], self.hands[s]
-            mine[o], theirs[p] = theirs[p], mine[o]
-            self._bump(me)
-            self._bump(s)
-            self._emit_all(_ev("swap", me, (o, s, p)))
-        self.stats[me][power] += 1  # type: ignore[index]
+            know.swap(me, o, s, p)
+            self._emit(_ev(_K.SWAP, me, (o, s, p)))
+        self.stats[me][power] += 1
         self._finish_power()
 
     def _finish_power(self) -> None:
@@ -949,11 +867,15 @@ class Game:
     # ----------------------------------------------------------------- snaps
 
     def _open_window(self, after: str) -> None:
-        if self._snapping and any(not self.up[c] for hand in self.hands for c in hand):
+        """A card landed on the pile: open a snap window if the rules have them and a face-down card is left;
+        ``after`` says what comes next (``"start"`` the first turn, ``"power"`` a power, ``"end"`` the turn's end)."""
+        up = self.know.up
+        if self._snapping and any(not up[c] for hand in self.know.hands for c in hand):
             self._after = after
             self._windows += 1
-            self.phase = "snap"
+            self.phase = SNAP
             self._pending = list(range(self.n))
+            self._movers = self._all_seats
             self._claims = {}
             return
         if after == "end":
@@ -962,6 +884,7 @@ class Game:
             self._continue(after)
 
     def _continue(self, after: str) -> None:
+        self._movers = _ONE_SEAT[self.current]  # the window (or the give) is over: back to the current player
         if after == "start":
             self._begin_turn()
         elif after == "power" and self.power is not None:
@@ -987,23 +910,24 @@ class Game:
         ts, tp = claim.seat, claim.position  # type: ignore[attr-defined]
         stats = self.stats[snapper]
         stats["snaps"] += 1
-        hand = self.hands[ts]
-        c = hand[tp]
-        self._reveal(c)
-        match = self.cards[c].value == self.cards[self.pile[-1]].value
-        self._emit_all(_ev("snap", snapper, (ts, tp), (self.cards[c],), "match" if match else "miss"))
+        know = self.know
+        c = know.hands[ts][tp]
+        know.reveal(c)
+        face = know.faces[c]
+        match = face.value == know.faces[know.pile[-1]].value
+        self._emit(_ev(_K.SNAP, snapper, (ts, tp), (face,), "match" if match else "miss"))
         if match:
             stats["snaps_right"] += 1
             if ts == snapper:
                 stats["snaps_own"] += 1
-            del hand[tp]
-            self._bump(ts)
-            self._land(c)
-            if ts != snapper and self.hands[snapper]:
+            know.remove(ts, tp)
+            know.land(c)
+            if ts != snapper and know.hands[snapper]:
                 self.give_to = (ts, tp)
                 self._snapper = snapper
                 self._after = after
-                self.phase = "give"
+                self.phase = GIVE
+                self._movers = _ONE_SEAT[snapper]
                 return
         else:
             count = self.rules.snap_penalty_own if ts == snapper else self.rules.snap_penalty_other
@@ -1015,29 +939,27 @@ class Game:
             c = self._draw_card()
             if c is None:
                 return
-            hand = self.hands[seat]
-            hand.append(c)
-            self._bump(seat)
+            hand = self.know.hands[seat]
+            self.know.insert(seat, len(hand), c)
             self.stats[seat]["penalty_cards"] += 1
-            self._emit_all(_ev("penalty", seat, (len(hand) - 1,), (UNKNOWN,)))
+            self._emit(_ev(_K.PENALTY, seat, (len(hand) - 1,), (UNKNOWN,)))
 
-    def _do_give(self, seat: int, action: Action) -> None:
+    def _give(self, seat: int, action: Action) -> None:
         ts, tp = self.give_to  # type: ignore[misc]
         self.give_to = None
+        know = self.know
         if type(action) is Give:
             p = action.position
-            c = self.hands[seat].pop(p)
-            self.hands[ts].insert(tp, c)
-            if self.up[c]:
-                self._set_up(c, False)  # a given card is moved face down (what was public stays known)
-            self._bump(seat)
-            self._bump(ts)
+            c = know.remove(seat, p)
+            know.insert(ts, tp, c)
+            if know.up[c]:
+                know.turn(c, False)  # a given card is moved face down (what was public stays known)
             self.stats[seat]["gives"] += 1
-            self._emit_all(_ev("give", seat, (p, ts, tp)))
+            self._emit(_ev(_K.GIVE, seat, (p, ts, tp)))
         self._after_snap(self._after)
 
     def _after_snap(self, after: str) -> None:
-        if any(not hand for hand in self.hands):
+        if any(not hand for hand in self.know.hands):
             if self.rules.empty_hand == "end_now":
                 self._end_round("empty_hand")
                 return
@@ -1047,25 +969,23 @@ class Game:
     # ------------------------------------------------------------------ turns
 
     def _begin_turn(self) -> None:
-        self.phase = "choose"
-        self._legal = None
-        if not self._engine_memory:
-            mark = self._turn_mark
-            for s, evs in enumerate(self.seat_events):
-                mark[s] = len(evs)
-        if not (self.deck or (self.rules.deck_out == "reshuffle" and len(self.pile) > 1)):
+        """The current player's turn begins: what may they do?"""
+        self.phase = CHOOSE
+        self._movers = _ONE_SEAT[self.current]
+        self._turn_start = self._event_count  # without memory, a seat sees this turn's events only
+        pile = self.know.pile
+        can_draw = bool(self.deck) or (self._reshuffles and len(pile) > 1)
+        can_take = bool(pile) and (bool(self.know.hands[self.current]) or self._ddmd)
+        can_call = self._cabo_instead and self.caller is None and self._empty_left is None and not self._empty_flag
+        self._legal = _CHOOSE[can_draw][can_take][can_call]
+        if not can_draw:  # the deck is out: this is the round's last turn, if it can be played at all
             self._end_after_turn = True
-            if not self._compute_legal():
+            if not self._legal:
                 self._end_round("deck")
 
     def _end_turn(self) -> None:
-        if (
-            self._cabo_at_end
-            and self.caller is None
-            and self._empty_left is None
-            and not self._empty_flag
-        ):
-            self.phase = "end_turn"
+        if self._cabo_at_end and self.caller is None and self._empty_left is None and not self._empty_flag:
+            self.phase = END_TURN
             return
         self._finish_turn()
 
@@ -1103,7 +1023,8 @@ class Game:
 
     def _end_round(self, ended_by: str) -> None:
         rules = self.rules
-        final = [[self.cards[c] for c in hand] for hand in self.hands]
+        faces = self.know.faces
+        final = [[faces[c] for c in hand] for hand in self.know.hands]
         details = round_details(rules, final, self.caller, ended_by)
         self.sheet.add_round(details.scores)
         self._sync_scores()
@@ -1126,16 +1047,15 @@ class Game:
         )
         self.results.append(result)
         if self.sheet.game_over:
-            for hand in self.hands:  # the final observation shows every hand
-                for c in hand:
-                    self._reveal(c)
-        self._emit_all(_ev("end", None, tuple(details.scores), (), ended_by))
+            self.know.reveal_all()  # the final observation shows every hand
+        self._emit(_ev(_K.END, None, tuple(details.scores), (), ended_by))
         self.drawn = None
         self.drawn_from = None
         self.power = None
         self._pending = []
         if self.sheet.game_over:
-            self.phase = "over"
+            self.phase = OVER
+            self._movers = ()
             self._legal = None
             return
         start = next_start_player(rules, details.scores, self.start_player, self.caller, details.caller_won)
@@ -1143,81 +1063,59 @@ class Game:
 
     # ------------------------------------------------------------ observation
 
-    def _views(self, seat: int) -> tuple[int, tuple[tuple[Card, ...], ...], tuple[tuple[bool, ...], ...]]:
-        """``seat``'s view of the hands and the face-up flags; only the hands that changed are rebuilt."""
-        view = self.vis[seat] if self._engine_memory else self.upv
-        hver = self._hver
-        mine = self._ovc[seat]
-        mver = self._ovv[seat]
-        flags = self._fuc
-        fver = self._fuv
-        o = 0
-        for hand in self.hands:
-            v = hver[o]
-            if mver[o] != v:
-                mver[o] = v
-                mine[o] = _pick(hand, view)
-                # Whoever sees a hand's version first also brings its face-up flags to it.
-                if fver[o] != v:
-                    fver[o] = v
-                    flags[o] = _pick(hand, self.up)
-            o += 1
-        entry = self._hv_cache[seat] = (self._ver, tuple(mine), tuple(flags))
-        return entry
-
     def _sync_scores(self) -> None:
         sheet = self.sheet
-        self._score_cache = (tuple(sheet.totals), tuple([tuple(r) for r in sheet.rounds]))
+        self._scores = (tuple(sheet.totals), tuple([tuple(r) for r in sheet.rounds]))
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
         try:
-            cached = self._hv_cache[seat]
+            own = self._own[seat]
+            valid = seat >= 0
         except (IndexError, TypeError):
-            cached = None
-        if cached is None or seat < 0:
+            valid = False
+        if not valid:
             raise ValueError(f"seat {seat!r} is not a seat of this {self.n}-player table")
-        if cached[0] != self._ver:
-            cached = self._views(seat)
+        know = self.know
+        # EventLog.from_chains(shared, own, start, stop), written out: this runs for every decision.
+        events = _new_log(EventLog)
+        events._shared, events._own, events._stop = self._shared, own, self._event_count
         if self._engine_memory:
-            discard = self._disc
-            events = tuple(self.seat_events[seat])
-        else:
-            discard = self._disc[-1:]
-            events = tuple(self.seat_events[seat][self._turn_mark[seat]:])
+            discard = know.discard
+            events._start = 0
+        else:  # without memory: the pile's top and this turn's events
+            discard = know.discard[-1:]
+            events._start = self._turn_start
         drawn = self.drawn
         current = self.current
-        drawn_card: Card | None = None
-        if drawn is not None:
-            from_ = self.drawn_from
-            if from_ == "discard" or (seat == current and from_ == "deck"):
-                drawn_card = self.cards[drawn]
-            else:
-                drawn_card = UNKNOWN
+        if drawn is None:
+            drawn_card = None
+        elif self.drawn_from == "discard" or (seat == current and self.drawn_from == "deck"):
+            drawn_card = know.faces[drawn]
+        else:  # drawn from the deck by someone else, or a penalty card nobody saw
+            drawn_card = UNKNOWN
         phase = self.phase
-        if phase == "snap" or phase == "look":
+        if phase is SNAP or phase is LOOK:
             to_move: tuple[int, ...] = self._all_seats
             legal: Sequence[Action] = self.legal_actions(seat)
-        elif phase == "over":
-            to_move = ()
-            legal = ()
+        elif phase is OVER:
+            to_move = legal = ()
         else:
-            mover = self._snapper if phase == "give" else current
+            mover = self._snapper if phase is GIVE else current
             to_move = _ONE_SEAT[mover]
             if seat == mover:
                 known = self._legal
-                if known is None:
-                    known = self._legal = self._compute_legal()
-                legal = known
+                legal = known if known is not None else self._compute_legal()
+                self._legal = legal
             else:
                 legal = ()
-        scores = self._score_cache
-        return _new_observation(Observation, (
-            seat, self.n, self.rules, self.memory, self.round, self.turn, phase, current, to_move,
-            self.start_player, self.caller, cached[1], cached[2], discard, len(self.deck), drawn_card,
-            self.drawn_from, self.power, self.target, self.picked, self.exchange_ok, self.give_to,
-            scores[0], scores[1], events, legal,
-        ))
+        scores = self._scores
+        return make_observation(
+            (seat, self.n, self.rules, self.memory, self.round, self.turn, phase, current, to_move,
+             self.start_player, self.caller, len(self.deck), drawn_card, self.drawn_from, self.power, self.target,
+             self.picked, self.exchange_ok, self.give_to),
+            (know.views[seat], know.up_view, discard, scores[0], scores[1], events, legal),
+        )
 
     def events_seen(self, seat: int | None = None, since: int = 0) -> list[Event]:
         """The game's events as ``seat`` saw them (``None``: everything, every face shown), from
@@ -1230,10 +1128,10 @@ class Game:
         >>> [str(e) for e in game.events_seen(1, since=mark)]   # seat 1 did not see the card
         ['seat 0 draws from the deck']
         """
-        log = self.log[since:] if since else self.log
+        log: list[Any] = self.log[since:] if since else self.log
         if seat is None:
-            return [e for e, _, _ in log]
-        return [e if who < 0 or who == seat else hidden for e, who, hidden in log]
+            return [e if type(e) is not tuple else e[0] for e in log]
+        return [e if type(e) is not tuple else e[0] if e[1] == seat else e[2] for e in log]
 
     def open_hands(self) -> tuple[tuple[Card, ...], ...]:
         """Every hand with every face shown, by seat (for spectators, replays and tests; never for a bot).
@@ -1243,13 +1141,13 @@ class Game:
         >>> game.open_hands()
         ((Card('3'), Card('5'), Card('9'), Card('12')), (Card('1'), Card('1'), Card('4'), Card('6')))
         """
-        cards = self.cards
-        return tuple(tuple(cards[c] for c in hand) for hand in self.hands)
+        faces = self.know.faces
+        return tuple(pick(hand, faces) for hand in self.know.hands)
 
     @property
     def drawn_card(self) -> Card | None:
         """The drawn card's face, whoever holds it (spectators and tests; a seat's view is ``observation(seat).drawn``)."""
-        return None if self.drawn is None else self.cards[self.drawn]
+        return None if self.drawn is None else self.know.faces[self.drawn]
 
     @property
     def event_count(self) -> int:
@@ -1266,24 +1164,12 @@ class Game:
         new.history = list(self.history)
         new.results = list(self.results)
         new.log = list(self.log)
-        new.up = list(self.up)
-        new.public = list(self.public)
-        new.vis = [list(v) for v in self.vis]
-        new.upv = list(self.upv)
-        new.hands = [list(h) for h in self.hands]
+        new.know = self.know.copy()
         new.deck = list(self.deck)
-        new.pile = list(self.pile)
         new._pending = list(self._pending)
         new._claims = dict(self._claims)
         new.stats = [dict(s) for s in self.stats]
-        new.seat_events = [list(e) for e in self.seat_events]
-        new._turn_mark = list(self._turn_mark)
-        new._hv_cache = list(self._hv_cache)
-        new._hver = list(self._hver)
-        new._ovc = [list(c) for c in self._ovc]
-        new._ovv = [list(c) for c in self._ovv]
-        new._fuc = list(self._fuc)
-        new._fuv = list(self._fuv)
+        new._own = list(self._own)  # the chains themselves are immutable
         new._snap_rng = _copy_rng(self._snap_rng) if self._snap_rng is not None else None
         new._reshuffle_rng = _copy_rng(self._reshuffle_rng) if self._reshuffle_rng is not None else None
         return new
@@ -1324,29 +1210,18 @@ class Game:
         >>> g = ck.Game.from_layout(ck.Rules.preset("deluxe"), hands=[[1, 2, 3, 4], [5, 6, 7, 8]],
         ...                         discard=[9], deck=[10, 11], current=1)
         >>> g.phase, g.to_move, g.observation(1).deck_size
-        ('choose', (1,), 2)
+        (<Phase.CHOOSE: 'choose'>, (1,), 2)
         """
         n = len(hands)
         rules.check_players(n)
         game = cls.__new__(cls)
-        game.rules = rules
-        game.seed = seed
-        game.n = n
-        if memory not in ("engine", "none"):
-            raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
-        game.memory = memory
-        game._engine_memory = memory == "engine"
-        game.sheet = ScoreSheet(rules, n)
+        game._setup(rules, seed, n, memory)
         if scores is not None:
             if len(scores) != n:
                 raise ValueError(f"scores has {len(scores)} entries for {n} players")
             game.sheet.totals = list(scores)
         game._sync_scores()
-        game.history = []
-        game.results = []
-        game.log = []
-        game._stack = None
-        game._first_start = current if start_player is None else start_player
+        game.first_start_player = current if start_player is None else start_player
         game.round = round
         hand_cards = [[Card.parse(c) for c in h] for h in hands]
         pile_cards = [Card.parse(c) for c in discard]
@@ -1355,62 +1230,59 @@ class Game:
         full = rules.full_deck(n)
         if deck is None:
             rest = _multiset_minus(full, used, "the layout")
-            game_rng = random.Random(f"cabo-kit:{seed}:{round}:layout")
-            rest = _shuffled(rest, game_rng)
-            deck_cards = rest
+            deck_cards = _shuffled(rest, random.Random(f"cabo-kit:{seed}:{round}:layout"))
         else:
             deck_cards = [Card.parse(c) for c in deck]
             _multiset_minus(full, used + deck_cards, "the layout and deck")
         order = [c for h in hand_cards for c in h] + pile_cards + ([drawn_card] if drawn_card else []) + deck_cards
-        game._layout = {
+        game.layout = {
             "hands": [[c.text for c in h] for h in hand_cards], "discard": [c.text for c in pile_cards],
-            "deck": [c.text for c in deck_cards], "current": current, "start_player": game._first_start,
+            "deck": [c.text for c in deck_cards], "current": current, "start_player": game.first_start_player,
             "scores": list(game.sheet.totals), "round": round, "turn": turn, "caller": caller,
             "face_up": [list(map(bool, f)) for f in face_up] if face_up is not None else None,
             "known": [sorted(map(list, k)) for k in known] if known is not None else None,
             "drawn": drawn_card.text if drawn_card else None, "drawn_from": drawn_from,
         }
-        game._begin_round_state(game._first_start, order)
+        game._new_round(game.first_start_player, order)
+        know = game.know
         game.current = current
         game.turn = turn
         i = 0
-        for s, h in enumerate(hand_cards):
-            game.hands[s] = list(range(i, i + len(h)))
+        dealt = []
+        for h in hand_cards:
+            dealt.append(list(range(i, i + len(h))))
             i += len(h)
-        game.pile = list(range(i, i + len(pile_cards)))
-        game._disc = tuple(order[c] for c in game.pile)
+        know.deal(dealt)
+        for c in range(i, i + len(pile_cards)):
+            know.land(c)
         i += len(pile_cards)
-        for c in game.pile:
-            game._set_up(c, True)
         if drawn_card is not None:
             game.drawn = i
             game.drawn_from = drawn_from
             if drawn_from == "discard":
-                game._reveal(i)
+                know.reveal(i)
             else:
-                game._show(current, i)
+                know.see(current, i)
             i += 1
         game.deck = list(range(len(order) - 1, i - 1, -1))
         if face_up is not None:
             for s, flags in enumerate(face_up):
                 for p, flag in enumerate(flags):
                     if flag:
-                        game._set_up(game.hands[s][p], True)
+                        know.turn(know.hands[s][p], True)
         if known is not None:
             for s, items in enumerate(known):
                 for ts, tp in items:
-                    game._show(s, game.hands[ts][tp])
+                    know.see(s, know.hands[ts][tp])
         if caller is not None:
             game.caller = caller
             game._call_turn = -1
             game._final_left = (caller - current) % n
-        game._bump_all()
-        game._emit_all(_ev("round", None, (round, game._first_start)))
+        game._emit(_ev(_K.ROUND, None, (round, game.first_start_player)))
         if drawn_card is not None:
-            game.phase = "drawn"
-            mark = game._turn_mark
-            for s in range(n):
-                mark[s] = len(game.seat_events[s])
+            game.phase = DRAWN
+            game._movers = _ONE_SEAT[current]
+            game._turn_start = game._event_count
         else:
             game._begin_turn()
         return game
@@ -1418,8 +1290,15 @@ class Game:
     def __repr__(self) -> str:
         return (
             f"<Game {self.rules.name} {self.n} players, round {self.round + 1}, turn {self.turn}, "
-            f"phase {self.phase!r}, to move {self.to_move}>"
+            f"phase {self.phase!s}, to move {self.to_move}>"
         )
+
+
+# Each phase's actions are carried out by one method of Game (see Game.apply_unchecked).
+_MOVES: dict[Phase, Callable[[Game, int, Action], None]] = {
+    CHOOSE: Game._on_choose, DRAWN: Game._on_drawn, SNAP: Game._on_snap, LOOK: Game._on_look, POWER: Game._use_power,
+    SWAP: Game._use_power, PLACE: Game._place, GIVE: Game._give, END_TURN: Game._on_end_turn,
+}
 
 
 def _slot_copier(names: Sequence[str]) -> Any:
@@ -1432,13 +1311,6 @@ def _slot_copier(names: Sequence[str]) -> Any:
 
 
 _copy_slots = _slot_copier(Game.__slots__)
-
-
-def _pick(ids: list[int], values: list[T]) -> tuple[T, ...]:
-    """``tuple(values[i] for i in ids)``, with itemgetter's C loop when it can."""
-    if len(ids) > 1:
-        return _itemgetter(*ids)(values)
-    return (values[ids[0]],) if ids else ()
 
 
 def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
@@ -1456,7 +1328,7 @@ def _shuffled(items: list[T], rng: random.Random) -> list[T]:
     """A seeded shuffle: sort by one random key per item (C-level random(); Random.shuffle is a Python loop)."""
     keys = list(_starmap(rng.random, _repeat((), len(items))))  # rng.random() per item, without a Python loop
     order = sorted(range(len(items)), key=keys.__getitem__)
-    return list(_pick(order, items))
+    return list(pick(order, items))
 
 
 def _copy_rng(rng: random.Random) -> random.Random:
@@ -1490,5 +1362,4 @@ def _multiset_minus(full: list[Card], used: list[Card], what: str) -> list[Card]
 
 def _stacked(full: list[Card], stack: list[Card], rng: random.Random) -> list[Card]:
     rest = _multiset_minus(full, stack, "the stacked deck")
-    rest = _shuffled(rest, rng)
-    return list(stack) + rest
+    return list(stack) + _shuffled(rest, rng)

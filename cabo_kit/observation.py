@@ -17,16 +17,73 @@ lists the others in play order, starting with your left neighbour.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence, overload
 
 from .actions import Action, LegalActions
 from .cards import UNKNOWN, Card
-from .rules import Rules
+from .rules import Power, Rules, StrEnum
 
-__all__ = ["Event", "Observation", "describe_event"]
+__all__ = ["Event", "EventKind", "EventLog", "Observation", "Phase", "describe_event", "make_observation", "moment_of",
+           "MOMENT_FIELDS", "TABLE_FIELDS"]
 
 
 _OPPONENTS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+class Phase(StrEnum):
+    """What the game waits for: the kind of decision to make now (``Observation.phase``, ``Game.phase``).
+
+    A phase is a ``str``, so it compares, prints and stores as its text:
+
+    >>> Phase.DRAWN == "drawn", f"{Phase.DRAWN}", Phase("snap")
+    (True, 'drawn', <Phase.SNAP: 'snap'>)
+    """
+
+    LOOK = "look"  # deluxe set-up: every seat chooses the cards it looks at
+    CHOOSE = "choose"  # draw from the deck, take the discard pile's top card, or call Cabo
+    DRAWN = "drawn"  # discard the drawn card or exchange it for own card(s)
+    POWER = "power"  # use the discarded card's power, or pass
+    SWAP = "swap"  # the swap of a two-step power (peek-then-swap, spy-then-swap)
+    PLACE = "place"  # where a card goes after a multi-exchange (deluxe)
+    SNAP = "snap"  # a snap window: every seat may claim a card that matches the pile's top
+    GIVE = "give"  # after snapping another player's card: give them one of yours
+    END_TURN = "end_turn"  # traveller: call Cabo at the end of your turn, or pass
+    OVER = "over"  # the game has ended
+
+
+
+class EventKind(StrEnum):
+    """What kind of thing happened (``Event.kind``); a ``str``, so records keep the text.
+
+    >>> EventKind.SPY == "spy", EventKind("swap")
+    (True, <EventKind.SWAP: 'swap'>)
+    """
+
+    ROUND = "round"  # a round begins (target: round number, start player)
+    LOOK = "look"  # a player looks at own cards at set-up
+    FLIP = "flip"  # the deck's top card is turned up to start the pile
+    DRAW = "draw"  # a player draws from the deck
+    TAKE = "take"  # a player takes the discard pile's top card
+    CABO = "cabo"  # a player calls Cabo
+    DISCARD = "discard"  # the drawn card goes to the pile
+    EXCHANGE = "exchange"  # the drawn card replaces one own card, which goes to the pile
+    MULTI = "multi"  # a multi-exchange: the picked cards are turned up (info "ok" or "fail")
+    PLACE = "place"  # where the drawn card went after a multi-exchange
+    PENALTY = "penalty"  # a penalty card lands in a hand, unseen
+    PEEK = "peek"  # a player looks at one own card (a power)
+    SPY = "spy"  # a player looks at another player's card (a power)
+    SWAP = "swap"  # two cards change places, unseen (a power)
+    SKIP = "skip"  # a power is not used
+    SNAP = "snap"  # a card is claimed in a snap window and turned up (info "match" or "miss")
+    GIVE = "give"  # a snapper gives a card into the gap left by a snapped card
+    RESHUFFLE = "reshuffle"  # the pile below its top becomes the new deck
+    END = "end"  # the round ends (target: round scores; info: why)
+
+
+
+_KIND = {k.value: k for k in EventKind}
+_PHASE = {p.value: p for p in Phase}
+_POWER = {p.value: p for p in Power}
 
 
 class Event(NamedTuple):
@@ -42,7 +99,7 @@ class Event(NamedTuple):
     'seat 1 spies on seat 2, position 0'
     """
 
-    kind: str
+    kind: EventKind
     seat: int | None = None
     target: tuple[int, ...] = ()
     cards: tuple[Card, ...] = ()
@@ -58,6 +115,10 @@ class Event(NamedTuple):
     @classmethod
     def from_list(cls, data: Sequence[Any]) -> "Event":
         kind, seat, target, cards, info = data
+        try:
+            kind = _KIND[kind]
+        except (KeyError, TypeError):
+            raise ValueError(f"{kind!r} is not an event kind: choose one of {', '.join(_KIND)}") from None
         return cls(kind, seat, tuple(target), tuple(Card.parse(c) for c in cards), info)
 
 
@@ -120,30 +181,151 @@ def describe_event(e: Event) -> str:
     return f"{k} {s} {t} {_faces(cards)} {info}".strip()  # pragma: no cover
 
 
+class EventLog(Sequence[Event]):
+    """The events one seat saw this round, oldest first (``Observation.events``): an immutable sequence.
+
+    It reads like a tuple (``len``, indexing, slicing, ``==`` with a tuple of the same events)
+    and is built only when first read, so a bot that never reads the events never pays for
+    them. The engine keeps a round's events in two chains of nested tuples, newest first:
+    one of every event as the players who did not see its faces saw it (``(earlier, event)``,
+    shared by all seats), and one per seat of the events it saw whole (``(earlier, index,
+    event)``). An observation's log holds the ends of its seat's two chains: nothing in it
+    is more than that seat saw.
+
+    >>> import cabo_kit as ck
+    >>> events = ck.Game(ck.Rules.preset("rush"), seed=3, n_players=2).observation(1).events
+    >>> len(events), events[0].kind, [str(e) for e in events[1:]]
+    (4, <EventKind.ROUND: 'round'>, ['seat 0 looks at own positions 2,3', 'seat 1 looks at own positions 2,3: 3♥ 9♠', 'the top card of the deck is turned up: 8♥'])
+    >>> EventLog([events[0]]) == (events[0],)
+    True
+    """
+
+    __slots__ = ("_shared", "_own", "_start", "_stop", "_items")
+
+    def __init__(self, events: Iterable[Event] = ()) -> None:
+        items = tuple(events)
+        self._items = items
+        self._shared: Any = None
+        self._own: Any = None
+        self._start = 0
+        self._stop = len(items)
+
+    @classmethod
+    def from_chains(cls, shared: Any, own: Any, start: int, stop: int) -> "EventLog":
+        """The round's events ``start`` to ``stop`` (indices from the round's first) as one seat saw them, read from
+        the shared chain's end ``shared`` and the seat's own chain's end ``own`` (``_items`` is set when first built).
+        """
+        log = cls.__new__(cls)
+        log._shared, log._own, log._start, log._stop = shared, own, start, stop
+        return log
+
+    def since(self, earlier: "EventLog") -> tuple[Event, ...] | None:
+        """The events added after ``earlier`` (an older log of the same seat and round), or ``None`` if it is not one.
+
+        The isolation layer sends a bot only the new events this way, at the cost of the new ones.
+        """
+        e_stop = earlier._stop
+        new = self._stop - e_stop
+        if self._shared is None or earlier._shared is None or new < 0 or self._start != earlier._start:
+            return None
+        out: list[Any] = [None] * new
+        node = self._shared
+        for i in range(new - 1, -1, -1):
+            out[i] = node[1]
+            node = node[0]
+        if node is not earlier._shared:
+            return None
+        own = self._own
+        while own is not None and own[1] >= e_stop:
+            out[own[1] - e_stop] = own[2]
+            own = own[0]
+        return tuple(out)
+
+    def _built(self) -> tuple[Event, ...]:
+        try:
+            return self._items
+        except AttributeError:
+            start = self._start
+            out: list[Any] = [None] * (self._stop - start)
+            node = self._shared
+            for i in range(len(out) - 1, -1, -1):
+                out[i] = node[1]
+                node = node[0]
+            own = self._own
+            while own is not None and own[1] >= start:
+                out[own[1] - start] = own[2]
+                own = own[0]
+            items = self._items = tuple(out)
+            return items
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
+    def __getitem__(self, index: int | slice) -> Event | tuple[Event, ...]:
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._built())
+
+    def __reversed__(self) -> Iterator[Event]:
+        return reversed(self._built())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EventLog):
+            if (self._shared is not None and self._shared is other._shared and self._own is other._own
+                    and self._start == other._start and self._stop == other._stop):
+                return True  # the same chains and span (never compare chains by value: they nest deep)
+            return self._built() == other._built()
+        if isinstance(other, tuple):
+            return self._built() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._built())
+
+    def __add__(self, other: object) -> tuple[Event, ...]:
+        return self._built() + tuple(other)  # type: ignore[arg-type]
+
+    def __reduce__(self) -> tuple[Any, tuple[tuple[Event, ...]]]:
+        return (EventLog, (self._built(),))
+
+    def __repr__(self) -> str:
+        return repr(self._built())  # reads as the tuple it stands for (an Observation's repr stays short)
+
+
 class Observation(NamedTuple):
     """Everything one seat may know at one moment, and the legal actions if it must decide.
+
+    The fields come in three groups: who is looking, where the game stands (the
+    :data:`MOMENT_FIELDS`), and what lies on the table with the scores, the events and the
+    legal actions.
 
     Fields:
         seat: the observing seat; n_players: the table size; rules: the game's rules.
         memory: ``"engine"`` (hands show every card this player has legitimately seen)
             or ``"none"`` (hands show face-up cards only; ``events`` is this turn's).
         round: the round, from 0; turn: turns played this round; phase: the decision
-            phase (``"look" "choose" "drawn" "power" "swap" "place" "snap" "give"
-            "end_turn" "over"``); current: whose turn it is; to_move: the seats that
-            must decide now; start_player, caller (or ``None``).
+            phase (a :class:`Phase`: ``"look" "choose" "drawn" "power" "swap" "place"
+            "snap" "give" "end_turn" "over"``); current: whose turn it is; to_move: the
+            seats that must decide now; start_player, caller (or ``None``).
+        deck_size: cards left in the deck.
+        drawn: the card in the current player's hand (``??`` to others when it came
+            from the deck); drawn_from: ``"deck"``, ``"discard"``, ``"penalty"`` or ``None``.
+        power: the power being used (a :class:`~cabo_kit.rules.Power`: ``"peek"``,
+            ``"spy"``, ``"swap"``, ``"peek_swap"``, ``"spy_swap"``) or ``None``; target:
+            the spied card (seat, position) for a spy-then-swap; picked: the positions
+            picked for a multi-exchange; exchange_ok: whether they were all equal;
+            give_to: (seat, position) a snapper gives into.
         hands: by seat, each card as this player knows it (``??`` if unseen);
             face_up: by seat, which cards lie face up.
-        discard: the discard pile, bottom first (``memory="none"``: just the top);
-            deck_size: cards left in the deck.
-        drawn: the card in the current player's hand (``??`` to others when it came
-            from the deck); drawn_from: ``"deck"``, ``"discard"`` or ``None``.
-        power: the power being used (``"peek"``, ``"spy"``, ``"swap"``, ``"peek_swap"``,
-            ``"spy_swap"``) or ``None``; target: the spied card (seat, position) for a
-            spy-then-swap; picked: the positions picked for a multi-exchange;
-            exchange_ok: whether they were all equal; give_to: (seat, position) a
-            snapper gives into.
+        discard: the discard pile, bottom first (``memory="none"``: just the top).
         scores: game totals by seat; round_scores: earlier rounds' scores.
-        events: what this seat saw happen this round (``memory="none"``: this turn).
+        events: what this seat saw happen this round (``memory="none"``: this turn), an
+            :class:`EventLog`.
         legal_actions: this seat's legal actions now (empty if it need not decide).
     """
 
@@ -153,25 +335,25 @@ class Observation(NamedTuple):
     memory: str
     round: int
     turn: int
-    phase: str
+    phase: Phase
     current: int
     to_move: tuple[int, ...]
     start_player: int
     caller: int | None
-    hands: tuple[tuple[Card, ...], ...]
-    face_up: tuple[tuple[bool, ...], ...]
-    discard: tuple[Card, ...]
     deck_size: int
     drawn: Card | None
     drawn_from: str | None
-    power: str | None
+    power: Power | None
     target: tuple[int, int] | None
     picked: tuple[int, ...]
     exchange_ok: bool | None
     give_to: tuple[int, int] | None
+    hands: tuple[tuple[Card, ...], ...]
+    face_up: tuple[tuple[bool, ...], ...]
+    discard: tuple[Card, ...]
     scores: tuple[int, ...]
     round_scores: tuple[tuple[int, ...], ...]
-    events: tuple[Event, ...]
+    events: EventLog
     legal_actions: Sequence[Action]
 
     @property
@@ -226,7 +408,7 @@ class Observation(NamedTuple):
             "memory": self.memory,
             "round": self.round,
             "turn": self.turn,
-            "phase": self.phase,
+            "phase": str(self.phase),
             "current": self.current,
             "to_move": list(self.to_move),
             "start_player": self.start_player,
@@ -237,7 +419,7 @@ class Observation(NamedTuple):
             "deck_size": self.deck_size,
             "drawn": None if self.drawn is None else self.drawn.text,
             "drawn_from": self.drawn_from,
-            "power": self.power,
+            "power": None if self.power is None else str(self.power),
             "target": None if self.target is None else list(self.target),
             "picked": list(self.picked),
             "exchange_ok": self.exchange_ok,
@@ -268,7 +450,7 @@ class Observation(NamedTuple):
             memory=data["memory"],
             round=data["round"],
             turn=data["turn"],
-            phase=data["phase"],
+            phase=_PHASE[data["phase"]],
             current=data["current"],
             to_move=tuple(data["to_move"]),
             start_player=data["start_player"],
@@ -279,14 +461,14 @@ class Observation(NamedTuple):
             deck_size=data["deck_size"],
             drawn=None if data["drawn"] is None else Card.parse(data["drawn"]),
             drawn_from=data["drawn_from"],
-            power=data["power"],
+            power=None if data["power"] is None else _POWER[data["power"]],
             target=None if data["target"] is None else (data["target"][0], data["target"][1]),
             picked=tuple(data["picked"]),
             exchange_ok=data["exchange_ok"],
             give_to=None if data["give_to"] is None else (data["give_to"][0], data["give_to"][1]),
             scores=tuple(data["scores"]),
             round_scores=tuple(tuple(r) for r in data["round_scores"]),
-            events=tuple(Event.from_list(e) for e in data["events"]),
+            events=EventLog(Event.from_list(e) for e in data["events"]),
             legal_actions=legal,
         )
 
@@ -325,5 +507,47 @@ class Observation(NamedTuple):
 
         return observation_html(self)
 
+
+#: The fields that say where the game stands at one moment: all but who is looking (the first four: seat,
+#: n_players, rules, memory) and what lies on the table (the last seven: hands, face_up, discard, scores,
+#: round_scores, events, legal_actions). The wire to an isolated bot sends them as one tuple, in this order.
+MOMENT_FIELDS = (
+    "round", "turn", "phase", "current", "to_move", "start_player", "caller", "deck_size", "drawn", "drawn_from",
+    "power", "target", "picked", "exchange_ok", "give_to",
+)
+#: The fields :func:`make_observation` takes as ``table``: what lies on the table, the scores, the events and
+#: the legal actions.
+TABLE_FIELDS = ("hands", "face_up", "discard", "scores", "round_scores", "events", "legal_actions")
+_MOMENT = slice(4, 4 + len(MOMENT_FIELDS))
+if Observation._fields != ("seat", "n_players", "rules", "memory") + MOMENT_FIELDS + TABLE_FIELDS:
+    raise ImportError("Observation's fields and MOMENT_FIELDS, TABLE_FIELDS disagree")  # pragma: no cover
+
+_new = tuple.__new__
+
+
+def make_observation(head: tuple[Any, ...], table: tuple[Any, ...]) -> Observation:
+    """The one place an :class:`Observation` is assembled: the engine builds every observation here, and so does
+    an isolated bot's process from what the wire brings.
+
+    ``head`` is who is looking and where the game stands: ``(seat, n_players, rules, memory)`` followed by the
+    values of :data:`MOMENT_FIELDS`; ``table`` the values of :data:`TABLE_FIELDS`.
+
+    >>> import cabo_kit as ck
+    >>> obs = ck.Game(ck.Rules.preset("rush"), seed=3, n_players=2).observation(0)
+    >>> head = (obs.seat, obs.n_players, obs.rules, obs.memory) + moment_of(obs)
+    >>> make_observation(head, obs[-7:]) == obs
+    True
+    """
+    return _new(Observation, head + table)
+
+
+def moment_of(obs: Observation) -> tuple[Any, ...]:
+    """The values of :data:`MOMENT_FIELDS` of ``obs``, in that order (what the wire sends each decision).
+
+    >>> import cabo_kit as ck
+    >>> moment_of(ck.Game(ck.Rules.preset("rush"), seed=3, n_players=2).observation(0))[:4]
+    (0, 0, <Phase.SNAP: 'snap'>, 1)
+    """
+    return obs[_MOMENT]  # type: ignore[return-value]
 
 UNSEEN = UNKNOWN

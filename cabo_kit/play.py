@@ -22,7 +22,7 @@ from .rules import Rules
 
 __all__ = ["play_game", "bot_random", "run_game", "Stepper", "Step", "Fault"]
 
-_tuple_iter: Any = tuple.__iter__
+_in_tuple: Any = tuple.__contains__  # for a tuple subclass too (LegalActions: its ordinary actions)
 
 
 def bot_random(seed: int | str, seat: int) -> random.Random:
@@ -112,7 +112,7 @@ class Stepper:
     >>> stepper.advance()                   # seats decide the set-up look in seat order: seat 0 first
     []
     >>> stepper.waiting, game.phase
-    ((0,), 'look')
+    ((0,), <Phase.LOOK: 'look'>)
     >>> [str(e) for e in stepper.apply("look 2,3", seat=0)]
     ['seat 0 looks at own positions 2,3: 1 3']
     >>> for event in stepper.advance():     # the bots look, the first card is turned up, they play
@@ -125,7 +125,7 @@ class Stepper:
     seat 2 takes 13 from the discard pile
     seat 2 exchanges own position 3 (4) (keeps 13)
     >>> stepper.waiting, game.phase, game.legal_actions(0)
-    ((0,), 'choose', (DrawDeck(), DrawDiscard(), CallCabo()))
+    ((0,), <Phase.CHOOSE: 'choose'>, (DrawDeck(), DrawDiscard(), CallCabo()))
     """
 
     def __init__(
@@ -275,13 +275,11 @@ class Stepper:
                 obs = observation(seat)
                 legal = obs[-1]
                 action = choose(obs, legal)
-                # The check apply() makes, for the usual answer: one of the engine's own legal action
-                # objects, found by identity in the tuple this seat was just given. Anything else
-                # (an equal copy, a multi-exchange, a text) goes through apply() in full.
-                for a in _tuple_iter(legal):
-                    if a is action:
-                        apply_legal(action, seat)
-                        break
+                # The check apply() makes, for the usual answer: an action of the tuple this seat was just
+                # given (actions exist once each: a C-speed scan). Anything else (a multi-exchange, a text,
+                # a wrong answer) goes through apply() in full.
+                if _in_tuple(legal, action):
+                    apply_legal(action, seat)
                 else:
                     try:
                         apply(action, seat)

@@ -7,7 +7,7 @@
 >>> again.to_json() == record.to_json(), again.winners == record.winners
 (True, True)
 >>> record.view(0, 0).phase               # what seat 0 saw before the first action
-'snap'
+<Phase.SNAP: 'snap'>
 """
 
 from __future__ import annotations
@@ -81,9 +81,9 @@ class GameRecord:
             seed=game.seed,
             n_players=game.n,
             memory=game.memory,
-            start_player=game._first_start,
-            deck=[c.text for c in game._stack] if game._stack is not None else None,
-            layout=game._layout,
+            start_player=game.first_start_player,
+            deck=[c.text for c in game.stacked_deck] if game.stacked_deck is not None else None,
+            layout=game.layout,
             bots=list(bots) if bots is not None else [f"seat {s}" for s in range(game.n)],
             actions=list(game.history),
             events=game.events_seen(None),

@@ -16,14 +16,47 @@ cabo_kit.rules.RulesError: unknown preset 'poker': choose one of 'deluxe', 'rush
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from .cards import Card, deluxe_deck, standard_deck
 
-__all__ = ["Rules", "RulesError", "POWERS", "PRESETS"]
+__all__ = ["Power", "Rules", "RulesError", "POWERS", "PRESETS"]
 
-POWERS = ("peek", "spy", "swap", "peek_swap", "spy_swap")
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # pragma: no cover - Python 3.10
+    from enum import Enum
+
+    class StrEnum(str, Enum):
+        """``enum.StrEnum`` of Python 3.11: members are strs that print as their text."""
+
+        def __str__(self) -> str:
+            return str.__str__(self)
+
+        def __format__(self, spec: str) -> str:
+            return str.__format__(self, spec)
+
+
+class Power(StrEnum):
+    """A card power: what a card drawn from the deck lets its drawer do (``Rules.power_of``).
+
+    A power is a ``str``, so it compares, prints and stores as its text:
+
+    >>> Rules.preset("rush").power_of(Card.parse("9H")) == "spy", Power("peek_swap")
+    (True, <Power.PEEK_SWAP: 'peek_swap'>)
+    """
+
+    PEEK = "peek"  # look at one of your own face-down cards
+    SPY = "spy"  # look at one face-down card of another player
+    SWAP = "swap"  # swap one of your cards with another player's, neither looked at
+    PEEK_SWAP = "peek_swap"  # peek, then you may swap (rush black king)
+    SPY_SWAP = "spy_swap"  # spy, then you may swap exactly that card (traveller black king)
+
+
+POWERS = tuple(Power)
 """The card powers: peek at an own card, spy on another's card, swap blind, and the two
 black-king powers (peek-then-swap in rush, spy-then-swap in traveller)."""
 
@@ -127,7 +160,7 @@ class Rules:
     next_start: Literal["lowest", "winning_caller"] = "lowest"
     max_turns: int = 300
     max_rounds: int = 60
-    _power_table: tuple[str | None, ...] = field(default=(), init=False, repr=False, compare=False)
+    _power_table: tuple[Power | None, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -164,17 +197,17 @@ class Rules:
             raise RulesError(f"initial_peeks={self.initial_peeks} is more than hand_size={self.hand_size}")
         if self.deck == "deluxe" and self.jokers:
             raise RulesError("jokers need deck='standard'")
-        table: list[str | None] = [None] * 16
+        table: list[Power | None] = [None] * 16
         try:
             pairs = tuple((int(v), str(p)) for v, p in self.powers)
         except (TypeError, ValueError):
             raise RulesError(f"rules field powers={self.powers!r} must be (value, power) pairs, e.g. ((7, 'peek'),)") from None
         for value, power in pairs:
             if power not in POWERS:
-                raise RulesError(f"power {power!r} is not known: choose one of {', '.join(map(repr, POWERS))}")
+                raise RulesError(f"power {power!r} is not known: choose one of {', '.join(repr(p.value) for p in POWERS)}")
             if not 0 <= value <= 13:
                 raise RulesError(f"power for value {value}: values with powers are 0..13")
-            table[value] = power
+            table[value] = Power(power)
         object.__setattr__(self, "powers", pairs)
         object.__setattr__(self, "_power_table", tuple(table))
         if self.deck_size(self.max_players) < self.max_players * self.hand_size + 1:
@@ -217,11 +250,11 @@ class Rules:
                 raise RulesError(f"unknown rules field {key!r}{hint}")
         return dataclasses.replace(self, **changes)
 
-    def power_of(self, card: Card) -> str | None:
+    def power_of(self, card: Card) -> Power | None:
         """The power of ``card`` when drawn from the deck, or ``None``.
 
         >>> Rules.preset("rush").power_of(Card.parse("KS")), Rules.preset("rush").power_of(Card.parse("KH"))
-        ('peek_swap', None)
+        (<Power.PEEK_SWAP: 'peek_swap'>, None)
         """
         value = card.value
         if value is None or value < 0:

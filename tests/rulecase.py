@@ -5,7 +5,7 @@ Steps are action texts, optionally prefixed by the acting seat: ``"deck"``, ``"1
 >>> g = new_game("rush", "2S 3S 4S 5S  2H 3H 4H 5H  9D  7C")
 >>> run(g, "deck", "exchange 0")
 >>> hand(g, 0), top(g), g.phase
-(['7C', '3S', '4S', '5S'], '2S', 'snap')
+(['7C', '3S', '4S', '5S'], '2S', <Phase.SNAP: 'snap'>)
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def new_game(
     by everybody unless ``skip_first_window`` is false.
 
     >>> new_game("deluxe", "1 2 3 4 5 6 7 8 9").phase
-    'choose'
+    <Phase.CHOOSE: 'choose'>
     """
     r = preset if isinstance(preset, Rules) else rules(preset, **overrides)
     game = Game(r, seed, n, deck=deck, start_player=start)
@@ -65,7 +65,7 @@ def layout(preset: "str | Rules", hands: Sequence[Sequence[Any]], discard: Seque
     """``Game.from_layout`` with a preset name (traveller allows 2 players).
 
     >>> layout("deluxe", [[1, 2], [3, 4]], [5], [6, 7]).phase
-    'choose'
+    <Phase.CHOOSE: 'choose'>
     """
     r = preset if isinstance(preset, Rules) else rules(preset, **kw.pop("overrides", {}))
     return Game.from_layout(r, hands, discard, deck, **kw)
@@ -105,22 +105,22 @@ def snap(game: Game, claims: dict[int, str]) -> None:
 
 def hand(game: Game, seat: int) -> list[str]:
     """The true cards of a seat's hand (test-only: reads engine internals)."""
-    return [game.cards[c].text for c in game.hands[seat]]
+    return [game.know.faces[c].text for c in game.know.hands[seat]]
 
 
 def up(game: Game, seat: int) -> list[bool]:
     """Which of a seat's cards lie face up."""
-    return [game.up[c] for c in game.hands[seat]]
+    return [game.know.up[c] for c in game.know.hands[seat]]
 
 
 def pile(game: Game) -> list[str]:
     """The discard pile, bottom first."""
-    return [game.cards[c].text for c in game.pile]
+    return [game.know.faces[c].text for c in game.know.pile]
 
 
 def top(game: Game) -> str | None:
     """The discard pile's top card, or ``None``."""
-    return game.cards[game.pile[-1]].text if game.pile else None
+    return game.know.faces[game.know.pile[-1]].text if game.know.pile else None
 
 
 def seen(game: Game, viewer: int, seat: int) -> list[str]:
@@ -141,7 +141,7 @@ def kinds(events: Iterable[ck.Event]) -> list[str]:
 
 def conserved(game: Game) -> bool:
     """RULES.md §8: hands + deck + pile + drawn card hold every card exactly once."""
-    ids = [c for h in game.hands for c in h] + list(game.deck) + list(game.pile)
+    ids = [c for h in game.know.hands for c in h] + list(game.deck) + list(game.know.pile)
     if game.drawn is not None:
         ids.append(game.drawn)
-    return sorted(ids) == list(range(len(game.cards)))
+    return sorted(ids) == list(range(len(game.know.faces)))

@@ -161,7 +161,7 @@ def test_a_clone_played_to_the_end_of_the_game_leaves_the_original_untouched(pre
 
 
 def _fresh_discard(game: Game, seat: int) -> tuple[ck.Card, ...]:
-    pile = tuple(game.cards[c] for c in game.pile)
+    pile = tuple(game.know.faces[c] for c in game.know.pile)
     return pile if game.memory == "engine" else pile[-1:]
 
 
@@ -185,9 +185,9 @@ def test_a_layout_games_discard_and_scores_follow_take_discard_and_reshuffle(mem
     assert [game.observation(s).discard for s in range(2)] == [_fresh_discard(game, s) for s in range(2)]
     game.apply("deck")  # seat 1 draws the last card of the deck
     game.apply("discard")
-    assert game.deck == [] and len(game.pile) == 4
+    assert game.deck == [] and len(game.know.pile) == 4
     game.apply("deck")  # the pile but its top becomes the deck, and seat 0 draws from it
-    assert len(game.pile) == 1 and len(game.deck) == 2
+    assert len(game.know.pile) == 1 and len(game.deck) == 2
     for seat in range(2):
         assert game.observation(seat).discard == (ck.Card.parse("4"),) == _fresh_discard(game, seat)
     assert game.observation(0).scores == (12, 40)

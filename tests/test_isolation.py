@@ -375,7 +375,7 @@ def test_gc_and_proc_spy_finds_nothing_of_the_engine(tmp_path: Path) -> None:
     bot = IsolatedBot(sub("gc_spy"), FAST, log_path=log)
     rules = ck.Rules.preset("deluxe")
     game = ck.Game(rules, 7, 3)
-    hidden = [[game.cards[c].text for c in game.hands[s]] for s in (1, 2)]
+    hidden = [[game.know.faces[c].text for c in game.know.hands[s]] for s in (1, 2)]
     bots: list[ck.Bot] = [bot, ck.bots.RandomBot(), ck.bots.RandomBot()]
     for seat, b in enumerate(bots):
         b.random = bot_random(7, seat)
@@ -677,12 +677,13 @@ def test_the_typed_and_the_plain_request_parsers_rebuild_the_same_observations(p
                 obs = game.observation(seat)
                 if seat == 0:
                     body, _texts = encoder.encode(obs, obs.legal_actions)
-                    numbered += body[23].__class__ is int
+                    numbered += body[9].__class__ is int  # the legal actions, named by number
                     data = isolation._encode(body)
                     from_typed = typed.decode(parse(data))
                     from_plain = plain.decode(plain.typed(json.loads(data)))
                     assert from_typed.to_dict() == from_plain.to_dict() == obs.to_dict()
-                    assert from_typed.events == obs.events and from_typed.legal_actions == obs.legal_actions
+                    assert from_typed == obs and from_plain == obs  # every field, in place, of the same types
+                    assert [type(x) for x in from_typed] == [type(x) for x in obs]
                 game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
         assert numbered > 5
 

@@ -54,13 +54,13 @@ TABLES = [(p, n) for p in PRESETS for n in range(Rules.preset(p).min_players, Ru
 
 def check_conservation(game: Game, where: str) -> None:
     """RULES.md §8: hands + deck + pile + drawn card hold every card id exactly once."""
-    ids = [c for hand in game.hands for c in hand] + list(game.deck) + list(game.pile)
+    ids = [c for hand in game.know.hands for c in hand] + list(game.deck) + list(game.know.pile)
     if game.drawn is not None:
         ids.append(game.drawn)
     counts = Counter(ids)
     doubled = sorted(c for c, k in counts.items() if k > 1)
-    missing = sorted(set(range(len(game.cards))) - set(counts))
-    assert not doubled and not missing and len(ids) == len(game.cards), (
+    missing = sorted(set(range(len(game.know.faces))) - set(counts))
+    assert not doubled and not missing and len(ids) == len(game.know.faces), (
         f"{where}: cards not conserved: ids held twice {doubled}, ids missing {missing}"
     )
 
@@ -69,12 +69,12 @@ def check_views(game: Game, where: str) -> None:
     """The observations' cached hand views, discard pile and scores equal ones rebuilt from scratch, for every seat."""
     for seat in range(game.n):
         obs = game.observation(seat)
-        view = game.vis[seat] if game.memory == "engine" else game.upv
-        fresh = tuple(tuple(view[c] for c in hand) for hand in game.hands)
-        flags = tuple(tuple(game.up[c] for c in hand) for hand in game.hands)
+        view = game.know.seen[seat] if game.memory == "engine" else game.know.up_faces
+        fresh = tuple(tuple(view[c] for c in hand) for hand in game.know.hands)
+        flags = tuple(tuple(game.know.up[c] for c in hand) for hand in game.know.hands)
         assert obs.hands == fresh, f"{where}: seat {seat}'s cached view of the hands is stale"
         assert obs.face_up == flags, f"{where}: the cached face-up flags are stale"
-        pile = tuple(game.cards[c] for c in game.pile)
+        pile = tuple(game.know.faces[c] for c in game.know.pile)
         assert obs.discard == (pile if game.memory == "engine" else pile[-1:]), f"{where}: the kept discard tuple is stale"
         sheet = game.sheet
         assert obs.scores == tuple(sheet.totals) and obs.round_scores == tuple(map(tuple, sheet.rounds)), (
@@ -107,7 +107,7 @@ def play_checked(
             step = len(game.history)
             if game.round != deck_of_round and not game.is_over:
                 deck_of_round = game.round
-                assert Counter(game.cards) == full, f"{label} round {game.round}: the cards are not the full deck"
+                assert Counter(game.know.faces) == full, f"{label} round {game.round}: the cards are not the full deck"
             check_conservation(game, f"{label} step {step} ({seat}: {game.history[-1][1]})")
             check_views(game, f"{label} step {step} ({seat}: {game.history[-1][1]})")
             if each_step is not None:
@@ -266,7 +266,7 @@ def test_record_and_observation_round_trips(preset: str, memory: str) -> None:
 def action_universe(game: Game) -> list[Action]:
     """Every action of every kind with seats and positions in range and just beyond it."""
     n = game.n
-    sizes = [len(h) for h in game.hands]
+    sizes = [len(h) for h in game.know.hands]
     most = max(sizes) + 1
     out: list[Action] = [DrawDeck(), DrawDiscard(), CallCabo(), Discard(), Pass()]
     k = game.rules.initial_peeks
@@ -288,7 +288,7 @@ def action_universe(game: Game) -> list[Action]:
 def fingerprint(game: Game) -> tuple[Any, ...]:
     return (
         game.phase, game.to_move, game.round, game.turn, game.current,
-        [list(h) for h in game.hands], list(game.deck), list(game.pile), game.drawn, list(game.up),
+        [list(h) for h in game.know.hands], list(game.deck), list(game.know.pile), game.drawn, list(game.know.up),
         len(game.history), len(game.log), [game.observation(s).to_dict() for s in range(game.n)],
         _rng_state(game, "_snap_rng"), _rng_state(game, "_reshuffle_rng"), game.totals,
     )

@@ -86,9 +86,9 @@ def play_and_check(preset: str, n: int, seed: int, max_steps: int = 250) -> int:
     for _ in range(max_steps):
         if game.phase == "over":
             break
-        held = [game.cards[c] for hand in game.hands for c in hand]
+        held = [game.know.faces[c] for hand in game.know.hands for c in hand]
         if game.drawn is not None:
-            held.append(game.cards[game.drawn])
+            held.append(game.know.faces[game.drawn])
         for seat in range(n):
             obs = game.observation(seat)
             html = observation_html(obs, recent=len(obs.events))

@@ -22,7 +22,7 @@ def test_set_up_initial_peek_is_chosen_by_each_player() -> None:
     game = new_game("deluxe", DECK, looks=None)
     assert game.phase == "look" and game.to_move == (0, 1)
     assert set(game.legal_actions(0)) == {ck.InitialPeek(c) for c in combinations(range(4), 2)}
-    assert game.pile == []  # the first discard comes after the peeks
+    assert game.know.pile == []  # the first discard comes after the peeks
     run(game, "1: look 1,2")
     assert game.to_move == (0,)
     run(game, "0: look 0,3")

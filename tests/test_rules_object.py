@@ -179,7 +179,7 @@ def test_check_players(preset: str, ok: list[int], bad: list[int]) -> None:
     rules = Rules.preset(preset)
     for n in ok:
         rules.check_players(n)
-        assert len(Game(rules, 1, n).hands) == n
+        assert len(Game(rules, 1, n).know.hands) == n
     for n in bad:
         with pytest.raises(RulesError, match=f"{preset} is for {rules.min_players} to {rules.max_players} players"):
             rules.check_players(n)
@@ -198,8 +198,8 @@ def test_traveller_two_players_as_teaching_option() -> None:
 
 def test_six_deluxe_players_play_with_two_decks() -> None:
     game = Game(Rules.preset("deluxe"), 3, 6)
-    assert len(game.cards) == 104
-    assert sum(c.value for c in game.cards) == 676
+    assert len(game.know.faces) == 104
+    assert sum(c.value for c in game.know.faces) == 676
 
 
 def test_non_integer_player_count() -> None:

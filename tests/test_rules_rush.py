@@ -306,7 +306,7 @@ def test_reshuffle_of_the_pile_below_its_top() -> None:
     run(game, "deck")
     assert pile(game) == ["QC"] and len(game.deck) == 2
     assert "reshuffle" in kinds(game.observation(1).events)
-    drawn = game.cards[game.drawn].text
+    drawn = game.know.faces[game.drawn].text
     assert drawn in ("6C", "7D", "8D")
     assert game.observation(1).drawn.text == "??"   # it was on the pile, but nobody may follow it any more
     assert game.observation(1).discard == (ck.Card.parse("QC"),)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy, Swap,
@@ -422,7 +422,7 @@ class TableState:
     round_scores: tuple[tuple[int, ...], ...]
     round: int
     status: str
-    powers: dict[str, str | None] = field(default_factory=dict)
+    powers: Mapping[str, str | None] = field(default_factory=dict)
     clickable: set[str] = field(default_factory=set)
     selected: set[str] = field(default_factory=set)
     highlight: set[str] = field(default_factory=set)
@@ -518,7 +518,7 @@ def scores_html(names: Sequence[str], totals: Sequence[int], rounds: Sequence[Se
     return f'<table class="cabo-scores">{"".join(rows)}</table>'
 
 
-def round_summary_html(result: "RoundResult", names: Sequence[str], powers: dict[str, str | None], *, over: bool,
+def round_summary_html(result: "RoundResult", names: Sequence[str], powers: Mapping[str, str | None], *, over: bool,
                        winners: Sequence[int] = (), rules: "Rules | None" = None) -> str:
     """The end of a round explained: every hand turned up, the sums, the caller's win or loss,
     Kamikaze and Royal Roulette, resets to 50; then the game's result when it is over."""

@@ -25,7 +25,7 @@ from ..game import Game
 from ..observation import Event, Observation
 from ..play import Step, Stepper
 from ..record import GameRecord
-from ..rules import Rules
+from ..rules import Power, Rules
 from .view import (
     BUTTONS, Chooser, Frame, TableState, button_label, describe, render_table, round_summary_html, seat_names,
     status_text,
@@ -389,7 +389,7 @@ class CardTable(_TableView):
         self.log_lines.extend(describe(e, self.seat, self.names, faces=faces) for e in events)
         del self.log_lines[:-200]
 
-    def _powers(self) -> dict[str, str | None]:
+    def _powers(self) -> dict[str, Power | None]:
         cache = getattr(self, "_power_cache", None)
         if cache is None:
             cache = self._power_cache = {c.text: self.rules.power_of(c) for c in set(self.rules.full_deck(self.n))}

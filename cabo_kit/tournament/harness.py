@@ -401,10 +401,10 @@ def typed_parser() -> Any:
     server makes it before it forks). A request that does not fit the types raises (then parse it plainly).
 
     >>> parse = typed_parser()
-    >>> req = parse(b'[1,"c",0,0,"choose",0,[0],0,null,null,null,40,null,null,null,null,[],null,null,'
+    >>> req = parse(b'[1,"c",[0,0,"choose",0,[0],0,null,40,null,null,null,null,[],null,null],null,null,'
     ...             b'0,"",0,[["draw",1,[],["??"],""]],0,null]')
-    >>> req[6], req[22][0].kind, req[22][0].cards
-    ((0,), 'draw', (Card('??'),))
+    >>> req[2][2], req[2][4], req[8][0].kind, req[8][0].cards
+    (<Phase.CHOOSE: 'choose'>, (0,), <EventKind.DRAW: 'draw'>, (Card('??'),))
     """
     if _TYPED:
         return _TYPED[0]
@@ -416,7 +416,8 @@ def typed_parser() -> Any:
     from typing import Dict, List, Optional, Tuple, Union
 
     from cabo_kit.cards import Card
-    from cabo_kit.observation import Event
+    from cabo_kit.observation import Event, Phase
+    from cabo_kit.rules import Power
 
     ObsDecoder()  # the shared card table
     cards = _SHARED["cards"]
@@ -426,13 +427,16 @@ def typed_parser() -> Any:
             return cards[text]
         raise TypeError(f"not a {kind.__name__}: {text!r:.40}")
 
-    # id, op, round, turn, phase, current, to_move, start_player, caller, hands, face_up, deck_size, drawn,
-    # drawn_from, power, target, picked, exchange_ok, give_to, dk, d, ek, events, legal, extra
+    # The moment, in MOMENT_FIELDS order: round, turn, phase, current, to_move, start_player, caller, deck_size,
+    # drawn, drawn_from, power, target, picked, exchange_ok, give_to.
+    moment = Tuple[
+        int, int, Phase, int, Tuple[int, ...], int, Optional[int], int, Optional[Card], Optional[str],
+        Optional[Power], Optional[Tuple[int, int]], Tuple[int, ...], Optional[bool], Optional[Tuple[int, int]],
+    ]
+    # id, op, moment, hands, face_up, dk, d, ek, events, legal, extra
     shape = Tuple[
-        int, str, int, int, str, int, Tuple[int, ...], int, Optional[int], Union[List[str], Dict[int, str], None],
-        Union[List[str], Dict[int, str], None],
-        int, Optional[str], Optional[str], Optional[str], Optional[Tuple[int, int]], Tuple[int, ...], Optional[bool],
-        Optional[Tuple[int, int]], int, str, int, List[Event], Union[int, List[Any]], Optional[Dict[str, Any]],
+        int, str, moment, Union[List[str], Dict[int, str], None], Union[List[str], Dict[int, str], None],
+        int, str, int, List[Event], Union[int, List[Any]], Optional[Dict[str, Any]],
     ]
     try:
         parse = msgspec.json.Decoder(shape, dec_hook=card).decode
@@ -445,17 +449,18 @@ def typed_parser() -> Any:
 class ObsDecoder:
     """Rebuild :class:`~cabo_kit.observation.Observation` objects from the engine's compact deltas.
 
-    One request (``c`` choose, ``r`` round start) is a list: request id, op, then round, turn,
-    phase, current, to_move, start_player, caller, hands (one space-separated string per
-    seat; or ``{seat: text}`` for the hands that changed; null: all as in the last observation),
-    face_up ("0"/"1" strings, the same way),
-    deck_size, drawn, drawn_from, power, target, picked, exchange_ok, give_to, then ``dk, d``
-    (keep the first ``dk`` cards of the discard pile, append the cards of ``d``), ``ek, e``
-    (the same for events), the legal actions, and a dict (or null) of what is sent only when
-    it changes: ``seat``, ``np`` and ``rules`` (once per game), ``me`` memory, ``sc`` scores,
-    ``rs`` round scores. The legal actions are a number naming a set the engine defined
-    earlier in the game, or the definition ``[number, texts, hand_size]``: the texts joined
-    by ``|`` (or a list), the hand size when multi-exchanges are legal (else null).
+    One request (``c`` choose, ``r`` round start) is a list: request id, op, the moment (the
+    values of :data:`~cabo_kit.observation.MOMENT_FIELDS`, the drawn card as its text), then
+    hands (one space-separated string per seat; or ``{seat: text}`` for the hands that
+    changed; null: all as in the last observation), face_up ("0"/"1" strings, the same way),
+    ``dk, d`` (keep the first ``dk`` cards of the discard pile, append the cards of ``d``),
+    ``ek, e`` (the same for events), the legal actions, and a dict (or null) of what is sent
+    only when it changes: ``seat``, ``np`` and ``rules`` (once per game), ``me`` memory,
+    ``sc`` scores, ``rs`` round scores. The legal actions are a number naming a set the
+    engine defined earlier in the game, or the definition ``[number, texts, hand_size]``:
+    the texts joined by ``|`` (or a list), the hand size when multi-exchanges are legal (else
+    null). The observation is assembled by :func:`~cabo_kit.observation.make_observation`,
+    as the engine assembles its own.
     """
 
     def __init__(self) -> None:
@@ -463,10 +468,14 @@ class ObsDecoder:
         from cabo_kit.cards import Card
 
         from cabo_kit.actions import LegalActions
-        from cabo_kit.observation import Event, Observation
+        from cabo_kit.observation import Event, EventKind, EventLog, Observation, Phase, make_observation
+        from cabo_kit.rules import Power
 
         self._types = (Event, Observation, LegalActions)
-        self._event, self._observation = Event, Observation
+        self._event, self._log, self._make = Event, EventLog, make_observation
+        self._phases = {p.value: p for p in Phase}
+        self._powers = {p.value: p for p in Power}
+        self._kinds = {k.value: k for k in EventKind}
         # Shared by every decoder of the process, so a server's warmed caches reach its children.
         if not _SHARED:
             cards = _Cache(Card.parse)
@@ -502,7 +511,7 @@ class ObsDecoder:
         self.discard: list[Any] = []
         self.events: list[Any] = []
         self.discard_t: tuple[Any, ...] = ()
-        self.events_t: tuple[Any, ...] = ()
+        self.events_t: Any = self._log()
         self.hands: tuple[Any, ...] = ()
         self.face_up: tuple[Any, ...] = ()
         self.scores: tuple[int, ...] = ()
@@ -511,27 +520,29 @@ class ObsDecoder:
         self._legal_by_id: dict[int, Any] = {}
 
     def typed(self, o: list[Any]) -> list[Any]:
-        """A request parsed as plain JSON (lists for tuples, events as lists) in the form :meth:`decode` takes:
-        what :func:`typed_parser` gives at C speed."""
+        """A request parsed as plain JSON (lists for tuples, texts for cards, phases and event kinds) in the form
+        :meth:`decode` takes: what :func:`typed_parser` gives at C speed."""
         o = list(o)
         card = self._cards.__getitem__
         Event = self._event
-        for k in (9, 10):  # {seat: text}: JSON keys are strings
+        (rnd, turn, phase, current, to_move, start_player, caller, deck_size, drawn, drawn_from, power, target,
+         picked, exchange_ok, give_to) = o[2]
+        o[2] = (rnd, turn, self._phases[phase], current, tuple(to_move), start_player, caller, deck_size,
+                None if drawn is None else card(drawn), drawn_from, None if power is None else self._powers[power],
+                None if target is None else tuple(target), tuple(picked), exchange_ok,
+                None if give_to is None else tuple(give_to))
+        for k in (3, 4):  # {seat: text}: JSON keys are strings
             if o[k].__class__ is dict:
                 o[k] = {int(seat): text for seat, text in o[k].items()}
-        o[6] = tuple(o[6])
-        o[15] = None if o[15] is None else tuple(o[15])
-        o[16] = tuple(o[16])
-        o[18] = None if o[18] is None else tuple(o[18])
+        kinds = self._kinds
         # tuple.__new__: the NamedTuple's own __new__ is a Python function (same object either way).
-        o[22] = [_tuple_new(Event, (kind, seat, tuple(tgt), tuple(map(card, cards)), info))
-                 for kind, seat, tgt, cards, info in o[22]]
+        o[8] = [_tuple_new(Event, (kinds[kind], seat, tuple(tgt), tuple(map(card, cards)), info))
+                for kind, seat, tgt, cards, info in o[8]]
         return o
 
     def decode(self, o: Sequence[Any]) -> Any:
         """One request (``[id, op, ...fields]``, typed: see :meth:`typed`) -> the Observation it describes."""
-        (_rid, _op, rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts, deck_size, drawn,
-         drawn_from, power, target, picked, exchange_ok, give_to, dk, d, ek, new_events, legal_wire, extra) = o
+        _rid, _op, moment, hand_texts, up_texts, dk, d, ek, new_events, legal_wire, extra = o
         if extra:
             if "seat" in extra:
                 self.reset({"seat": extra["seat"], "n": extra["np"], "rules": extra["rules"]})
@@ -572,17 +583,15 @@ class ObsDecoder:
             events = self.events
             del events[ek:]
             events.extend(new_events)
-            self.events_t = tuple(events)
+            self.events_t = self._log(events)
         if legal_wire.__class__ is int:
             legal = self._legal_by_id[legal_wire]
         else:
             legal = self._define_legal(legal_wire)
-        obs = _tuple_new(self._observation, (
-            self.seat, self.n_players, rules, self.memory, rnd, turn, phase, current, to_move,
-            start_player, caller, self.hands, self.face_up, self.discard_t, deck_size,
-            None if drawn is None else card(drawn), drawn_from, power, target, picked, exchange_ok, give_to,
-            self.scores, self.round_scores, self.events_t, legal,
-        ))
+        obs = self._make(
+            (self.seat, self.n_players, rules, self.memory) + moment,
+            (self.hands, self.face_up, self.discard_t, self.scores, self.round_scores, self.events_t, legal),
+        )
         self.last = obs
         return obs
 

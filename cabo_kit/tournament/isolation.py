@@ -54,7 +54,7 @@ from typing import IO, Any, NoReturn, Sequence
 from ..actions import Action, ActionParseError, LegalActions
 from ..bot import Bot
 from ..cards import Card
-from ..observation import Observation
+from ..observation import EventLog, Observation, moment_of
 
 __all__ = ["Limits", "Submission", "SubmissionError", "load_submission", "IsolatedBot", "BotFault"]
 
@@ -1104,7 +1104,7 @@ class IsolatedBot(Bot):
         if action not in legal_actions:
             shown = ", ".join(texts.texts[:12]) + (", ..." if len(legal_actions) > 12 else "")
             self._fail(BotFault("illegal", f"choose() returned {text!r:.120}, which is not legal in phase "
-                                           f"{observation.phase!r} (legal: {shown})"))
+                                           f"'{observation.phase}' (legal: {shown})"))
         return action
 
     def on_game_start(self, seat: int, n_players: int, rules: Any) -> None:
@@ -1190,7 +1190,7 @@ class _ObsEncoder:
         self.seat_sent = False
         self.memory: str | None = None
         self.discard: tuple[Any, ...] = ()
-        self.events: tuple[Any, ...] = ()
+        self.events: Any = None  # the events last sent (an EventLog, or a tuple)
         self.scores: Any = None
         self.round_scores: Any = None
         self.hands: Any = None
@@ -1201,10 +1201,7 @@ class _ObsEncoder:
     def encode(self, obs: Observation, legal: Sequence[Action], op: str = "c") -> tuple[list[Any], "_Texts"]:
         """One observation as the harness's request list (``[id, op, ...]``, the id filled in when sent: a list
         encodes and parses faster than an object), and the texts of its legal actions."""
-        (seat, n_players, rules, memory, rnd, turn, phase, current, to_move, start_player, caller, hands, face_up,
-         discard, deck_size, drawn, drawn_from, power, target, picked, exchange_ok, give_to, scores, round_scores,
-         events) = obs[:25]  # one unpacking instead of 25 attribute reads (the field order is fixed)
-        if scores is self.scores and round_scores is self.round_scores and memory is self.memory:
+        if obs.scores is self.scores and obs.round_scores is self.round_scores and obs.memory is self.memory:
             extra = None
         else:
             extra = self._extra(obs)
@@ -1212,11 +1209,14 @@ class _ObsEncoder:
         # seat's tuple for a hand until that hand changes: only the new ones are sent, as {seat: text}
         # (hashing a hand reads every card in it, which costs more than anything else here once the
         # caches went cold, and so does rebuilding it in the bot).
+        hands = obs.hands
         hand_texts = _delta(hands, self.hands, _HAND_TEXT)
         self.hands = hands
+        face_up = obs.face_up
         up_texts = _delta(face_up, self.face_up, _UP_TEXT)
         self.face_up = face_up
         # Discard pile and events grow by appending; send only what is new.
+        discard = obs.discard
         prev = self.discard
         if discard is prev:
             dk = len(discard)
@@ -1231,21 +1231,26 @@ class _ObsEncoder:
                 dk = 0
             self.discard = discard
             new_cards = " ".join(map(_card_text, discard[dk:]))
-        prev = self.events
-        ek = len(prev)
-        if ek and (len(events) < ek or events[:ek] != prev):
-            ek = 0
+        events, earlier = obs.events, self.events
+        new_events = None
+        if isinstance(events, EventLog) and isinstance(earlier, EventLog):
+            new_events = events.since(earlier)  # the cost of the new events only
+        if new_events is not None:
+            ek = len(earlier)
+        else:  # a new round, or events not read from the engine's chains: compare
+            ek = len(earlier) if earlier is not None else 0
+            if ek and (len(events) < ek or tuple(events[:ek]) != tuple(earlier[:ek])):
+                ek = 0
+            new_events = tuple(events[ek:])
         self.events = events
         texts = _LEGAL_TEXTS.get(id(legal))
         if texts is None or texts.legal is not legal:
             texts = _legal_texts(legal)
         entry = self.numbers.get(id(texts))
         legal_wire: Any = entry[1] if entry is not None and entry[0] is texts else self._define(texts)
+        # The moment (the drawn card as its text, by the codec's hook), then what changed on the table.
         return [
-            0, op, rnd, turn, phase, current, to_move, start_player, caller, hand_texts, up_texts,
-            deck_size, None if drawn is None else drawn.text, drawn_from, power, target,
-            picked, exchange_ok, give_to, dk, new_cards, ek, events[ek:],  # Events as they are (cards by hook)
-            legal_wire, extra,
+            0, op, moment_of(obs), hand_texts, up_texts, dk, new_cards, ek, new_events, legal_wire, extra,
         ], texts
 
     def _extra(self, obs: Observation) -> dict[str, Any] | None:

@@ -1,0 +1,283 @@
+"""The cards on the table and who knows them: the hands, the discard pile, which cards lie face up, what each seat saw.
+
+The engine gives every physical card of a round an id (its place in the shuffled deck) and
+keeps its face in :attr:`Knowledge.faces`. Knowledge follows the card, not the place
+(RULES.md section 7): a seat that saw a card knows it wherever it moves, and a blind
+move never teaches anybody anything.
+
+The rules code in :mod:`cabo_kit.game` changes hands, the pile and knowledge only through
+the methods here. Each method also brings the views up to date that observations hand
+out (every hand as each seat knows it, the face-up flags, the pile's faces), so building
+an observation reads them and nobody has to remember to refresh a cache.
+
+>>> from cabo_kit.cards import Card
+>>> know = Knowledge([Card.parse(t) for t in "3 5 9 12 7".split()], n_players=2)
+>>> know.deal([[0, 1], [2, 3]])
+>>> know.see(0, 1)                       # seat 0 looks at its card 1
+>>> know.views[0], know.views[1]
+(((Card('??'), Card('5')), (Card('??'), Card('??'))), ((Card('??'), Card('??')), (Card('??'), Card('??'))))
+>>> old = know.put(0, 1, 4, face_up=False, seer=0)   # seat 0 keeps the drawn 7 in place of its 5
+>>> know.land(old)                       # the 5 goes face up to the pile: everybody knows it
+>>> know.views[0][0], know.views[1][0], know.discard
+((Card('??'), Card('7')), (Card('??'), Card('??')), (Card('5'),))
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any, Callable, Sequence, TypeVar
+
+from .cards import UNKNOWN, Card
+
+__all__ = ["Knowledge", "pick"]
+
+T = TypeVar("T")
+
+
+def pick(ids: Sequence[int], values: Sequence[T]) -> tuple[T, ...]:
+    """``tuple(values[i] for i in ids)``, with itemgetter's C loop when it can.
+
+    >>> pick([2, 0], "abc"), pick([1], "abc"), pick([], "abc")
+    (('c', 'a'), ('b',), ())
+    """
+    return itemgetter(*ids)(values) if len(ids) > 1 else _getter(ids)(values)
+
+
+def _getter(ids: Sequence[int]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """A function picking ``ids`` out of a sequence as a tuple (``itemgetter`` returns a bare item for one id)."""
+    if len(ids) > 1:
+        return itemgetter(*ids)
+    if ids:
+        only = ids[0]
+        return lambda values: (values[only],)
+    return lambda values: ()
+
+
+class Knowledge:
+    """The hands and the discard pile of one round, and what each seat knows of every card.
+
+    Args:
+        faces: every card of the round by id (the engine's shuffled deck).
+        n_players: the table size.
+        memory: ``True`` when seats remember what they saw (``memory="engine"``);
+            ``False`` when a seat's view shows face-up cards only.
+
+    Attributes (read them; change them only through the methods):
+        hands: by seat, the ids of its cards in hand order.
+        pile: the ids of the discard pile, bottom first; discard: their faces.
+        up: by card id, whether the card lies face up.
+        public: by card id, whether everybody knows the card (it was face up, taken from
+            the pile, or turned up for all).
+        seen: by seat, by card id, the face that seat knows (``UNKNOWN`` if none).
+        views: by seat, every hand as that seat knows it (``??`` where it does not);
+            up_view: every hand's face-up flags. Both are tuples of tuples, replaced (never
+            changed) when something changes, so an observation may hold them.
+    """
+
+    __slots__ = ("faces", "n", "memory", "hands", "pile", "discard", "up", "public", "seen", "up_faces", "owner",
+                 "views", "up_view", "_rows", "_up_rows")
+
+    def __init__(self, faces: list[Card], n_players: int, memory: bool = True) -> None:
+        size = len(faces)
+        n = n_players
+        self.faces = faces
+        self.n = n
+        self.memory = memory
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.pile: list[int] = []
+        self.discard: tuple[Card, ...] = ()
+        self.up = [False] * size
+        self.public = [False] * size
+        self.seen: list[list[Card]] = [[UNKNOWN] * size for _ in range(n)]
+        self.up_faces: list[Card] = [UNKNOWN] * size  # a face where the card lies face up: the view without memory
+        self.owner = [-1] * size  # the seat whose hand holds the card, or -1
+        # _rows[seat][owner] is owner's hand as seat knows it, _up_rows[owner] its face-up flags; views and
+        # up_view are the same as tuples.
+        self._rows: list[list[tuple[Card, ...]]] = [[()] * n for _ in range(n)]
+        self._up_rows: list[tuple[bool, ...]] = [()] * n
+        self.views: list[tuple[tuple[Card, ...], ...]] = [tuple(r) for r in self._rows]
+        self.up_view: tuple[tuple[bool, ...], ...] = tuple(self._up_rows)
+
+    def _changed(self, owner: int, flags: bool = True) -> None:
+        """``owner``'s hand, or what is known of a card in it, changed: rebuild every seat's view of that hand
+        (and its face-up flags, unless ``flags`` is false: no card in it was turned, and none came or went)."""
+        hand = self.hands[owner]
+        get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)  # one getter for every seat's view of the hand
+        views = self.views
+        seat = 0
+        if self.memory:
+            seen = self.seen
+            for rows in self._rows:
+                rows[owner] = get(seen[seat])
+                views[seat] = tuple(rows)
+                seat += 1
+        else:
+            row = get(self.up_faces)
+            for rows in self._rows:
+                rows[owner] = row
+                views[seat] = tuple(rows)
+                seat += 1
+        if flags:
+            self._up_rows[owner] = get(self.up)
+            self.up_view = tuple(self._up_rows)
+
+    # -------------------------------------------------------------- knowledge
+
+    def see(self, seat: int, card: int) -> None:
+        """``seat`` looks at ``card`` (a peek, a spy, its own draw)."""
+        self.seen[seat][card] = self.faces[card]
+        owner = self.owner[card]
+        if owner >= 0 and self.memory:  # the card is in a hand: that seat's view of the hand changed
+            rows = self._rows[seat]
+            rows[owner] = pick(self.hands[owner], self.seen[seat])
+            self.views[seat] = tuple(rows)
+
+    def reveal(self, card: int) -> None:
+        """Everybody learns ``card`` (it is turned up for all, or taken from the pile)."""
+        if not self.public[card]:
+            self.public[card] = True
+            face = self.faces[card]
+            for seen in self.seen:
+                seen[card] = face
+            if self.owner[card] >= 0:
+                self._changed(self.owner[card])
+
+    def turn(self, card: int, face_up: bool) -> None:
+        """Turn ``card`` face up (everybody learns it) or face down (what was known stays known)."""
+        self.up[card] = face_up
+        self.up_faces[card] = self.faces[card] if face_up else UNKNOWN
+        if face_up and not self.public[card]:
+            self.reveal(card)
+        elif self.owner[card] >= 0:
+            self._changed(self.owner[card])
+
+    def forget(self, card: int) -> None:
+        """``card`` is shuffled back into the deck: nobody knows it any more."""
+        self.up[card] = False
+        self.up_faces[card] = UNKNOWN
+        self.public[card] = False
+        for seen in self.seen:
+            seen[card] = UNKNOWN
+
+    # ------------------------------------------------------------------ the pile
+
+    def land(self, card: int) -> None:
+        """``card``, held by nobody now, lands face up on the discard pile."""
+        face = self.faces[card]
+        self.pile.append(card)
+        self.discard += (face,)
+        self.up[card] = True
+        self.up_faces[card] = face
+        if not self.public[card]:
+            self.public[card] = True
+            for seen in self.seen:
+                seen[card] = face
+
+    def take(self) -> int:
+        """The pile's top card leaves for a drawer's hand: no longer face up, still known to all."""
+        card = self.pile.pop()
+        self.discard = self.discard[:-1]
+        self.up[card] = False
+        self.up_faces[card] = UNKNOWN
+        return card
+
+    def gather(self) -> list[int]:
+        """All of the pile but its top card, taken away to become a new deck: nobody knows those cards any more."""
+        *moved, top = self.pile
+        self.pile = [top]
+        self.discard = (self.faces[top],)
+        for card in moved:
+            self.forget(card)
+        return moved
+
+    # ------------------------------------------------------------------ hands
+
+    def deal(self, hands: list[list[int]]) -> None:
+        """The round's deal: ``hands[seat]`` lists the card ids of each seat's hand, in hand order, all face
+        down and unseen (the round's first change: nothing is known yet)."""
+        owner = self.owner
+        for seat, cards in enumerate(hands):
+            for card in cards:
+                owner[card] = seat
+        self.hands = hands
+        unseen = [(UNKNOWN,) * len(cards) for cards in hands]
+        self._rows = [list(unseen) for _ in range(self.n)]
+        self.views = [tuple(unseen)] * self.n
+        self._up_rows = [(False,) * len(cards) for cards in hands]
+        self.up_view = tuple(self._up_rows)
+
+    def replace_hand(self, owner: int, cards: list[int]) -> None:
+        """``owner``'s hand becomes ``cards`` (ids, in hand order); the cards it held and no longer holds belong to nobody."""
+        for card in self.hands[owner]:
+            self.owner[card] = -1
+        self.hands[owner] = cards
+        for card in cards:
+            self.owner[card] = owner
+        self._changed(owner)
+
+    def put(self, owner: int, position: int, card: int, *, face_up: bool, seer: int) -> int:
+        """``card`` takes the place of ``owner``'s card at ``position`` (an exchange); returns the card it replaced.
+
+        ``face_up`` says how it lies; ``seer`` (a seat, or -1) learns it. The card it replaced
+        belongs to nobody now.
+        """
+        hand = self.hands[owner]
+        old = hand[position]
+        hand[position] = card
+        self.owner[old] = -1
+        self.owner[card] = owner
+        self.up[card] = face_up
+        self.up_faces[card] = self.faces[card] if face_up else UNKNOWN
+        if seer >= 0:
+            self.seen[seer][card] = self.faces[card]
+        self._changed(owner, face_up or self.up[old])
+        return old
+
+    def insert(self, owner: int, index: int, card: int) -> None:
+        """``card`` joins ``owner``'s hand at ``index`` (``len(hand)``: at the end)."""
+        self.hands[owner].insert(index, card)
+        self.owner[card] = owner
+        self._changed(owner)
+
+    def remove(self, owner: int, position: int) -> int:
+        """``owner``'s card at ``position`` leaves the hand (the gap closes); returns it."""
+        card = self.hands[owner].pop(position)
+        self.owner[card] = -1
+        self._changed(owner)
+        return card
+
+    def swap(self, a: int, pa: int, b: int, pb: int) -> None:
+        """Seat ``a``'s card at ``pa`` and seat ``b``'s at ``pb`` change places (nobody sees them)."""
+        mine, theirs = self.hands[a], self.hands[b]
+        mine[pa], theirs[pb] = theirs[pb], mine[pa]
+        self.owner[mine[pa]] = a
+        self.owner[theirs[pb]] = b
+        self._changed(a)
+        if b != a:
+            self._changed(b)
+
+    def reveal_all(self) -> None:
+        """Every card in every hand is shown to everybody (the game's end)."""
+        for hand in self.hands:
+            for card in hand:
+                self.reveal(card)
+
+    def copy(self) -> "Knowledge":
+        """An independent copy (the views are immutable tuples, shared)."""
+        new = Knowledge.__new__(Knowledge)
+        new.faces = self.faces  # never changed during a round
+        new.n = self.n
+        new.memory = self.memory
+        new.hands = [list(h) for h in self.hands]
+        new.pile = list(self.pile)
+        new.discard = self.discard
+        new.up = list(self.up)
+        new.public = list(self.public)
+        new.seen = [list(s) for s in self.seen]
+        new.up_faces = list(self.up_faces)
+        new.owner = list(self.owner)
+        new._rows = [list(r) for r in self._rows]
+        new._up_rows = list(self._up_rows)
+        new.views = list(self.views)  # the tuples in it are never changed: shared
+        new.up_view = self.up_view
+        return new
