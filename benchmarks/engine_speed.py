@@ -1,9 +1,11 @@
 """Engine speed: turns, decisions and rounds per second with the public bots, in this process, on one core.
 
-Each case plays whole games the way :func:`cabo_kit.play_game` does: the public bots unmodified,
-every action checked by ``Game.apply``, and every decision made from ``game.observation(seat)``
-exactly as a bot receives it (the loop is :func:`cabo_kit.play.run_game`). Only the game record
-is not built, since a tournament's cost of storing results is not the engine's.
+Each case plays whole games the way :func:`cabo_kit.play_game` does: every action checked,
+and every decision made from ``game.observation(seat)`` exactly as a bot receives it (the loop
+is :func:`cabo_kit.play.run_game`). Only the game record is not built, since a tournament's
+cost of storing results is not the engine's. The random cases use ``FastRandomBot``
+(benchmarks/fast_random_bot.py: the reference RandomBot's very moves, written for speed), so
+that they time the engine; case (c) the reference GreedyBot.
 
 A *turn* is one seat's turn, from choosing a source to its end (``RoundResult.turns``); a
 *decision* is one applied action (snap-window passes and set-up looks included).
@@ -13,7 +15,8 @@ shared machine does not lower them; the wall-clock ratio is printed too.
 
 Run: ``.venv/bin/python benchmarks/engine_speed.py`` (``--seconds 3`` per case by default;
 ``--games N`` plays a fixed number of games instead; ``--profile CASE`` prints the top of a
-cProfile of one case, e.g. ``--profile c``).
+cProfile of one case, e.g. ``--profile c``). To compare with another commit in one run, use
+``benchmarks/engine_compare.py``.
 
 Targets (from the issue): (a) >= 30,000 turns/s, aim 100,000; (c) >= 20,000 turns/s, aim 57,000.
 """
@@ -21,6 +24,7 @@ Targets (from the issue): (a) >= 30,000 turns/s, aim 100,000; (c) >= 20,000 turn
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import subprocess
 import sys
@@ -30,6 +34,7 @@ from typing import Callable
 
 import cabo_kit as ck
 from cabo_kit.play import bot_random, run_game
+from fast_random_bot import FastRandomBot
 
 
 @dataclass(frozen=True)
@@ -41,10 +46,10 @@ class Case:
 
 
 CASES = [
-    Case("a", "2 RandomBots, deluxe", "deluxe", lambda: [ck.bots.RandomBot() for _ in range(2)]),
-    Case("b1", "4 RandomBots, deluxe", "deluxe", lambda: [ck.bots.RandomBot() for _ in range(4)]),
-    Case("b2", "4 RandomBots, rush", "rush", lambda: [ck.bots.RandomBot() for _ in range(4)]),
-    Case("b3", "4 RandomBots, traveller", "traveller", lambda: [ck.bots.RandomBot() for _ in range(4)]),
+    Case("a", "2 RandomBots, deluxe", "deluxe", lambda: [FastRandomBot() for _ in range(2)]),
+    Case("b1", "4 RandomBots, deluxe", "deluxe", lambda: [FastRandomBot() for _ in range(4)]),
+    Case("b2", "4 RandomBots, rush", "rush", lambda: [FastRandomBot() for _ in range(4)]),
+    Case("b3", "4 RandomBots, traveller", "traveller", lambda: [FastRandomBot() for _ in range(4)]),
     Case("c", "4 GreedyBots, deluxe", "deluxe", lambda: [ck.bots.GreedyBot() for _ in range(4)]),
 ]
 TARGETS = {"a": (30_000, 100_000), "c": (20_000, 57_000)}
@@ -139,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=None, help="play this many games per case instead")
     parser.add_argument("--cases", default=",".join(c.key for c in CASES), help="which cases, e.g. a,c")
     parser.add_argument("--profile", metavar="CASE", help="print a cProfile of one case instead")
+    parser.add_argument("--json", action="store_true", help="print only a line of JSON: the figures by case")
     args = parser.parse_args(argv)
     by_key = {c.key: c for c in CASES}
     if args.profile:
@@ -150,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [k for k in wanted if k not in by_key]
     if unknown:
         parser.error(f"unknown case {unknown[0]!r}: choose from {', '.join(by_key)}")
+    if args.json:  # for benchmarks/engine_compare.py
+        out = {}
+        for key in wanted:
+            f = run_case(by_key[key], args.seconds, args.games)
+            out[key] = {"turns_per_s": f.turns / f.seconds, "games": f.games, "turns": f.turns, "seconds": f.seconds}
+        print(json.dumps(out))
+        return 0
 
     print(f"cabo-kit {ck.__version__} engine speed: Python {platform.python_version()} "
           f"({platform.python_implementation()}), {platform.machine()}, one core, checked apply()")

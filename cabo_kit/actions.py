@@ -384,12 +384,18 @@ class LegalActions(tuple):
     (8, True, Exchange(positions=(0, 1)), Exchange(positions=(0, 1, 2)))
     """
 
-    hand_size: int
+    __slots__ = ()
+    hand_size: ClassVar[int] = 0
+    _sized: ClassVar[dict[int, type["LegalActions"]]] = {}
 
     def __new__(cls, fixed: tuple[Action, ...], hand_size: int) -> "LegalActions":
-        self = super().__new__(cls, fixed)
-        object.__setattr__(self, "hand_size", hand_size)
-        return self
+        # The hand size lives on a class of its own (one per size): a tuple can carry no attribute without an
+        # instance dict, and the engine shares these objects, so there must be nothing in them to change.
+        sized = LegalActions._sized.get(hand_size)
+        if sized is None:
+            sized = LegalActions._sized[hand_size] = type("LegalActions", (LegalActions,), {
+                "__slots__": (), "hand_size": hand_size, "__module__": __name__, "__doc__": LegalActions.__doc__})
+        return super().__new__(sized, fixed)
 
     def __setattr__(self, name: str, value: object) -> None:
         # The engine shares these between games: nobody may change one.

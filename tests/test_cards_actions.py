@@ -134,6 +134,28 @@ def test_action_text_round_trip(text: str, action: Action) -> None:
     assert Action.parse(action) is action
 
 
+@pytest.mark.parametrize("text, action", ACTIONS)
+def test_each_action_exists_once_so_equal_is_the_same_object(text: str, action: Action) -> None:
+    import copy
+    import pickle
+
+    assert Action.parse(text) is action
+    assert pickle.loads(pickle.dumps(action)) is action and copy.copy(action) is action
+    assert copy.deepcopy(action) is action and hash(action) == hash(Action.parse(text))
+    with pytest.raises((AttributeError, TypeError)):  # frozen (dataclasses' slots raise TypeError on 3.11)
+        action.position = 9  # type: ignore[attr-defined, misc]
+
+
+def test_actions_made_by_keyword_or_from_lists_are_the_same_objects() -> None:
+    from cabo_kit import Spy, Swap
+
+    assert Swap(own=0, seat=2, position=1) is Swap(0, 2, position=1) is Swap(0, 2, 1)
+    assert Exchange([0, 2]) is Exchange((0, 2)) and Exchange(positions=(1,)) is Exchange((1,))
+    assert Spy(1, 0) != Spy(0, 1) and Spy(1, 0) == Spy(1, 0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'place'"):
+        Spy(1, place=0)  # type: ignore[call-arg]
+
+
 def test_exchange_positions_are_sorted_when_parsed() -> None:
     assert Action.parse("exchange 3,0") == Exchange((0, 3))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+import gc
 import json
 from typing import Any
 
@@ -9,6 +11,7 @@ import pytest
 
 import cabo_kit as ck
 from cabo_kit.actions import LegalActions
+from cabo_kit.knowledge import Knowledge
 from cabo_kit.play import bot_random
 
 
@@ -72,23 +75,49 @@ def test_an_illegal_action_changes_nothing_and_names_phase_and_seat() -> None:
         game.apply("draw a card")
 
 
-def test_observations_are_immutable_and_hold_no_engine_object() -> None:
-    game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=4)
-    obs = game.observation(2)
-    with pytest.raises(AttributeError):
-        obs.seat = 0  # type: ignore[misc]
+def reachable(root: object) -> list[object]:
+    """Everything a bot can reach from ``root`` by following references (``gc.get_referents``), classes and the
+    shared constants (the frozen Rules, enum members) aside."""
     seen: set[int] = set()
-
-    def walk(value: object) -> None:
-        if id(value) in seen:
-            return
+    out: list[object] = []
+    todo = [root]
+    while todo:
+        value = todo.pop()
+        if id(value) in seen or isinstance(value, (type, ck.Rules, enum.Enum)):
+            continue
         seen.add(id(value))
-        assert not isinstance(value, (ck.Game, list, dict, set)), f"mutable or engine object {type(value)} in an observation"
-        if isinstance(value, tuple):
-            for item in value:
-                walk(item)
+        out.append(value)
+        todo.extend(gc.get_referents(value))
+    return out
 
-    walk(tuple(obs))
+
+@pytest.mark.parametrize("preset", ["deluxe", "rush", "traveller"])
+def test_observations_are_immutable_and_reach_nothing_but_what_the_seat_saw(preset: str) -> None:
+    """No engine object, nothing mutable, and no event but as this seat saw it is reachable from an observation,
+    its lazily read events included (the chains of nested tuples they are read from)."""
+    game = ck.Game(ck.Rules.preset(preset), seed=5, n_players=4)
+    bots = [ck.bots.RandomBot() for _ in range(4)]
+    for seat, bot in enumerate(bots):
+        bot.random = bot_random(5, seat)
+    checked = 0
+    while not game.is_over and checked < 400:
+        for seat in game.to_move:
+            for viewer in range(4):
+                obs = game.observation(viewer)
+                with pytest.raises(AttributeError):
+                    obs.seat = 0  # type: ignore[misc]
+                # what this seat saw, and every event's form for those who did not see its faces (its own too)
+                allowed = set(game.events_seen(viewer)) | {e for s in range(4) for e in game.events_seen(s)
+                                                           if e not in game.events_seen(None)}
+                for value in reachable(obs):
+                    assert not isinstance(value, (ck.Game, Knowledge, list, dict, set)), (
+                        f"mutable or engine object {type(value).__name__} reachable from an observation")
+                    if isinstance(value, ck.Event):
+                        assert value in allowed, f"seat {viewer} can reach {value}, which it never saw"
+                checked += 1
+            obs = game.observation(seat)
+            game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+    assert checked >= 400
 
 
 def test_memory_none_shows_only_face_up_cards_and_this_turns_events() -> None:

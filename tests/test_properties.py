@@ -66,9 +66,18 @@ def check_conservation(game: Game, where: str) -> None:
 
 
 def check_views(game: Game, where: str) -> None:
-    """The observations' cached hand views, discard pile and scores equal ones rebuilt from scratch, for every seat."""
+    """The observations' kept hand views, discard pile, scores and events equal ones rebuilt from scratch, for every
+    seat; ``to_move`` is exactly the seats with something legal to do."""
+    assert game.to_move == tuple(s for s in range(game.n) if game.legal_actions(s)), f"{where}: to_move is stale"
     for seat in range(game.n):
         obs = game.observation(seat)
+        seen = game.events_seen(seat)
+        starts = [i for i, e in enumerate(seen) if e.kind == "round"]
+        this_round = tuple(seen[starts[-1]:]) if starts else ()
+        if game.memory == "engine":
+            assert obs.events == this_round, f"{where}: seat {seat}'s events are not what it saw this round"
+        else:
+            assert not obs.events or obs.events == this_round[-len(obs.events):], f"{where}: seat {seat}'s events"
         view = game.know.seen[seat] if game.memory == "engine" else game.know.up_faces
         fresh = tuple(tuple(view[c] for c in hand) for hand in game.know.hands)
         flags = tuple(tuple(game.know.up[c] for c in hand) for hand in game.know.hands)

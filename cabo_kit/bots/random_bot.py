@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, TypeVar
 
-from ..actions import Action, CallCabo, Exchange, LegalActions
+from ..actions import Action, CallCabo, Discard, Exchange, Pass, Snap
 from ..bot import Bot
 from ..observation import Observation
 
 __all__ = ["RandomBot"]
+
+T = TypeVar("T")
 
 
 class RandomBot(Bot):
@@ -37,50 +39,34 @@ class RandomBot(Bot):
     snap_probability = 0.02
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        rng = self.random
         phase = observation.phase
-        # int(rng.random() * n) is a uniform integer in 0..n-1: one C-level call, much faster than randrange.
-        # Legal actions come in a fixed order (docs/engine.md), which lets this stay fast:
-        # Pass first in snap windows and powers, CallCabo last when it is allowed.
         if phase == "snap":
-            n = len(legal_actions)
-            if n > 1 and rng.random() < self.snap_probability:
-                return legal_actions[1 + int(rng.random() * (n - 1))]
-            return legal_actions[0]
+            claims = [a for a in legal_actions if isinstance(a, Snap)]
+            if claims and self.chance(self.snap_probability):
+                return self.pick(claims)
+            return Pass()
         if phase == "choose" or phase == "end_turn":
-            last = legal_actions[-1]
-            if type(last) is CallCabo:
-                if rng.random() < self.cabo_probability or len(legal_actions) == 1:
-                    return last
-                return legal_actions[int(rng.random() * (len(legal_actions) - 1))]
-            return legal_actions[int(rng.random() * len(legal_actions))]
+            others = [a for a in legal_actions if not isinstance(a, CallCabo)]
+            if len(others) < len(legal_actions) and (self.chance(self.cabo_probability) or not others):
+                return CallCabo()
+            return self.pick(others)
         if phase == "drawn":
-            # A LegalActions is a tuple of the ordinary actions followed by the lazy multi-exchanges:
-            # tuple.__len__ and tuple.__getitem__ see only the ordinary ones.
-            fixed: tuple[Action, ...]
-            if isinstance(legal_actions, tuple):
-                fixed = legal_actions
-                n_fixed = tuple.__len__(legal_actions)
-                first = tuple.__getitem__(legal_actions, 0)
-            else:
-                fixed = tuple(legal_actions)
-                n_fixed = len(fixed)
-                first = fixed[0]
-            if isinstance(legal_actions, LegalActions) and rng.random() < self.multi_exchange_probability:
-                n_all = len(legal_actions)
-                if n_all > n_fixed:
-                    return legal_actions[n_fixed + int(rng.random() * (n_all - n_fixed))]
-            discards = 0 if type(first) is Exchange else 1
-            singles = n_fixed - discards
-            if discards and (not singles or rng.random() < 0.5):
-                return first
-            return tuple.__getitem__(fixed, discards + int(rng.random() * singles))
-        if phase == "look":  # one kind only (InitialPeek): the same two draws as the general way below
-            rng.random()
-            return legal_actions[int(rng.random() * len(legal_actions))]
-        kinds_by: dict[type, list[Action]] = {}
-        for a in legal_actions:
-            kinds_by.setdefault(type(a), []).append(a)
-        groups = list(kinds_by.values())
-        group = groups[int(rng.random() * len(groups))]
-        return group[int(rng.random() * len(group))]
+            several = [a for a in legal_actions if isinstance(a, Exchange) and len(a.positions) > 1]
+            if several and self.chance(self.multi_exchange_probability):
+                return self.pick(several)
+            one = [a for a in legal_actions if isinstance(a, Exchange) and len(a.positions) == 1]
+            if Discard() in legal_actions and (not one or self.chance(0.5)):
+                return Discard()
+            return self.pick(one)
+        kinds: dict[type, list[Action]] = {}
+        for action in legal_actions:
+            kinds.setdefault(type(action), []).append(action)
+        return self.pick(self.pick(list(kinds.values())))
+
+    def chance(self, probability: float) -> bool:
+        """True with the given probability (one draw from ``self.random``)."""
+        return self.random.random() < probability
+
+    def pick(self, options: Sequence[T]) -> T:
+        """One of ``options``, uniformly (one draw from ``self.random``)."""
+        return options[int(self.random.random() * len(options))]

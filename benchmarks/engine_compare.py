@@ -1,0 +1,116 @@
+"""The engine benchmark of this checkout against another commit's, side by side in one run.
+
+Checks the other commit out into a temporary git worktree, then runs this checkout's
+``benchmarks/engine_speed.py`` (the same script, the same bots: ``FastRandomBot`` only uses
+the public API) once against each engine, alternating, ``--rounds`` times, so that both
+see the same machine. Prints each case's turns per second of CPU time (median of the
+rounds) and the ratio new/old.
+
+With ``--instructions`` it counts machine instructions per turn under valgrind instead
+(``benchmarks/engine_instructions.py``): a figure other jobs on a shared machine do not move.
+
+Run::
+
+    .venv/bin/python benchmarks/engine_compare.py 5406a15                 # CPU time, every case
+    .venv/bin/python benchmarks/engine_compare.py 5406a15 --instructions --cases a,c
+
+The other commit defaults to ``HEAD^``. Needs git; ``--instructions`` needs valgrind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _run(tree: Path, args: list[str], valgrind: bool = False) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(tree))  # that tree's cabo_kit comes first on sys.path
+    command = [sys.executable, *args]
+    if valgrind:
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command]
+    return subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+
+
+def speed(tree: Path, cases: str, seconds: float) -> dict[str, float]:
+    """Turns per second of CPU time, by case, of ``tree``'s engine (one run of engine_speed.py)."""
+    out = _run(tree, [str(HERE / "engine_speed.py"), "--cases", cases, "--seconds", str(seconds), "--json"]).stdout
+    return {key: figures["turns_per_s"] for key, figures in json.loads(out.splitlines()[-1]).items()}
+
+
+def instructions(tree: Path, case: str, games: int) -> float:
+    """Machine instructions per turn of ``tree``'s engine in ``case`` (valgrind: ``games`` games minus none)."""
+    script = str(HERE / "engine_instructions.py")
+
+    def collected(n: int) -> tuple[int, int]:
+        run = _run(tree, [script, case, str(n)], valgrind=True)
+        total = int(re.search(r"Collected : (\d+)", run.stderr).group(1))  # type: ignore[union-attr]
+        turns = int(re.search(r"(\d+) turns", run.stderr).group(1))  # type: ignore[union-attr]
+        return total, turns
+
+    with_games, turns = collected(games)
+    without, _ = collected(0)
+    return (with_games - without) / turns
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ref", nargs="?", default="HEAD^", help="the other commit (default HEAD^)")
+    parser.add_argument("--cases", default="a,b1,b2,b3,c", help="which cases of engine_speed.py")
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per case and run")
+    parser.add_argument("--rounds", type=int, default=3, help="runs per engine, alternating")
+    parser.add_argument("--instructions", action="store_true", help="count instructions under valgrind instead")
+    parser.add_argument("--games", type=int, default=20, help="games per case with --instructions")
+    args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind (Debian: apt-get install valgrind)")
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.ref], capture_output=True,
+                            text=True)
+    if commit.returncode != 0:
+        parser.error(f"git does not know {args.ref!r}: {commit.stderr.strip()}")
+    old_name = commit.stdout.strip()
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    new_name = head.stdout.strip() + ("+changes" if subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+        text=True).stdout.strip() else "")
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    with tempfile.TemporaryDirectory(prefix="cabo-compare-") as tmp:
+        old = Path(tmp) / "old"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(old), args.ref], check=True)
+        try:
+            results: dict[str, dict[str, list[float]]] = {"new": {c: [] for c in cases}, "old": {c: [] for c in cases}}
+            for r in range(args.rounds if not args.instructions else 1):
+                for label, tree in (("new", ROOT), ("old", old)) if r % 2 == 0 else (("old", old), ("new", ROOT)):
+                    if args.instructions:
+                        for case in cases:
+                            results[label][case].append(instructions(tree, case, args.games))
+                    else:
+                        for case, rate in speed(tree, ",".join(cases), args.seconds).items():
+                            results[label][case].append(rate)
+                    print(f"round {r + 1}: {label} done", file=sys.stderr, flush=True)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
+    unit = "instructions/turn" if args.instructions else "turns/s (CPU)"
+    print(f"engine benchmark, {unit}: new = {new_name}, old = {old_name}"
+          + ("" if args.instructions else f" (median of {args.rounds} alternating runs of {args.seconds:g} s)"))
+    print(f"{'case':<5} {'new':>12} {'old':>12} {'new/old':>8}")
+    for case in cases:
+        new, prev = statistics.median(results["new"][case]), statistics.median(results["old"][case])
+        ratio = prev / new if args.instructions else new / prev  # above 1: the new engine is faster
+        print(f"{case:<5} {new:>12,.0f} {prev:>12,.0f} {ratio:>7.2f}x")
+    print("(new/old above 1.00x: the new engine is faster" + (", i.e. needs fewer instructions)" if args.instructions else ")"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
