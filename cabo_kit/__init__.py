@@ -17,18 +17,18 @@ from .actions import (
 from .bot import Bot, BotError, SimpleBot
 from .cards import UNKNOWN, Card, CardParseError
 from .game import Game, RoundResult
-from .observation import Event, Observation
+from .observation import Event, EventKind, EventLog, Observation, Phase
 from .play import Fault, Step, Stepper, play_game
 from .record import GameRecord, RecordError
-from .rules import PRESETS, Rules, RulesError
+from .rules import PRESETS, Power, Rules, RulesError
 from .scoring import ScoreSheet, ScoreSheetError, next_start_player, round_details, score_round
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Action", "ActionParseError", "Bot", "BotError", "CallCabo", "Card", "CardParseError", "Discard", "DrawDeck",
-    "DrawDiscard", "Event", "Exchange", "Game", "GameRecord", "Give", "IllegalActionError", "InitialPeek",
-    "LegalActions", "Fault", "Observation", "PRESETS", "Pass", "Peek", "Place", "RecordError", "RoundResult", "Rules",
+    "DrawDiscard", "Event", "EventKind", "EventLog", "Exchange", "Game", "GameRecord", "Give", "IllegalActionError", "InitialPeek",
+    "LegalActions", "Fault", "Observation", "PRESETS", "Pass", "Peek", "Phase", "Place", "Power", "RecordError", "RoundResult", "Rules",
     "RulesError", "ScoreSheet", "ScoreSheetError", "SimpleBot", "Snap", "Spy", "Step", "Stepper", "Swap", "UNKNOWN", "bots",
     "next_start_player", "play_game", "round_details", "score_round", "__version__",
 ]
