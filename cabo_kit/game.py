@@ -220,7 +220,7 @@ class Game:
         "_shared", "_own", "_event_count", "_turn_start",
         # remembered: the legal actions now, the scores as tuples, rule flags read every turn
         "_legal", "_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
-        "_cabo_instead", "_reshuffles", "_ddmd", "_max_turns",
+        "_cabo_instead", "_reshuffles", "_may_discard_taken", "_max_turns",
     )
 
     deck: list[int]
@@ -279,7 +279,7 @@ class Game:
         self._cabo_instead = rules.cabo_timing == "instead"
         self._max_turns = rules.max_turns
         self._reshuffles = rules.deck_out == "reshuffle"
-        self._ddmd = rules.discard_draw_may_discard
+        self._may_discard_taken = rules.discard_draw_may_discard
         self._drawn_legal = _DRAWN_LEGAL[bool(rules.multi_exchange)]
 
     # ----------------------------------------------------------------- set-up
@@ -482,7 +482,7 @@ class Game:
         if phase is CHOOSE:  # _begin_turn sets them: this is for a game copied before that
             return self._legal_choose()
         if phase is DRAWN:
-            return self._legal_drawn(len(hand), self.drawn_from == "deck" or self._ddmd or not hand)
+            return self._legal_drawn(len(hand), self.drawn_from == "deck" or self._may_discard_taken or not hand)
         if phase is POWER:
             power = self.power
             up = self.know.up
@@ -511,7 +511,7 @@ class Game:
         """Draw from the deck, take from the pile, call Cabo: those allowed now (one shared tuple per combination)."""
         pile = self.know.pile
         deck = bool(self.deck) or (self._reshuffles and len(pile) > 1)
-        take = bool(pile) and (bool(self.know.hands[self.current]) or self._ddmd)
+        take = bool(pile) and (bool(self.know.hands[self.current]) or self._may_discard_taken)
         cabo = self._cabo_instead and self.caller is None and self._empty_left is None and not self._empty_flag
         return _CHOOSE[deck][take][cabo]
 
@@ -624,8 +624,8 @@ class Game:
             else:  # the deck's last card, or none: _draw_card knows what the rules say then
                 c = self._draw_card()  # type: ignore[assignment]
                 assert c is not None
+            # Only the drawer sees it (observation.drawn); Knowledge learns who knows it when it is put in a hand.
             self.drawn, self.drawn_from = c, "deck"
-            self.know.see(me, c)
             self.stats[me]["draws_deck"] += 1
             self._emit(_new(Event, (_K.DRAW, me, (), (self.know.faces[c],), "")), me, _HIDDEN_DRAW[me])
             may_discard = True
@@ -634,7 +634,7 @@ class Game:
             self.drawn, self.drawn_from = c, "discard"
             self.stats[me]["draws_discard"] += 1
             self._emit(_ev(_K.TAKE, me, (), (self.know.faces[c],)))
-            may_discard = self._ddmd
+            may_discard = self._may_discard_taken
         else:
             self._call(me)
             self._finish_turn()
@@ -661,10 +661,9 @@ class Game:
         self.drawn = None
         self.drawn_from = None
         if from_discard:  # everybody saw it taken (it is known to all); in deluxe it lies face up
-            old = know.put(me, p, c, face_up=self.rules.discard_draw_face_up, seer=-1)
+            old = know.exchange(me, p, c, face_up=self.rules.discard_draw_face_up, seer=-1)
         else:
-            old = know.put(me, p, c, face_up=False, seer=me)
-        know.land(old)
+            old = know.exchange(me, p, c, face_up=False, seer=me)
         self.stats[me]["exchanges"] += 1
         faces = know.faces
         target = _ONE_SEAT[p]  # (p,), shared
@@ -975,7 +974,7 @@ class Game:
         self._turn_start = self._event_count  # without memory, a seat sees this turn's events only
         pile = self.know.pile
         can_draw = bool(self.deck) or (self._reshuffles and len(pile) > 1)
-        can_take = bool(pile) and (bool(self.know.hands[self.current]) or self._ddmd)
+        can_take = bool(pile) and (bool(self.know.hands[self.current]) or self._may_discard_taken)
         can_call = self._cabo_instead and self.caller is None and self._empty_left is None and not self._empty_flag
         self._legal = _CHOOSE[can_draw][can_take][can_call]
         if not can_draw:  # the deck is out: this is the round's last turn, if it can be played at all

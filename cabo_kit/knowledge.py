@@ -16,8 +16,7 @@ an observation reads them and nobody has to remember to refresh a cache.
 >>> know.see(0, 1)                       # seat 0 looks at its card 1
 >>> know.views[0], know.views[1]
 (((Card('??'), Card('5')), (Card('??'), Card('??'))), ((Card('??'), Card('??')), (Card('??'), Card('??'))))
->>> old = know.put(0, 1, 4, face_up=False, seer=0)   # seat 0 keeps the drawn 7 in place of its 5
->>> know.land(old)                       # the 5 goes face up to the pile: everybody knows it
+>>> old = know.exchange(0, 1, 4, face_up=False, seer=0)   # seat 0 keeps the drawn 7; its 5 goes face up
 >>> know.views[0][0], know.views[1][0], know.discard
 ((Card('??'), Card('7')), (Card('??'), Card('??')), (Card('5'),))
 """
@@ -215,12 +214,9 @@ class Knowledge:
             self.owner[card] = owner
         self._changed(owner)
 
-    def put(self, owner: int, position: int, card: int, *, face_up: bool, seer: int) -> int:
-        """``card`` takes the place of ``owner``'s card at ``position`` (an exchange); returns the card it replaced.
-
-        ``face_up`` says how it lies; ``seer`` (a seat, or -1) learns it. The card it replaced
-        belongs to nobody now.
-        """
+    def exchange(self, owner: int, position: int, card: int, *, face_up: bool, seer: int) -> int:
+        """``card`` takes the place of ``owner``'s card at ``position``, which goes face up to the discard pile
+        (and is returned). ``face_up`` says how the new card lies; ``seer`` (a seat, or -1) learns it."""
         hand = self.hands[owner]
         old = hand[position]
         hand[position] = card
@@ -230,6 +226,7 @@ class Knowledge:
         self.up_faces[card] = self.faces[card] if face_up else UNKNOWN
         if seer >= 0:
             self.seen[seer][card] = self.faces[card]
+        self.land(old)
         self._changed(owner, face_up or self.up[old])
         return old
 

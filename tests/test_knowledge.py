@@ -52,8 +52,7 @@ def test_knowledge_follows_the_card_through_a_swap_and_a_blind_swap_teaches_noth
 
 def test_a_card_on_the_pile_is_known_to_all_and_a_gathered_pile_is_forgotten() -> None:
     know = fresh()
-    old = know.put(1, 0, 20, face_up=False, seer=1)  # seat 1 keeps drawn card 20 in place of its card 4
-    know.land(old)
+    old = know.exchange(1, 0, 20, face_up=False, seer=1)  # seat 1 keeps drawn card 20 in place of its card 4
     assert all(know.seen[s][old] == FACES[old] for s in range(3)) and know.public[old]
     assert know.views[1][1][0] == FACES[20] and know.views[0][1][0] == UNKNOWN
     know.land(21)
@@ -103,7 +102,7 @@ def test_every_operation_keeps_the_views_equal_to_ones_rebuilt_from_scratch(ops:
         elif name == "turn" and hand:
             know.turn(hand[pos % len(hand)], flag)
         elif name == "put" and hand and deck:
-            know.land(know.put(seat, pos % len(hand), deck.pop(), face_up=flag, seer=other if flag else -1))
+            know.exchange(seat, pos % len(hand), deck.pop(), face_up=flag, seer=other if flag else -1)
         elif name == "insert" and deck:
             know.insert(seat, pos % (len(hand) + 1), deck.pop())
         elif name == "remove" and hand:
