@@ -19,11 +19,12 @@ round after round until the score sheet says it is over.
 >>> game.phase == "drawn"
 True
 
-How the code is laid out: the round's cards and who knows them live in a
-:class:`~cabo_kit.knowledge.Knowledge` (``game.know``); the deck and the discard pile are
-lists of card ids; each phase has one method that carries out its actions (``_MOVES``
-at the end of the class); every event goes to the game's log and to each seat's chain
-of events as that seat saw it (:meth:`_emit`).
+How the code is laid out: the round's cards, the discard pile, and who knows which card
+live in a :class:`~cabo_kit.knowledge.Knowledge` (``game.know``), whose methods keep the
+views observations hand out; the deck is a list of card ids; each phase has one method
+that carries out its actions (``_MOVES``, at the end of the module, maps phase to
+method); every event goes to the game's log and to the chains each seat's observations
+read their events from (:meth:`Game._emit`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __
 _new_log = object.__new__
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
+# The legal actions in a snap window, by the table's face-up flags (Knowledge.up_view).
+_CLAIMS: dict[tuple[tuple[bool, ...], ...], tuple[Action, ...]] = {}
 # The legal actions with a drawn card, by [multi_exchange][may discard][hand size], filled as met.
 _DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [None] * _MAXPOS) for m in (False, True)}
 
@@ -213,7 +216,7 @@ class Game:
         "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
         # the turn and the decision under way
         "current", "turn", "caller", "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "give_to",
-        "_movers", "_place_stage", "_pending", "_claims", "_snapper", "_after",
+        "_movers", "_place_stage", "_pending", "_claims", "_window_claims", "_snapper", "_after",
         # how the round ends
         "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left",
         # the round's events as chains of nested tuples (see _emit), how many, and where this turn's begin
@@ -336,6 +339,7 @@ class Game:
         self._place_stage = ""
         self._pending = []
         self._claims: dict[int, Action] = {}
+        self._window_claims: tuple[Action, ...] = ()
         self._snapper = -1
         self._after = ""
         self._call_turn = -1
@@ -435,7 +439,7 @@ class Game:
                 seat = self._only_mover()
             if seat not in self._pending:
                 return ()
-            return self._legal_look(seat) if phase is LOOK else self._legal_snap()
+            return self._legal_look(seat) if phase is LOOK else self._window_claims
         if phase is OVER:
             return ()
         mover = self._snapper if phase is GIVE else self.current
@@ -463,14 +467,22 @@ class Game:
             looks = _LOOKS[key] = tuple(InitialPeek(p) for p in combinations(range(key[0]), key[1]))
         return looks
 
-    def _legal_snap(self) -> tuple[Action, ...]:
-        out: list[Action] = [_PASS]
-        up = self.know.up
-        for s, hand in enumerate(self.know.hands):
-            for p, c in enumerate(hand):
-                if not up[c]:
-                    out.append(_snap(s, p))
-        return tuple(out)
+    def _legal_claims(self) -> tuple[Action, ...]:
+        """What a seat may do in a snap window: pass, or claim any face-down card on the table.
+
+        That depends only on which cards lie face down where (``know.up_view``), which rarely
+        changes from one window to the next: the tuple is made once per such layout.
+        """
+        layout = self.know.up_view
+        claims = _CLAIMS.get(layout)
+        if claims is None:
+            out: list[Action] = [_PASS]
+            for s, flags in enumerate(layout):
+                out += [_snap(s, p) for p, up in enumerate(flags) if not up]
+            if len(_CLAIMS) > 4096:
+                _CLAIMS.clear()
+            claims = _CLAIMS[layout] = tuple(out)
+        return claims
 
 
 
@@ -609,9 +621,13 @@ class Game:
     def apply_unchecked(self, action: Action, seat: int) -> None:
         """Carry out ``action`` for ``seat`` without checking it: a fast path for simulations and
         game loops that pick from :meth:`legal_actions`. An illegal action here can corrupt the game."""
+        try:
+            move = _MOVES[self.phase]
+        except KeyError:  # the game is over: no phase waits for an action
+            raise IllegalActionError(f"{action!s} cannot be applied: the game is over") from None
         self.history.append((seat, action))
         self._legal = None
-        _MOVES[self.phase](self, seat, action)
+        move(self, seat, action)
 
     # --------------------------------------------------------------- the moves, by phase
 
@@ -680,10 +696,10 @@ class Game:
             self._finish_turn()
 
     def _on_snap(self, seat: int, action: Action) -> None:
-        self._claims[seat] = action
         self._pending.remove(seat)
         self._movers = tuple(self._pending)
-        if isinstance(action, Snap):
+        if type(action) is Snap:
+            self._claims[seat] = action
             self.stats[seat]["snap_claims"] += 1
         if not self._pending:
             self._resolve_window()
@@ -868,15 +884,17 @@ class Game:
     def _open_window(self, after: str) -> None:
         """A card landed on the pile: open a snap window if the rules have them and a face-down card is left;
         ``after`` says what comes next (``"start"`` the first turn, ``"power"`` a power, ``"end"`` the turn's end)."""
-        up = self.know.up
-        if self._snapping and any(not up[c] for hand in self.know.hands for c in hand):
-            self._after = after
-            self._windows += 1
-            self.phase = SNAP
-            self._pending = list(range(self.n))
-            self._movers = self._all_seats
-            self._claims = {}
-            return
+        if self._snapping:
+            claims = self._legal_claims()
+            if len(claims) > 1:  # a face-down card to claim
+                self._after = after
+                self._windows += 1
+                self.phase = SNAP
+                self._pending = list(range(self.n))
+                self._movers = self._all_seats
+                self._claims = {}
+                self._window_claims = claims  # the same for every seat until the window closes
+                return
         if after == "end":
             self._end_turn()
         else:
@@ -893,7 +911,7 @@ class Game:
 
     def _resolve_window(self) -> None:
         claims = self._claims
-        claimers = [s for s in range(self.n) if isinstance(claims.get(s), Snap)]
+        claimers = sorted(claims)  # the seats that claimed a card, in seat order (the race below is seeded)
         after = self._after
         self._claims = {}
         if not claimers:
@@ -1094,9 +1112,10 @@ class Game:
         else:  # drawn from the deck by someone else, or a penalty card nobody saw
             drawn_card = UNKNOWN
         phase = self.phase
-        if phase is SNAP or phase is LOOK:
+        if phase is SNAP or phase is LOOK:  # every seat decides (legal_actions(seat), written out)
             to_move: tuple[int, ...] = self._all_seats
-            legal: Sequence[Action] = self.legal_actions(seat)
+            legal: Sequence[Action] = (
+                () if seat not in self._pending else self._window_claims if phase is SNAP else self._legal_look(seat))
         elif phase is OVER:
             to_move = legal = ()
         else:

@@ -183,3 +183,12 @@ def test_round_result_from_dict_ignores_unknown_keys() -> None:
     data["rounds"][0]["note"] = "from the future"
     again = ck.GameRecord.from_dict(data)
     assert again.rounds[0].scores == rec.rounds[0].scores and again.to_json() == rec.to_json()
+
+
+def test_nothing_can_be_applied_once_the_game_is_over() -> None:
+    game = ck.play_game([ck.bots.RandomBot(), ck.bots.RandomBot()], ck.Rules.preset("rush"), seed=1).replay()
+    assert game.is_over and game.to_move == () and game.legal_actions(0) == ()
+    with pytest.raises(ck.IllegalActionError, match="the game is over"):
+        game.apply_unchecked(ck.DrawDeck(), 0)
+    with pytest.raises(ck.IllegalActionError, match="the game is over"):
+        game.apply(ck.DrawDeck(), 0)
