@@ -299,9 +299,8 @@ class Game:
             order = _stacked(full, stack, self._rng("shuffle", self.round))
         else:
             order = _shuffled(list(full), self._rng("shuffle", self.round))
-        self._new_round(start_player, order)
         k = rules.hand_size
-        self.know.deal([list(range(s * k, (s + 1) * k)) for s in range(n)])
+        self._new_round(start_player, order, [list(range(s * k, (s + 1) * k)) for s in range(n)])
         self.deck = list(range(len(order) - 1, n * k - 1, -1))  # the top of the deck is its last item
         self._emit(_ev(_K.ROUND, None, (self.round, start_player)))
         if rules.peek_choice and rules.initial_peeks:
@@ -315,10 +314,10 @@ class Game:
                 self._look(s, tuple(range(size - rules.initial_peeks, size)))
         self._flip_first()
 
-    def _new_round(self, start_player: int, order: list[Card]) -> None:
-        """A fresh round's state over the cards ``order`` (by id), nothing dealt yet."""
+    def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]]) -> None:
+        """A fresh round's state: the cards ``order`` (by id), ``hands`` dealt (ids by seat), nothing else done."""
         n = self.n
-        self.know = Knowledge(order, n, self._engine_memory)
+        self.know = Knowledge(order, hands, self._engine_memory)
         self.deck = []
         self.start_player = start_player
         self.stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
@@ -1261,16 +1260,15 @@ class Game:
             "known": [sorted(map(list, k)) for k in known] if known is not None else None,
             "drawn": drawn_card.text if drawn_card else None, "drawn_from": drawn_from,
         }
-        game._new_round(game.first_start_player, order)
-        know = game.know
-        game.current = current
-        game.turn = turn
         i = 0
         dealt = []
         for h in hand_cards:
             dealt.append(list(range(i, i + len(h))))
             i += len(h)
-        know.deal(dealt)
+        game._new_round(game.first_start_player, order, dealt)
+        know = game.know
+        game.current = current
+        game.turn = turn
         for c in range(i, i + len(pile_cards)):
             know.land(c)
         i += len(pile_cards)

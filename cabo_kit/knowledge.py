@@ -11,8 +11,7 @@ out (every hand as each seat knows it, the face-up flags, the pile's faces), so 
 an observation reads them and nobody has to remember to refresh a cache.
 
 >>> from cabo_kit.cards import Card
->>> know = Knowledge([Card.parse(t) for t in "3 5 9 12 7".split()], n_players=2)
->>> know.deal([[0, 1], [2, 3]])
+>>> know = Knowledge([Card.parse(t) for t in "3 5 9 12 7".split()], hands=[[0, 1], [2, 3]])
 >>> know.see(0, 1)                       # seat 0 looks at its card 1
 >>> know.views[0], know.views[1]
 (((Card('??'), Card('5')), (Card('??'), Card('??'))), ((Card('??'), Card('??')), (Card('??'), Card('??'))))
@@ -55,9 +54,11 @@ def _getter(ids: Sequence[int]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
 class Knowledge:
     """The hands and the discard pile of one round, and what each seat knows of every card.
 
+    It starts from the deal: every card in a hand lies face down, unseen; the rest is the deck.
+
     Args:
         faces: every card of the round by id (the engine's shuffled deck).
-        n_players: the table size.
+        hands: by seat, the ids of the cards dealt to it, in hand order.
         memory: ``True`` when seats remember what they saw (``memory="engine"``);
             ``False`` when a seat's view shows face-up cards only.
 
@@ -76,25 +77,29 @@ class Knowledge:
     __slots__ = ("faces", "n", "memory", "hands", "pile", "discard", "up", "public", "seen", "up_faces", "owner",
                  "views", "up_view", "_rows", "_up_rows")
 
-    def __init__(self, faces: list[Card], n_players: int, memory: bool = True) -> None:
+    def __init__(self, faces: list[Card], hands: list[list[int]], memory: bool = True) -> None:
         size = len(faces)
-        n = n_players
+        n = len(hands)
         self.faces = faces
         self.n = n
         self.memory = memory
-        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.hands = hands
         self.pile: list[int] = []
         self.discard: tuple[Card, ...] = ()
         self.up = [False] * size
         self.public = [False] * size
         self.seen: list[list[Card]] = [[UNKNOWN] * size for _ in range(n)]
         self.up_faces: list[Card] = [UNKNOWN] * size  # a face where the card lies face up: the view without memory
-        self.owner = [-1] * size  # the seat whose hand holds the card, or -1
+        self.owner = owner = [-1] * size  # the seat whose hand holds the card, or -1
+        for seat, cards in enumerate(hands):
+            for card in cards:
+                owner[card] = seat
         # _rows[seat][owner] is owner's hand as seat knows it, _up_rows[owner] its face-up flags; views and
-        # up_view are the same as tuples.
-        self._rows: list[list[tuple[Card, ...]]] = [[()] * n for _ in range(n)]
-        self._up_rows: list[tuple[bool, ...]] = [()] * n
-        self.views: list[tuple[tuple[Card, ...], ...]] = [tuple(r) for r in self._rows]
+        # up_view are the same as tuples. Dealt, every card is face down and unseen.
+        unseen = [(UNKNOWN,) * len(cards) for cards in hands]
+        self._rows: list[list[tuple[Card, ...]]] = [list(unseen) for _ in range(n)]
+        self.views: list[tuple[tuple[Card, ...], ...]] = [tuple(unseen)] * n
+        self._up_rows: list[tuple[bool, ...]] = [(False,) * len(cards) for cards in hands]
         self.up_view: tuple[tuple[bool, ...], ...] = tuple(self._up_rows)
 
     def _changed(self, owner: int, flags: bool = True) -> None:
@@ -190,20 +195,6 @@ class Knowledge:
         return moved
 
     # ------------------------------------------------------------------ hands
-
-    def deal(self, hands: list[list[int]]) -> None:
-        """The round's deal: ``hands[seat]`` lists the card ids of each seat's hand, in hand order, all face
-        down and unseen (the round's first change: nothing is known yet)."""
-        owner = self.owner
-        for seat, cards in enumerate(hands):
-            for card in cards:
-                owner[card] = seat
-        self.hands = hands
-        unseen = [(UNKNOWN,) * len(cards) for cards in hands]
-        self._rows = [list(unseen) for _ in range(self.n)]
-        self.views = [tuple(unseen)] * self.n
-        self._up_rows = [(False,) * len(cards) for cards in hands]
-        self.up_view = tuple(self._up_rows)
 
     def replace_hand(self, owner: int, cards: list[int]) -> None:
         """``owner``'s hand becomes ``cards`` (ids, in hand order); the cards it held and no longer holds belong to nobody."""

@@ -18,8 +18,7 @@ FACES = [Card.parse(str(v % 14)) for v in range(40)]
 
 def fresh(n: int = 3, k: int = 4, memory: bool = True) -> Knowledge:
     """A round's Knowledge: seats 0..n-1 dealt k cards each (ids 0..n*k-1); ids from n*k on are in the deck."""
-    know = Knowledge(list(FACES), n, memory)
-    know.deal([list(range(s * k, (s + 1) * k)) for s in range(n)])
+    know = Knowledge(list(FACES), [list(range(s * k, (s + 1) * k)) for s in range(n)], memory)
     return know
 
 
