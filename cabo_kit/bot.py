@@ -161,7 +161,7 @@ class SimpleBot(Bot):
             return self._checked(Pass() if p is None else Give(p), legal_actions, "give")
         if phase == "end_turn":
             return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo")
-        raise BotError(f"no decision is expected in phase {phase!r}")  # pragma: no cover
+        raise BotError(f"no decision is expected in phase '{phase}'")  # pragma: no cover
 
     @staticmethod
     def _checked(action: Action, legal: Sequence[Action], method: str) -> Action:

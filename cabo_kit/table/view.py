@@ -173,7 +173,7 @@ class Chooser:
             selection = {target}
             candidates = self._candidates(selection)
             if not candidates:
-                raise ValueError(f"{target} cannot be chosen now (phase {self.phase!r})")
+                raise ValueError(f"{target} cannot be chosen now (phase '{self.phase}')")
         self.selected = selection
         exact = [a for a, t in candidates if t == selection]
         if len(candidates) == 1 and exact and not self._needs_confirm(exact[0]):

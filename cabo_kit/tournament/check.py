@@ -187,7 +187,7 @@ class _Watched(Bot):
 
     def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
         obs = observation
-        where = f"round {obs.round + 1}, turn {obs.turn}, phase {obs.phase!r}"
+        where = f"round {obs.round + 1}, turn {obs.turn}, phase '{obs.phase}'"
         answer = self._call(f"choose() at {where}", self._bot.choose, obs, legal_actions)
         self._report.decisions += 1
         action = _checked_action(answer, legal_actions, f"In {self._label}, choose() at {where}")
