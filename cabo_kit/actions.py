@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from operator import index as _index
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -71,13 +72,14 @@ class _OneOfEach(type):
         values = cls._values  # type: ignore[attr-defined]
         try:
             return values[args]
-        except KeyError:
+        except (KeyError, TypeError):  # a value not made yet, or a list where a tuple belongs
             pass
-        except TypeError:  # a list where a tuple belongs: Exchange([0, 1]) is Exchange((0, 1))
-            args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
-            if args in values:
-                return values[args]
-        action = values[args] = super().__call__(*args)
+        # Made with plain ints (True, 1.0 or numpy's 1 would otherwise stand for 1 from now on), lists as tuples:
+        # Exchange([0, 1]) is Exchange((0, 1)); Spy(1.5, 0) is a TypeError.
+        args = tuple(tuple(map(_index, a)) if isinstance(a, (tuple, list)) else _index(a) for a in args)
+        action = values.get(args)
+        if action is None:
+            action = values[args] = super().__call__(*args)
         return action
 
 

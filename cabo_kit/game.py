@@ -484,13 +484,12 @@ class Game:
         return claims
 
 
-
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self.phase
         me = self.current
         hands = self.know.hands
         hand = hands[me]
-        if phase is CHOOSE:  # _begin_turn sets them: this is for a game copied before that
+        if phase is CHOOSE:  # (_begin_turn sets _legal for this phase: this line is never reached in play)
             return self._legal_choose()
         if phase is DRAWN:
             return self._legal_drawn(len(hand), self.drawn_from == "deck" or self._may_discard_taken or not hand)

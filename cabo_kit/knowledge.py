@@ -69,9 +69,9 @@ class Knowledge:
         public: by card id, whether everybody knows the card (it was face up, taken from
             the pile, or turned up for all).
         seen: by seat, by card id, the face that seat knows (``UNKNOWN`` if none).
-        views: by seat, every hand as that seat knows it (``??`` where it does not);
-            up_view: every hand's face-up flags. Both are tuples of tuples, replaced (never
-            changed) when something changes, so an observation may hold them.
+        views: by seat, every hand as that seat knows it (``??`` where it does not): a tuple of
+            tuples per seat; up_view: every hand's face-up flags, a tuple of tuples. Those tuples
+            are replaced (never changed) when something changes, so an observation may hold them.
     """
 
     __slots__ = ("faces", "n", "memory", "hands", "pile", "discard", "up", "public", "seen", "up_faces", "owner",
@@ -210,6 +210,7 @@ class Knowledge:
         (and is returned). ``face_up`` says how the new card lies; ``seer`` (a seat, or -1) learns it."""
         hand = self.hands[owner]
         old = hand[position]
+        flags_changed = face_up or self.up[old]  # else the hand's face-up flags stay as they were
         hand[position] = card
         self.owner[old] = -1
         self.owner[card] = owner
@@ -218,7 +219,7 @@ class Knowledge:
         if seer >= 0:
             self.seen[seer][card] = self.faces[card]
         self.land(old)
-        self._changed(owner, face_up or self.up[old])
+        self._changed(owner, flags_changed)
         return old
 
     def insert(self, owner: int, index: int, card: int) -> None:

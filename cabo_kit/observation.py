@@ -51,7 +51,6 @@ class Phase(StrEnum):
     OVER = "over"  # the game has ended
 
 
-
 class EventKind(StrEnum):
     """What kind of thing happened (``Event.kind``); a ``str``, so records keep the text.
 
@@ -78,7 +77,6 @@ class EventKind(StrEnum):
     GIVE = "give"  # a snapper gives a card into the gap left by a snapped card
     RESHUFFLE = "reshuffle"  # the pile below its top becomes the new deck
     END = "end"  # the round ends (target: round scores; info: why)
-
 
 
 _KIND = {k.value: k for k in EventKind}
@@ -110,7 +108,7 @@ class Event(NamedTuple):
 
     def to_list(self) -> list[Any]:
         """Plain data: ``[kind, seat, target, card texts, info]``."""
-        return [self.kind, self.seat, list(self.target), [c.text for c in self.cards], self.info]
+        return [str(self.kind), self.seat, list(self.target), [c.text for c in self.cards], self.info]
 
     @classmethod
     def from_list(cls, data: Sequence[Any]) -> "Event":
@@ -289,6 +287,14 @@ class EventLog(Sequence[Event]):
 
     def __add__(self, other: object) -> tuple[Event, ...]:
         return self._built() + tuple(other)  # type: ignore[arg-type]
+
+    def __radd__(self, other: object) -> tuple[Event, ...]:
+        return tuple(other) + self._built()  # type: ignore[arg-type]
+
+    def __mul__(self, times: int) -> tuple[Event, ...]:
+        return self._built() * times
+
+    __rmul__ = __mul__
 
     def __reduce__(self) -> tuple[Any, tuple[tuple[Event, ...]]]:
         return (EventLog, (self._built(),))

@@ -156,6 +156,15 @@ def test_actions_made_by_keyword_or_from_lists_are_the_same_objects() -> None:
         Spy(1, place=0)  # type: ignore[call-arg]
 
 
+def test_actions_are_interned_with_plain_ints() -> None:
+    from cabo_kit import Peek
+
+    assert Peek(True) is Peek(1) and type(Peek(True).position) is int  # True must not stand for 1 later
+    assert type(Exchange([False, True]).positions[1]) is int
+    with pytest.raises(TypeError, match="integer"):
+        Peek(1.5)  # type: ignore[arg-type]
+
+
 def test_exchange_positions_are_sorted_when_parsed() -> None:
     assert Action.parse("exchange 3,0") == Exchange((0, 3))
 

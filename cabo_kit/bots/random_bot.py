@@ -51,11 +51,14 @@ class RandomBot(Bot):
                 return CallCabo()
             return self.pick(others)
         if phase == "drawn":
-            several = [a for a in legal_actions if isinstance(a, Exchange) and len(a.positions) > 1]
+            # Discard (if allowed), one exchange per card in hand, then the exchanges of several cards
+            # (deluxe): there are 2**hand size of those, so they are counted, never listed.
+            one = [Exchange((p,)) for p in range(len(observation.my_hand))]
+            may_discard = Discard() in legal_actions
+            several = range(may_discard + len(one), len(legal_actions))  # their places in legal_actions
             if several and self.chance(self.multi_exchange_probability):
-                return self.pick(several)
-            one = [a for a in legal_actions if isinstance(a, Exchange) and len(a.positions) == 1]
-            if Discard() in legal_actions and (not one or self.chance(0.5)):
+                return legal_actions[self.pick(several)]
+            if may_discard and (not one or self.chance(0.5)):
                 return Discard()
             return self.pick(one)
         kinds: dict[type, list[Action]] = {}
