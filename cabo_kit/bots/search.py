@@ -65,6 +65,8 @@ class SearchBot(CountingBot):
     confidence = 1.0  # overrule the counting bot only when the mean gain is this many standard errors from 0
     max_rollout_turns = 16  # then the rollout players call Cabo: bounded cost
     fate_rollouts = 16  # guessed worlds per searched drawn card (snapping presets), each played once per option
+    last_turn_sense = False  # in a rollout, our own final turn replaces an unknown card only for points
+    me = -1
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
 
     def __init__(self) -> None:
@@ -221,7 +223,8 @@ class SearchBot(CountingBot):
     def playout(self, obs: Observation, layout: dict, first: Action, e: float) -> float:
         """Play one guessed world to the end of the round, our ``first`` action taken (``Pass``: no call); our chance of winning."""
         me, n = obs.seat, obs.n_players
-        current, caller = obs.current, None
+        self.me = me
+        current, caller = obs.current, obs.caller
         if obs.phase == "end_turn":  # our turn is over: the call is all that is left of it
             current, caller = (me + 1) % n, (me if first == CallCabo() else None)
         known = [[(s, p) for p in range(len(h))] for s, h in enumerate(layout["hands"])]
@@ -291,7 +294,8 @@ class SearchBot(CountingBot):
             return DrawDeck() if DrawDeck() in legal else legal[0]
         if phase == "drawn" and obs.drawn is not None and obs.drawn.value is not None:
             card = obs.drawn.value
-            scores = [e + self.info_bonus if c.value is None else c.value for c in obs.my_hand]
+            bonus = 0.0 if self.last_turn_sense and obs.caller is not None and me == self.me else self.info_bonus
+            scores = [e + bonus if c.value is None else c.value for c in obs.my_hand]
             if scores:
                 worst = max(range(len(scores)), key=scores.__getitem__)
                 has_power = obs.drawn_from == "deck" and rules.power_of(obs.drawn) is not None
