@@ -97,6 +97,9 @@ class Round:
         resets_used: Sequence[bool] | None = None,
         round_index: int = 0,
         rng: random.Random | None = None,
+        phase: str | None = None,
+        power: str | None = None,
+        target: tuple[int, int] | None = None,
     ) -> None:
         n = len(hands)
         self.rules = rules
@@ -166,10 +169,29 @@ class Round:
         self.may_rediscard = rules.discard_draw_may_discard
         self.max_turns = rules.max_turns
         self.specials = rules.kamikaze or rules.royal_roulette
-        if drawn is not None:
+        if phase is not None:  # the middle of a turn: a power to use, or (traveller) the call at its end
+            self.phase, self.power, self.target = phase, power, target
+            self.end_after_turn = not self.deck and not self.reshuffles  # deluxe: the last card was drawn
+        elif drawn is not None:
             self.phase = "drawn"
+            self.end_after_turn = not self.deck and not self.reshuffles
         else:
             self.begin_turn()
+
+    def copy(self, rng: random.Random) -> "Round":
+        """An independent copy (the same cards in the same places), drawing its luck from ``rng``."""
+        new = Round.__new__(Round)
+        for name in Round.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.hands = [list(h) for h in self.hands]
+        new.pile = list(self.pile)
+        new.deck = list(self.deck)
+        new.up = bytearray(self.up)
+        new.know = [bytearray(k) for k in self.know]
+        new.known_sum = list(self.known_sum)
+        new.known_count = list(self.known_count)
+        new.rng = rng
+        return new
 
     # ---- knowledge -------------------------------------------------------------------
 
