@@ -98,12 +98,10 @@ class Player:
             if r.may_call() and (late or self.call_cabo(r, me)):
                 return ACT_CABO
             pile = r.pile
-            if pile and r.hands[me]:
+            if pile and r.value[pile[-1]] <= 5 and r.hands[me]:  # take a low top card that gains enough
                 top = pile[-1]
-                e = r.mean_unseen(me)
-                pos = self.keep(r, me, top, e, forced=True)
-                needed = self.take_gain + (2 if r.snapping else 0)
-                if pos is not None and self.gain(r, me, top, pos, e) >= needed and r.value[top] <= 5:
+                pos, points, _ = self.place_for(r, me, top, r.mean_unseen(me))
+                if pos is not None and points - r.value[top] >= self.take_gain + (2 if r.snapping else 0):
                     return ACT_TAKE
             if r.can_draw():
                 return ACT_DECK
@@ -136,19 +134,14 @@ class Player:
             return ACT_CABO if late or self.call_cabo(r, me) else ACT_PASS
         raise ValueError(f"no decision in phase {phase!r}")  # pragma: no cover
 
-    def gain(self, r: Round, me: int, card: int, pos: int | tuple[int, ...], e: float) -> float:
-        """Points saved by putting ``card`` in place of ``pos``; replacing an unknown card also buys knowledge."""
-        mine = self.mine(r, me, e + self.info_bonus)
-        if isinstance(pos, tuple):
-            return sum(mine[p] for p in pos) - r.value[card]
-        return mine[pos] - r.value[card]
-
-    def keep(self, r: Round, me: int, card: int, e: float, forced: bool) -> int | tuple[int, ...] | None:
-        """The counting bot's keep: the position (or known equal positions) that gains most, or ``None``."""
+    def place_for(self, r: Round, me: int, card: int, e: float) -> tuple[int | tuple[int, ...] | None, float, bool]:
+        """Where ``card`` would go: the position (or known equal positions) worth most, what they are
+        worth (an unknown card counts the average plus the value of knowing it), and whether it
+        completes a special hand (then it goes there whatever the points)."""
         hand = r.hands[me]
-        if not hand:
-            return None
         value, k, v = r.value, r.know[me], r.value[card]
+        unknown = e + self.info_bonus
+        mine = [value[c] if k[c] else unknown for c in hand]
         special = self.special_keep(r, me) if r.specials and len(hand) == 4 else NO_POSITIONS
         if special:
             free = [p for p in range(4) if p not in special]
@@ -158,14 +151,12 @@ class Player:
                     if k[c] and value[c] in need:
                         need.remove(value[c])
                 if v in need:
-                    return free[0]
-        unknown = e + self.info_bonus
-        mine = [value[c] if k[c] else unknown for c in hand]
+                    return free[0], mine[free[0]], True
         best: int | tuple[int, ...] | None = None
-        best_gain = 0.0
+        points = 0.0
         for p, x in enumerate(mine):
-            if (best is None or x > best_gain) and p not in special:
-                best, best_gain = p, x
+            if (best is None or x > points) and p not in special:
+                best, points = p, x
         if r.rules.multi_exchange and not special:
             known = [value[c] for c in hand if k[c]]
             if len(set(known)) < len(known):  # two known cards of one value: a multi-exchange
@@ -176,14 +167,21 @@ class Player:
                 for ps in groups.values():
                     if len(ps) >= 2:
                         g = sum(mine[p] for p in ps)
-                        if best is None or g > best_gain:
-                            best, best_gain = tuple(ps), g
-        if best is None:
+                        if best is None or g > points:
+                            best, points = tuple(ps), g
+        return best, points, False
+
+    def keep(self, r: Round, me: int, card: int, e: float, forced: bool) -> int | tuple[int, ...] | None:
+        """The counting bot's keep: where the card gains most, if it gains enough; else ``None`` (discard)."""
+        if not r.hands[me]:
             return None
-        g = best_gain - v
+        best, points, sure = self.place_for(r, me, card, e)
+        if best is None or sure:
+            return best
+        v = r.value[card]
         must = forced or (r.drawn_from == "discard" and not r.may_rediscard)
         has_power = r.drawn_from == "deck" and v >= 0 and r.power_table[v] is not None
-        if must or g > (1.5 if has_power else 0.0):
+        if must or points - v > (1.5 if has_power else 0.0):
             return best
         return None
 
@@ -251,7 +249,7 @@ class Player:
         return (GIVE, worst)
 
     def call_cabo(self, r: Round, me: int) -> bool:
-        if len(self.special_keep(r, me)) == 4:
+        if r.specials and len(r.hands[me]) == 4 and len(self.special_keep(r, me)) == 4:
             return True
         e = r.mean_unseen(me)
         total = sum(self.mine(r, me, e))

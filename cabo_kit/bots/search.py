@@ -185,17 +185,21 @@ class SearchBot(CountingBot):
         moves = [from_action(a) for a in candidates]
         alive = list(range(len(candidates)))
         results: list[list[float]] = [[] for _ in candidates]
-        spent = 0
-        while spent < self.budget and len(alive) > 1:
+        spent, worlds, per_rollout = 0, 0, 0.0
+        # Stop before a world that would overrun the budget (rollouts of one world all run: same luck for all).
+        while len(alive) > 1 and spent + len(alive) * per_rollout < self.budget:
             world = table.deal(self.random)
             seed = self.random.getrandbits(32)
             spent += 8  # dealing a world costs about as much as a few simulated decisions
             for i in alive:
                 r = world.copy(random.Random(seed))
                 r.apply(moves[i])
-                spent += play_out(r, players, self.late_after)
+                steps = play_out(r, players, self.late_after)
+                spent += steps
+                per_rollout = max(per_rollout, steps + 1.0)
                 results[i].append(outcome(r, me))
-            if len(results[alive[0]]) % self.batch == 0:
+            worlds += 1
+            if worlds % self.batch == 0:
                 alive = self.cut(alive, results)
         base = candidates.index(default)
         best = max(alive, key=lambda i: sum(results[i]) / len(results[i]))
