@@ -17,6 +17,7 @@ from cabo_kit.bots import knowledge as knowledge_module
 from cabo_kit.bots import rollout as rollout_module
 from cabo_kit.bots import search as search_module
 from cabo_kit.bots import simulator as simulator_module
+from cabo_kit.bots.inference import read_events
 from cabo_kit.bots.knowledge import who_saw
 from cabo_kit.bots.rollout import Player, matching, play_out
 from cabo_kit.bots.search import Table, outcome
@@ -97,10 +98,10 @@ def test_search_guess_agrees_with_what_the_bot_knows() -> None:
             obs = game.observation(seat)
             game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
     obs = game.observation(game.current)
-    table = Table(obs, who_saw(obs), SearchBot.known_shift)
+    table = Table(obs, read_events(obs), SearchBot.known_shift)
     assert table.ok
     for _ in range(5):
-        world = table.deal(random.Random(1))
+        world, _ = table.deal(random.Random(1))
         faces = [[world.value[c] for c in hand] for hand in world.hands]
         for seen, guessed in zip(obs.hands, faces):
             assert [c.value for c in seen if c.known] == [g for c, g in zip(seen, guessed) if c.known]
@@ -172,11 +173,11 @@ def test_search_values_the_game_not_the_round() -> None:
     for rules, final in ((deluxe.replace(max_rounds=1), True), (deluxe, False)):
         game = ck.Game.from_layout(rules, hands, discard=[12], current=0, scores=[10, 20, 15, 15], known=known)
         obs = game.observation(0)
-        table = Table(obs, who_saw(obs), SearchBot.known_shift)
+        table = Table(obs, read_events(obs), SearchBot.known_shift)
         values = set()
         for k in range(6):
             for first in (CABO, DECK):  # with the call, and without it
-                world = table.deal(random.Random(k))
+                world, _ = table.deal(random.Random(k))
                 world.apply((first,))
                 play_out(world, [Player() for _ in range(4)])
                 values.add(outcome(world, 0))

@@ -95,7 +95,8 @@ class Player:
         """
         phase = r.phase
         if phase == "choose":
-            if r.may_call() and (late or self.call_cabo(r, me)):
+            if r.cabo_instead and r.caller is None and r.empty_left is None and not r.empty_flag and (
+                    late or self.call_cabo(r, me)):
                 return ACT_CABO
             pile = r.pile
             if pile and r.value[pile[-1]] <= 5 and r.hands[me]:  # take a low top card that gains enough
@@ -141,8 +142,19 @@ class Player:
         hand = r.hands[me]
         value, k, v = r.value, r.know[me], r.value[card]
         unknown = e + self.info_bonus
-        mine = [value[c] if k[c] else unknown for c in hand]
-        special = self.special_keep(r, me) if r.specials and len(hand) == 4 else NO_POSITIONS
+        mine: list[float] = []
+        known = 0
+        high = 0  # known cards of 12 or more: three of them may be a special hand
+        for c in hand:
+            if k[c]:
+                x = value[c]
+                mine.append(x)
+                known += 1
+                if x >= 12:
+                    high += 1
+            else:
+                mine.append(unknown)
+        special = self.special_keep(r, me) if high >= 3 and r.specials and len(hand) == 4 else NO_POSITIONS
         if special:
             free = [p for p in range(4) if p not in special]
             if len(special) == 3 and v in SPECIAL and free:
@@ -157,13 +169,12 @@ class Player:
         for p, x in enumerate(mine):
             if (best is None or x > points) and p not in special:
                 best, points = p, x
-        if r.rules.multi_exchange and not special:
-            known = [value[c] for c in hand if k[c]]
-            if len(set(known)) < len(known):  # two known cards of one value: a multi-exchange
-                groups: dict[int, list[int]] = {}
-                for p, c in enumerate(hand):
-                    if k[c]:
-                        groups.setdefault(value[c], []).append(p)
+        if known >= 2 and r.rules.multi_exchange and not special:
+            groups: dict[int, list[int]] = {}
+            for p, c in enumerate(hand):
+                if k[c]:
+                    groups.setdefault(value[c], []).append(p)
+            if len(groups) < known:  # two known cards of one value: a multi-exchange
                 for ps in groups.values():
                     if len(ps) >= 2:
                         g = sum(mine[p] for p in ps)
@@ -249,10 +260,19 @@ class Player:
         return (GIVE, worst)
 
     def call_cabo(self, r: Round, me: int) -> bool:
-        if r.specials and len(r.hands[me]) == 4 and len(self.special_keep(r, me)) == 4:
-            return True
+        hand = r.hands[me]
         e = r.mean_unseen(me)
-        total = sum(self.mine(r, me, e))
+        k, value = r.know[me], r.value
+        total = 0.0
+        high = 0  # known cards of 12 or more: four of them may be a special hand
+        for c in hand:
+            if k[c]:
+                total += value[c]
+                high += value[c] >= 12
+            else:
+                total += e
+        if high == 4 and r.specials and len(hand) == 4 and len(self.special_keep(r, me)) == 4:
+            return True
         if total > self.cabo_cap:
             return False
         rivals = min((self.threat(r, me, s, e) for s in r.others(me)), default=99.0)

@@ -10,6 +10,7 @@ from ..actions import Action, CallCabo, Discard, Exchange, Pass, Swap
 from ..observation import Observation
 from ..rules import Rules
 from .counting import CountingBot, _full_pool
+from .inference import Evidence, read_events
 from .knowledge import their_knowledge, who_saw
 from .rollout import Player, play_out
 from .simulator import Round, from_action, supported
@@ -59,6 +60,7 @@ class SearchBot(CountingBot):
     late_after = 30  # rollout turns; then everyone calls Cabo (a bounded cost)
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
     known_shift = 2.1  # an opponent's card they have seen (we have not) is worth this much less than the unseen average
+    read_evidence = True  # deal guesses that agree with what the opponents' choices say (inference.py)
 
     def __init__(self) -> None:
         super().__init__()
@@ -177,7 +179,7 @@ class SearchBot(CountingBot):
 
     def search(self, obs: Observation, candidates: list[Action], default: Action) -> Action:
         """The candidate that plays out best on the same guessed worlds; ``default`` unless another beats it clearly."""
-        table = Table(obs, who_saw(obs), self.known_shift)
+        table = Table(obs, read_events(obs) if self.read_evidence else None, self.known_shift)
         if not table.ok:
             return default
         me = obs.seat
@@ -188,9 +190,9 @@ class SearchBot(CountingBot):
         spent, worlds, per_rollout = 0, 0, 0.0
         # Stop before a world that would overrun the budget (rollouts of one world all run: same luck for all).
         while len(alive) > 1 and spent + len(alive) * per_rollout < self.budget:
-            world = table.deal(self.random)
+            world, tries = table.deal(self.random)
             seed = self.random.getrandbits(32)
-            spent += 8  # dealing a world costs about as much as a few simulated decisions
+            spent += 4 + 4 * tries  # dealing a world costs about as much as a few simulated decisions
             for i in alive:
                 r = world.copy(random.Random(seed))
                 r.apply(moves[i])
@@ -251,10 +253,15 @@ def outcome(r: Round, me: int) -> float:
 class Table:
     """What one observation fixes about every world: which places hold which known cards, and who saw what.
 
-    :meth:`deal` fills the rest (the ``??`` places and the deck) from the unseen cards.
+    :meth:`deal` fills the rest (the ``??`` places and the deck) from the unseen cards, so that
+    the guesses agree with what the events say (``inference.py``): a card is dealt below its
+    limit, and the sums a player's choices imply hold (a few tries, then the closest guess).
+    Without that evidence, a card an opponent has seen is dealt lower (by about ``known_shift``).
     """
 
-    def __init__(self, obs: Observation, seen: list[list[int]] | None, known_shift: float) -> None:
+    tries = 8  # deals per world, looking for one that agrees with every sum rule
+
+    def __init__(self, obs: Observation, evidence: Evidence | None, known_shift: float) -> None:
         self.obs = obs
         n, me = obs.n_players, obs.seat
         pool = {card: k for card, k in _full_pool(obs.rules, n)}
@@ -273,67 +280,121 @@ class Table:
         if len(self.pool) != holes + obs.deck_size:
             self.ok = False
             return
+        seen = who_saw(obs)
         # Card numbers: the hands, then the pile, then the drawn card, then the deck.
-        self.value: list[int] = []
-        self.hands: list[list[int]] = []
+        value: list[int] = []
+        hands: list[list[int]] = []
+        self.limited: list[tuple[float, int]] = []  # (limit, card): unknown places the events bound
         self.lean: list[int] = []  # unknown places an opponent has seen (dealt lower)
         self.plain: list[int] = []  # other unknown places
         know: list[list[int]] = [[] for _ in range(n)]
         up: list[int] = []
+        number: dict[int, int] = {}  # the evidence's card number -> ours
         for s, hand in enumerate(obs.hands):
             row = []
             for p, card in enumerate(hand):
-                c = len(self.value)
+                c = len(value)
                 row.append(c)
-                self.value.append(card.value if card.value is not None else 0)
+                value.append(card.value if card.value is not None else 0)
                 mask = seen[s][p] if seen is not None else 0
                 for t in range(n):
-                    if mask >> t & 1:
+                    if mask >> t & 1 or (t == me and card.known):
                         know[t].append(c)
+                limit = math.inf
+                if evidence is not None:
+                    number[evidence.cards[s][p]] = c
+                    limit = evidence.limit.get(evidence.cards[s][p], math.inf)
                 if card.known:
-                    know[me].append(c)
+                    pass
+                elif limit < math.inf:
+                    self.limited.append((limit, c))
                 elif s != me and (mask >> s & 1 or seen is None):
                     self.lean.append(c)
                 else:
                     self.plain.append(c)
                 if obs.face_up[s][p]:
                     up.append(c)
-            self.hands.append(row)
-        self.pile = list(range(len(self.value), len(self.value) + len(obs.discard)))
-        self.value += [c.value for c in obs.discard]  # type: ignore[misc]
-        self.drawn: int | None = None
+            hands.append(row)
+        self.limited.sort()
+        pile = list(range(len(value), len(value) + len(obs.discard)))
+        value += [c.value for c in obs.discard]  # type: ignore[misc]
+        drawn_number: int | None = None
         if obs.phase == "drawn" and obs.drawn is not None:
-            self.drawn = len(self.value)
-            self.value.append(drawn.value if drawn is not None else 0)  # type: ignore[arg-type]
-        first_deck = len(self.value)
+            drawn_number = len(value)
+            value.append(drawn.value if drawn is not None else 0)  # type: ignore[arg-type]
+        first_deck = len(value)
         self.deck = list(range(first_deck + obs.deck_size - 1, first_deck - 1, -1))
-        self.value += [0] * obs.deck_size
-        self.know, self.up = know, up
+        value += [0] * obs.deck_size
+        self.value = value
+        # The sum rules, in our card numbers: (cards, points fixed by known faces, line, above).
+        self.sums: list[tuple[list[int], float, float, bool]] = []
+        if evidence is not None:
+            for rule in evidence.sums:
+                fixed = rule.fixed + sum(evidence.face[c] if c in evidence.face else 0.0 if c in number else 6.5
+                                         for c in rule.cards)
+                cards = [number[c] for c in rule.cards if c not in evidence.face and c in number]
+                if cards:
+                    self.sums.append((cards, fixed, rule.line, rule.above))
         values = self.pool
         mean = sum(values) / len(values) if values else 0.0
         spread = sum((v - mean) ** 2 for v in values) / len(values) if values else 1.0
         shift = known_shift if seen is not None else min(0.4 + 0.45 * (obs.turn // n), 2.4)
         tilt = shift / max(spread, 1.0)
         self.weight = {v: math.exp(-tilt * v) for v in set(values)}
-        self.resets = [sum(r[s] for r in obs.round_scores) - obs.scores[s] >= 50 for s in range(n)]
-        self.template: Round | None = None
-
-    def deal(self, rng: random.Random) -> Round:
-        """One world: the unknown places and the deck dealt from the unseen cards."""
-        pool = list(self.pool)
-        weights = [self.weight[v] for v in pool]
-        value = list(self.value)
-        for c in self.lean:
-            i = rng.choices(range(len(pool)), weights)[0]
-            value[c] = pool.pop(i)
-            weights.pop(i)
-        rng.shuffle(pool)
-        rest = self.plain + self.deck
-        for c, v in zip(rest, pool):
-            value[c] = v
-        obs = self.obs
+        resets = [sum(r[s] for r in obs.round_scores) - obs.scores[s] >= 50 for s in range(n)]
         phase = obs.phase if obs.phase in ("power", "swap", "end_turn") else None
-        return Round(obs.rules, value, self.hands, self.pile, self.deck, current=obs.current, scores=obs.scores,
-                     turn=obs.turn, caller=obs.caller, up=self.up, know=self.know, drawn=self.drawn,
-                     drawn_from=obs.drawn_from, resets_used=self.resets, round_index=obs.round, phase=phase,
-                     power=obs.power, target=obs.target)
+        self.template = Round(obs.rules, value, hands, pile, self.deck, current=obs.current, scores=obs.scores,
+                              turn=obs.turn, caller=obs.caller, up=up, know=know, drawn=drawn_number,
+                              drawn_from=obs.drawn_from, resets_used=resets, round_index=obs.round, phase=phase,
+                              power=obs.power, target=obs.target)
+        self.template.all_sum = sum(self.pool) + sum(c.value for c in visible if c.value is not None)
+        # Per seat: the points of the cards it knows, split into faces we know and faces we guess.
+        guessed = set(c for _, c in self.limited) | set(self.lean) | set(self.plain)
+        self.known_fixed: list[int] = []
+        self.known_guessed: list[list[int]] = []
+        for k in self.template.know:
+            cards = [c for c in range(len(value)) if k[c]]
+            self.known_fixed.append(sum(value[c] for c in cards if c not in guessed))
+            self.known_guessed.append([c for c in cards if c in guessed])
+
+    def deal(self, rng: random.Random) -> tuple[Round, int]:
+        """One world (the unknown places and the deck dealt from the unseen cards), and the tries it took."""
+        best: list[int] | None = None
+        best_misses = 1 << 30
+        tries = 0
+        while tries < self.tries:
+            tries += 1
+            value = self.guess(rng)
+            misses = 0
+            for cards, fixed, line, above in self.sums:
+                total = fixed + sum(value[c] for c in cards)
+                if (total > line) != above:
+                    misses += 1
+            if misses < best_misses:
+                best, best_misses = value, misses
+            if not misses:
+                break
+        assert best is not None
+        r = self.template.copy(rng)
+        r.value = best
+        r.known_sum = [fixed + sum(best[c] for c in cards) for fixed, cards in zip(self.known_fixed, self.known_guessed)]
+        return r, tries
+
+    def guess(self, rng: random.Random) -> list[int]:
+        """The card values of one guess: bounded cards first, then the ones opponents have seen (lower), then the rest."""
+        pool = list(self.pool)
+        value = list(self.value)
+        for limit, c in self.limited:
+            below = [i for i, v in enumerate(pool) if v < limit]
+            i = rng.choice(below) if below else min(range(len(pool)), key=pool.__getitem__)
+            value[c] = pool.pop(i)
+        if self.lean:
+            weights = [self.weight[v] for v in pool]
+            for c in self.lean:
+                i = rng.choices(range(len(pool)), weights)[0]
+                value[c] = pool.pop(i)
+                weights.pop(i)
+        rng.shuffle(pool)
+        for c, v in zip(self.plain + self.deck, pool):
+            value[c] = v
+        return value

@@ -181,8 +181,7 @@ class Round:
     def copy(self, rng: random.Random) -> "Round":
         """An independent copy (the same cards in the same places), drawing its luck from ``rng``."""
         new = Round.__new__(Round)
-        for name in Round.__slots__:
-            setattr(new, name, getattr(self, name))
+        copy_slots(self, new)
         new.hands = [list(h) for h in self.hands]
         new.pile = list(self.pile)
         new.deck = list(self.deck)
@@ -623,6 +622,18 @@ class Round:
                 best = min(scores[s] for s in tied)
                 tied = [s for s in tied if scores[s] == best]
             self.winners = tied
+
+
+def slot_copier(names: Sequence[str]):  # type: ignore[no-untyped-def]
+    """A function ``copy(src, dst)`` that sets each named attribute of ``dst`` to ``src``'s, one plain
+    assignment per slot written out once (several times faster than a loop of setattr)."""
+    body = "\n".join(f"    dst.{name} = src.{name}" for name in names)
+    namespace: dict = {}
+    exec(f"def copy_slots(src, dst):\n{body}\n", namespace)
+    return namespace["copy_slots"]
+
+
+copy_slots = slot_copier(Round.__slots__)
 
 
 # ---- translation to and from the engine's actions ------------------------------------------
