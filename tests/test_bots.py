@@ -113,6 +113,8 @@ def test_search_guess_agrees_with_what_the_bot_knows() -> None:
             for t, hand in enumerate(world.hands):
                 for p, c in enumerate(hand):
                     assert world.know[s][c] == game.observation(s).hands[t][p].known
+            assert world.known_sum[s] == sum(v for c, v in enumerate(world.value) if world.know[s][c])
+        assert world.all_sum == sum(world.value)
 def test_search_bot_falls_back_without_memory() -> None:
     record = ck.play_game([SearchBot(), CountingBot()], ck.Rules.preset("deluxe").replace(max_rounds=1), seed=2,
                           memory="none")
@@ -240,12 +242,13 @@ def test_their_knowledge_follows_the_cards(preset: str) -> None:
 
 # ---- the search bot's simulator against the engine ------------------------------------------------
 
-def real_states(preset: str, seed: int, rng: random.Random) -> list[tuple[ck.Game, int]]:
-    """Moments of a real game (a table size and bots drawn by ``rng``), each as a copy of the game."""
+def real_states(preset: str, seed: int, rng: random.Random,
+                kinds: tuple[type[ck.Bot], ...] = (CountingBot, RandomBot, GreedyBot)) -> list[ck.Game]:
+    """Moments of a real game (a table size and bots of ``kinds`` drawn by ``rng``), each as a copy of the game."""
     rules = ck.Rules.preset(preset)
     n = rng.randint(rules.min_players, rules.max_players)
     game = ck.Game(rules, seed=seed, n_players=n)
-    bots = [rng.choice([CountingBot, RandomBot, GreedyBot])() for _ in range(n)]
+    bots = [rng.choice(kinds)() for _ in range(n)]
     for seat, bot in enumerate(bots):
         bot.random = random.Random(seed + seat)
     states = []
@@ -399,3 +402,29 @@ def test_who_saw_matches_what_each_seat_knows(preset: str) -> None:
                                  for p in range(len(hand))] for t, hand in enumerate(viewer.hands)]
                 checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_evidence_holds_against_counting_bots(preset: str) -> None:
+    # read_events reads the opponents' choices as a counting player's: against counting bots every value
+    # limit and every Cabo sum rule it finds holds for the true cards.
+    rng = random.Random(preset + "evidence")
+    limits = sums = 0
+    for real in [state for seed in range(300, 304) for state in real_states(preset, seed, rng, (CountingBot,))]:
+        truth = real.open_hands()
+        for seat in range(real.n):
+            evidence = read_events(real.observation(seat))
+            assert evidence is not None
+            value = dict(evidence.face)
+            for s, hand in enumerate(evidence.cards):
+                for p, c in enumerate(hand):
+                    value[c] = truth[s][p].value
+                    assert value[c] == evidence.face.get(c, value[c])
+                    if c in evidence.limit:
+                        assert value[c] < evidence.limit[c]
+                        limits += 1
+            for rule in evidence.sums:
+                if all(c in value for c in rule.cards):
+                    assert (sum(value[c] for c in rule.cards) + rule.fixed > rule.line) == rule.above
+                    sums += 1
+    assert limits > 50 and sums > 50

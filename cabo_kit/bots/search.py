@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_left
 from typing import Sequence
 
 from ..actions import Action, CallCabo, Discard, Exchange, Pass, Swap
@@ -25,8 +26,10 @@ class SearchBot(CountingBot):
 
     1. **Guess the hidden cards.** The unseen cards are the full deck minus every card this
        seat can see. Deal them into the ``??`` places and the deck: one *world* that agrees
-       with everything we know. The round's events say where each opponent has looked (never
-       what they saw); they keep the cards they like, so a card they have seen is dealt lower.
+       with everything we know. The events also say what the opponents *did*, and a player who
+       keeps cards by their points does things for reasons (``inference.py``): a card kept in
+       place of a 6 is below 6; a player who discarded a drawn 4 knew no card above 4; one who
+       did not call Cabo did not think their hand low. The worlds are dealt to agree.
     2. **Know what everyone knows.** In each world every player knows exactly the cards they
        have seen (the events say which), no more: nobody plays with the guessed cards in view.
     3. **Play each candidate forward** to the end of the round in a small fast simulator of
@@ -38,7 +41,8 @@ class SearchBot(CountingBot):
        sharpens as the end comes near.
     5. **Compare on the same worlds** (luck cancels out), dropping a candidate as soon as it
        trails clearly, so the budget goes to close calls. The counting bot's choice stands
-       unless another beats it by more than a standard error.
+       unless another beats it by two standard errors: a few dozen worlds cannot see small
+       differences, and acting on noise loses more than the small differences win.
 
     Where nothing is worth searching (a snap, a give, a peek, an obvious choice) it plays the
     counting bot's rules, sharpened: an opponent's card they have seen counts about 2 points
@@ -53,10 +57,10 @@ class SearchBot(CountingBot):
     [0]
     """
 
-    budget = 2400  # simulated decisions per searched decision (about 30 ms here)
+    budget = 2400  # simulated decisions per searched decision (about 20 ms here), 4/n of it at 5 or 6 players
     batch = 4  # worlds between two looks at the race
     prune = 2.0  # drop a candidate trailing the leader by this many standard errors
-    confidence = 1.0  # overrule the counting bot only when the gain is this many standard errors from 0
+    confidence = 2.0  # overrule the counting bot only when the gain is this many standard errors from 0
     late_after = 30  # rollout turns; then everyone calls Cabo (a bounded cost)
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
     known_shift = 2.1  # an opponent's card they have seen (we have not) is worth this much less than the unseen average
@@ -187,9 +191,10 @@ class SearchBot(CountingBot):
         moves = [from_action(a) for a in candidates]
         alive = list(range(len(candidates)))
         results: list[list[float]] = [[] for _ in candidates]
+        budget = self.budget * min(1.0, 4 / obs.n_players)  # longer rollouts at a big table: fewer of them
         spent, worlds, per_rollout = 0, 0, 0.0
         # Stop before a world that would overrun the budget (rollouts of one world all run: same luck for all).
-        while len(alive) > 1 and spent + len(alive) * per_rollout < self.budget:
+        while len(alive) > 1 and spent + len(alive) * per_rollout < budget:
             world, tries = table.deal(self.random)
             seed = self.random.getrandbits(32)
             spent += 4 + 4 * tries  # dealing a world costs about as much as a few simulated decisions
@@ -259,7 +264,7 @@ class Table:
     Without that evidence, a card an opponent has seen is dealt lower (by about ``known_shift``).
     """
 
-    tries = 8  # deals per world, looking for one that agrees with every sum rule
+    tries = 4  # deals per world, looking for one that agrees with every sum rule
 
     def __init__(self, obs: Observation, evidence: Evidence | None, known_shift: float) -> None:
         self.obs = obs
@@ -275,7 +280,7 @@ class Table:
                 self.ok = False  # the observation is not consistent with one deck
                 return
             pool[card] -= 1
-        self.pool = [c.value for c, k in pool.items() for _ in range(k) if c.value is not None]
+        self.pool = sorted(c.value for c, k in pool.items() for _ in range(k) if c.value is not None)
         holes = sum(1 for hand in obs.hands for c in hand if not c.known)
         if len(self.pool) != holes + obs.deck_size:
             self.ok = False
@@ -382,12 +387,11 @@ class Table:
 
     def guess(self, rng: random.Random) -> list[int]:
         """The card values of one guess: bounded cards first, then the ones opponents have seen (lower), then the rest."""
-        pool = list(self.pool)
+        pool = list(self.pool)  # sorted: the cards below a limit come first
         value = list(self.value)
         for limit, c in self.limited:
-            below = [i for i, v in enumerate(pool) if v < limit]
-            i = rng.choice(below) if below else min(range(len(pool)), key=pool.__getitem__)
-            value[c] = pool.pop(i)
+            below = bisect_left(pool, limit)
+            value[c] = pool.pop(rng.randrange(below) if below else 0)
         if self.lean:
             weights = [self.weight[v] for v in pool]
             for c in self.lean:
