@@ -407,9 +407,9 @@ def test_who_saw_matches_what_each_seat_knows(preset: str) -> None:
 @pytest.mark.parametrize("preset", PRESETS)
 def test_evidence_holds_against_counting_bots(preset: str) -> None:
     # read_events reads the opponents' choices as a counting player's: against counting bots every value
-    # limit and every Cabo sum rule it finds holds for the true cards.
+    # limit, every Cabo sum rule and every value a quiet snap window ruled out holds for the true cards.
     rng = random.Random(preset + "evidence")
-    limits = sums = 0
+    limits = sums = ruled_out = 0
     for real in [state for seed in range(300, 304) for state in real_states(preset, seed, rng, (CountingBot,))]:
         truth = real.open_hands()
         for seat in range(real.n):
@@ -423,8 +423,11 @@ def test_evidence_holds_against_counting_bots(preset: str) -> None:
                     if c in evidence.limit:
                         assert value[c] < evidence.limit[c]
                         limits += 1
+                    assert not evidence.not_values.get(c, 0) >> (value[c] + 1) & 1
+                    ruled_out += c in evidence.not_values
             for rule in evidence.sums:
                 if all(c in value for c in rule.cards):
                     assert (sum(value[c] for c in rule.cards) + rule.fixed > rule.line) == rule.above
                     sums += 1
     assert limits > 50 and sums > 50
+    assert ruled_out > 50 or not ck.Rules.preset(preset).snapping

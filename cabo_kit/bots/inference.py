@@ -50,16 +50,18 @@ class SumRule(NamedTuple):
 
 
 class Evidence(NamedTuple):
-    """What the events say: card numbers by place, the faces we know, value limits and sum rules.
+    """What the events say: card numbers by place, the faces we know, value limits, sum rules, values ruled out.
 
     ``cards[s][p]`` numbers the card at seat ``s``, position ``p``; ``face[c]`` is its value if
-    we have seen it; ``limit[c]`` a value card ``c`` is below; ``sums`` the :class:`SumRule` s.
+    we have seen it; ``limit[c]`` a value card ``c`` is below; ``sums`` the :class:`SumRule` s;
+    ``not_values[c]`` the values card ``c`` cannot have (with snapping), as bits: bit ``v + 1``.
     """
 
     cards: list[list[int]]
     face: dict[int, int]
     limit: dict[int, float]
     sums: list[SumRule]
+    not_values: dict[int, int]
 
 
 # The counting bot's numbers (counting.py): an unseen card of one's own counts the average plus
@@ -89,8 +91,11 @@ def read_events(obs: Observation) -> Evidence | None:
         for p, card in enumerate(hand):
             if card.value is not None:
                 face[reader.hands[s][p]] = card.value
+    if obs.phase != "snap":
+        reader.close_window()
     limit = {c: v for c, v in reader.limit.items() if c not in face}
-    return Evidence([list(h) for h in reader.hands], face, limit, reader.sums)
+    not_values = {c: bits for c, bits in reader.not_values.items() if c not in face}
+    return Evidence([list(h) for h in reader.hands], face, limit, reader.sums, not_values)
 
 
 class Reader:
@@ -121,6 +126,10 @@ class Reader:
         self.turn = 0
         self.caller: int | None = None
         self.last_mover: int | None = None
+        self.snapping = rules.snapping
+        self.window: int | None = None  # the value on the pile while a snap window is open
+        self.window_after_power = False  # the window opens once the power is used (rush), not before (traveller)
+        self.not_values: dict[int, int] = {}
 
     def new_card(self, value: int | None = None, seen: int = 0) -> int:
         c = self.next_id
@@ -174,6 +183,11 @@ class Reader:
     def read(self, event) -> None:  # type: ignore[no-untyped-def]
         kind, seat, target = event.kind, event.seat, event.target
         face = event.cards[0].value if event.cards else None
+        if self.window is not None:
+            if kind == "snap":
+                self.window = None  # someone claimed: who else did is not shown
+            elif not (self.window_after_power and kind in ("peek", "spy", "swap", "skip")):
+                self.close_window()
         if kind == "round":
             self.hands = [[self.new_card() for _ in range(self.obs.rules.hand_size)] for _ in range(self.n)]
             self.pile = []
@@ -183,6 +197,7 @@ class Reader:
             c = self.new_card(face)
             self.show_all(c, face)
             self.pile.append(c)
+            self.open_window(face, False)
             return
         if kind == "reshuffle":
             self.pile = self.pile[-1:]
@@ -210,6 +225,8 @@ class Reader:
         elif kind == "discard":
             self.show_all(self.drawn, face)
             self.pile.append(self.drawn)
+            power = self.drawn_from == "deck" and face is not None and self.obs.rules.power_of(event.cards[0]) is not None
+            self.open_window(face, power and self.obs.rules.power_timing == "before_discard")
             if self.drawn_from == "deck" and face is not None:
                 self.at_most(seat, face + (1.5 if self.obs.rules.power_of(event.cards[0]) is not None else 0.0))
         elif kind == "exchange":
@@ -227,6 +244,7 @@ class Reader:
             self.hands[seat][p] = new
             self.show_all(old, out_value)
             self.pile.append(old)
+            self.open_window(out_value, False)
             if event.cards[-1].value is not None:
                 self.face[new] = event.cards[-1].value
         elif kind == "peek":
@@ -256,6 +274,7 @@ class Reader:
                 self.hands[seat] = [self.drawn if p == index else c for p, c in enumerate(hand)
                                     if p == index or p not in self.picked]
                 self.pile += out
+                self.open_window(self.face.get(out[-1]), False)
             else:
                 hand.insert(index, self.drawn)
             self.picked, self.matched = (), False
@@ -271,6 +290,26 @@ class Reader:
         elif kind == "give":
             own, other, p = target
             self.hands[other].insert(p, self.hands[seat].pop(own))
+
+    def open_window(self, value: int | None, after_power: bool) -> None:
+        if self.snapping and value is not None:
+            self.window, self.window_after_power = value, after_power
+
+    def close_window(self) -> None:
+        """The snap window closed with no claim: nobody knew a face-down card of that value.
+
+        (A counting player snaps every card it knows to match; losing claims are not shown, so a
+        window where somebody snapped says nothing about the others.)
+        """
+        value = self.window
+        self.window = None
+        if value is None:
+            return
+        bit = 1 << (value + 1)
+        for hand in self.hands:
+            for c in hand:
+                if self.seen[c] & ~(1 << self.me) and c not in self.public:
+                    self.not_values[c] = self.not_values.get(c, 0) | bit
 
     def start_turn(self, seat: int, kind: str) -> None:
         """A turn begins: what the last player (traveller: at its turn's end) or this one chose about Cabo."""

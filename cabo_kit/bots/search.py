@@ -289,7 +289,8 @@ class Table:
         # Card numbers: the hands, then the pile, then the drawn card, then the deck.
         value: list[int] = []
         hands: list[list[int]] = []
-        self.limited: list[tuple[float, int]] = []  # (limit, card): unknown places the events bound
+        # Unknown places the events bound: (limit, -values ruled out, card, values ruled out as bits, dealt lower).
+        self.limited: list[tuple[float, int, int, int, bool]] = []
         self.lean: list[int] = []  # unknown places an opponent has seen (dealt lower)
         self.plain: list[int] = []  # other unknown places
         know: list[list[int]] = [[] for _ in range(n)]
@@ -305,15 +306,17 @@ class Table:
                 for t in range(n):
                     if mask >> t & 1 or (t == me and card.known):
                         know[t].append(c)
-                limit = math.inf
+                limit, ruled_out = math.inf, 0
                 if evidence is not None:
                     number[evidence.cards[s][p]] = c
                     limit = evidence.limit.get(evidence.cards[s][p], math.inf)
+                    ruled_out = evidence.not_values.get(evidence.cards[s][p], 0)
+                lean = s != me and bool(mask >> s & 1 or seen is None)
                 if card.known:
                     pass
-                elif limit < math.inf:
-                    self.limited.append((limit, c))
-                elif s != me and (mask >> s & 1 or seen is None):
+                elif limit < math.inf or ruled_out:
+                    self.limited.append((limit, -bin(ruled_out).count("1"), c, ruled_out, lean and limit == math.inf))
+                elif lean:
                     self.lean.append(c)
                 else:
                     self.plain.append(c)
@@ -354,7 +357,7 @@ class Table:
                               power=obs.power, target=obs.target)
         self.template.all_sum = sum(self.pool) + sum(c.value for c in visible if c.value is not None)
         # Per seat: the points of the cards it knows, split into faces we know and faces we guess.
-        guessed = set(c for _, c in self.limited) | set(self.lean) | set(self.plain)
+        guessed = set(c for _, _, c, _, _ in self.limited) | set(self.lean) | set(self.plain)
         self.known_fixed: list[int] = []
         self.known_guessed: list[list[int]] = []
         for k in self.template.know:
@@ -389,9 +392,16 @@ class Table:
         """The card values of one guess: bounded cards first, then the ones opponents have seen (lower), then the rest."""
         pool = list(self.pool)  # sorted: the cards below a limit come first
         value = list(self.value)
-        for limit, c in self.limited:
+        for limit, _, c, ruled_out, lean in self.limited:
             below = bisect_left(pool, limit)
-            value[c] = pool.pop(rng.randrange(below) if below else 0)
+            fits = [i for i in range(below) if not ruled_out >> (pool[i] + 1) & 1] if ruled_out else range(below)
+            if not fits:
+                fits = range(below) if below else range(1)
+            if lean:
+                i = rng.choices(fits, [self.weight[pool[i]] for i in fits])[0]
+            else:
+                i = fits[rng.randrange(len(fits))]
+            value[c] = pool.pop(i)
         if self.lean:
             weights = [self.weight[v] for v in pool]
             for c in self.lean:
