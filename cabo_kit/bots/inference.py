@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..observation import Observation
+from ..observation import Event, Observation
 
 __all__ = ["Evidence", "SumRule", "read_events"]
 
@@ -180,7 +180,7 @@ class Reader:
 
     # ---- events -------------------------------------------------------------------------
 
-    def read(self, event) -> None:  # type: ignore[no-untyped-def]
+    def read(self, event: Event) -> None:
         kind, seat, target = event.kind, event.seat, event.target
         face = event.cards[0].value if event.cards else None
         if self.window is not None:

@@ -147,7 +147,7 @@ class Player:
         high = 0  # known cards of 12 or more: three of them may be a special hand
         for c in hand:
             if k[c]:
-                x = value[c]
+                x = float(value[c])
                 mine.append(x)
                 known += 1
                 if x >= 12:
