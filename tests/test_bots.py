@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import inspect
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -12,7 +13,15 @@ import pytest
 
 import cabo_kit as ck
 from cabo_kit.bots import CountingBot, GreedyBot, RandomBot, SearchBot, by_level
+from cabo_kit.bots import knowledge as knowledge_module
+from cabo_kit.bots import rollout as rollout_module
 from cabo_kit.bots import search as search_module
+from cabo_kit.bots import simulator as simulator_module
+from cabo_kit.bots.inference import read_events
+from cabo_kit.bots.knowledge import who_saw
+from cabo_kit.bots.rollout import Player, matching, play_out
+from cabo_kit.bots.search import Table, outcome
+from cabo_kit.bots.simulator import CABO, DECK, Round, from_action, to_action
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ("deluxe", "rush", "traveller")
@@ -65,36 +74,47 @@ def test_search_bot_decides_from_the_observation_alone(preset: str) -> None:
     assert record.game_over
 
 
-def test_search_bot_uses_no_private_engine_attribute() -> None:
-    tree = ast.parse(inspect.getsource(search_module))
+@pytest.mark.parametrize("module", [search_module, simulator_module, rollout_module, knowledge_module],
+                         ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_search_bot_uses_no_private_engine_attribute(module) -> None:  # type: ignore[no-untyped-def]
+    tree = ast.parse(inspect.getsource(module))
     private = {
         node.attr for node in ast.walk(tree)
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
     }
     assert private == set()
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
-    assert imported <= {"annotations", "Sequence", "Action", "CallCabo", "Discard", "DrawDeck", "DrawDiscard",
-                        "Exchange", "Give", "Pass", "Peek", "Snap", "Swap", "Card", "Game", "Observation",
-                        "CountingBot", "_full_pool", "Rules", "their_knowledge"}
+    imported = {(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                for alias in node.names}
+    # The one private name allowed is the counting bot's card pool (level 3's module, not the engine's).
+    assert {(source, name) for source, name in imported if name.startswith("_")} <= {("counting", "_full_pool")}
 
 
 def test_search_guess_agrees_with_what_the_bot_knows() -> None:
     rules = ck.Rules.preset("traveller")
     game = ck.Game(rules, seed=4, n_players=4)
-    while game.phase != "choose":
+    bots = [CountingBot() for _ in range(4)]
+    while game.turn < 9 or game.phase != "choose":
         for seat in game.to_move:
-            game.apply(game.legal_actions(seat)[0], seat)
+            obs = game.observation(seat)
+            game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
     obs = game.observation(game.current)
-    bot = SearchBot()
-    layout = bot.guess(obs)
-    assert layout is not None
-    for seen, guessed in zip(obs.hands, layout["hands"]):
-        assert [c for c in seen if c.known] == [g for c, g in zip(seen, guessed) if c.known]
-    assert len(layout["deck"]) == obs.deck_size
-    everything = [c for h in layout["hands"] for c in h] + layout["discard"] + layout["deck"]
-    assert Counter(everything) == Counter(rules.full_deck(4))
-
-
+    table = Table(obs, read_events(obs), SearchBot.known_shift)
+    assert table.ok
+    for _ in range(5):
+        world, _ = table.deal(random.Random(1))
+        faces = [[world.value[c] for c in hand] for hand in world.hands]
+        for seen, guessed in zip(obs.hands, faces):
+            assert [c.value for c in seen if c.known] == [g for c, g in zip(seen, guessed) if c.known]
+        assert [world.value[c] for c in world.pile] == [c.value for c in obs.discard]
+        assert len(world.deck) == obs.deck_size
+        everything = sorted(world.value)
+        assert everything == sorted(c.value for c in rules.full_deck(4))
+        for s in range(4):  # in the world each seat knows what the events say it has seen, and we know ours
+            for t, hand in enumerate(world.hands):
+                for p, c in enumerate(hand):
+                    assert world.know[s][c] == game.observation(s).hands[t][p].known
+            assert world.known_sum[s] == sum(v for c, v in enumerate(world.value) if world.know[s][c])
+        assert world.all_sum == sum(world.value)
 def test_search_bot_falls_back_without_memory() -> None:
     record = ck.play_game([SearchBot(), CountingBot()], ck.Rules.preset("deluxe").replace(max_rounds=1), seed=2,
                           memory="none")
@@ -151,36 +171,41 @@ def test_search_values_the_game_not_the_round() -> None:
     # 0, a shared win half. Otherwise a round is worth a soft chance in between.
     hands = [[2, 3, 4, 5], [9, 6, 10, 8], [7, 11, 6, 5], [8, 9, 3, 10]]
     known = [[(0, 0), (0, 1), (0, 2), (0, 3)], [], [], []]
-    bot = SearchBot()
     deluxe = ck.Rules.preset("deluxe")
     for rules, final in ((deluxe.replace(max_rounds=1), True), (deluxe, False)):
-        game = ck.Game.from_layout(rules, hands, discard=[12], current=0, scores=[60, 70, 65, 65], known=known)
+        game = ck.Game.from_layout(rules, hands, discard=[12], current=0, scores=[10, 20, 15, 15], known=known)
         obs = game.observation(0)
-        e = bot.mean_unseen(obs)
-        for _ in range(6):
-            world = bot.guess(obs)
-            assert world is not None
-            for first in (ck.CallCabo(), ck.Pass()):  # with the call, and without it
-                value = bot.playout(obs, world, first, e)
-                if final:
-                    assert value in (0.0, 1 / 4, 1 / 3, 1 / 2, 1.0)  # a shared win is shared
-                else:
-                    assert 0.0 < value < 1.0
+        table = Table(obs, read_events(obs), SearchBot.known_shift)
+        values = set()
+        for k in range(6):
+            for first in (CABO, DECK):  # with the call, and without it
+                world, _ = table.deal(random.Random(k))
+                world.apply((first,))
+                play_out(world, [Player() for _ in range(4)])
+                values.add(outcome(world, 0))
+        if final:
+            assert values <= {0.0, 1 / 4, 1 / 3, 1 / 2, 1.0} and 1.0 in values  # a shared win is shared
+        else:
+            assert all(0.0 < v < 1.0 for v in values)
 
 
-def test_search_frees_a_snap_the_counting_bot_misses() -> None:
-    # Rush: we know 8 8 2 and one unknown card, and drew a 3. The counting bot replaces the unknown
-    # card (about 6.5, plus what knowing it is worth); putting the 3 in place of an 8 and snapping the
-    # other 8 sheds 13 points. The search sees it on paper and the rollouts confirm it.
-    hands = [["8S", "8H", "2C", "5D"], ["9C", "JD", "4S", "6H"], ["KH", "7C", "QS", "10D"], ["AS", "3D", "9H", "JC"]]
-    known = [[(0, 0), (0, 1), (0, 2)], [], [], []]
-    game = ck.Game.from_layout(ck.Rules.preset("rush"), hands, discard=["QH"], current=0, known=known, drawn="3C")
+def test_search_keeps_a_sure_low_card_and_calls_a_sure_win() -> None:
+    # Deluxe, the game's last round. We know 0 1 1 and one unknown card and drew a 0: it goes in place of
+    # the unknown card (or of the two 1s), never on the pile.
+    rules = ck.Rules.preset("deluxe").replace(max_rounds=1)
+    up = [[False] * 4, [True] * 4, [True] * 4, [True] * 4]
+    rivals = [[13, 12, 12, 11], [12, 11, 10, 10], [11, 12, 10, 9]]
+    game = ck.Game.from_layout(rules, [[0, 1, 1, 9]] + rivals, discard=[5], current=0,
+                               known=[[(0, 0), (0, 1), (0, 2)], [], [], []], face_up=up, drawn=0)
     obs = game.observation(0)
-    assert obs.phase == "drawn"
-    assert CountingBot().keep(obs, obs.drawn) == 3
-    assert SearchBot().keep(obs, obs.drawn) in (0, 1)
-    deluxe = ck.Game.from_layout(ck.Rules.preset("deluxe"), [[8, 8, 2, 5], [9, 11, 4, 6]], discard=[12], known=[[(0, 0), (0, 1), (0, 2)], []], drawn=3)
-    assert SearchBot().keep(deluxe.observation(0), deluxe.observation(0).drawn) == CountingBot().keep(deluxe.observation(0), deluxe.observation(0).drawn)  # no snapping: no change
+    assert SearchBot().choose(obs, obs.legal_actions) in (ck.Exchange((3,)), ck.Exchange((1, 2)))
+    # We hold 11 and every rival shows over 40: calling ends the game now, won. The counting bot never
+    # calls above 10; the search sees that waiting only gives the rivals turns to catch up.
+    game = ck.Game.from_layout(rules, [[5, 3, 2, 1]] + rivals, discard=[5], current=0,
+                               known=[[(0, p) for p in range(4)], [], [], []], face_up=up)
+    obs = game.observation(0)
+    assert CountingBot().choose(obs, obs.legal_actions) != ck.CallCabo()
+    assert SearchBot().choose(obs, obs.legal_actions) == ck.CallCabo()
 
 
 def test_search_with_an_empty_hand_holding_a_drawn_card() -> None:
@@ -191,7 +216,7 @@ def test_search_with_an_empty_hand_holding_a_drawn_card() -> None:
                                known=[[(1, 2)], [], []], drawn="4D")
     obs = game.observation(0)
     assert obs.legal_actions == (ck.Discard(),)
-    assert SearchBot().keep(obs, obs.drawn) is None
+    assert SearchBot().choose(obs, obs.legal_actions) == ck.Discard()
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -213,3 +238,196 @@ def test_their_knowledge_follows_the_cards(preset: str) -> None:
                 checked += 1
             game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
     assert checked > 50
+
+
+# ---- the search bot's simulator against the engine ------------------------------------------------
+
+def real_states(preset: str, seed: int, rng: random.Random,
+                kinds: tuple[type[ck.Bot], ...] = (CountingBot, RandomBot, GreedyBot)) -> list[ck.Game]:
+    """Moments of a real game (a table size and bots of ``kinds`` drawn by ``rng``), each as a copy of the game."""
+    rules = ck.Rules.preset(preset)
+    n = rng.randint(rules.min_players, rules.max_players)
+    game = ck.Game(rules, seed=seed, n_players=n)
+    bots = [rng.choice(kinds)() for _ in range(n)]
+    for seat, bot in enumerate(bots):
+        bot.random = random.Random(seed + seat)
+    states = []
+    while not game.is_over:
+        if game.phase in ("choose", "drawn") and rng.random() < 0.15:
+            states.append(game.clone())
+        for seat in game.to_move:
+            obs = game.observation(seat)
+            game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+    return states
+
+
+def twins(real: ck.Game, rng: random.Random) -> tuple[ck.Game, Round]:
+    """The same position twice: an engine game from its layout (the deck in a fresh order), and a simulated round."""
+    n = real.n
+    views = [real.observation(s) for s in range(n)]
+    hands = [list(h) for h in real.open_hands()]
+    discard, drawn = list(views[0].discard), real.drawn_card
+    rest = Counter(real.rules.full_deck(n))
+    rest.subtract(Counter([c for h in hands for c in h] + discard + ([drawn] if drawn else [])))
+    deck = [c for c, k in rest.items() for _ in range(k)]
+    rng.shuffle(deck)
+    known = [[(t, p) for t in range(n) for p in range(len(hands[t])) if views[s].hands[t][p].known] for s in range(n)]
+    game = ck.Game.from_layout(real.rules, hands, discard, deck, current=real.current, scores=views[0].scores,
+                               turn=real.turn, caller=views[0].caller, face_up=views[0].face_up, known=known,
+                               drawn=drawn, drawn_from=views[0].drawn_from or "deck")
+    cards = [c for h in hands for c in h] + discard + ([drawn] if drawn else []) + deck
+    ids, i = [], 0
+    for h in hands:
+        ids.append(list(range(i, i + len(h))))
+        i += len(h)
+    pile = list(range(i, i + len(discard)))
+    i += len(discard)
+    drawn_id = i if drawn else None
+    sim = Round(real.rules, [c.value for c in cards], ids, pile, list(range(len(cards) - 1, i + (1 if drawn else 0) - 1, -1)),
+                current=real.current, scores=views[0].scores, turn=real.turn, caller=views[0].caller,
+                up=[ids[s][p] for s in range(n) for p, f in enumerate(views[0].face_up[s]) if f],
+                know=[[ids[t][p] for t, p in known[s]] for s in range(n)], drawn=drawn_id,
+                drawn_from=views[0].drawn_from if drawn else None)
+    return game, sim
+
+
+def same_view(game: ck.Game, sim: Round) -> None:
+    assert game.phase == sim.phase
+    assert tuple(game.to_move) == sim.movers()
+    for s in range(game.n):
+        view = game.observation(s)
+        assert [[c.value for c in h] for h in view.hands] == [[sim.value[c] if sim.know[s][c] else None for c in h]
+                                                              for h in sim.hands]
+        assert [list(f) for f in view.face_up] == [[bool(sim.up[c]) for c in h] for h in sim.hands]
+        assert [c.value for c in view.discard] == [sim.value[c] for c in sim.pile]
+        assert view.deck_size == len(sim.deck)
+        assert CountingBot().mean_unseen(view) == pytest.approx(sim.mean_unseen(s))
+    for s in game.to_move:
+        assert [str(a) for a in game.legal_actions(s)] == [str(to_action(a)) for a in sim.legal(s)]
+
+
+def same_end(game: ck.Game, sim: Round) -> None:
+    result = game.results[-1]
+    assert sim.phase == "over"
+    assert (result.ended_by, result.scores, result.game_totals) == (sim.ended_by, sim.scores, sim.totals)
+    assert game.sheet.game_over == sim.game_over
+    assert game.winners == sim.winners
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_simulator_plays_like_the_engine(preset: str) -> None:
+    # From moments of real games, random moves (wrong snaps, failed multi-exchanges, blind swaps...) give
+    # the same legal moves, the same knowledge for every seat, and the same round scores in both.
+    rng = random.Random(preset)
+    ends = 0
+    for seed in range(3):
+        for real in real_states(preset, seed, rng):
+            game, sim = twins(real, rng)
+            while not game.results:
+                same_view(game, sim)
+                mark = game.event_count
+                if game.phase == "snap":  # at most one claim: the engine draws a race with its own generator
+                    claims: list[tuple[int, int] | None] = [None] * game.n
+                    snaps = [a for a in game.legal_actions(0) if isinstance(a, ck.Snap)]
+                    if snaps and rng.random() < 0.6:
+                        top = sim.value[sim.pile[-1]]
+                        right = [a for a in snaps if sim.value[sim.hands[a.seat][a.position]] == top]
+                        pick = rng.choice(right if right and rng.random() < 0.6 else snaps)
+                        claims[rng.randrange(game.n)] = (pick.seat, pick.position)
+                    for seat in range(game.n):
+                        claim = claims[seat]
+                        game.apply(ck.Snap(*claim) if claim else ck.Pass(), seat)
+                    sim.snap(claims)
+                else:
+                    action = rng.choice(list(game.legal_actions()))
+                    game.apply(action)
+                    sim.apply(from_action(action))
+                if any(e.kind == "reshuffle" for e in game.events_seen(None, mark)):
+                    break  # the engine shuffles with its own generator: the decks differ from here on
+            else:
+                same_end(game, sim)
+                ends += 1
+    assert ends > 30
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_simulated_counting_player_decides_as_the_counting_bot(preset: str) -> None:
+    # The rollouts' model of a level-3 opponent: on real positions it makes exactly the counting bot's choices.
+    rng = random.Random(preset + "policy")
+    bot, player = CountingBot(), Player()
+    checked = 0
+    for seed in range(3):
+        for real in real_states(preset, 100 + seed, rng):
+            game, sim = twins(real, rng)
+            while not game.results:
+                mark = game.event_count
+                if game.phase == "snap":
+                    claims = []
+                    for seat in range(game.n):
+                        view = game.observation(seat)
+                        answer = bot.choose(view, view.legal_actions)
+                        claims.append(None if answer == ck.Pass() else (answer.seat, answer.position))  # type: ignore[attr-defined]
+                        assert claims[-1] == player.claim(sim, seat, matching(sim))
+                    if sum(c is not None for c in claims) > 1:
+                        break  # a race: the two draw their winners differently
+                    for seat, claim in enumerate(claims):
+                        game.apply(ck.Snap(*claim) if claim else ck.Pass(), seat)
+                    sim.snap(claims)
+                else:
+                    seat = game.to_move[0]
+                    view = game.observation(seat)
+                    answer = bot.choose(view, view.legal_actions)
+                    assert answer == to_action(player.decide(sim, seat))
+                    game.apply(answer)
+                    sim.apply(from_action(answer))
+                checked += 1
+                if any(e.kind == "reshuffle" for e in game.events_seen(None, mark)):
+                    break
+    assert checked > 500
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_who_saw_matches_what_each_seat_knows(preset: str) -> None:
+    # Read from one seat's events alone, who_saw says for every card on the table which seats know it:
+    # exactly the cards the engine shows each seat.
+    rng = random.Random(preset + "who")
+    checked = 0
+    for seed in range(3):
+        for real in real_states(preset, 200 + seed, rng):
+            views = [real.observation(s) for s in range(real.n)]
+            for viewer in views:
+                seen = who_saw(viewer)
+                assert seen is not None
+                assert seen == [[sum(1 << s for s in range(real.n) if views[s].hands[t][p].known)
+                                 for p in range(len(hand))] for t, hand in enumerate(viewer.hands)]
+                checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_evidence_holds_against_counting_bots(preset: str) -> None:
+    # read_events reads the opponents' choices as a counting player's: against counting bots every value
+    # limit, every Cabo sum rule and every value a quiet snap window ruled out holds for the true cards.
+    rng = random.Random(preset + "evidence")
+    limits = sums = ruled_out = 0
+    for real in [state for seed in range(300, 304) for state in real_states(preset, seed, rng, (CountingBot,))]:
+        truth = real.open_hands()
+        for seat in range(real.n):
+            evidence = read_events(real.observation(seat))
+            assert evidence is not None
+            value = dict(evidence.face)
+            for s, hand in enumerate(evidence.cards):
+                for p, c in enumerate(hand):
+                    value[c] = truth[s][p].value
+                    assert value[c] == evidence.face.get(c, value[c])
+                    if c in evidence.limit:
+                        assert value[c] < evidence.limit[c]
+                        limits += 1
+                    assert not evidence.not_values.get(c, 0) >> (value[c] + 1) & 1
+                    ruled_out += c in evidence.not_values
+            for rule in evidence.sums:
+                if all(c in value for c in rule.cards):
+                    assert (sum(value[c] for c in rule.cards) + rule.fixed > rule.line) == rule.above
+                    sums += 1
+    assert limits > 50 and sums > 50
+    assert ruled_out > 50 or not ck.Rules.preset(preset).snapping

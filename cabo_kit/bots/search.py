@@ -1,57 +1,55 @@
-"""SearchBot: guesses the hidden cards, plays each guess forward, and picks what worked best."""
+"""SearchBot: guesses the hidden cards many times, plays each guess forward, and picks what worked best."""
 
 from __future__ import annotations
 
 import math
+import random
+from bisect import bisect_left
 from typing import Sequence
 
-from ..actions import Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, Pass, Peek, Snap, Swap
-from ..cards import Card
-from ..game import Game
+from ..actions import Action, CallCabo, Discard, Exchange, Pass, Swap
 from ..observation import Observation
 from ..rules import Rules
 from .counting import CountingBot, _full_pool
-from .knowledge import their_knowledge
+from .inference import Evidence, read_events
+from .knowledge import their_knowledge, who_saw
+from .rollout import Player, play_out
+from .simulator import Round, from_action, supported
 
 __all__ = ["SearchBot"]
 
 
-def worth(card: Card, unknown: float) -> float:
-    """A card's value, or ``unknown`` for an unseen one."""
-    return unknown if card.value is None else float(card.value)
-
-
 class SearchBot(CountingBot):
-    """Determinized Monte Carlo search on top of a sharper counting bot, for the Cabo call and snaps.
+    """Determinized Monte Carlo search over every real decision, on top of a sharper counting bot.
 
     The idea, in plain words:
 
-    0. **Know what the others know.** The round's events say where each opponent looked
-       (peeks, cards they drew and put in), never what they saw. A card they looked at and
-       kept is probably low (about 2 points under the average), so it counts lower when we
-       judge their total, it is the card to take with a swap, and guesses draw it lower.
-       And with snapping, knowing a card of our own is worth more (it can be snapped), so
-       we replace unknown cards more eagerly (``adapt``).
-    1. **Search the decisions that matter.** Whether to call Cabo now decides most
-       rounds. With snapping (rush, traveller), so does the drawn card's fate when a choice
-       sets up a sure snap that saves points on paper (discard a card we know lies on the
-       table, or free one of a known pair); the rollouts judge the snap race. The rest is
-       the counting bot's.
-    2. **Guess the hidden cards.** The unseen cards are the full deck minus every card
-       this seat can see. Deal them into the ``??`` places and the deck: one
-       *determinization*, a whole game that agrees with everything we know. Opponents
-       keep their low cards, so the cards they have seen are drawn lower than the average.
-    3. **Build it as a real game** with the engine's public ``Game.from_layout``, once per
-       candidate, and **play it forward** to the round's end, all players copying the counting bot.
-    4. **Score the end, not the round.** Each finished round is valued as our chance of
-       winning the game from the new totals: a sure win or loss if the game ends, else
-       a soft guess that sharpens as the end comes near (a lead matters more then).
-    5. **Compare on the same guesses** (luck cancels out). The counting bot's choice
-       stands unless another beats it by more than a standard error, so noise rarely overrules it.
+    1. **Guess the hidden cards.** The unseen cards are the full deck minus every card this
+       seat can see. Deal them into the ``??`` places and the deck: one *world* that agrees
+       with everything we know. The events also say what the opponents *did*, and a player who
+       keeps cards by their points does things for reasons (``inference.py``): a card kept in
+       place of a 6 is below 6; a player who discarded a drawn 4 knew no card above 4; one who
+       did not call Cabo did not think their hand low. The worlds are dealt to agree.
+    2. **Know what everyone knows.** In each world every player knows exactly the cards they
+       have seen (the events say which), no more: nobody plays with the guessed cards in view.
+    3. **Play each candidate forward** to the end of the round in a small fast simulator of
+       the rules (``simulator.py``), every player following the counting bot's rules
+       (``rollout.py``). The candidates: draw, take or call Cabo; discard the drawn card or
+       put it in each place; each sensible swap; at the end of a traveller turn, call or not.
+    4. **Score the end, not the round.** A finished round is worth our chance of winning the
+       game from the new totals: a sure win or loss if the game ends, else a soft guess that
+       sharpens as the end comes near.
+    5. **Compare on the same worlds** (luck cancels out), dropping a candidate as soon as it
+       trails clearly, so the budget goes to close calls. The counting bot's choice stands
+       unless another beats it by two standard errors: a few dozen worlds cannot see small
+       differences, and acting on noise loses more than the small differences win.
 
-    The budget counts rollouts, not seconds, so a seed gives the same game on any machine
-    (32 worlds per searched call, 16 per searched drawn card, fewer at 5 or 6 players;
-    docs/bots.md has the ms).
+    Where nothing is worth searching (a snap, a give, a peek, an obvious choice) it plays the
+    counting bot's rules, sharpened: an opponent's card they have seen counts about 2 points
+    under the average, and with snapping knowing a card is worth more (``adapt``).
+
+    The budget counts simulated decisions, not seconds, so a seed gives the same game on any
+    machine (``budget`` per searched decision; docs/bots.md has the ms).
 
     >>> import cabo_kit as ck
     >>> rec = ck.play_game([SearchBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=2)
@@ -59,13 +57,15 @@ class SearchBot(CountingBot):
     [0]
     """
 
-    rollouts = 32  # guessed worlds per searched call, each played with and without the call
-    window = 4.0  # search when our estimate is within this of the counting bot's cap
-    end_window = 6.0  # ... or this much more when a game total is within 25 of the end
-    confidence = 1.0  # overrule the counting bot only when the mean gain is this many standard errors from 0
-    max_rollout_turns = 16  # then the rollout players call Cabo: bounded cost
-    fate_rollouts = 16  # guessed worlds per searched drawn card (snapping presets), each played once per option
+    budget = 2000  # simulated decisions per searched decision (about 25 ms here), 4/n of it at 5 or 6 players
+    batch = 4  # worlds between two looks at the race
+    prune = 2.0  # drop a candidate trailing the leader by this many standard errors
+    confidence = 2.0  # overrule the counting bot only when the gain is this many standard errors from 0
+    late_after = 30  # rollout turns; then everyone calls Cabo (a bounded cost)
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
+    known_shift = 2.1  # an opponent's card they have seen (we have not) is worth this much less than the unseen average
+    read_evidence = True  # deal guesses that agree with what the opponents' choices say (inference.py)
+    bounded_lean = 0.5  # how much of that lean a card under a limit keeps (adapt)
 
     def __init__(self) -> None:
         super().__init__()
@@ -74,7 +74,13 @@ class SearchBot(CountingBot):
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         self.adapt(observation.rules)
-        return super().choose(observation, legal_actions)
+        default = super().choose(observation, legal_actions)
+        if observation.memory != "engine" or not supported(observation.rules):
+            return default
+        candidates = self.candidates(observation, legal_actions, default)
+        if len(candidates) < 2:
+            return default
+        return self.search(observation, candidates, default)
 
     def adapt(self, rules: Rules) -> None:
         """The counting bot's numbers, retuned for the rules (measured in docs/bots.md).
@@ -82,13 +88,15 @@ class SearchBot(CountingBot):
         With snapping a known card is worth more than its expected points: it can be snapped
         when its twin lands on the pile, and a known pair sets up a snap. So the bonus for
         replacing an unknown card (knowing what lies there) grows from 3 points to 5
-        (traveller: Cabo at the end of a turn) or 7 (rush: Cabo instead of a turn).
+        (traveller: Cabo at the end of a turn) or 7 (rush: Cabo instead of a turn). A guessed card
+        under a limit the events set leans low by half the usual amount, a quarter with snapping
+        (where the limits and ruled-out values already say more): that guessed the opponents'
+        totals best in counting-bot games (seeds 31000+).
         """
         self.info_bonus = 3.0 if not rules.snapping else (7.0 if rules.cabo_timing == "instead" else 5.0)
+        self.bounded_lean = 0.25 if rules.snapping else 0.5
 
-    # ---- what the opponents know: a card they have seen is probably low ----------------
-
-    known_shift = 2.1  # an opponent's card they have seen (we have not) is worth this much less than the unseen average
+    # ---- the sharpened counting bot: a card an opponent has seen is probably low ---------
 
     def estimates(self, obs: Observation, seat: int, e: float) -> list[float]:
         """Our estimate of each of ``seat``'s cards: its value if we know it, lower if they have seen it."""
@@ -117,199 +125,303 @@ class SearchBot(CountingBot):
                     best, best_gain = (own, s, p), gain
         return best
 
-    def call_cabo(self, obs: Observation) -> bool:
-        default = super().call_cabo(obs)
-        if obs.memory != "engine" or len(self.special_keep(obs)) == 4:
-            return default
-        e = self.mean_unseen(obs)
-        total = sum(self.values(obs, obs.seat, e))
-        near_end = max(obs.scores) + 25 >= obs.rules.end_score
-        if total > self.cabo_cap + self.window + (self.end_window if near_end else 0.0):
-            return default
-        best = self.best_of(obs, [Pass(), CallCabo()], self.rollouts, e, CallCabo() if default else Pass())
-        return best == CallCabo()
+    # ---- what to search ------------------------------------------------------------------
 
-    def keep(self, obs: Observation, card: Card, forced: bool = False) -> int | tuple[int, ...] | None:  # type: ignore[override]
-        """The counting bot's keep, unless a snap it sets up (discard a match, or free one) plays out better."""
-        default = super().keep(obs, card, forced)
-        if forced or obs.phase != "drawn" or not obs.rules.snapping or obs.memory != "engine":
-            return default
-        e = self.mean_unseen(obs)
-        usual: Action = Discard() if default is None else Exchange(default if isinstance(default, tuple) else (default,))
-        may_discard = obs.drawn_from == "deck" or obs.rules.discard_draw_may_discard
-        options: list[Action] = [Exchange((p,)) for p in range(len(obs.my_hand))] + ([Discard()] if may_discard else [])
-        bar = self.change(obs, card, usual, e)[0]
-        # Candidates: those that set up a sure snap and save points on paper; the rollouts judge the race for it.
-        options = [a for a, (saved, snaps) in ((a, self.change(obs, card, a, e)) for a in options)
-                   if a != usual and snaps and saved < bar]
-        if not options:
-            return default
-        best = self.best_of(obs, [usual] + options, self.fate_rollouts, e, usual)
-        return best.positions[0] if isinstance(best, Exchange) else None
+    def candidates(self, obs: Observation, legal: Sequence[Action], default: Action) -> list[Action]:
+        """The actions worth comparing here (the default among them), or fewer than two: no search."""
+        phase = obs.phase
+        if phase == "choose" or phase == "end_turn":
+            return list(legal)
+        if phase == "drawn":
+            return self.keep_candidates(obs, legal, default)
+        if (phase == "power" and obs.power == "swap") or phase == "swap":
+            return self.swap_candidates(obs, legal, default)
+        return []
 
-    def change(self, obs: Observation, card: Card, action: Action, e: float) -> tuple[float, bool]:
-        """Our total's change on paper if we take ``action`` and snap the sure match it leaves; and whether there is one."""
+    def keep_candidates(self, obs: Observation, legal: Sequence[Action], default: Action) -> list[Action]:
+        """Discard, and one exchange per kind of own card (cards alike to us and to the others are alike)."""
+        seen = who_saw(obs)
+        hand = obs.my_hand
+        out: list[Action] = [default]
+        if Discard() in legal and default != Discard():
+            out.append(Discard())
+        kinds = set()
+        if isinstance(default, Exchange) and len(default.positions) == 1:
+            kinds.add(self.kind_of(obs, seen, default.positions[0]))
+        for p in range(len(hand)):
+            kind = self.kind_of(obs, seen, p)
+            if kind not in kinds:
+                kinds.add(kind)
+                out.append(Exchange((p,)))
+        if obs.rules.multi_exchange:
+            groups: dict[int, list[int]] = {}
+            for p, c in enumerate(hand):
+                if c.value is not None:
+                    groups.setdefault(c.value, []).append(p)
+            for ps in groups.values():
+                if len(ps) >= 2 and Exchange(tuple(ps)) != default:
+                    out.append(Exchange(tuple(ps)))
+        return [a for a in out if a in legal]
+
+    @staticmethod
+    def kind_of(obs: Observation, seen: list[list[int]] | None, p: int) -> tuple:
+        card = obs.my_hand[p]
+        return (card.value, obs.face_up[obs.seat][p], seen[obs.seat][p] if seen is not None else 0)
+
+    def swap_candidates(self, obs: Observation, legal: Sequence[Action], default: Action) -> list[Action]:
+        """No swap, and our worst cards for each opponent's most likely low cards."""
+        e = self.mean_unseen(obs)
         mine = self.values(obs, obs.seat, e)
-        out, delta, free = card.value, 0.0, -1
-        if isinstance(action, Exchange):
-            free = action.positions[0]
-            out, delta, mine[free] = obs.my_hand[free].value, (card.value or 0) - mine[free], float(card.value or 0)
-        twins = [(s, p) for s, hand in enumerate(obs.hands) for p, c in enumerate(hand)
-                 if out is not None and c.value == out and not obs.face_up[s][p] and (s, p) != (obs.seat, free)]
-        if not twins:
-            return delta, False
-        # our own twin leaves the hand; or theirs leaves, and we give them our worst card
-        return delta - (float(out or 0) if any(s == obs.seat for s, _ in twins) else max(mine, default=0.0)), True
+        special = self.special_keep(obs)
+        own = sorted((p for p in range(len(mine)) if p not in special), key=lambda p: -mine[p])[:2]
+        targets = [obs.target] if obs.target is not None else [
+            (s, p) for s in obs.opponents for p in range(len(obs.hands[s]))]
+        ranked = sorted(((mine[o] - self.estimates(obs, s, e)[p], o, s, p) for o in own for s, p in targets),
+                        key=lambda t: -t[0])
+        out: list[Action] = [default] + ([Pass()] if default != Pass() else [])
+        for _, o, s, p in ranked[:4]:
+            if Swap(o, s, p) not in out:
+                out.append(Swap(o, s, p))
+        return [a for a in out if a in legal]
 
-    def best_of(self, obs: Observation, actions: list[Action], rollouts: int, e: float, default: Action) -> Action:
-        """The action that plays out best on the same guessed worlds; ``default`` unless another beats it clearly."""
-        results: list[list[float]] = [[] for _ in actions]
-        if obs.n_players > 4:  # longer rollouts at a big table: fewer of them, to stay well under 50 ms a decision
-            rollouts = rollouts * 4 // obs.n_players
-        for _ in range(rollouts):
-            world = self.guess(obs)
-            if world is None:
-                return default
-            for row, action in zip(results, actions):
-                row.append(self.playout(obs, world, action, e))
-        base = results[actions.index(default)]
-        best, best_score = default, 0.0
-        for action, row in zip(actions, results):
-            gains = [a - b for a, b in zip(row, base)]
-            mean = sum(gains) / len(gains)
-            spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / max(len(gains) - 1, 1) / len(gains))
-            if mean > self.confidence * spread and mean > best_score:  # clear gains only: noise does not overrule
-                best, best_score = action, mean
-        return best
+    # ---- the search ------------------------------------------------------------------------
 
-    def guess(self, obs: Observation) -> dict | None:
-        """One determinization: every ``??`` and the deck filled from the unseen cards, or ``None``."""
-        pool = {card: k for card, k in _full_pool(obs.rules, obs.n_players)}
-        seen = [c for hand in obs.hands for c in hand if c.known] + list(obs.discard)
-        if obs.drawn is not None and obs.drawn.known:
-            seen.append(obs.drawn)
-        for card in seen:
+    def search(self, obs: Observation, candidates: list[Action], default: Action) -> Action:
+        """The candidate that plays out best on the same guessed worlds; ``default`` unless another beats it clearly."""
+        table = Table(obs, read_events(obs) if self.read_evidence else None, self.known_shift, self.bounded_lean)
+        if not table.ok:
+            return default
+        me = obs.seat
+        players = [self.model(obs.rules) if s == me else Player() for s in range(obs.n_players)]
+        moves = [from_action(a) for a in candidates]
+        alive = list(range(len(candidates)))
+        results: list[list[float]] = [[] for _ in candidates]
+        budget = self.budget * min(1.0, 4 / obs.n_players)  # longer rollouts at a big table: fewer of them
+        spent, worlds, per_rollout = 0, 0, 0.0
+        # Stop before a world that would overrun the budget (rollouts of one world all run: same luck for all).
+        while len(alive) > 1 and spent + len(alive) * per_rollout < budget:
+            world, tries = table.deal(self.random)
+            seed = self.random.getrandbits(32)
+            spent += 8 * tries  # dealing a world costs about as much as eight simulated decisions
+            for i in alive:
+                r = world.copy(random.Random(seed))
+                r.apply(moves[i])
+                steps = play_out(r, players, self.late_after) + 3  # and copying and scoring it, three
+                spent += steps
+                per_rollout = max(per_rollout, float(steps))
+                results[i].append(outcome(r, me))
+            worlds += 1
+            if worlds % self.batch == 0:
+                alive = self.cut(alive, results)
+        base = candidates.index(default)
+        best = max(alive, key=lambda i: sum(results[i]) / len(results[i]))
+        if base not in alive:
+            return candidates[best]
+        gain, spread = paired(results[best], results[base])
+        return candidates[best] if gain > self.confidence * spread and gain > 0 else default
+
+    def cut(self, alive: list[int], results: list[list[float]]) -> list[int]:
+        """The candidates still in the race: those not clearly behind the leader."""
+        leader = max(alive, key=lambda i: sum(results[i]))
+        keep = []
+        for i in alive:
+            gain, spread = paired(results[leader], results[i])
+            if i == leader or gain <= self.prune * spread:
+                keep.append(i)
+        return keep
+
+    def model(self, rules: Rules) -> Player:
+        """How we play in our own rollouts: the sharpened counting bot."""
+        return Player(info_bonus=self.info_bonus, improve_rate=self.improve_rate, known_shift=self.known_shift)
+
+
+def paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """The mean of ``a - b`` world by world, and its standard error."""
+    diffs = [x - y for x, y in zip(a, b)]
+    k = len(diffs)
+    mean = sum(diffs) / k
+    var = sum((d - mean) ** 2 for d in diffs) / max(k - 1, 1)
+    return mean, math.sqrt(var / k)
+
+
+def outcome(r: Round, me: int) -> float:
+    """Our chance of winning the game after this simulated round: exact if it ended, else a soft guess.
+
+    The soft guess weighs each player by ``exp(-total / scale)``; the scale shrinks as the end
+    comes near (about 10 points a round), so a lead counts for more late in the game.
+    """
+    if r.game_over:
+        return 1.0 / len(r.winners) if me in r.winners else 0.0
+    totals = r.totals
+    rounds_left = max(r.rules.end_score - max(totals), 0) / 10.0 + 0.5
+    scale = 6.0 * math.sqrt(rounds_left)
+    low = min(totals)
+    weights = [math.exp(-(t - low) / scale) for t in totals]
+    return weights[me] / sum(weights)
+
+
+class Table:
+    """What one observation fixes about every world: which places hold which known cards, and who saw what.
+
+    :meth:`deal` fills the rest (the ``??`` places and the deck) from the unseen cards, so that
+    the guesses agree with what the events say (``inference.py``): a card is dealt below its
+    limit, and the sums a player's choices imply hold (a few tries, then the closest guess).
+    Without that evidence, a card an opponent has seen is dealt lower (by about ``known_shift``).
+    """
+
+    tries = 4  # deals per world, looking for one that agrees with every sum rule
+
+    def __init__(self, obs: Observation, evidence: Evidence | None, known_shift: float, bounded_lean: float = 0.5) -> None:
+        self.obs = obs
+        self.missed = 0
+        n, me = obs.n_players, obs.seat
+        pool = {card: k for card, k in _full_pool(obs.rules, n)}
+        visible = [c for hand in obs.hands for c in hand if c.known] + list(obs.discard)
+        drawn = obs.drawn if obs.phase == "drawn" and obs.drawn is not None and obs.drawn.known else None
+        if drawn is not None:
+            visible.append(drawn)
+        self.ok = True
+        for card in visible:
             if pool.get(card, 0) <= 0:
-                return None  # the observation is not consistent with one deck (e.g. no memory)
+                self.ok = False  # the observation is not consistent with one deck
+                return
             pool[card] -= 1
-        hidden: list[Card] = [c for c, k in pool.items() for _ in range(k)]
+        self.pool = sorted(c.value for c, k in pool.items() for _ in range(k) if c.value is not None)
         holes = sum(1 for hand in obs.hands for c in hand if not c.known)
-        if len(hidden) != holes + obs.deck_size:
-            return None
-        self.random.shuffle(hidden)
-        # Opponents kept their good cards: tilt theirs low, as measured in counting-bot games (docs/bots.md).
-        values = [worth(c, 0.0) for c in hidden]
-        mean = sum(values) / len(values) if values else 0.0
-        spread = sum((v - mean) ** 2 for v in values) / len(values) if values else 1.0
-        # A card they have seen is drawn about known_shift lower; without the events, all of theirs a little lower.
-        looked = their_knowledge(obs)
-        tilt = min(0.4 + 0.45 * (obs.turn // obs.n_players), 2.4) / max(spread, 1.0)
-        seen_tilt = self.known_shift / max(spread, 1.0)
-        hands: list[list[Card]] = []
+        if len(self.pool) != holes + obs.deck_size:
+            self.ok = False
+            return
+        seen = who_saw(obs)
+        # Card numbers: the hands, then the pile, then the drawn card, then the deck.
+        value: list[int] = []
+        hands: list[list[int]] = []
+        # Unknown places the events bound: (limit, -values ruled out, card, values ruled out as bits, dealt lower).
+        self.limited: list[tuple[float, int, int, int, bool]] = []
+        self.lean: list[int] = []  # unknown places an opponent has seen (dealt lower)
+        self.plain: list[int] = []  # other unknown places
+        know: list[list[int]] = [[] for _ in range(n)]
+        up: list[int] = []
+        number: dict[int, int] = {}  # the evidence's card number -> ours
         for s, hand in enumerate(obs.hands):
             row = []
-            for p, c in enumerate(hand):
-                if c.known:
-                    row.append(c)
-                    continue
-                lean = 0.0 if s == obs.seat else tilt if looked is None else seen_tilt if looked[s][p] else 0.0
-                weights = [math.exp(-lean * worth(h, 0.0)) for h in hidden]
-                row.append(hidden.pop(self.random.choices(range(len(hidden)), weights)[0]))
+            for p, card in enumerate(hand):
+                c = len(value)
+                row.append(c)
+                value.append(card.value if card.value is not None else 0)
+                mask = seen[s][p] if seen is not None else 0
+                for t in range(n):
+                    if mask >> t & 1 or (t == me and card.known):
+                        know[t].append(c)
+                limit, ruled_out = math.inf, 0
+                if evidence is not None:
+                    number[evidence.cards[s][p]] = c
+                    limit = evidence.limit.get(evidence.cards[s][p], math.inf)
+                    ruled_out = evidence.not_values.get(evidence.cards[s][p], 0)
+                lean = s != me and bool(mask >> s & 1 or seen is None)
+                if card.known:
+                    pass
+                elif limit < math.inf or ruled_out:
+                    self.limited.append((limit, -bin(ruled_out).count("1"), c, ruled_out, lean))
+                elif lean:
+                    self.lean.append(c)
+                else:
+                    self.plain.append(c)
+                if obs.face_up[s][p]:
+                    up.append(c)
             hands.append(row)
-        return {"hands": hands, "discard": list(obs.discard), "deck": hidden}
+        self.limited.sort()
+        pile = list(range(len(value), len(value) + len(obs.discard)))
+        value += [c.value for c in obs.discard]  # type: ignore[misc]
+        drawn_number: int | None = None
+        if obs.phase == "drawn" and obs.drawn is not None:
+            drawn_number = len(value)
+            value.append(drawn.value if drawn is not None else 0)  # type: ignore[arg-type]
+        first_deck = len(value)
+        self.deck = list(range(first_deck + obs.deck_size - 1, first_deck - 1, -1))
+        value += [0] * obs.deck_size
+        self.value = value
+        # The sum rules, in our card numbers: (cards, points fixed by known faces, line, above).
+        self.sums: list[tuple[list[int], float, float, bool]] = []
+        if evidence is not None:
+            for rule in evidence.sums:
+                fixed = rule.fixed + sum(evidence.face[c] if c in evidence.face else 0.0 if c in number else 6.5
+                                         for c in rule.cards)
+                cards = [number[c] for c in rule.cards if c not in evidence.face and c in number]
+                if cards:
+                    self.sums.append((cards, fixed, rule.line, rule.above))
+        values = self.pool
+        mean = sum(values) / len(values) if values else 0.0
+        spread = sum((v - mean) ** 2 for v in values) / len(values) if values else 1.0
+        shift = known_shift if seen is not None else min(0.4 + 0.45 * (obs.turn // n), 2.4)
+        tilt = shift / max(spread, 1.0)
+        self.weight = {v: math.exp(-tilt * v) for v in set(values)}
+        # Under a limit, a card its holder kept still leans low, less so: the limit says part of it.
+        self.bounded_weight = {v: math.exp(-bounded_lean * tilt * v) for v in set(values)}
+        resets = [sum(r[s] for r in obs.round_scores) - obs.scores[s] >= 50 for s in range(n)]
+        phase = obs.phase if obs.phase in ("power", "swap", "end_turn") else None
+        self.template = Round(obs.rules, value, hands, pile, self.deck, current=obs.current, scores=obs.scores,
+                              turn=obs.turn, caller=obs.caller, up=up, know=know, drawn=drawn_number,
+                              drawn_from=obs.drawn_from, resets_used=resets, round_index=obs.round, phase=phase,
+                              power=obs.power, target=obs.target)
+        self.template.all_sum = sum(self.pool) + sum(c.value for c in visible if c.value is not None)
+        # Per seat: the points of the cards it knows, split into faces we know and faces we guess.
+        guessed = set(c for _, _, c, _, _ in self.limited) | set(self.lean) | set(self.plain)
+        self.known_fixed: list[int] = []
+        self.known_guessed: list[list[int]] = []
+        for k in self.template.know:
+            cards = [c for c in range(len(value)) if k[c]]
+            self.known_fixed.append(sum(value[c] for c in cards if c not in guessed))
+            self.known_guessed.append([c for c in cards if c in guessed])
 
-    def playout(self, obs: Observation, layout: dict, first: Action, e: float) -> float:
-        """Play one guessed world to the end of the round, our ``first`` action taken (``Pass``: no call); our chance of winning."""
-        me, n = obs.seat, obs.n_players
-        current, caller = obs.current, None
-        if obs.phase == "end_turn":  # our turn is over: the call is all that is left of it
-            current, caller = (me + 1) % n, (me if first == CallCabo() else None)
-        known = [[(s, p) for p in range(len(h))] for s, h in enumerate(layout["hands"])]
-        known[me] = [(s, p) for s, h in enumerate(obs.hands) for p, c in enumerate(h) if c.known]
-        game = Game.from_layout(
-            obs.rules, layout["hands"], layout["discard"], layout["deck"], seed=obs.round, current=current,
-            start_player=obs.start_player, scores=obs.scores, round=obs.round, turn=obs.turn, caller=caller,
-            face_up=obs.face_up, known=known, drawn=obs.drawn if obs.phase == "drawn" else None, drawn_from=obs.drawn_from or "deck",
-        )
-        if obs.phase in ("choose", "drawn") and first != Pass():
-            game.apply(first, me)
-        call = first == CallCabo()
-        start, no_call = game.turn, obs.phase == "choose" and not call  # without the call, our turn goes on
-        while not game.results:
-            seat = game.to_move[0]
-            if game.phase == "snap":
-                for s in game.to_move:
-                    game.apply_unchecked(self.sure_snap(game.observation(s)), s)
-                continue
-            view = game.observation(seat)
-            late = game.turn - start > self.max_rollout_turns
-            may_call = not (no_call and seat == me)
-            game.apply_unchecked(self.fast_policy(view, view.legal_actions, e, late, may_call), seat)
-            no_call = no_call and not (seat == me and game.phase != "choose")
-        return self.win_chance(obs, game, me)
+    def deal(self, rng: random.Random) -> tuple[Round, int]:
+        """One world (the unknown places and the deck dealt from the unseen cards), and the tries it took."""
+        best: list[int] | None = None
+        best_misses = 1 << 30
+        tries = 0
+        while tries < self.tries:
+            tries += 1
+            value = self.guess(rng)
+            misses = 0
+            for cards, fixed, line, above in self.sums:
+                total = fixed + sum(value[c] for c in cards)
+                if (total > line) != above:
+                    misses += 1
+            if misses < best_misses:
+                best, best_misses = value, misses
+            if not misses:
+                break
+        assert best is not None
+        if best_misses:
+            self.missed += 1
+            if self.missed >= 3:  # the rules do not fit this table (not counting players?): stop looking
+                self.tries = 1
+        r = self.template.copy(rng)
+        r.value = best
+        r.known_sum = [fixed + sum(best[c] for c in cards) for fixed, cards in zip(self.known_fixed, self.known_guessed)]
+        return r, tries
 
-    def win_chance(self, obs: Observation, game: Game, me: int) -> float:
-        """Our chance of winning the game after this round: exact if it ended, else a soft guess."""
-        if game.sheet.game_over:
-            winners = game.sheet.winners
-            return 1.0 / len(winners) if me in winners else 0.0
-        totals = game.results[-1].game_totals
-        rounds_left = max(obs.rules.end_score - max(totals), 0) / 10.0 + 0.5
-        scale = 6.0 * math.sqrt(rounds_left)
-        low = min(totals)
-        weights = [math.exp(-(t - low) / scale) for t in totals]
-        return weights[me] / sum(weights)
-
-    def sure_snap(self, obs: Observation) -> Action:
-        """A rollout player snaps a card it knows matches the top (its own first), as the counting bot does."""
-        top = obs.top
-        if top is not None:
-            for s in [obs.seat] + list(obs.opponents):
-                for p, c in enumerate(obs.hands[s]):
-                    if c.value == top.value and not obs.face_up[s][p]:
-                        return Snap(s, p)
-        return Pass()
-
-    def fast_policy(self, obs: Observation, legal: Sequence[Action], e: float, late: bool, may_call: bool) -> Action:
-        """The counting bot's rules in a cheap form: unknown cards are worth ``e``, the root's average."""
-        me, rules, phase = obs.seat, obs.rules, obs.phase
-        mine = [e if c.value is None else float(c.value) for c in obs.my_hand]
-        if phase in ("choose", "end_turn"):
-            if may_call and CallCabo() in legal:
-                rival_card = max(e - self.improve_rate * (obs.turn // obs.n_players), 3.0)
-                rivals = min(sum(rival_card if c.value is None else c.value for c in obs.hands[s]) for s in obs.opponents)
-                margin = self.margin + self.margin_per_penalty * rules.caller_loss_penalty
-                if late or (sum(mine) <= self.cabo_cap and sum(mine) + margin <= rivals):
-                    return CallCabo()
-            if phase == "end_turn":
-                return Pass()
-            top = obs.top
-            if mine and top is not None and top.value is not None and top.value <= 5 and DrawDiscard() in legal:
-                worst = max(e + self.info_bonus if c.value is None else c.value for c in obs.my_hand)
-                if worst - top.value >= self.take_gain + (2 if rules.snapping else 0):
-                    return DrawDiscard()
-            return DrawDeck() if DrawDeck() in legal else legal[0]
-        if phase == "drawn" and obs.drawn is not None and obs.drawn.value is not None:
-            card = obs.drawn.value
-            scores = [e + self.info_bonus if c.value is None else c.value for c in obs.my_hand]
-            if scores:
-                worst = max(range(len(scores)), key=scores.__getitem__)
-                has_power = obs.drawn_from == "deck" and rules.power_of(obs.drawn) is not None
-                if Discard() not in legal or scores[worst] - card > (1.5 if has_power else 0.0):
-                    return Exchange((worst,))
-            return Discard() if Discard() in legal else legal[0]
-        if phase == "power" and obs.power in ("peek", "peek_swap"):
-            unknown = [p for p, c in enumerate(obs.my_hand) if c.value is None]
-            return Peek(unknown[0]) if unknown and Peek(unknown[0]) in legal else Pass()
-        if phase in ("power", "swap") and obs.power in ("swap", "peek_swap", "spy_swap") and mine:
-            own = max(range(len(mine)), key=mine.__getitem__)
-            targets = [obs.target] if obs.target is not None else [(s, p) for s in obs.opponents for p in range(len(obs.hands[s]))]
-            value = {t: worth(obs.hands[t[0]][t[1]], e) for t in targets}
-            best = min(targets, key=value.__getitem__, default=None)
-            if best is not None and mine[own] - value[best] > 1.5 and Swap(own, *best) in legal:
-                return Swap(own, *best)
-        if phase == "give" and mine:
-            worst = max(range(len(mine)), key=mine.__getitem__)
-            if Give(worst) in legal:
-                return Give(worst)
-        return Pass() if Pass() in legal else legal[0]
+    def guess(self, rng: random.Random) -> list[int]:
+        """The card values of one guess: bounded cards first, then the ones opponents have seen (lower), then the rest."""
+        pool = list(self.pool)  # sorted: the cards below a limit come first
+        value = list(self.value)
+        for limit, _, c, ruled_out, lean in self.limited:
+            below = bisect_left(pool, limit)
+            fits = [i for i in range(below) if not ruled_out >> (pool[i] + 1) & 1] if ruled_out else range(below)
+            if not fits:
+                fits = range(below) if below else range(1)
+            if lean:
+                weight = self.weight if limit == math.inf else self.bounded_weight
+                i = rng.choices(fits, [weight[pool[i]] for i in fits])[0]
+            else:
+                i = fits[rng.randrange(len(fits))]
+            value[c] = pool.pop(i)
+        if self.lean:
+            weights = [self.weight[v] for v in pool]
+            for c in self.lean:
+                i = rng.choices(range(len(pool)), weights)[0]
+                value[c] = pool.pop(i)
+                weights.pop(i)
+        rng.shuffle(pool)
+        for c, v in zip(self.plain + self.deck, pool):
+            value[c] = v
+        return value
