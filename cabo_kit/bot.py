@@ -128,6 +128,9 @@ class SimpleBot(Bot):
             action = _DRAW.get(answer) if isinstance(answer, str) else None
             if action is None:
                 raise BotError(f"draw() returned {answer!r}: return 'deck', 'discard' or 'cabo'")
+            if action is _DRAW["deck"] and not is_legal(action, legal_actions):
+                # An empty deck with nothing to reshuffle (the pile holds only its top card): take the top.
+                action = _DRAW["discard"]
             return self._checked(action, legal_actions, "draw")
         if phase == "drawn":
             assert obs.drawn is not None

@@ -145,6 +145,16 @@ def test_counting_bot_keeps_a_special_hand_and_calls() -> None:
     assert bot.choose(game.observation(0), game.legal_actions(0)) == ck.CallCabo()
 
 
+@pytest.mark.parametrize("level", [2, 3, 4])
+def test_a_bot_that_wants_the_deck_takes_the_top_when_the_deck_is_out(level: int) -> None:
+    # rush reshuffles the pile when the deck runs out, but a pile of one card (its top) cannot be reshuffled
+    game = ck.Game.from_layout(ck.Rules.preset("rush"), hands=[["2S", "3S", "4S", "5S"], ["6S", "7S", "8S", "9S"]],
+                               discard=["10S"], deck=[], current=0)
+    legal = game.legal_actions(0)
+    assert ck.DrawDeck() not in legal
+    assert by_level(level).choose(game.observation(0), legal) == ck.DrawDiscard()
+
+
 def test_by_level_gives_new_bots_of_rising_strength() -> None:
     assert [type(by_level(k)) for k in (1, 2, 3, 4)] == [RandomBot, GreedyBot, CountingBot, SearchBot]
     assert by_level(3) is not by_level(3)
