@@ -2,8 +2,8 @@
 
 A player keeps the cards they like. So a card an opponent has looked at (an initial peek,
 a card they drew and put in, a peek power) is probably low, even when we never saw it:
-in counting-bot games such a card is worth about 4.3 on average against 6.3 for one
-they have not seen (docs/bots.md). The events say *where* they looked, never what they saw,
+in counting-bot games such a card is worth about 4.2-4.5 on average against 6.2-6.6 for
+one they have not seen (docs/bots.md). The events say *where* they looked, never what they saw,
 so this is fair to use. The same events say where they spied, so we also know which of
 *our* cards an opponent knows.
 
