@@ -10,10 +10,11 @@ Run (figures recorded in docs/bots.md)::
 
     .venv/bin/python benchmarks/ladder.py --games 700 --search-games 400 --random-games 100 --procs 2
 
-Level 4 against level 3 alone (issue 12: 1,000 games per preset on deals fixed before looking),
-and the CPU time of level 4's decisions::
+Level 4 against level 3 alone (issue 12: 1,000 games per preset on deals fixed before looking;
+seed 100000 was the previous level 4's match, 200000 the current one's), and the CPU time of
+level 4's decisions::
 
-    .venv/bin/python benchmarks/ladder.py --pairs 4-3 --search-games 1000 --random-games 2 --procs 2 --seed 100000
+    .venv/bin/python benchmarks/ladder.py --pairs 4-3 --search-games 1000 --random-games 2 --procs 2 --seed 200000
     .venv/bin/python benchmarks/ladder.py --timing --seed 100000
 """
 
