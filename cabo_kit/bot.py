@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["Bot", "SimpleBot", "BotError"]
 
 _DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
+_DECK = _DRAW["deck"]
 
 
 def _guess(card: Card) -> int:
@@ -128,7 +129,7 @@ class SimpleBot(Bot):
             action = _DRAW.get(answer) if isinstance(answer, str) else None
             if action is None:
                 raise BotError(f"draw() returned {answer!r}: return 'deck', 'discard' or 'cabo'")
-            if action is _DRAW["deck"] and not is_legal(action, legal_actions):
+            if action is _DECK and action not in legal_actions:  # (a tuple at this phase: scanned in C)
                 # An empty deck with nothing to reshuffle (the pile holds only its top card): take the top.
                 action = _DRAW["discard"]
             return self._checked(action, legal_actions, "draw")
