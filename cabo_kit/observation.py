@@ -179,6 +179,20 @@ def describe_event(e: Event) -> str:
     return f"{k} {s} {t} {_faces(cards)} {info}".strip()  # pragma: no cover
 
 
+def _read_chains(shared: Any, own: Any, start: int, stop: int) -> tuple[list[Any], Any]:
+    """Events ``start`` to ``stop`` read back from the chain ends: the shared chain's events, each replaced by the
+    seat's own version where it has one; and the shared chain's node before them."""
+    out: list[Any] = [None] * (stop - start)
+    node = shared
+    for i in range(stop - start - 1, -1, -1):
+        out[i] = node[1]
+        node = node[0]
+    while own is not None and own[1] >= start:
+        out[own[1] - start] = own[2]
+        own = own[0]
+    return out, node
+
+
 class EventLog(Sequence[Event]):
     """The events one seat saw this round, oldest first (``Observation.events``): an immutable sequence.
 
@@ -222,38 +236,16 @@ class EventLog(Sequence[Event]):
 
         The isolation layer sends a bot only the new events this way, at the cost of the new ones.
         """
-        e_stop = earlier._stop
-        new = self._stop - e_stop
-        if self._shared is None or earlier._shared is None or new < 0 or self._start != earlier._start:
+        if self._shared is None or earlier._shared is None or self._stop < earlier._stop or self._start != earlier._start:
             return None
-        out: list[Any] = [None] * new
-        node = self._shared
-        for i in range(new - 1, -1, -1):
-            out[i] = node[1]
-            node = node[0]
-        if node is not earlier._shared:
-            return None
-        own = self._own
-        while own is not None and own[1] >= e_stop:
-            out[own[1] - e_stop] = own[2]
-            own = own[0]
-        return tuple(out)
+        out, before = _read_chains(self._shared, self._own, earlier._stop, self._stop)
+        return tuple(out) if before is earlier._shared else None
 
     def _built(self) -> tuple[Event, ...]:
         try:
             return self._items
         except AttributeError:
-            start = self._start
-            out: list[Any] = [None] * (self._stop - start)
-            node = self._shared
-            for i in range(len(out) - 1, -1, -1):
-                out[i] = node[1]
-                node = node[0]
-            own = self._own
-            while own is not None and own[1] >= start:
-                out[own[1] - start] = own[2]
-                own = own[0]
-            items = self._items = tuple(out)
+            items = self._items = tuple(_read_chains(self._shared, self._own, self._start, self._stop)[0])
             return items
 
     def __len__(self) -> int:
