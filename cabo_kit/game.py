@@ -1098,9 +1098,10 @@ class Game:
         if self._engine_memory:
             discard = know.discard
             events._start = 0
-        else:  # without memory: the pile's top and this turn's events
+        else:  # without memory: the pile's top and this turn's events, copied out (the chains lead to earlier ones)
             discard = know.discard[-1:]
             events._start = self._turn_start
+            events = EventLog(events)
         drawn = self.drawn
         current = self.current
         if drawn is None:

@@ -128,6 +128,27 @@ def test_memory_none_shows_only_face_up_cards_and_this_turns_events() -> None:
     assert len(obs.discard) == 1
 
 
+@pytest.mark.parametrize("preset", ["rush", "traveller"])
+def test_without_memory_no_event_of_an_earlier_turn_is_reachable(preset: str) -> None:
+    """memory="none": the events of this turn only, and nothing reachable that leads back to earlier ones."""
+    game = ck.Game(ck.Rules.preset(preset), seed=5, n_players=3, memory="none")
+    bots = [ck.bots.RandomBot() for _ in range(3)]
+    for seat, bot in enumerate(bots):
+        bot.random = bot_random(5, seat)
+    checked = 0
+    while not game.is_over and checked < 300:
+        for seat in game.to_move:
+            for viewer in range(3):
+                obs = game.observation(viewer)
+                shown = set(obs.events)
+                earlier = [v for v in reachable(obs) if isinstance(v, ck.Event) and v not in shown]
+                assert not earlier, f"seat {viewer} can reach {earlier[0]}, an event of an earlier turn"
+                checked += 1
+            obs = game.observation(seat)
+            game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+    assert checked >= 300
+
+
 def test_a_clone_and_its_original_diverging_by_one_action_each_keep_their_own_views() -> None:
     # Both sides apply one (different) action after the clone, so their internal view versions
     # move in step: each must still see its own hands, never the other's.
