@@ -41,8 +41,8 @@ from .actions import (
     Snap, Spy, is_legal,
 )
 from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
-    _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1, _give, _peek,
-    _place, _snap, _spy, _swap,
+    _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
+    _give, _peek, _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
 from .knowledge import Knowledge, pick
@@ -988,14 +988,10 @@ class Game:
         self.phase = CHOOSE
         self._movers = _ONE_SEAT[self.current]
         self._turn_start = self._event_count  # without memory, a seat sees this turn's events only
-        pile = self.know.pile
-        can_draw = bool(self.deck) or (self._reshuffles and len(pile) > 1)
-        can_take = bool(pile) and (bool(self.know.hands[self.current]) or self._may_discard_taken)
-        can_call = self._cabo_instead and self.caller is None and self._empty_left is None and not self._empty_flag
-        self._legal = _CHOOSE[can_draw][can_take][can_call]
-        if not can_draw:  # the deck is out: this is the round's last turn, if it can be played at all
+        legal = self._legal = self._legal_choose()
+        if not legal or legal[0] is not _DRAW_DECK:  # the deck is out: the round's last turn, if it can be played
             self._end_after_turn = True
-            if not self._legal:
+            if not legal:
                 self._end_round("deck")
 
     def _end_turn(self) -> None:
@@ -1092,7 +1088,7 @@ class Game:
         if not valid:
             raise ValueError(f"seat {seat!r} is not a seat of this {self.n}-player table")
         know = self.know
-        # EventLog.from_chains(shared, own, start, stop), written out: this runs for every decision.
+        # The seat's two chain ends (see EventLog), set on a bare log: this runs for every decision.
         events = _new_log(EventLog)
         events._shared, events._own, events._stop = self._shared, own, self._event_count
         if self._engine_memory:

@@ -222,15 +222,6 @@ class EventLog(Sequence[Event]):
         self._start = 0
         self._stop = len(items)
 
-    @classmethod
-    def from_chains(cls, shared: Any, own: Any, start: int, stop: int) -> "EventLog":
-        """The round's events ``start`` to ``stop`` (indices from the round's first) as one seat saw them, read from
-        the shared chain's end ``shared`` and the seat's own chain's end ``own`` (``_items`` is set when first built).
-        """
-        log = cls.__new__(cls)
-        log._shared, log._own, log._start, log._stop = shared, own, start, stop
-        return log
-
     def since(self, earlier: "EventLog") -> tuple[Event, ...] | None:
         """The events added after ``earlier`` (an older log of the same seat and round), or ``None`` if it is not one.
 
