@@ -100,8 +100,8 @@ def test_search_guess_agrees_with_what_the_bot_knows() -> None:
     obs = game.observation(game.current)
     table = Table(obs, read_events(obs), SearchBot.known_shift)
     assert table.ok
-    for _ in range(5):
-        world, _ = table.deal(random.Random(1))
+    for k in range(5):
+        world, _ = table.deal(random.Random(k))
         faces = [[world.value[c] for c in hand] for hand in world.hands]
         for seen, guessed in zip(obs.hands, faces):
             assert [c.value for c in seen if c.known] == [g for c, g in zip(seen, guessed) if c.known]

@@ -35,6 +35,7 @@ import math
 from typing import NamedTuple
 
 from ..observation import Event, Observation
+from .counting import CountingBot
 
 __all__ = ["Evidence", "SumRule", "read_events"]
 
@@ -68,7 +69,9 @@ class Evidence(NamedTuple):
 # info_bonus; it takes a top card of 5 or less gaining take_gain (2 more with snapping); it calls
 # at an estimate of cabo_cap or less, margin (+ margin_per_penalty per penalty point) under its rivals,
 # whose unseen cards it counts as the average minus improve_rate per round of turns (at least 3).
-INFO_BONUS, TAKE_GAIN, CABO_CAP, MARGIN, MARGIN_PER_PENALTY, IMPROVE_RATE = 3.0, 3.0, 10.0, 1.0, 0.3, 0.25
+INFO_BONUS, TAKE_GAIN, CABO_CAP, MARGIN, MARGIN_PER_PENALTY, IMPROVE_RATE = (
+    CountingBot.info_bonus, CountingBot.take_gain, CountingBot.cabo_cap, CountingBot.margin,
+    CountingBot.margin_per_penalty, CountingBot.improve_rate)
 SLACK = 1.0  # each player's own average differs a little from the one we can compute: lines are this much looser
 
 

@@ -64,7 +64,6 @@ class SearchBot(CountingBot):
     late_after = 30  # rollout turns; then everyone calls Cabo (a bounded cost)
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
     known_shift = 2.1  # an opponent's card they have seen (we have not) is worth this much less than the unseen average
-    read_evidence = True  # deal guesses that agree with what the opponents' choices say (inference.py)
     bounded_lean = 0.5  # how much of that lean a card under a limit keeps (adapt)
 
     def __init__(self) -> None:
@@ -188,7 +187,7 @@ class SearchBot(CountingBot):
 
     def search(self, obs: Observation, candidates: list[Action], default: Action) -> Action:
         """The candidate that plays out best on the same guessed worlds; ``default`` unless another beats it clearly."""
-        table = Table(obs, read_events(obs) if self.read_evidence else None, self.known_shift, self.bounded_lean)
+        table = Table(obs, read_events(obs), self.known_shift, self.bounded_lean)
         if not table.ok:
             return default
         me = obs.seat
@@ -272,7 +271,6 @@ class Table:
     tries = 4  # deals per world, looking for one that agrees with every sum rule
 
     def __init__(self, obs: Observation, evidence: Evidence | None, known_shift: float, bounded_lean: float = 0.5) -> None:
-        self.obs = obs
         self.missed = 0
         n, me = obs.n_players, obs.seat
         pool = {card: k for card, k in _full_pool(obs.rules, n)}
