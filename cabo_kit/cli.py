@@ -28,6 +28,7 @@ import copy
 import hashlib
 import inspect
 import re
+import shlex
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -554,9 +555,15 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    """``cabo-kit tournament run|report DIR``: see docs/tournaments.md."""
+    """``cabo-kit tournament run|report DIR``: see docs/tournaments.md.
+
+    Exit status: 0 done; 1 the folder or its results store cannot be used now (in use by
+    another run, damaged, not writable: the message says which file and what to do); 2 a
+    problem with the command or the folder's settings and bots (nothing to play included).
+    """
     from .tournament.config import ConfigError
     from .tournament.executors import ExecutorError
+    from .tournament.lock import FolderError
     from .tournament.runner import run_tournament, write_outputs
     from .tournament.store import StoreError
 
@@ -569,10 +576,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         if args.action == "run":
             run_tournament(args.folder, games=args.games, workers=args.workers, executor=args.executor,
                            scheduler=args.scheduler, precision=args.until, max_games=args.max_games,
-                           progress=_show_progress(args))
+                           progress=_show_progress(args), command=f"{PROG} tournament run {shlex.quote(args.folder)}")
         write_outputs(args.folder)
-    except (ConfigError, ExecutorError, StoreError) as exc:
+    except (ConfigError, ExecutorError) as exc:
         raise UsageError(str(exc)) from None
+    except (StoreError, FolderError) as exc:
+        print(f"{PROG} tournament {args.action}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

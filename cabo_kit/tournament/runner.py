@@ -21,6 +21,7 @@ in-process ("trusted").
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import inspect
 import json
@@ -32,9 +33,10 @@ import sys
 import tempfile
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..game import Game, RoundResult
 from ..bot import Bot
@@ -42,6 +44,7 @@ from ..play import bot_random, run_game
 from ..record import GameRecord
 from ..rules import POWERS, Rules
 from .config import ConfigError, TournamentConfig, load_config
+from .lock import FolderError, FolderLock, cannot_write, check_free, holder
 from .schedule import Match, make_schedule
 from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
 
@@ -368,6 +371,8 @@ def run_tournament(
     progress: bool = True,
     out: Callable[[str], None] | None = print,
     loader: Callable[..., Any] | None = None,
+    description: str = "a tournament run",
+    command: str | None = None,
 ) -> RunSummary:
     """Play every scheduled game of the tournament in ``folder`` that the store does not hold yet.
 
@@ -377,13 +382,22 @@ def run_tournament(
     every two-sided 95% interval is within it; 0 turns it off) and ``max_games`` (the adaptive
     game budget per bot, preset and table size). Messages (the settings note, rejected files, a
     summary) go to ``out`` (``None``: silent).
+
+    The run holds the folder (:class:`~cabo_kit.tournament.lock.FolderLock`, described as
+    ``description``) from its first write to its last game: while another process holds it the
+    run raises :class:`~cabo_kit.tournament.lock.FolderBusy`, naming the holder, and plays
+    nothing. A damaged or unwritable store raises
+    :class:`~cabo_kit.tournament.store.StoreError` saying which file and what to do; a schedule
+    without a single game (a table larger than the class) raises
+    :class:`~cabo_kit.tournament.config.ConfigError` before anything is written.
     """
-    from .executors import Executor, default_workers, make_executor
+    from .executors import default_workers
 
     say = out or (lambda _s: None)
     folder = Path(folder)
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a folder: make it and put the submissions in {folder}/bots/")
+    check_free(folder)  # now, before loading every submission; the lock itself is taken before the first write
     cfg, note = load_config(folder)
     say(note)
     if games is not None and games < 1:
@@ -412,11 +426,40 @@ def run_tournament(
                           "reference bots in tournament.toml")
     for file, reason in rejected:
         say(f"rejected {file}: {_short_reason(reason)}")
-    by_name = {b.name: b for b in entrants}
     kind = executor or cfg.executor
     n_workers = workers or cfg.workers or default_workers()
     summary = RunSummary(folder, entrants, rejected, workers=n_workers, executor=kind)
     planned = plan(cfg, entrants, games)
+    if not planned:
+        raise ConfigError(_nothing_to_play(cfg, entrants, rejected))
+    lock = FolderLock(folder, description, command).acquire()
+    try:
+        if lock.note:
+            say(lock.note)
+        return _play_all(folder, cfg, entrants, rejected, planned, summary, games, target, budget, kind, n_workers,
+                         scheduler, progress, say, started)
+    finally:
+        lock.release()
+
+
+def _nothing_to_play(cfg: TournamentConfig, entrants: Sequence[BotSpec], rejected: Sequence[tuple[str, str]]) -> str:
+    names = ", ".join(b.name for b in entrants)
+    why = f"{names}" + (f"; rejected: {', '.join(f for f, _ in rejected)}" if rejected else "")
+    sizes = " and ".join(f"{k}-player" for k in cfg.table_sizes)
+    n = len(entrants)
+    return (f"no game to play: a {sizes} table needs {min(cfg.table_sizes)} different bots and {n} can play ({why}); "
+            f"add bot files or reference bots, or set table_sizes = [{max(2, n)}] in tournament.toml")
+
+
+def _play_all(
+    folder: Path, cfg: TournamentConfig, entrants: list[BotSpec], rejected: list[tuple[str, str]],
+    planned: list[tuple[Match, list[str]]], summary: RunSummary, games: int | None, target: float, budget: int,
+    kind: str, n_workers: int, scheduler: str | None, progress: bool, say: Callable[[str], None], started: float,
+) -> RunSummary:
+    """The part of :func:`run_tournament` that writes: play what is missing, store it, say what was done."""
+    from .executors import Executor, make_executor
+
+    by_name = {b.name: b for b in entrants}
     faulty: dict[str, int] = {}
     (folder / "logs").mkdir(exist_ok=True)
     rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
@@ -499,6 +542,10 @@ def run_tournament(
             if bar is not None:
                 bar.close()
     summary.seconds = time.perf_counter() - started
+    if summary.played == 0 and summary.skipped == summary.scheduled:
+        say(f"nothing to play: all {summary.skipped} games already in the store; {len(entrants)} bots, "
+            f"{len(rejected)} files rejected")
+        return summary
     by_bot = (" (" + ", ".join(f"{b}: {k}" for b, k in sorted(faulty.items())) + ")") if faulty else ""
     say(f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} with a fault{by_bot}; "
         f"{len(entrants)} bots, {len(rejected)} files rejected ({summary.seconds:.1f} s, {summary.workers} "
@@ -638,10 +685,24 @@ def format_leaderboard(board: Any) -> str:
     return text
 
 
+@contextmanager
+def _written(path: Path) -> Iterator[None]:
+    """Writing ``path``: a permission, read-only disk or full disk error becomes a FolderError naming it."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT):
+            raise
+        raise FolderError(cannot_write(exc.strerror or str(exc), path, path.parent)) from exc
+
+
 def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print) -> tuple[Any, Path | None]:
     """Write ``DIR/leaderboard.csv`` and ``DIR/report.html`` from the store; print the table.
 
     Returns the leaderboard frame and the report's path (``None`` if no report could be written).
+    It only reads the store, so it works on a read-only store, and while a run holds the folder
+    (it then says that the run will rewrite both files). A file it cannot write raises
+    :class:`~cabo_kit.tournament.lock.FolderError` naming it, after the table is printed.
     """
     from .ratings import fit_elo
     from .store import load_frames
@@ -649,12 +710,18 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     say = out or (lambda _s: None)
     folder = Path(folder)
     games, seats = load_frames(folder / DB_NAME)
+    busy = holder(folder)
+    if busy is not None and busy.pid != os.getpid():
+        say(f"note: {folder} is in use by {busy.describe()}. This shows the {len(games)} games stored so far; "
+            "the run rewrites leaderboard.csv and report.html when it ends")
     board = fit_elo(seats)
-    board.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
     say(format_leaderboard(board))
     from ..report import write_report
 
     report = folder / "report.html"
-    write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board)
+    with _written(folder / "leaderboard.csv"):
+        board.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
+    with _written(report):
+        write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board)
     say(f"leaderboard: {folder / 'leaderboard.csv'}\nreport: {report}")
     return board, report

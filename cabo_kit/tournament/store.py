@@ -26,13 +26,16 @@ committed, which the next run plays.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import os
+import shlex
 import sqlite3
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Store", "StoreError", "GameRow", "SeatRow", "COUNTS", "load_frames", "load_rejected", "load_record", "game_id",
-    "DB_NAME",
+    "DB_NAME", "store_problem",
 ]
 
 DB_NAME = "results.sqlite"
@@ -74,7 +77,7 @@ CREATE TABLE IF NOT EXISTS scheduled (game_id TEXT PRIMARY KEY);
 
 
 class StoreError(RuntimeError):
-    """The results store cannot be read as expected (a corrupt record, a newer schema)."""
+    """The results store cannot be used: damaged, not writable, a corrupt record, a newer schema. The message says what to do."""
 
 
 def game_id(preset: str, rules: str, table_size: int, deal_key: str, rotation: int, seats: Sequence[tuple[str, str]]) -> str:
@@ -125,8 +128,197 @@ class SeatRow:
 
 def _connect(path: str | Path) -> sqlite3.Connection:
     con = sqlite3.connect(str(path), timeout=30, isolation_level=None)
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
+    try:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+    except BaseException:
+        con.close()  # before the error is described: closing removes the side files this open made
+        raise
+    return con
+
+
+# ------------------------------------------------------------------ a damaged or read-only store
+#
+# Every sqlite error becomes a StoreError that names the file and the fix, and nothing here
+# ever deletes or rewrites a damaged file: the user moves it aside, and the next run replays
+# its games.
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")
+
+
+def _db_path(path: str | Path) -> Path:
+    p = Path(path)
+    return p / DB_NAME if p.is_dir() and not p.name.endswith(".sqlite") else p
+
+
+def _side_files(db: Path) -> list[Path]:
+    return [Path(f"{db}-wal"), Path(f"{db}-shm")]
+
+
+def _damaged(db: Path, reason: str) -> StoreError:
+    mv, q = ("move" if os.name == "nt" else "mv"), shlex.quote
+    moves = [f"{mv} {q(str(db))} {q(str(db) + '.damaged')}"] + [
+        f"{mv} {q(str(side))} {q(str(db) + '.damaged' + side.name[len(db.name):])}" for side in _side_files(db) if side.exists()]
+    return StoreError(
+        f"{db} is not a readable results store ({reason}). Move it aside ({'; '.join(moves)}) and run "
+        f"`cabo-kit tournament run {q(str(db.parent))}` again: the games will be replayed; nothing else in the folder is changed")
+
+
+def store_problem(db: str | Path, exc: BaseException) -> StoreError:
+    """The :class:`StoreError` for an sqlite error on the store ``db``: which file, what is wrong, what to do.
+
+    >>> print(store_problem("class/results.sqlite", sqlite3.DatabaseError("file is not a database")))
+    class/results.sqlite is not a readable results store (file is not a database). Move it aside (mv class/results.sqlite class/results.sqlite.damaged) and run `cabo-kit tournament run class` again: the games will be replayed; nothing else in the folder is changed
+    """
+    from .lock import cannot_write
+
+    db = Path(db)
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    reason = str(exc)
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or reason in ("file is not a database",
+                                                                           "database disk image is malformed"):
+        return _damaged(db, reason)
+    if db.is_dir():
+        return StoreError(f"{db} is a folder, not a results store: move it aside (mv {shlex.quote(str(db))} "
+                          f"{shlex.quote(str(db) + '.moved')}) and run again")
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")) or "readonly" in reason \
+            or "unable to open" in reason:
+        if not db.parent.is_dir():
+            return StoreError(f"{db.parent} is not a folder: check the path ({reason})")
+        if db.exists() and not os.access(db, os.R_OK):
+            return StoreError(f"{db} cannot be read ({reason}): make it readable with chmod u+r {shlex.quote(str(db))}")
+        return StoreError(cannot_write(reason, db, db.parent, *_side_files(db)))
+    if name.startswith("SQLITE_FULL") or "disk is full" in reason:
+        return StoreError(f"the disk holding {db} is full ({reason}): free some space and run again; "
+                          "the games stored so far are kept")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in reason:
+        return StoreError(f"{db} is being written by another process ({reason}): wait for it to end, then run again")
+    if name.startswith("SQLITE_IOERR") or "I/O error" in reason:
+        return StoreError(f"{db} could not be read or written ({reason}): check the disk and the permissions of the file, "
+                          f"its -wal and -shm files and its folder (ls -la {shlex.quote(str(db.parent))}), then run again; "
+                          "the games stored so far are kept")
+    return StoreError(f"{db}: {reason} ({name or type(exc).__name__})")
+
+
+def _sqlite_cause(exc: BaseException) -> sqlite3.Error | None:
+    """The sqlite error behind ``exc`` (pandas wraps them in its own DatabaseError)."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return None
+        if isinstance(seen, sqlite3.Error):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _reading(fn: _F) -> _F:
+    """A reader of the store (first argument: its path) whose sqlite errors become :func:`store_problem`'s."""
+
+    @functools.wraps(fn)
+    def wrapper(db_path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(db_path, *args, **kwargs)
+        except Exception as exc:
+            cause = _sqlite_cause(exc)
+            if cause is None:
+                raise
+            raise store_problem(_db_path(db_path), cause) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _writing(fn: _F) -> _F:
+    """A :class:`Store` method whose sqlite errors become :func:`store_problem`'s (``__init__``: the connection is closed)."""
+
+    @functools.wraps(fn)
+    def wrapper(self: "Store", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            if fn.__name__ == "__init__" and getattr(self, "con", None) is not None:
+                self.con.close()
+            raise store_problem(self.path, exc) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _corrupt(reason: str) -> sqlite3.DatabaseError:
+    exc = sqlite3.DatabaseError(reason)
+    exc.sqlite_errorname = "SQLITE_CORRUPT"  # type: ignore[attr-defined]
+    return exc
+
+
+def _check_side_files(db: Path) -> None:
+    """A -wal file that is not a WAL journal at all: refuse before SQLite would set it aside as a torn write."""
+    wal = _side_files(db)[0]
+    try:
+        with open(wal, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return
+    if len(head) == 4 and head not in _WAL_MAGIC:
+        raise _corrupt(f"its journal {wal.name} is not a SQLite journal")
+
+
+def _check_intact(con: sqlite3.Connection) -> None:
+    """``PRAGMA quick_check`` (milliseconds for thousands of games): damage inside the file is named before any work."""
+    rows = con.execute("PRAGMA quick_check(3)").fetchall()
+    if rows and rows[0][0] != "ok":
+        lines = [line for row in rows for line in str(row[0]).splitlines() if not line.startswith("***")]
+        raise _corrupt("damaged: " + "; ".join(lines[:2]))
+
+
+def _open_writer(db: Path) -> sqlite3.Connection:
+    """The writer's connection, after checking the file is a whole store (errors: :func:`store_problem`)."""
+    from .lock import _writable
+
+    if db.is_dir():
+        raise store_problem(db, sqlite3.OperationalError("unable to open database file"))
+    if any(p.exists() and not _writable(p) for p in (db, db.parent, *_side_files(db))):
+        # Checked first: SQLite would leave side files this user owns, in the way of the store's owner.
+        exc = sqlite3.OperationalError("Permission denied")
+        exc.sqlite_errorname = "SQLITE_READONLY"  # type: ignore[attr-defined]
+        raise exc
+    _check_side_files(db)
+    con = _connect(db)
+    try:
+        _check_intact(con)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _open_reader(db: Path) -> sqlite3.Connection:
+    """A connection that only reads, also from a read-only file or folder.
+
+    A plain connection first (its last close merges the WAL journal back and removes it). When
+    the folder cannot take the journal's side files: an immutable read of the file itself, which
+    is safe only when no journal holds games not yet merged (else the error names the folder).
+    """
+    from .lock import _writable
+
+    _check_side_files(db)
+    wal = _side_files(db)[0]
+    journal = wal.exists() and wal.stat().st_size > 0
+    if journal or _writable(db):  # else a plain open would leave side files this user owns
+        con = sqlite3.connect(str(db), timeout=30)
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return con
+        except sqlite3.Error as exc:
+            con.close()
+            name = getattr(exc, "sqlite_errorname", "") or ""
+            if not name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) or journal:
+                raise
+    con = sqlite3.connect(db.resolve().as_uri() + "?immutable=1", uri=True)
+    try:
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
@@ -135,7 +327,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.con = _connect(self.path)
+        self.con = _open_writer(self.path)
         self.con.executescript(_SCHEMA)
         row = self.con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
@@ -221,15 +413,20 @@ class Store:
         self.close()
 
 
+# Every method that touches the file, including ones added later, reports sqlite errors as store_problem's.
+for _name, _method in list(vars(Store).items()):
+    if callable(_method) and (_name == "__init__" or not _name.startswith("_")):
+        setattr(Store, _name, _writing(_method))
+
+
 def _reader(path: str | Path) -> sqlite3.Connection:
-    p = Path(path)
-    if p.is_dir():
-        p = p / DB_NAME
+    p = _db_path(path)
     if not p.exists():
         raise StoreError(f"no results store at {p}: run `cabo-kit tournament run {p.parent}` first")
-    return _connect(p)
+    return _open_reader(p)
 
 
+@_reading
 def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.DataFrame, pd.DataFrame]":
     """The ``(games, seats)`` frames of a store (a path to the file, or the tournament folder).
 
@@ -241,6 +438,7 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
 
     con = _reader(db_path)
     try:
+        _check_intact(con)
         only = current_only and con.execute("SELECT 1 FROM scheduled LIMIT 1").fetchone() is not None
         where = " WHERE g.game_id IN (SELECT game_id FROM scheduled)" if only else ""
         games = pd.read_sql_query(
@@ -265,6 +463,7 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
     return games, seats
 
 
+@_reading
 def load_rejected(db_path: str | Path) -> "pd.DataFrame":
     """The files the latest run rejected: a frame with columns ``file`` and ``reason``."""
     import pandas as pd
@@ -276,6 +475,7 @@ def load_rejected(db_path: str | Path) -> "pd.DataFrame":
         con.close()
 
 
+@_reading
 def load_record(db_path: str | Path, gid: str) -> "GameRecord":
     """The :class:`~cabo_kit.record.GameRecord` of one stored game, checked against its sha256.
 
