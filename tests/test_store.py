@@ -108,3 +108,31 @@ def test_game_ids_change_with_any_part_of_the_game() -> None:
         args[i] = alt
         ids.add(game_id(*args))
     assert len(ids) == 7
+
+
+STORE_V1 = Path(__file__).parent / "data" / "store_v1"
+
+
+def test_a_store_written_before_issue_17_opens_and_keeps_every_game(tmp_path: Path) -> None:
+    # tests/data/store_v1/results.sqlite was written by cabo-kit at commit 8b557dd (schema 1), from
+    # tests/tournament_bots' steady.py, raises_late.py and broken_syntax.py and its tournament.toml:
+    #   PYTHONPATH=<checkout at 8b557dd> python -c "from cabo_kit.tournament.runner import run_tournament; run_tournament(DIR, workers=1)"
+    # 6 rush games (4 with a fault), 1 rejected file. Opened on a copy: the current code may migrate it.
+    from cabo_kit.tournament.ratings import fit_elo
+
+    db = tmp_path / "results.sqlite"
+    db.write_bytes((STORE_V1 / "results.sqlite").read_bytes())
+    with Store(db) as store:  # the writer's open: checks and migrates the file
+        assert len(store.existing_ids()) == 6
+    con = sqlite3.connect(db)
+    assert int(con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]) >= 1
+    con.close()
+    games, seats = load_frames(tmp_path)
+    assert len(games) == 6 and (games.status == "fault").sum() == 4 and len(seats) == 12
+    assert sorted(seats.bot.unique()) == ["RandomBot", "raises_late", "steady"]
+    assert load_rejected(db).file.tolist() == ["broken_syntax.py"]
+    for gid in games.game_id:  # every record still reads and matches its sha256
+        assert load_record(db, gid).totals == seats[seats.game_id == gid].sort_values("seat").total.tolist()
+    board = fit_elo(seats)
+    assert sorted(board.bot) == ["RandomBot", "raises_late", "steady"]
+    assert board.set_index("bot").elo["steady"] > board.set_index("bot").elo["raises_late"]

@@ -246,14 +246,18 @@ def test_a_table_larger_than_the_class_is_said_with_the_fix(tmp_path: Path) -> N
     (tmp_path / "bots" / "alice.py").write_text(
         "import cabo_kit as ck\n\nclass Alice(ck.Bot):\n    def choose(self, o, legal):\n        return legal[0]\n"
     )
-    lines: list[str] = []
     from cabo_kit.tournament.runner import run_tournament
 
-    summary = run_tournament(tmp_path, games=4, workers=1, progress=False, out=lines.append)
-    assert summary.played == 0
-    said = "\n".join(lines)
-    assert "no 4-player games: a 4-player table needs 4 different bots and 2 are playing" in said
-    assert "table_sizes = [2]" in said
+    # No game at all (issue 17): an error before anything is written, not a run that "succeeds" with 0 games.
+    with pytest.raises(ConfigError, match=r"no game to play: a 4-player table needs 4 different bots and 2 can play "
+                                          r"\(alice, RandomBot\).*table_sizes = \[2\]"):
+        run_tournament(tmp_path, games=4, workers=1, progress=False, out=None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bots"]
+    (tmp_path / "tournament.toml").write_text("table_sizes = [2, 4]\npresets = [\"rush\"]\n")
+    lines: list[str] = []
+    summary = run_tournament(tmp_path, games=2, workers=1, progress=False, out=lines.append)
+    assert summary.played == 2  # some sizes play: the others are a note
+    assert "no 4-player games: a 4-player table needs 4 different bots and 2 are playing" in "\n".join(lines)
 
 
 def test_round_summaries_given_to_tournament_bots_leave_out_losing_snap_claims() -> None:

@@ -693,7 +693,7 @@ def _written(path: Path) -> Iterator[None]:
     except OSError as exc:
         if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT):
             raise
-        raise FolderError(cannot_write(exc.strerror or str(exc), path, path.parent)) from exc
+        raise FolderError(f"could not write {path.name}: " + cannot_write(exc.strerror or str(exc), path, path.parent)) from exc
 
 
 def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print) -> tuple[Any, Path | None]:

@@ -246,7 +246,7 @@ def _writing(fn: _F) -> _F:
 
 def _corrupt(reason: str) -> sqlite3.DatabaseError:
     exc = sqlite3.DatabaseError(reason)
-    exc.sqlite_errorname = "SQLITE_CORRUPT"  # type: ignore[attr-defined]
+    exc.sqlite_errorname = "SQLITE_CORRUPT"
     return exc
 
 
@@ -279,7 +279,7 @@ def _open_writer(db: Path) -> sqlite3.Connection:
     if any(p.exists() and not _writable(p) for p in (db, db.parent, *_side_files(db))):
         # Checked first: SQLite would leave side files this user owns, in the way of the store's owner.
         exc = sqlite3.OperationalError("Permission denied")
-        exc.sqlite_errorname = "SQLITE_READONLY"  # type: ignore[attr-defined]
+        exc.sqlite_errorname = "SQLITE_READONLY"
         raise exc
     _check_side_files(db)
     con = _connect(db)
