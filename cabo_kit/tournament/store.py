@@ -11,6 +11,12 @@ deal, rotation, and every seat's bot and version), inserted with ``INSERT OR IGN
 retried write is never a duplicate, and a killed runner loses at most the games it had not
 committed, which the next run plays.
 
+Errors: a damaged file (checked with ``PRAGMA quick_check`` when a run or a reader opens it),
+a read-only file or folder, a full disk: every sqlite error becomes a :class:`StoreError` that
+names the file and what to do (:func:`store_problem`); nothing here deletes or rewrites a
+damaged file. Readers open without writing when they cannot write (docs/tournaments.md, "If
+the store is damaged").
+
 >>> import tempfile, os
 >>> db = os.path.join(tempfile.mkdtemp(), "results.sqlite")
 >>> store = Store(db)
@@ -439,6 +445,7 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
     con = _reader(db_path)
     try:
         _check_intact(con)
+        con.execute("BEGIN")  # one snapshot for both frames while a run may be adding games
         only = current_only and con.execute("SELECT 1 FROM scheduled LIMIT 1").fetchone() is not None
         where = " WHERE g.game_id IN (SELECT game_id FROM scheduled)" if only else ""
         games = pd.read_sql_query(
