@@ -141,14 +141,19 @@ def holder(folder: str | os.PathLike[str]) -> Holder | None:
                 return None
         except NotImplementedError:
             return None
-        for _ in range(10):
-            found = _read_holder(fd)
-            if found is not None:
-                return found
-            time.sleep(0.05)
-        return Holder(0, socket.gethostname(), "?", "another process", time.time())
+        return _wait_for_details(fd) or Holder(0, socket.gethostname(), "?", "another process", time.time())
     finally:
         os.close(fd)
+
+
+def _wait_for_details(fd: int) -> Holder | None:
+    """The holder's details; a holder may have taken the lock and not yet written them: wait up to half a second."""
+    for _ in range(10):
+        found = _read_holder(fd)
+        if found is not None:
+            return found
+        time.sleep(0.05)
+    return None
 
 
 def _busy(folder: Path, found: Holder | None) -> FolderBusy:
@@ -212,12 +217,7 @@ class FolderLock:
                              "at the same time: make sure only one runs")
                 return self
             if not taken:
-                found = None
-                for _ in range(10):  # the holder may not have written its details yet
-                    found = _read_holder(fd)
-                    if found is not None:
-                        break
-                    time.sleep(0.05)
+                found = _wait_for_details(fd)
                 os.close(fd)
                 raise _busy(self.folder, found)
             me = Holder(os.getpid(), socket.gethostname(), self.command, self.description, time.time())
@@ -235,14 +235,14 @@ class FolderLock:
         if not self._key:
             return
         with _held_guard:
-            mine = _held.get(self._key)
-            self._key = ""
+            key, self._key = self._key, ""
+            mine = _held.get(key)
             if mine is None:
                 return
             mine[1] -= 1
             if mine[1] > 0:
                 return
-            del _held[os.path.realpath(self.folder)]
+            del _held[key]
             fd = mine[0]
             try:
                 os.ftruncate(fd, 0)  # the file stays: removing it could let two runs lock two different files
