@@ -99,6 +99,9 @@ class ReproResult:
     def __str__(self) -> str:
         return self.message
 
+    def __repr__(self) -> str:
+        return f"<ReproResult {self.status} of {self.fault.game_id[:MIN_ID]} with {self.file.name}: {self.message}>"
+
 
 # ------------------------------------------------------------------ naming faults
 
