@@ -65,6 +65,11 @@ KINDS = {
         "    def choose(self, obs, legal):\n        return legal[0]\n",
         "on_round_start() raised RuntimeError: not ready (mine.py, line 7)",
     ),
+    "failing start": (
+        HEAD + "class Bot2(ck.Bot):\n    def on_game_start(self, seat, n, rules):\n        self.plan = rules.nope\n\n"
+        "    def choose(self, obs, legal):\n        return legal[0]\n",
+        "on_game_start() raised AttributeError: ",
+    ),
 }
 FIXES = {
     "exception": ("return self.helper(obs)", "return legal[0]"),
@@ -72,8 +77,10 @@ FIXES = {
     "timeout": ("time.sleep(30)", "pass"),
     "bad type": ("return True", "return 'deck'"),
     "failing hook": ("raise RuntimeError('not ready')", "pass"),
+    "failing start": ("rules.nope", "None"),
 }
-EXPECTED_KIND = {"exception": "error", "illegal": "illegal", "timeout": "timeout", "bad type": "error", "failing hook": "error"}
+EXPECTED_KIND = {"exception": "error", "illegal": "illegal", "timeout": "timeout", "bad type": "error", "failing hook": "error",
+                 "failing start": "error"}
 
 
 def _class(tmp_path: Path, source: str) -> Path:
@@ -100,12 +107,19 @@ def test_each_kind_of_fault_still_fails_on_the_broken_file_and_is_fixed_after_th
     bot = folder / "bots" / "mine.py"
     bot.write_text(source.replace(old, new))
     fixed = repro(folder, fault.game_id[:8])
-    assert fixed.status == "fixed" and fixed.answer is not None, fixed.message
+    assert fixed.status == "fixed", fixed.message
+    assert fixed.version != fault.version
+    if kind == "failing start":
+        by_seat = {f.seat: repro(folder, f.game_id) for f in load_faults(folder)}
+        # Seat 1 failed before anyone answered: the record ends there, and so does the replay.
+        assert by_seat[1].message == ("fixed: on_game_start() no longer fails (the tournament's game stopped there, "
+                                      "at round 1, turn 0, phase snap, so the replay ends)")
+        fixed = by_seat[0]  # seat 0 answers first: its first decision is replayed
+    assert fixed.answer is not None
     assert fixed.observation is not None and fixed.answer in fixed.observation.legal_actions
     assert fixed.message.startswith("fixed: ") and f"answers {fixed.answer} (legal)" in fixed.message
-    if kind == "failing hook":
-        assert fixed.message.startswith("fixed: on_round_start() no longer fails")
-    assert fixed.version != fault.version
+    if kind in ("failing hook", "failing start"):
+        assert fixed.message.startswith(f"fixed: {fault.hook} no longer fails, and at the decision after it")
 
 
 def test_the_store_keeps_what_the_bot_was_given_and_it_matches_the_record(tmp_path: Path) -> None:

@@ -211,15 +211,17 @@ class _Stop(BaseException):
 
 
 class _Forced(Bot):
-    """A seat that answers what the record says it answered, in order."""
+    """A seat that answers what the record says it answered, in order. Past the record's end: if the game
+    has reached the point where the tournament's game stopped (a hook failed there and now passes), the
+    replay is done; otherwise it no longer follows the record."""
 
-    def __init__(self, seat: int, answers: list[Action]) -> None:
+    def __init__(self, seat: int, answers: list[Action], reached: Callable[[], bool]) -> None:
         super().__init__()
-        self.seat, self.answers, self.next = seat, answers, 0
+        self.seat, self.answers, self.next, self.reached = seat, answers, 0, reached
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         if self.next >= len(self.answers):
-            raise _Stop("record ends", observation)
+            raise _Stop("passed" if self.reached() else "record ends")
         self.next += 1
         return self.answers[self.next - 1]
 
@@ -304,8 +306,13 @@ def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[st
     isolated = IsolatedBot(sub, limits)
     isolated.random = bot_random(record.seed, seat)
     replayed = _Replayed(isolated, answers[seat])
-    players: list[Bot] = [replayed if s == seat else _Forced(s, answers[s]) for s in range(record.n_players)]
     game = record.new_game()
+    steps = len(record.actions)
+
+    def reached() -> bool:
+        return len(game.history) == steps and replayed.next == len(replayed.answers)
+
+    players: list[Bot] = [replayed if s == seat else _Forced(s, answers[s], reached) for s in range(record.n_players)]
     where: dict[str, Any] = {}
     stop: _Stop | None = None
     try:
@@ -316,7 +323,7 @@ def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[st
         result.output = isolated.log_text
     finally:
         isolated.close()
-    _conclude(result, game, stop, fault_seat, kind, reason, where, len(record.actions), path.name, f"{f.bot}.py")
+    _conclude(result, game, stop, fault_seat, kind, reason, where, steps, path.name, f"{f.bot}.py")
     return result
 
 
@@ -346,6 +353,11 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
         result.status, result.answer, result.recorded = "differs", stop.answer, stop.recorded
         result.message = (f"your bot's earlier answers now differ from the record at {at}: it answered {stop.answer}, "
                           f"the record has {stop.recorded}; {later}")
+        return
+    if stop is not None and stop.what == "passed":  # a hook failed where the tournament's game stopped
+        result.status, result.hook = "fixed", _hook_of(f)
+        result.message = (f"fixed: {result.hook} no longer fails (the tournament's game stopped there, at {at}, "
+                          "so the replay ends)")
         return
     if stop is not None:  # a forced seat ran out of recorded answers before the faulted call came
         result.status = "differs"
