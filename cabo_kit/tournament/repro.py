@@ -135,7 +135,8 @@ def repro_command(folder: str | os.PathLike[str], fault: str) -> str:
 
 
 def find_fault(folder: str | os.PathLike[str], key: str) -> StoredFault:
-    """The stored fault named ``key``: a prefix of its game id (at least 4 hex digits), or a bot's name (its first fault).
+    """The stored fault named ``key``: a prefix of its game id (at least 4 hex digits), or a bot's name (its first
+    fault in the latest run's schedule, else its first stored one).
 
     Raises :class:`ReproError` naming the faults there are when none or several match.
     """
@@ -147,8 +148,8 @@ def find_fault(folder: str | os.PathLike[str], key: str) -> StoredFault:
     if not faults:
         raise ReproError(f"{db} holds no fault: every game stored ended normally")
     by_bot = [f for f in faults if f.bot == key]
-    if by_bot:
-        return by_bot[0]
+    if by_bot:  # the latest run's games first: an older file version's faults may be fixed already
+        return next((f for f in by_bot if f.current), by_bot[0])
     hexy = re.fullmatch(r"[0-9a-fA-F]+", key) is not None
     found = [f for f in faults if f.game_id.startswith(key.lower())] if hexy and len(key) >= 4 else []
     names = short_ids([f.game_id for f in faults])
@@ -469,7 +470,8 @@ def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str
     where = (f" at {_where(f.round, f.turn or 0, f.phase or '?')}" if f.round is not None else "")
     out(f"fault {short}: {f.bot} (seat {f.seat}) in game {f.game_id} ({f.preset}, {f.table_size} players, "
         f"deal seed {f.deal_seed}){where}, in {_hook_of(f)}")
-    out(f"  in the tournament: {f.kind}: {fault_sentence(f.reason, f'{f.bot}.py')}")
+    out(f"  in the tournament: {f.kind}: {fault_sentence(f.reason, f'{f.bot}.py')}"
+        + ("" if f.current else " (a game of an earlier run, with an older version of the file)"))
     result = repro(folder, f.game_id, file)
     same = "the file that played in the tournament" if result.version == f.version else (
         f"the tournament played version {f.version}")

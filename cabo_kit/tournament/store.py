@@ -369,7 +369,8 @@ class StoredFault:
 
     From ``games`` and ``seats``: ``game_id``, ``seat``, ``bot``, ``version`` (of its file),
     ``kind`` (``error``, ``timeout``, ``illegal``, ``crash``), ``reason`` (traceback or words),
-    ``preset``, ``rules`` (JSON of the overrides), ``table_size``, ``deal_seed``, ``order_key``.
+    ``preset``, ``rules`` (JSON of the overrides), ``table_size``, ``deal_seed``, ``order_key``;
+    ``current``: whether the game is in the latest run's schedule (else a game of an older file version).
     From ``faults`` (``None`` for a fault stored before schema 2): ``hook``, ``step``, ``round``,
     ``turn``, ``phase``, ``legal`` and ``context`` (see :class:`FaultRow`).
     """
@@ -385,6 +386,7 @@ class StoredFault:
     table_size: int
     deal_seed: int
     order_key: str
+    current: bool = True
     hook: str | None = None
     step: int | None = None
     round: int | None = None
@@ -395,7 +397,8 @@ class StoredFault:
 
 
 def load_faults(db_path: str | Path, prefix: str = "") -> list[StoredFault]:
-    """Every stored fault (of any run, not only the latest schedule) whose game id starts with ``prefix``, in schedule order.
+    """Every stored fault (of any run: ``current`` says which are in the latest schedule) whose game id starts
+    with ``prefix``, in schedule order.
 
     A store of schema 1 (not yet opened by a :class:`Store`, so not migrated) gives its faults
     without their context.
@@ -418,18 +421,21 @@ def load_faults(db_path: str | Path, prefix: str = "") -> list[StoredFault]:
         like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = con.execute(
             "SELECT s.game_id, s.seat, s.bot, s.version, s.status, s.fault, g.preset, g.rules, g.table_size, g.deal_seed, "
-            f"g.order_key, {extra} FROM seats s JOIN games g ON g.game_id = s.game_id {join} "
+            "g.order_key, (c.game_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM scheduled)), "
+            f"{extra} FROM seats s JOIN games g ON g.game_id = s.game_id {join} "
+            "LEFT JOIN scheduled c ON c.game_id = s.game_id "
             "WHERE s.status != 'ok' AND s.game_id LIKE ? ESCAPE '\\' ORDER BY g.order_key, g.game_id", (like,)).fetchall()
     finally:
         con.close()
     out = []
     for r in rows:
         fault = StoredFault(*r[:11])
-        if r[11] is not None:
-            fault.hook, fault.step, fault.round, fault.turn, fault.phase = r[11:16]
-            fault.legal = list(json.loads(r[16]))
+        fault.current = bool(r[11])
+        if r[12] is not None:
+            fault.hook, fault.step, fault.round, fault.turn, fault.phase = r[12:17]
+            fault.legal = list(json.loads(r[17]))
             try:
-                fault.context = json.loads(zlib.decompress(r[17]))
+                fault.context = json.loads(zlib.decompress(r[18]))
             except (zlib.error, ValueError):
                 fault.context = None  # a damaged context: the record still replays the fault
         out.append(fault)
