@@ -561,9 +561,10 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    """``cabo-kit tournament run|report DIR``, ``repro DIR FAULT``: see docs/tournaments.md."""
+    """``cabo-kit tournament run|report DIR``: see docs/tournaments.md."""
     from .tournament.config import ConfigError
     from .tournament.executors import ExecutorError
+    from .tournament.runner import run_tournament, write_outputs
     from .tournament.store import StoreError
 
     if getattr(args, "action", None) is None:
@@ -576,8 +577,6 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             return repro_cli(args.folder, args.fault, args.file, args.pytest_path)
         except (ConfigError, StoreError, ReproError) as exc:
             raise UsageError(str(exc)) from None
-    from .tournament.runner import run_tournament, write_outputs
-
     missing = missing_report_modules()
     if missing:
         raise UsageError(f"tournaments need {', '.join(missing)} for their ratings and report: {REPORT_HINT}")

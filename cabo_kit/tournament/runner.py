@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -392,6 +392,8 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                 ]
                 fault = None
                 if fault_seat is not None and where:
+                    from dataclasses import asdict
+
                     from .isolation import Limits
 
                     where["context"]["limits"] = asdict(Limits(**task.limits))
