@@ -536,7 +536,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="action", metavar="run|report")
+    sub = p.add_subparsers(dest="action", metavar="run|report|repro")
     run = sub.add_parser("run", help="play the missing games, then write the leaderboard and the report")
     run.add_argument("folder", metavar="DIR", help="the tournament folder (tournament.toml, bots/*.py)")
     run.add_argument("--games", type=_positive,
@@ -552,6 +552,13 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     report = sub.add_parser("report", help="rewrite leaderboard.csv and report.html from the results store")
     report.add_argument("folder", metavar="DIR", help="the tournament folder")
+    repro = sub.add_parser("repro", help="replay a fault with the bot's current file: does the faulted decision still fail?")
+    repro.add_argument("folder", metavar="DIR", help="the tournament folder")
+    repro.add_argument("fault", metavar="FAULT",
+                       help="the faulted game's id as the report shows it (e.g. 3f2a9c1b), or a bot's name (its first fault)")
+    repro.add_argument("--file", metavar="PATH", help="the bot file to replay with (default: DIR/bots/BOT.py)")
+    repro.add_argument("--pytest", metavar="PATH", dest="pytest_path",
+                       help="also write a standalone test file replaying the fault (fails until it is fixed)")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -568,7 +575,15 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .tournament.store import StoreError
 
     if getattr(args, "action", None) is None:
-        raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR")
+        raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR | "
+                         f"{PROG} tournament repro DIR FAULT")
+    if args.action == "repro":  # needs neither pandas nor plotly
+        from .tournament.repro import ReproError, repro_cli
+
+        try:
+            return repro_cli(args.folder, args.fault, args.file, args.pytest_path)
+        except (ConfigError, StoreError, ReproError) as exc:
+            raise UsageError(str(exc)) from None
     missing = missing_report_modules()
     if missing:
         raise UsageError(f"tournaments need {', '.join(missing)} for their ratings and report: {REPORT_HINT}")

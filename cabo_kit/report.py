@@ -539,6 +539,13 @@ def report_html(
 
     faults = seats[seats["status"] != "ok"] if len(seats) else seats
     n_fault_games = int(games["status"].ne("ok").sum()) if len(games) and "status" in games.columns else len(faults)
+    from .tournament.repro import repro_command, short_ids
+
+    fault_id = short_ids([str(g) for g in faults["game_id"]]) if len(faults) else {}
+    folder = "DIR" if db_path is None else (str(Path(db_path).parent) if Path(db_path).suffix == ".sqlite" else db_path)
+
+    def replay(gid: object) -> str:
+        return f"<code>{_esc(repro_command(folder, fault_id[str(gid)]))}</code>"
     seed_of = dict(zip(games["game_id"], games["deal_seed"])) if len(games) and "deal_seed" in games.columns else {}
 
     parts: list[str] = []
@@ -641,13 +648,16 @@ def report_html(
                             [False, False, True]))
         shown = faults.sort_values(["bot", "game_index"], kind="stable").head(100) if "game_index" in faults.columns else faults.head(100)
         listing = _table(
-            ["bot", "fault", "game", "preset", "reason"],
+            ["bot", "fault", "game", "preset", "reason", "replay it with the bot's current file"],
             [[bot_link(r["bot"]), _esc(r["status"]), f'<code>{_esc(r["game_id"])}</code>', _esc(r["preset"]),
-              _esc(_first_line(r["fault"]))] for _, r in shown.iterrows()])
+              _esc(_first_line(r["fault"])), replay(r["game_id"])] for _, r in shown.iterrows()])
         parts.append(f'<details{" open" if len(shown) <= 20 else ""}><summary>Every fault and its reason</summary>'
                      f"{listing}</details>")
         more = f" ({len(faults) - len(shown)} more not listed here)" if len(faults) > len(shown) else ""
-        parts.append(f'<p class="muted">Each fault with its full traceback is in the bot\'s own section below{more}.</p>')
+        parts.append(f'<p class="muted">Each fault with its full traceback is in the bot\'s own section below{more}. '
+                     "<code>cabo-kit tournament repro</code> replays the faulted game with the bot's file as it is now "
+                     "(the other seats' recorded answers forced) and says whether the faulted decision still fails; "
+                     "<code>--pytest test_fault.py</code> also writes a test of it.</p>")
     else:
         parts.append("<p>None: no bot raised, timed out, played an illegal action or crashed.</p>")
 
@@ -708,7 +718,8 @@ def report_html(
                 out.append(
                     f'<details><summary><span class="bad">{_esc(r["status"])}</span> in game <code>{_esc(r["game_id"])}</code> '
                     f'({_esc(r["preset"])}, deal seed {_esc(seed_of.get(r["game_id"], "?"))}, seat {_esc(r.get("seat", "?"))}): '
-                    f'{_esc(_first_line(r["fault"]))}</summary><pre>{_esc(r["fault"])}</pre></details>'
+                    f'{_esc(_first_line(r["fault"]))}</summary><p>Replay it: {replay(r["game_id"])}</p>'
+                    f'<pre>{_esc(r["fault"])}</pre></details>'
                 )
             if len(mf) > 20:
                 out.append(f'<p class="muted">and {len(mf) - 20} more faults of the same bot.</p>')
