@@ -752,6 +752,10 @@ def report_html(
                      _esc(r["status"])] for _, r in lost.iterrows()]
             out.append(_table(["game", "preset", "deal seed", "rank", "its total", "winning total (winner)", "behind",
                                "status"], rows, [False, False, True, True, True, True, True, False]))
+        elif mine["_stopped"].any():
+            out.append(f"<p>None in the games that ended normally ({int(mine['_stopped'].sum())} stopped by a fault "
+                       "are listed above).</p>" if (~mine["_stopped"]).any() else
+                       "<p>None: a fault stopped each of its games (listed above).</p>")
         else:
             out.append("<p>None: it never ranked below first.</p>")
         out.append("</section>")
