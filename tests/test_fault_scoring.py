@@ -17,7 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cabo_kit.tournament.ratings import ELO_SCALE, elo_history, fit_elo, openskill_ratings, pairwise_table
+from cabo_kit.tournament.ratings import (
+    ELO_SCALE, elo_history, fit_elo, openskill_ratings, pairwise_table, precision_needs,
+)
 from cabo_kit.tournament.runner import run_tournament
 from cabo_kit.tournament.store import load_frames
 
@@ -77,6 +79,11 @@ def test_a_bot_faulting_every_game_changes_no_other_bots_rating(played: Path) ->
     assert int(full.loc["faulter", "rank"]) == 5 and full.loc["faulter", "win_rate"] == 0.0
     assert full.loc["faulter", "elo_low"] == -np.inf  # it never won: an upper bound only
     assert int(full.loc["faulter", "games"]) == 36
+    # A precision target (the adaptive scheduler) never waits on it, and waits on the others as before.
+    needs = precision_needs(full.reset_index(), "rush")
+    assert np.isnan(needs["faulter"][1])
+    assert {b: needs[b][1] for b in others} == pytest.approx({b: needs_alone[1] for b, needs_alone in
+                                                              precision_needs(alone.reset_index(), "rush").items()}, abs=25)
 
 
 def old_shares(seats: pd.DataFrame) -> pd.Series:

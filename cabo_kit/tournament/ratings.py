@@ -512,6 +512,13 @@ def fit_elo(
         ib = pp["b"].map(index).to_numpy(dtype=np.int64)
         sc = pp["score"].to_numpy(dtype=float)
         deal_codes, deals = pd.factorize(mine["deal_id"], sort=True)
+        # Deals a fault stopped in every rotation hold only the faulting seats' losses. The bootstrap
+        # draws them and the other deals separately (as two strata of fixed size): drawn together, the
+        # replicates would hold more or fewer of the deals that rate the other bots, widening those
+        # bots' intervals by a bot that only faulted.
+        stopped = np.bincount(deal_codes, weights=fault_flags(mine)[1].astype(float), minlength=len(deals))
+        strata = [d for d in (np.flatnonzero(stopped < np.bincount(deal_codes, minlength=len(deals))),
+                              np.flatnonzero(stopped == np.bincount(deal_codes, minlength=len(deals)))) if len(d)]
         deal_of_pair = pd.Index(deals).get_indexer(pp["deal_id"])
         n_deals = len(deals)
         cells_ab = ia * n + ib
@@ -548,8 +555,7 @@ def fit_elo(
             chunk = max(1, _BATCH_CELLS // max(n * n, 1))
             for first in range(0, bootstrap, chunk):
                 size = min(chunk, bootstrap - first)
-                counts = np.stack([np.bincount(rng.integers(0, n_deals, size=n_deals), minlength=n_deals).astype(float)
-                                   for _ in range(size)])
+                counts = np.stack([np.bincount(_draw(rng, strata), minlength=n_deals).astype(float) for _ in range(size)])
                 absent = (counts @ present) == 0
                 stack = np.stack([wins_matrix(c[deal_of_pair]) for c in counts])
                 # An absent bot's optimum is 0 (only the prior): start it there, not at its full-data rating.
@@ -586,6 +592,17 @@ def fit_elo(
     board = board.reset_index(drop=True)
     board.attrs["field"] = fields
     return board
+
+
+def _draw(rng: "np.random.Generator", strata: "list[np.ndarray]") -> "np.ndarray":
+    """One bootstrap replicate's deals: each stratum (deal indices, ascending) resampled with replacement to its own size.
+
+    With a single stratum of all ``n`` deals this is exactly ``rng.integers(0, n, size=n)``, the
+    draws of a tournament without faults.
+    """
+    import numpy as np
+
+    return np.concatenate([d[rng.integers(0, len(d), size=len(d))] for d in strata])
 
 
 def _separated_bounds(
