@@ -455,7 +455,9 @@ def fit_elo(
     With ``anchor`` a bot's name, that bot is 1000 instead (where it played that preset) and
     every interval is relative to it, as before this default. The interval is the percentile interval of ``bootstrap`` refits on the preset's deals drawn
     with replacement: a deal's seat rotations always move together, so the interval
-    accounts for deals that favour one seat or one hand. The default 1000 replicates keep the
+    accounts for deals that favour one seat or one hand (the deals a fault stopped in every
+    rotation, which rate only the faulting bot, are drawn apart from the others, each group to
+    its own size). The default 1000 replicates keep the
     Monte Carlo noise of the 2.5% and 97.5% quantiles small (with 200, each end rests on about
     five replicates: its half-width wobbles by some 7%, which lowered the coverage of a simulated
     class from 94% to 92% and widened its widest interval). Each replicate is centred the same
