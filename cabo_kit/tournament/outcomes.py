@@ -88,12 +88,15 @@ def fair_win(seats: "pd.DataFrame") -> "np.ndarray":
     """
     import numpy as np
 
+    import pandas as pd
+
     faulter, in_faulted = fault_flags(seats)
     if "rank" in seats.columns and "game_id" in seats.columns:
+        games = seats["game_id"].to_numpy()
         rank = seats["rank"].to_numpy(dtype=float)
-        best = seats.groupby("game_id", sort=False)["rank"].transform("min").to_numpy(dtype=float)
+        best = seats["rank"].groupby(games, sort=False).transform("min").to_numpy(dtype=float)
         first = rank == best
-        tied = seats.assign(_first=first).groupby("game_id", sort=False)["_first"].transform("sum").to_numpy(dtype=float)
+        tied = pd.Series(first, index=seats.index).groupby(games, sort=False).transform("sum").to_numpy(dtype=float)
         win = np.where(first, 1.0 / np.maximum(tied, 1.0), 0.0)
     else:
         win = seats["win"].to_numpy(dtype=float).copy()

@@ -519,8 +519,8 @@ def fit_elo(
         # replicates would hold more or fewer of the deals that rate the other bots, widening those
         # bots' intervals by a bot that only faulted.
         stopped = np.bincount(deal_codes, weights=fault_flags(mine)[1].astype(float), minlength=len(deals))
-        strata = [d for d in (np.flatnonzero(stopped < np.bincount(deal_codes, minlength=len(deals))),
-                              np.flatnonzero(stopped == np.bincount(deal_codes, minlength=len(deals)))) if len(d)]
+        rows_of_deal = np.bincount(deal_codes, minlength=len(deals))
+        strata = [d for d in (np.flatnonzero(stopped < rows_of_deal), np.flatnonzero(stopped == rows_of_deal)) if len(d)]
         deal_of_pair = pd.Index(deals).get_indexer(pp["deal_id"])
         n_deals = len(deals)
         cells_ab = ia * n + ib
