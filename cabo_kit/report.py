@@ -343,13 +343,29 @@ def outcome_figures(outcomes: "pd.DataFrame") -> "dict[str, go.Figure]":
 def score_distribution(seats: "pd.DataFrame", title: str = "Final game totals (lower is better)") -> "go.Figure":
     """Box plots of each bot's final game totals, a colour per preset.
 
+    A game that a fault stopped (a seat's ``status`` other than ``ok``) has no final totals: its
+    seats are left out, and the title says how many games that is (a bot that faults at once
+    would otherwise show its 0 points as the best totals).
+
     >>> import pandas as pd
     >>> seats = pd.DataFrame({"bot": ["A", "B", "A", "B"], "preset": "rush", "total": [40, 101, 55, 99]})
     >>> [trace.name for trace in score_distribution(seats).data]
     ['rush']
+    >>> stopped = seats.assign(game_id=["g1", "g1", "g2", "g2"], status=["ok", "ok", "error", "ok"])
+    >>> fig = score_distribution(stopped)
+    >>> [int(y) for y in fig.data[0].y], fig.layout.title.text
+    ([40, 101], 'Final game totals (lower is better; 1 game ended by a fault left out)')
     """
     import plotly.graph_objects as go
 
+    from .tournament.outcomes import fault_flags
+
+    stopped = fault_flags(seats)[1]
+    if stopped.any():
+        n_stopped = int(seats.loc[stopped, "game_id"].nunique()) if "game_id" in seats.columns else int(stopped.sum())
+        note = f"{n_stopped} game{'s' if n_stopped != 1 else ''} ended by a fault left out"
+        title = title[:-1] + f"; {note})" if title.endswith(")") else f"{title} ({note})"
+        seats = seats[~stopped]
     fig = go.Figure()
     colour = _preset_colours(_presets(seats))
     for preset in _presets(seats):
@@ -515,9 +531,13 @@ def report_html(
     import pandas as pd
     import plotly.offline
 
-    from .tournament.outcomes import RATES, per_rule
+    from .tournament.outcomes import RATES, fair_win, fault_flags, per_rule
     from .tournament.ratings import elo_history, fit_elo, openskill_ratings
 
+    if len(seats):
+        # Scored from the statuses (as the ratings do), whatever shares a hand-made or old frame holds.
+        faulter, stopped = fault_flags(seats)
+        seats = seats.assign(win=fair_win(seats), _faulter=faulter, _stopped=stopped)
     if rejected is None:
         rejected = pd.DataFrame({"file": [], "reason": []})
     fitted_here = board is None
@@ -555,7 +575,9 @@ def report_html(
     parts.append(f"<h1>{_esc(title)}</h1>")
     parts.append(
         f'<p class="summary">{len(games)} games, {len(bots)} bots, presets: {_esc(", ".join(presets)) or "none"}; '
-        f"{n_fault_games} games ended by a fault; {len(rejected)} files rejected. "
+        f"{n_fault_games} games ended by a fault (each scored as a loss of the faulting bot against every other "
+        "seat and no result among the others; their totals are left out of the score charts); "
+        f"{len(rejected)} files rejected. "
         "Ratings are per preset, never pooled; "
         + (f"Elo anchored so that {_esc(anchor)} is 1000 where it played (elsewhere the field's mean is 1000).</p>"
            if anchor else "Elo centred on the field: the mean of the bots rated on both sides is 1000. "
@@ -591,7 +613,9 @@ def report_html(
                      f"{str(bootstrap) + ' ' if fitted_here else ''}refits on deals resampled with replacement (a deal's seat rotations stay together). "
                      "Plausible rank: the same percentiles of the bot's place in each refit (as Chatbot Arena "
                      "shows ranks). One-sided bounds: the Wilson bound of the bot's upsets per deal against the field. "
-                     "Win rate: a shared win counts 1/k. OpenSkill: Plackett-Luce, a second opinion.</p>")
+                     "Win rate: a shared win counts 1/k; a bot's own faulted games count as lost, and a game "
+                     "another seat's fault stopped is left out of it (games counts every game). "
+                     "OpenSkill: Plackett-Luce, a second opinion.</p>")
     else:
         parts.append("<p>No games yet.</p>")
 
@@ -669,8 +693,9 @@ def report_html(
                  + ".</p>")
     parts.append("<p>" + " · ".join(bot_link(b) for b in bots) + "</p>")
     if len(seats):
-        best = seats.groupby("game_id")["total"].min()
-        winner = seats[seats["rank"] == seats.groupby("game_id")["rank"].transform("min")].groupby("game_id")["bot"].agg(
+        ended = seats[~seats["_stopped"]]
+        best = ended.groupby("game_id")["total"].min()
+        winner = ended[ended["rank"] == ended.groupby("game_id")["rank"].transform("min")].groupby("game_id")["bot"].agg(
             lambda s: ", ".join(str(x) for x in s))
     for b in bots:
         mine = seats[seats["bot"] == b]
@@ -685,10 +710,12 @@ def report_html(
             elo = (f'{_num(r["elo"].iloc[0])} ({_interval(r["elo_low"].iloc[0], r["elo_high"].iloc[0])})'
                    if len(r) else "–")
             place = _rank_range(r.iloc[0]) if len(r) else "–"
-            firsts = int((m["rank"] == 1).sum())
+            done = m[~m["_stopped"]]  # games that ended normally
+            firsts = int((done["rank"] == 1).sum())
+            ranked = m[~m["_stopped"] | m["_faulter"]]  # its own faults rank it last; another's fault: no place
             rows.append([_esc(preset), str(len(m)), elo, f"{place} of {int((board['preset'] == preset).sum())}",
-                         _num(m["win"].mean(), "{:.1%}"), str(firsts), _num(m["rank"].mean(), "{:.2f}"),
-                         _num(m["total"].mean(), "{:.1f}"), str(int((m["status"] != "ok").sum()))])
+                         _num(m["win"].mean(), "{:.1%}"), str(firsts), _num(ranked["rank"].mean(), "{:.2f}"),
+                         _num(done["total"].mean(), "{:.1f}"), str(int((m["status"] != "ok").sum()))])
         out.append(_table(["preset", "games", "Elo [95%]", "place", "win rate", "first places", "mean rank",
                            "mean total", "faults"], rows, [False, True, True, True, True, True, True, True, True]))
         if outcomes is not None:
@@ -725,7 +752,7 @@ def report_html(
                 out.append(f'<p class="muted">and {len(mf) - 20} more faults of the same bot.</p>')
         else:
             out.append("<p>None.</p>")
-        lost = mine[mine["rank"] > 1].copy()
+        lost = mine[(mine["rank"] > 1) & ~mine["_stopped"]].copy()  # a faulted game is listed with the faults
         out.append(f"<h4>Worst losses (up to {worst})</h4>")
         if len(lost):
             lost["behind"] = lost["total"].to_numpy() - lost["game_id"].map(best).to_numpy()
@@ -736,6 +763,10 @@ def report_html(
                      _esc(r["status"])] for _, r in lost.iterrows()]
             out.append(_table(["game", "preset", "deal seed", "rank", "its total", "winning total (winner)", "behind",
                                "status"], rows, [False, False, True, True, True, True, True, False]))
+        elif mine["_stopped"].any():
+            out.append(f"<p>None in the games that ended normally ({int(mine['_stopped'].sum())} stopped by a fault "
+                       "are listed above).</p>" if (~mine["_stopped"]).any() else
+                       "<p>None: a fault stopped each of its games (listed above).</p>")
         else:
             out.append("<p>None: it never ranked below first.</p>")
         out.append("</section>")

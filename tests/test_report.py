@@ -187,7 +187,9 @@ def test_figures_from_frames(frames: tuple[pd.DataFrame, ...]) -> None:
     assert {"cabo_success", "cabo_rate", "fault_rate", "mean_round_score", "faults"} <= set(outs)
     assert "snap_accuracy" in outs  # rush snaps
     box = report.score_distribution(seats)
-    assert sum(len(t.y) for t in box.data) == len(seats)
+    # The two games a fault stopped have no final totals: their 3 seats each are left out, and the title says so.
+    assert sum(len(t.y) for t in box.data) == len(seats) - 2 * 3
+    assert "2 games ended by a fault left out" in box.layout.title.text
 
 
 def test_write_report_from_a_results_store(frames: tuple[pd.DataFrame, ...], tmp_path: Path) -> None:

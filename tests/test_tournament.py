@@ -70,8 +70,11 @@ def test_faults_and_rejected_files_are_recorded_and_the_tournament_completes(tmp
     assert set(good.status) == {"ok"} and set(good.fault) == {""}
     fault_games = games[games.status == "fault"]
     assert len(fault_games) == 28  # only steady vs RandomBot (two rotations) ends without a fault
-    assert (seats.groupby("game_id").win.sum() == 1).all()
-    # a faulted game stops at the fault, the record says so, and the opponent wins it
+    ended = seats.game_id.isin(set(games.game_id[games.status == "ok"]))
+    assert (seats[ended].groupby("game_id").win.sum() == 1).all()
+    # a faulted game is a loss of the faulting seat and no result for the other (its win share is NaN)
+    assert seats[~ended & (seats.status == "ok")].win.isna().all()
+    # a faulted game stops at the fault, and the record says so
     gid = seats[(seats.bot == "dozes")].game_id.iloc[0]
     record = load_record(folder, gid)
     assert record.info["fault"]["kind"] == "timeout" and record.info["fault"]["bot"] == "dozes"
@@ -82,7 +85,7 @@ def test_faults_and_rejected_files_are_recorded_and_the_tournament_completes(tmp
 
 
 def test_final_ranking_puts_the_faulting_seat_last_and_uses_the_tie_break() -> None:
-    assert final_ranking([5, 10, 10, 7], [1, 2, 3, 0], 3) == ([1, 2, 3, 4], [1.0, 0.0, 0.0, 0.0])
+    assert final_ranking([5, 10, 10, 7], [1, 2, 3, 0], 3) == ([1, 2, 3, 4], [0.0, 0.0, 0.0, 0.0])  # no winner
     assert final_ranking([10, 10, 12], [4, 4, 0], None) == ([1, 1, 3], [0.5, 0.5, 0.0])
 
 

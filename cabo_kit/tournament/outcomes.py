@@ -29,13 +29,80 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
     import pandas as pd
 
-__all__ = ["FAULT_KINDS", "RATES", "per_rule", "poisson_score", "wilson"]
+__all__ = ["FAULT_KINDS", "RATES", "fair_win", "fault_flags", "per_rule", "poisson_score", "wilson"]
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
 
 FAULT_KINDS = ("error", "timeout", "illegal", "crash")
 """The seat statuses that mean the bot faulted (and so lost that game)."""
+
+_NOT_A_FAULT = ("ok", "")
+
+
+def fault_flags(seats: "pd.DataFrame") -> "tuple[np.ndarray, np.ndarray]":
+    """Two boolean arrays over the rows of ``seats``: the seat faulted, and its game ended by a fault.
+
+    A seat faulted when its ``status`` is anything but ``ok`` (a kind of :data:`FAULT_KINDS`);
+    a game ended by a fault when any of its seats (rows of one ``game_id``) faulted. This is how
+    every score of a tournament reads a game: a faulted game is a loss of the faulting seat
+    against every other seat and nothing among the others, whose game did not end normally. A
+    frame without ``status`` has no fault; without ``game_id`` each row is its own game.
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g1", "g1", "g1", "g2", "g2"],
+    ...                       "status": ["ok", "timeout", "ok", "ok", "ok"]})
+    >>> [a.tolist() for a in fault_flags(seats)]
+    [[False, True, False, False, False], [True, True, True, False, False]]
+    """
+    import numpy as np
+
+    if "status" not in seats.columns:
+        none = np.zeros(len(seats), dtype=bool)
+        return none, none.copy()
+    faulter = ~seats["status"].fillna("ok").astype(str).isin(_NOT_A_FAULT).to_numpy()
+    if "game_id" not in seats.columns:
+        return faulter, faulter.copy()
+    import pandas as pd
+
+    flags = pd.Series(faulter, index=seats.index)
+    in_faulted = flags.groupby(seats["game_id"].to_numpy(), sort=False).transform("max").to_numpy(dtype=bool)
+    return faulter, in_faulted
+
+
+def fair_win(seats: "pd.DataFrame") -> "np.ndarray":
+    """Each seat's win share as every score reads it, derived from the statuses and ranks, never from a stored ``win``.
+
+    A game that ended normally: ``1/k`` for each of its ``k`` seats of the best ``rank``, 0 for
+    the others. A game that ended by a fault: 0 for the faulting seat (it lost to everyone) and
+    NaN for the other seats: their game did not end, so it counts neither as a win nor as a loss
+    in their win rate (``mean`` skips it). Stores written before this rule kept a shared win for
+    the other seats at their totals at the fault; this reads them fairly.
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"game_id": ["g1"] * 3 + ["g2"] * 3, "rank": [1, 3, 1, 1, 2, 3],
+    ...                       "win": [0.5, 0.0, 0.5, 1.0, 0.0, 0.0],
+    ...                       "status": ["ok", "error", "ok", "ok", "ok", "ok"]})
+    >>> fair_win(seats).tolist()
+    [nan, 0.0, nan, 1.0, 0.0, 0.0]
+    """
+    import numpy as np
+
+    import pandas as pd
+
+    faulter, in_faulted = fault_flags(seats)
+    if "rank" in seats.columns and "game_id" in seats.columns:
+        games = seats["game_id"].to_numpy()
+        rank = seats["rank"].to_numpy(dtype=float)
+        best = seats["rank"].groupby(games, sort=False).transform("min").to_numpy(dtype=float)
+        first = rank == best
+        tied = pd.Series(first, index=seats.index).groupby(games, sort=False).transform("sum").to_numpy(dtype=float)
+        win = np.where(first, 1.0 / np.maximum(tied, 1.0), 0.0)
+    else:
+        win = seats["win"].to_numpy(dtype=float).copy()
+    win[in_faulted] = np.nan
+    win[faulter] = 0.0
+    return win
 
 RATES: dict[str, tuple[str, str, str, str, str | None]] = {
     # name: (numerator column, denominator column, interval kind, what it means, the rule it needs)
@@ -143,7 +210,8 @@ def per_rule(seats: "pd.DataFrame", z: float = Z95) -> "pd.DataFrame":
     One row per ``(bot, preset)``, sorted by preset then bot. Columns: ``bot, preset, games``,
     the summed counts (``rounds, cabo_calls, cabo_wins, kamikaze, royal_roulette, resets,
     snaps, snaps_right, failed_multi_exchanges, powers_used, deck_outs``), ``mean_round_score``
-    (sum of round scores / rounds), ``mean_total`` (final totals), ``faults`` and
+    (sum of round scores / rounds), ``mean_total`` (final totals of the games that ended normally:
+    a game stopped by a fault has none; NaN if no game of the bot ended normally), ``faults`` and
     ``faults_<kind>`` for each of :data:`FAULT_KINDS`, and for each rate in :data:`RATES` the
     columns ``<rate>``, ``<rate>_low``, ``<rate>_high`` (NaN when its denominator is 0, e.g.
     the success rate of a bot that never called Cabo, or when the preset's rules do not have
@@ -170,6 +238,9 @@ def per_rule(seats: "pd.DataFrame", z: float = Z95) -> "pd.DataFrame":
         )
     counts = list(_COUNTS) + (["multi_exchanges"] if "multi_exchanges" in seats.columns else [])
     df = seats[["bot", "preset", "status"] + counts + (["total"] if "total" in seats.columns else [])].copy()
+    if "total" in df.columns:
+        # A faulted game stopped early: its totals are nobody's final total.
+        df["total"] = df["total"].astype(float).where(~fault_flags(seats)[1])
     df["games"] = 1
     df["faults"] = df["status"].isin(FAULT_KINDS).astype(int)
     for kind in FAULT_KINDS:

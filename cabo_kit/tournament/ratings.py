@@ -6,7 +6,10 @@ across presets, because a bot's strength under deluxe rules says nothing about r
 
 A game of ``k`` players is read as its ``k(k-1)/2`` pairwise outcomes: the lower ``rank``
 beats the higher, an equal rank is a draw (half a win each). Pairs of seats held by the same
-bot are skipped.
+bot are skipped. A game that a bot's fault ended (a seat's ``status`` other than ``ok``) is a
+loss of the faulting seat against every other seat and nothing among the others, whose game
+did not end normally; this is read from the statuses, so a store written before this rule is
+scored the same way (:func:`~cabo_kit.tournament.outcomes.fault_flags`).
 
 >>> import pandas as pd
 >>> seats = pd.DataFrame({
@@ -30,6 +33,8 @@ import math
 import warnings
 import zlib
 from typing import TYPE_CHECKING, Any
+
+from .outcomes import fair_win, fault_flags
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy/pandas load when a function runs
     import numpy as np
@@ -97,6 +102,8 @@ def pairwise_outcomes(seats: "pd.DataFrame") -> "pd.DataFrame":
 
     Columns: ``preset, game_id, deal_id, game_index, a, b, score`` where ``score`` is
     1 if ``a`` ranked better than ``b``, 0.5 on equal rank, 0 otherwise; ``a < b`` by name.
+    In a game ended by a fault only the faulting seat's pairs are there, each a loss of the
+    faulting seat, whatever the ranks (here Y faulted in g2, so X and Z have no result in it):
 
     >>> import pandas as pd
     >>> seats = pd.DataFrame({"game_id": ["g"] * 3, "deal_id": ["d"] * 3, "preset": "rush",
@@ -106,6 +113,11 @@ def pairwise_outcomes(seats: "pd.DataFrame") -> "pd.DataFrame":
     0  X  Y    0.0
     1  X  Z    0.5
     2  Y  Z    1.0
+    >>> g2 = seats.assign(game_id="g2", rank=[1, 3, 2], status=["ok", "timeout", "ok"])
+    >>> pairwise_outcomes(g2)[["a", "b", "score"]]
+       a  b  score
+    0  X  Y    1.0
+    1  Y  Z    0.0
     """
     import numpy as np
     import pandas as pd
@@ -120,32 +132,41 @@ def pairwise_outcomes(seats: "pd.DataFrame") -> "pd.DataFrame":
     if "seat" not in df.columns:
         df["seat"] = df.groupby("game_id", sort=False).cumcount()
     df = df.sort_values(["game_id", "seat"], kind="stable").reset_index(drop=True)
+    faulter, in_faulted = fault_flags(df)
     sizes = df.groupby("game_id", sort=False)["bot"].transform("size").to_numpy()
     parts: list[pd.DataFrame] = []
     # Games of one table size reshape into a (games, size) block: all pairs at once, no Python loop per game.
     for size in np.unique(sizes):
         if size < 2:
             continue
-        block = df[sizes == size]
+        of_size = sizes == size
+        block = df[of_size]
         n_games = len(block) // size
         bots = block["bot"].to_numpy(dtype=object).reshape(n_games, size)
         ranks = block["rank"].to_numpy(dtype=float).reshape(n_games, size)
+        faulted = faulter[of_size].reshape(n_games, size)
         first = block.iloc[::size]
         ia, ib = np.triu_indices(size, k=1)
         ba, bb = bots[:, ia].ravel(), bots[:, ib].ravel()
         ra, rb = ranks[:, ia].ravel(), ranks[:, ib].ravel()
+        fa, fb = faulted[:, ia].ravel(), faulted[:, ib].ravel()
         score = np.where(ra < rb, 1.0, np.where(ra == rb, 0.5, 0.0))
+        # A game ended by a fault: its faulting seat lost to every other seat, whatever the
+        # totals when it stopped; the other seats' game did not end, so their pairs say nothing.
+        game_faulted = np.repeat(in_faulted[of_size][::size], len(ia))
+        score = np.where(game_faulted, np.where(fa, 0.0, 1.0), score)
+        counts = ~game_faulted | (fa != fb)
         swap = ba > bb
         a = np.where(swap, bb, ba)
         b = np.where(swap, ba, bb)
         score = np.where(swap, 1.0 - score, score)
         rep = len(ia)
         parts.append(pd.DataFrame({
-            "preset": np.repeat(first["preset"].to_numpy(dtype=object), rep),
-            "game_id": np.repeat(first["game_id"].to_numpy(dtype=object), rep),
-            "deal_id": np.repeat(first["deal_id"].to_numpy(dtype=object), rep),
-            "a": a, "b": b, "score": score,
-            "game_index": np.repeat(first["game_index"].to_numpy(), rep),
+            "preset": np.repeat(first["preset"].to_numpy(dtype=object), rep)[counts],
+            "game_id": np.repeat(first["game_id"].to_numpy(dtype=object), rep)[counts],
+            "deal_id": np.repeat(first["deal_id"].to_numpy(dtype=object), rep)[counts],
+            "a": a[counts], "b": b[counts], "score": score[counts],
+            "game_index": np.repeat(first["game_index"].to_numpy(), rep)[counts],
         }))
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype=float if c == "score" else object) for c in cols})
@@ -434,7 +455,9 @@ def fit_elo(
     With ``anchor`` a bot's name, that bot is 1000 instead (where it played that preset) and
     every interval is relative to it, as before this default. The interval is the percentile interval of ``bootstrap`` refits on the preset's deals drawn
     with replacement: a deal's seat rotations always move together, so the interval
-    accounts for deals that favour one seat or one hand. The default 1000 replicates keep the
+    accounts for deals that favour one seat or one hand (the deals a fault stopped in every
+    rotation, which rate only the faulting bot, are drawn apart from the others, each group to
+    its own size). The default 1000 replicates keep the
     Monte Carlo noise of the 2.5% and 97.5% quantiles small (with 200, each end rests on about
     five replicates: its half-width wobbles by some 7%, which lowered the coverage of a simulated
     class from 94% to 92% and widened its widest interval). Each replicate is centred the same
@@ -452,7 +475,9 @@ def fit_elo(
     one never beaten (see :func:`_unbounded`); the estimate itself stays finite, held by the prior.
 
     Columns: ``bot, preset, elo, elo_low, elo_high, rank, rank_low, rank_high, games, win_rate``
-    (``win_rate`` is the mean of ``win``: a shared win counts 1/k), sorted by preset, then Elo,
+    (``games``: every game the bot sat in; ``win_rate``: the mean of
+    :func:`~cabo_kit.tournament.outcomes.fair_win`, where a shared win counts 1/k, the bot's own
+    faulted games count as lost and the games another seat's fault ended are left out), sorted by preset, then Elo,
     best first. ``board.attrs["field"]`` maps each preset to its field's bots (all of them with a
     named anchor).
 
@@ -469,12 +494,13 @@ def fit_elo(
     import numpy as np
     import pandas as pd
 
-    _require(seats, _SEATS_NEEDED + ("win",), "fit_elo")
+    _require(seats, _SEATS_NEEDED, "fit_elo")
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be >= 0 replicates, got {bootstrap}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be between 0 and 1 (0.95 for 95% intervals), got {level}")
     pairs = pairwise_outcomes(seats)
+    seats = seats.assign(win=fair_win(seats))
     tail = (1.0 - level) / 2.0
     frames: list[pd.DataFrame] = []
     fields: dict[str, list[str]] = {}
@@ -488,6 +514,13 @@ def fit_elo(
         ib = pp["b"].map(index).to_numpy(dtype=np.int64)
         sc = pp["score"].to_numpy(dtype=float)
         deal_codes, deals = pd.factorize(mine["deal_id"], sort=True)
+        # Deals a fault stopped in every rotation hold only the faulting seats' losses. The bootstrap
+        # draws them and the other deals separately (as two strata of fixed size): drawn together, the
+        # replicates would hold more or fewer of the deals that rate the other bots, widening those
+        # bots' intervals by a bot that only faulted.
+        stopped = np.bincount(deal_codes, weights=fault_flags(mine)[1].astype(float), minlength=len(deals))
+        rows_of_deal = np.bincount(deal_codes, minlength=len(deals))
+        strata = [d for d in (np.flatnonzero(stopped < rows_of_deal), np.flatnonzero(stopped == rows_of_deal)) if len(d)]
         deal_of_pair = pd.Index(deals).get_indexer(pp["deal_id"])
         n_deals = len(deals)
         cells_ab = ia * n + ib
@@ -524,8 +557,7 @@ def fit_elo(
             chunk = max(1, _BATCH_CELLS // max(n * n, 1))
             for first in range(0, bootstrap, chunk):
                 size = min(chunk, bootstrap - first)
-                counts = np.stack([np.bincount(rng.integers(0, n_deals, size=n_deals), minlength=n_deals).astype(float)
-                                   for _ in range(size)])
+                counts = np.stack([np.bincount(_draw(rng, strata), minlength=n_deals).astype(float) for _ in range(size)])
                 absent = (counts @ present) == 0
                 stack = np.stack([wins_matrix(c[deal_of_pair]) for c in counts])
                 # An absent bot's optimum is 0 (only the prior): start it there, not at its full-data rating.
@@ -562,6 +594,17 @@ def fit_elo(
     board = board.reset_index(drop=True)
     board.attrs["field"] = fields
     return board
+
+
+def _draw(rng: "np.random.Generator", strata: "list[np.ndarray]") -> "np.ndarray":
+    """One bootstrap replicate's deals: each stratum (deal indices, ascending) resampled with replacement to its own size.
+
+    With a single stratum of all ``n`` deals this is exactly ``rng.integers(0, n, size=n)``, the
+    draws of a tournament without faults.
+    """
+    import numpy as np
+
+    return np.concatenate([d[rng.integers(0, len(d), size=len(d))] for d in strata])
 
 
 def _separated_bounds(
@@ -660,7 +703,8 @@ def elo_history(seats: "pd.DataFrame", k: float = 16.0, start: float = 1000.0) -
 
     Every bot starts at ``start``. After a game of ``m`` players each pairwise outcome moves
     both bots by ``k / (m - 1) * (score - expected)``, so a game moves a bot by at most ``k``
-    whatever the table size. Unlike :func:`fit_elo` this depends on the order of the games; it
+    whatever the table size. A game ended by a fault has only the faulting seat's pairs (its
+    losses), as in :func:`pairwise_outcomes`. Unlike :func:`fit_elo` this depends on the order of the games; it
     shows how ratings settled, not the final verdict.
 
     Returns one row per game and bot that played it: ``preset, game_index, game_id, bot, elo``
@@ -679,20 +723,24 @@ def elo_history(seats: "pd.DataFrame", k: float = 16.0, start: float = 1000.0) -
     ratings_by_preset: dict[str, dict[str, float]] = {}
     _require(seats, _SEATS_NEEDED + ("game_index",), "elo_history")
     rows: list[tuple[Any, ...]] = []
-    for preset, gi, gid, bots, ranks in _games_in_order(seats):
+    for preset, gi, gid, bots, ranks, faulted in _games_in_order(seats):
         m = len(bots)
         if m < 2:
             continue
         rating = ratings_by_preset.setdefault(preset, {})
         before = {b: rating.get(b, start) for b in bots}
         delta = dict.fromkeys(bots, 0.0)
+        stopped = any(faulted)
         for i in range(m):
             for j in range(i + 1, m):
                 a, b = bots[i], bots[j]
-                if a == b:
-                    continue
+                if a == b or (stopped and faulted[i] == faulted[j]):
+                    continue  # the same bot; or two seats whose game a fault stopped: no result between them
                 expected = 1.0 / (1.0 + 10.0 ** ((before[b] - before[a]) / 400.0))
-                score = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+                if stopped:
+                    score = 0.0 if faulted[i] else 1.0
+                else:
+                    score = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
                 change = k / (m - 1) * (score - expected)
                 delta[a] += change
                 delta[b] -= change
@@ -702,8 +750,11 @@ def elo_history(seats: "pd.DataFrame", k: float = 16.0, start: float = 1000.0) -
     return pd.DataFrame(rows, columns=["preset", "game_index", "game_id", "bot", "elo"])
 
 
-def _games_in_order(seats: "pd.DataFrame") -> "list[tuple[str, int, str, list[str], list[float]]]":
-    """``(preset, game_index, game_id, bots by seat, ranks by seat)`` per game, by preset then ``game_index``."""
+def _games_in_order(seats: "pd.DataFrame") -> "list[tuple[str, int, str, list[str], list[float], list[bool]]]":
+    """``(preset, game_index, game_id, bots, ranks, faulted)`` per game (lists by seat), by preset then ``game_index``.
+
+    ``faulted[s]``: seat ``s`` faulted, which ended the game (:func:`~cabo_kit.tournament.outcomes.fault_flags`).
+    """
     import numpy as np
 
     order = ["preset", "game_index", "game_id"] + (["seat"] if "seat" in seats.columns else [])
@@ -713,9 +764,11 @@ def _games_in_order(seats: "pd.DataFrame") -> "list[tuple[str, int, str, list[st
     gi = df["game_index"].to_numpy()
     bots = [str(b) for b in df["bot"]]
     ranks = df["rank"].to_numpy(dtype=float).tolist()
+    faulter = fault_flags(df)[0].tolist()
     starts = np.flatnonzero(np.r_[True, (gid[1:] != gid[:-1]) | (preset[1:] != preset[:-1])])
     ends = np.r_[starts[1:], len(df)]
-    return [(str(preset[s]), int(gi[s]), str(gid[s]), bots[s:e], ranks[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
+    return [(str(preset[s]), int(gi[s]), str(gid[s]), bots[s:e], ranks[s:e], faulter[s:e])
+            for s, e in zip(starts.tolist(), ends.tolist())]
 
 
 def pairwise_table(seats: "pd.DataFrame") -> "pd.DataFrame":
@@ -723,7 +776,8 @@ def pairwise_table(seats: "pd.DataFrame") -> "pd.DataFrame":
 
     One row per ordered pair: ``preset, bot, opponent, games, score, rate`` where ``score``
     counts wins of ``bot`` over ``opponent`` in shared games (a draw, i.e. an equal rank,
-    counts a half) and ``rate = score / games``.
+    counts a half) and ``rate = score / games``. A game ended by a fault counts only between the
+    faulting seat and each other seat (:func:`pairwise_outcomes`).
 
     >>> import pandas as pd
     >>> seats = pd.DataFrame({"game_id": ["g1", "g1", "g2", "g2"], "deal_id": "d", "game_index": [0, 0, 1, 1],
@@ -748,7 +802,8 @@ def pairwise_table(seats: "pd.DataFrame") -> "pd.DataFrame":
 def openskill_ratings(seats: "pd.DataFrame") -> "pd.DataFrame":
     """A second opinion: OpenSkill's Plackett-Luce model over the games, in ``game_index`` order, per preset.
 
-    Each game updates its players from its full ranking (equal ranks are ties). Columns:
+    Each game updates its players from its full ranking (equal ranks are ties); a game ended by
+    a fault updates only the faulting seat's pairs, each a two-player loss of it. Columns:
     ``bot, preset, mu, sigma, ordinal, games`` (``ordinal = mu - 3 sigma``, a conservative
     skill), sorted by preset, then ordinal, best first. Needs the ``openskill`` package
     (``pip install 'cabo-kit[report]'``).
@@ -770,15 +825,26 @@ def openskill_ratings(seats: "pd.DataFrame") -> "pd.DataFrame":
     model = PlackettLuce()
     ratings: dict[str, dict[str, Any]] = {}
     played: dict[str, dict[str, int]] = {}
-    for preset, _gi, _gid, bots, ranks in _games_in_order(seats):
+    for preset, _gi, _gid, bots, ranks, faulted in _games_in_order(seats):
         if len(bots) < 2 or len(set(bots)) < len(bots):
             continue
         mine = ratings.setdefault(preset, {})
         count = played.setdefault(preset, {})
-        teams = [[mine[b] if b in mine else model.rating(name=b)] for b in bots]
-        updated = model.rate(teams, ranks=ranks)
-        for b, team in zip(bots, updated):
-            mine[b] = team[0]
+        before = {b: mine[b] if b in mine else model.rating(name=b) for b in bots}
+        if any(faulted):
+            # Stopped by a fault: each other seat beat the faulting one, as a two-player game
+            # against its rating before this game (so the seat order does not matter for them);
+            # the faulting seat takes those losses one after the other; nothing among the others.
+            new = dict(before)
+            for f in [b for b, bad in zip(bots, faulted) if bad]:
+                for o in [b for b, bad in zip(bots, faulted) if not bad]:
+                    new[o] = model.rate([[new[o]], [before[f]]], ranks=[1, 2])[0][0]
+                    new[f] = model.rate([[before[o]], [new[f]]], ranks=[1, 2])[1][0]
+        else:
+            updated = model.rate([[before[b]] for b in bots], ranks=ranks)
+            new = {b: team[0] for b, team in zip(bots, updated)}
+        for b in bots:
+            mine[b] = new[b]
             count[b] = count.get(b, 0) + 1
     for preset in sorted(ratings):
         for b, r in ratings[preset].items():

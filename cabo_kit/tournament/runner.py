@@ -183,10 +183,16 @@ def _deal_id(m: Match, by_name: dict[str, BotSpec]) -> str:
 def final_ranking(sheet_totals: Sequence[int], last_round: Sequence[int] | None, fault_seat: int | None) -> tuple[list[int], list[float]]:
     """Ranks (1 best) and win shares: lower total first, then lower last-round score; a faulting seat is last.
 
+    A game a fault stopped has no winner (its record has none either): every win share is 0, and
+    the other seats' ranks are only their standing when it stopped. The ratings never read these
+    shares; they score a faulted game from the seats' statuses
+    (:func:`~cabo_kit.tournament.outcomes.fair_win`), which also rescores stores written when the
+    other seats shared the win.
+
     >>> final_ranking([30, 20, 20], [5, 9, 3], None)
     ([3, 2, 1], [0.0, 0.0, 1.0])
-    >>> final_ranking([10, 20, 20], None, 0)      # seat 0 faulted; 1 and 2 still tied share the win
-    ([3, 1, 1], [0.0, 0.5, 0.5])
+    >>> final_ranking([10, 20, 20], None, 0)      # seat 0 faulted: last, and nobody won
+    ([3, 1, 1], [0.0, 0.0, 0.0])
     """
     n = len(sheet_totals)
     last = list(last_round) if last_round else [0] * n
@@ -195,7 +201,7 @@ def final_ranking(sheet_totals: Sequence[int], last_round: Sequence[int] | None,
     rank = [n] * n
     for s in live:
         rank[s] = 1 + sum(1 for t in live if keys[t] < keys[s])
-    winners = [s for s in live if rank[s] == 1]
+    winners = [s for s in live if rank[s] == 1] if fault_seat is None else []
     win = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
     return rank, win
 
@@ -735,7 +741,7 @@ def format_leaderboard(board: Any) -> str:
     has_rank = "rank_low" in getattr(board, "columns", ())
     rows = [[str(r.preset), str(r.bot), f"{r.elo:.0f}", interval_text(r.elo_low, r.elo_high),
              rank_text(int(r.rank_low), int(r.rank_high)) if has_rank else "-", str(int(r.games)),
-             f"{r.win_rate:.1%}"] for r in board.itertuples()]
+             f"{r.win_rate:.1%}" if r.win_rate == r.win_rate else "-"] for r in board.itertuples()]
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[str]) -> str:

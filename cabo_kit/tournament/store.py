@@ -501,7 +501,9 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
 
     Columns as in docs/tournaments.md. Rows are in schedule order (``game_index``), seats
     by seat. With ``current_only`` (default) only the games of the latest run's schedule are
-    included (a bot's games with an older version of its file are left out).
+    included (a bot's games with an older version of its file are left out). ``win`` is each
+    seat's share as the scores read it (:func:`~cabo_kit.tournament.outcomes.fair_win`): in a game
+    a fault ended, 0 for the faulting seat and NaN for the others.
     """
     import pandas as pd
 
@@ -529,7 +531,10 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
                    "n_rounds", "record_sha256"]].reset_index(drop=True)
     for col in ("game_index", "table_size", "seat", "total", "rank", *COUNTS):
         seats[col] = seats[col].astype("int64")
-    seats["win"] = seats["win"].astype("float64")
+    from .outcomes import fair_win
+
+    # Scored from the statuses, not the stored shares: older stores let the other seats of a faulted game share its win.
+    seats["win"] = fair_win(seats)
     return games, seats
 
 
