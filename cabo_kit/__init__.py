@@ -40,4 +40,8 @@ def __getattr__(name: str) -> object:
         from .tournament.check import check_bot
 
         return check_bot
-    raise AttributeError(f"module 'cabo_kit' has no attribute {name!r}")
+    from difflib import get_close_matches
+
+    near = get_close_matches(name, [*__all__, "check_bot"], n=1)
+    hint = f": did you mean cabo_kit.{near[0]}?" if near else ""
+    raise AttributeError(f"module 'cabo_kit' has no attribute {name!r}{hint}")

@@ -129,9 +129,8 @@ class SimpleBot(Bot):
         obs = observation
         phase = obs.phase
         if phase == "look":
-            peeks = self.initial_peek(obs)
-            positions = self._positions(peeks, "initial_peek", "a list of positions (ints)")
-            return self._checked(InitialPeek(tuple(sorted(positions))), legal_actions, "initial_peek", obs)
+            looks = self._positions(self.initial_peek(obs), "initial_peek", "a list of positions (ints)")
+            return self._checked(InitialPeek(tuple(sorted(looks))), legal_actions, "initial_peek", obs)
         if phase == "choose":
             answer = self.draw(obs)
             action = _DRAW.get(answer) if isinstance(answer, str) else None
@@ -153,7 +152,7 @@ class SimpleBot(Bot):
                         + self._where("keep"))
                 return self._checked(Discard(), legal_actions, "keep", obs)
             if isinstance(pos, (tuple, list)):
-                positions = tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None")))
+                positions: tuple[int, ...] = tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None")))
             else:
                 positions = (pos if pos.__class__ is int else self._position(pos, "keep", "a position (int) or None"),)
             return self._checked(Exchange(positions), legal_actions, "keep", obs)
@@ -204,7 +203,7 @@ class SimpleBot(Bot):
     def _position(self, value: Any, method: str, expected: str) -> int:
         """``value`` as a position: an int (numpy's integers too); a bool, a float or anything else is a BotError."""
         if value.__class__ is int:
-            return value  # type: ignore[no-any-return]
+            return value
         if not isinstance(value, (bool, float)) and "bool" not in type(value).__name__:
             try:
                 return _index(value)
@@ -230,7 +229,7 @@ class SimpleBot(Bot):
         expected = ("(seat, position) as two ints, or None" if size == 2
                     else "(own position, seat, position) as three ints, or None")
         if value.__class__ is tuple and len(value) == size and all(v.__class__ is int for v in value):
-            return value  # type: ignore[no-any-return]
+            return value
         if not isinstance(value, (tuple, list)) or len(value) != size:
             raise BotError(f"{method}() returned {_shown(value)}: return {expected}{self._where(method)}")
         return tuple(self._positions(value, method, expected))
