@@ -35,7 +35,9 @@ from ..explain import why_illegal
 from ..game import Game
 from ..play import bot_random, run_game
 from ..rules import Rules
-from .isolation import BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission
+from .isolation import (
+    BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission, one_line_reason,
+)
 
 __all__ = ["CheckReport", "check_bot", "check_bot_cli", "hook_hints", "hints_in_source"]
 
@@ -162,6 +164,19 @@ def _distance(a: str, b: str) -> int:
     return prev[-1]
 
 
+def _reference_classes() -> set[type]:
+    """The base classes and the reference bots: their methods are never a learner's misspelling."""
+    from .. import bots as builtin
+    from ..bot import SimpleBot
+
+    out: set[type] = {object, Bot, SimpleBot}
+    for name in builtin.__all__:
+        cls = getattr(builtin, name, None)
+        if isinstance(cls, type):
+            out.update(cls.__mro__)
+    return out
+
+
 def _known_names() -> frozenset[str]:
     """Every name the base classes and the reference bots define: never a misspelt hook."""
     from .. import bots as builtin
@@ -205,8 +220,9 @@ def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> 
     known = _known_names()
     out: list[str] = []
     if isinstance(bot, type):
+        ours = _reference_classes()
         for cls in bot.__mro__:
-            if cls.__module__.startswith("cabo_kit") or cls is object:
+            if cls in ours:
                 continue
             for name, fn in vars(cls).items():
                 hook = _hint(name, known) if callable(fn) else None
@@ -227,7 +243,7 @@ def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> 
 def hints_in_source(source: str | bytes, filename: str, class_name: str | None = None) -> list[str]:
     """:func:`hook_hints` for Python source (a file's, a notebook cell's), read without running it.
 
-    >>> hints_in_source("class B(ck.Bot):\n    def on_gamestart(self, *a):\n        pass\n", "b.py")[0][:58]
+    >>> hints_in_source("class B(ck.Bot):\\n    def on_gamestart(self, *a):\\n        pass\\n", "b.py")[0][:59]
     '`on_gamestart` (b.py line 2): did you mean `on_game_start`?'
     """
     import ast
@@ -318,7 +334,7 @@ def printed_sentence(count: int, head: list[str], games: int = 0, capped: bool =
     """``your bot printed 212 lines; the first: ...`` (at most ``lines`` lines, 4 KiB).
 
     >>> print(printed_sentence(2, ["hello", "world"]))
-    Note: your bot printed 2 lines; the first:
+    Note: your bot printed 2 lines:
         hello
         world
     """
@@ -326,8 +342,8 @@ def printed_sentence(count: int, head: list[str], games: int = 0, capped: bool =
     more = "at least " if capped else ""
     shown = first_lines("\n".join(head), lines)
     body = "\n".join("    " + ln[:200] for ln in shown)
-    one = "the first" if len(shown) < count else "all of them"
-    return f"Note: your bot printed {more}{count} line{'s' if count != 1 else ''}{where}; {one}:\n{body}"
+    one = "; the first" if len(shown) < count else ""
+    return f"Note: your bot printed {more}{count} line{'s' if count != 1 else ''}{where}{one}:\n{body}"
 
 
 class _Progress:
@@ -552,7 +568,9 @@ def check_bot(
         except SubmissionError as exc:
             report = CheckReport(bot=path.name, isolated=True, limit_s=limits.decision_s)
             report.problems.extend(hook_hints(path) if path.suffix == ".py" else [])
-            report.problems.append(f"The file is rejected, as a tournament would reject it: {exc.reason}")
+            line = one_line_reason(exc.reason, path.name)
+            full = "" if line == exc.reason.strip() else f"\n{exc.reason}"
+            report.problems.append(f"The file is rejected, as a tournament would reject it: {line}{full}")
             return report
         hints = hook_hints(path, submission.class_name)
         report = CheckReport(bot=f"{submission.name} ({submission.class_name})", isolated=True,

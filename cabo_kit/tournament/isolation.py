@@ -819,8 +819,8 @@ def one_line_reason(reason: str, filename: str) -> str:
 
     Used wherever a tournament names why a file was rejected, as ``check-bot`` shows it.
 
-    >>> tb = ('Traceback (most recent call last):\n  File "/x/bots/mine.py", line 4, in <module>\n'
-    ...       '  File "/lib/cabo_kit/__init__.py", line 43, in __getattr__\n'
+    >>> tb = ('Traceback (most recent call last):\\n  File "/x/bots/mine.py", line 4, in <module>\\n'
+    ...       '  File "/lib/cabo_kit/__init__.py", line 43, in __getattr__\\n'
     ...       "AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'")
     >>> one_line_reason(tb, "mine.py")
     "mine.py line 4: AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'"
