@@ -82,7 +82,8 @@ class CheckReport:
 
     def __str__(self) -> str:
         where = "in its own process, as in a tournament" if self.isolated else "in this process"
-        played = f"{self.games} of {self.planned} games" if self.planned > self.games else f"{self.games} games"
+        played = (f"{self.games} of {self.planned} games" if self.planned > self.games
+                  else f"{self.games} game{'s' if self.games != 1 else ''}")
         if self.games == 0:
             head = f"{self.bot}: not played."
         elif self.decisions == 0:
@@ -279,40 +280,27 @@ def hints_in_source(source: str | bytes, filename: str, class_name: str | None =
 
 
 class _Capture(io.TextIOBase):
-    """Where an in-process bot's prints go during the check: counts lines, keeps the first ones."""
+    """Where an in-process bot's prints go during the check: counts lines, keeps the first 4 KiB."""
 
     def __init__(self) -> None:
+        self.text = ""
         self.lines = 0
         self.partial = False
-        self.head: list[str] = []
-        self._kept = 0
 
     def write(self, s: str) -> int:
-        if not s:
-            return 0
-        if len(self.head) < SHOWN_LINES and self._kept < SHOWN_BYTES:
-            text = s[: SHOWN_BYTES - self._kept]
-            self._kept += len(text)
-            if self.partial and self.head:
-                first, *rest = text.split("\n")
-                self.head[-1] += first
-                self.head.extend(rest)
-            else:
-                self.head.extend(text.split("\n"))
+        if len(self.text) < SHOWN_BYTES:
+            self.text += s[: SHOWN_BYTES - len(self.text)]
         self.lines += s.count("\n")
-        self.partial = not s.endswith("\n")
+        if s:
+            self.partial = not s.endswith("\n")
         return len(s)
 
     def writable(self) -> bool:
         return True
 
-    def add_text(self, text: str) -> None:
-        self.write(text)
-        if self.partial:
-            self.lines += 1
-            self.partial = False
-            if self.head and self.head[-1] != "":
-                self.head.append("")
+    @property
+    def head(self) -> list[str]:
+        return first_lines(self.text)
 
     @property
     def total(self) -> int:
@@ -425,8 +413,8 @@ class _Game1:
             report.slowest_s = elapsed
         if elapsed > self.limits.decision_s:  # in process (an isolated bot is stopped at the limit)
             report.over_limit = True
-            raise _Stop(f"In {self.label}, {what} took {elapsed:.2f} s, longer than the {self.limits.decision_s:g} s "
-                        "limit. In a tournament this loses the game.", "timeout")
+            raise _Stop(f"In {self.label}, {what} took longer than the {self.limits.decision_s:g} s limit "
+                        f"({elapsed:.2f} s). In a tournament this loses the game.", "timeout")
         if elapsed > self.slow_s:
             self.slow.append(elapsed)
             if len(self.slow) >= STOP_AFTER:
@@ -618,16 +606,16 @@ def check_bot(
             return report
 
     schedule = _schedule(games, seed, presets, table_sizes)
-    report.planned = len(schedule) + min(replays, len(schedule))
+    report.planned = len(schedule)
     found: list[tuple[str, str, int]] = []
     first_actions: list[list[str] | None] = []
-    printed = _Capture()
+    printed: tuple[int, list[str]] = (0, [])  # lines printed in all, the first ones
     printed_games = 0
     capped = False
     bar = _Progress(len(schedule), report.bot, sys.stderr.isatty() if progress is None else progress)
 
     def play(g: _Game, index: int, into: CheckReport, where: list[tuple[str, str, int]]) -> list[str] | None:
-        nonlocal printed_games, capped
+        nonlocal printed, printed_games, capped
         player = fresh()
         capture = _Capture()
         try:
@@ -639,13 +627,11 @@ def check_bot(
             if isinstance(player, IsolatedBot):
                 text = player.log_text
                 capped |= len(text.encode()) >= limits.log_bytes - 64
-                capture.add_text(text)
+                capture.write(text)
                 player.close()
             if capture.total:
                 printed_games += 1
-                if not printed.total:
-                    printed.head = capture.head
-                printed.lines += capture.total
+                printed = (printed[0] + capture.total, printed[1] or capture.head)
 
     def repeated() -> str | None:
         counts: dict[str, int] = {}
@@ -688,19 +674,16 @@ def check_bot(
                         f"{_first_difference(first_actions[index] or [], again)}. Draw every random choice from "
                         "self.random (the game seeds it), and do not depend on the clock, on id() or on the order "
                         "of a set of strings."), index))
-        else:
-            report.planned = max(report.planned, report.games)
+        elif report.games < len(schedule):
             what = ("your bot's first slow decisions" if stop.startswith("slow:")
                     else f"the same problem came up {STOP_AFTER} times")
             report.stopped = (f"The check stopped after {report.games} of {len(schedule)} games: {what}. "
                               "Fix it and run the check again.")
     finally:
         bar.close()
-    if report.stopped:
-        report.planned = len(schedule)
     report.problems.extend(group_problems(found))
-    if printed.total:
-        report.notes.append(printed_sentence(printed.total, printed.head, printed_games, capped)
+    if printed[0]:
+        report.notes.append(printed_sentence(printed[0], printed[1], printed_games, capped)
                             + "\n  In a tournament this goes to a log file (the report shows its first lines); "
                               "printing also costs decision time.")
     if capped:
