@@ -265,7 +265,7 @@ def test_the_tournament_names_the_line_of_a_misspelt_base_class_in_the_students_
     (tmp_path / "bots" / "misspelt_base.py").write_bytes((STUDENT / "misspelt_base.py").read_bytes())
     _, rejected = collect_entrants(tmp_path, TournamentConfig())
     ((file, reason),) = rejected
-    assert _short_reason(reason, file) == ("misspelt_base.py line 4: AttributeError: module 'cabo_kit' has no "
+    assert _short_reason(reason, file) == ("line 4: AttributeError: module 'cabo_kit' has no "
                                            "attribute 'SimpleBt': did you mean cabo_kit.SimpleBot?")
     checked = check_bot(STUDENT / "misspelt_base.py", limits=CHECK).problems[0]
     assert checked.startswith("The file is rejected, as a tournament would reject it: misspelt_base.py line 4: "

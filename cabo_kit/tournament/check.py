@@ -557,6 +557,7 @@ def check_bot(
             report = CheckReport(bot=path.name, isolated=True, limit_s=limits.decision_s)
             report.problems.extend(hook_hints(path) if path.suffix == ".py" else [])
             line = one_line_reason(exc.reason, path.name)
+            line = f"{path.name} {line}" if line.startswith("line ") else line
             full = "" if line == exc.reason.strip() else f"\n{exc.reason}"
             report.problems.append(f"The file is rejected, as a tournament would reject it: {line}{full}")
             return report

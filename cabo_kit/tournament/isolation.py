@@ -823,7 +823,7 @@ def one_line_reason(reason: str, filename: str) -> str:
     ...       '  File "/lib/cabo_kit/__init__.py", line 43, in __getattr__\\n'
     ...       "AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'")
     >>> one_line_reason(tb, "mine.py")
-    "mine.py line 4: AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'"
+    "line 4: AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'"
     """
     import re
 
@@ -834,7 +834,7 @@ def one_line_reason(reason: str, filename: str) -> str:
     frames = re.findall(r'File "([^"]*)", line (\d+)', text)
     own = [line for file, line in frames if os.path.basename(file) == filename]
     if own and f"line {own[-1]}" not in last:
-        return f"{filename} line {own[-1]}: {last}"
+        return f"line {own[-1]}: {last}"
     return last
 
 
