@@ -5,11 +5,19 @@ same limits) and plays it isolated; ``check_bot(MyBot)`` (a class or an instance
 this process, for notebooks. Either way it plays seeded games against the reference bots on
 every preset and several table sizes, with the bot in every seat, and reports:
 
-- an illegal action (what it returned, what was legal);
-- an exception, with its traceback;
-- a decision slower than the time limit (in a tournament that loses the game);
-- a crash of its process (and, as a note, output beyond the log cap, which is dropped);
-- nondeterminism: the same game replayed with the same seed went differently.
+- a method named within 2 edits of a hook but not one (``call_cabbo``: did you mean
+  ``call_cabo``?), found without running the bot;
+- an answer of the wrong type, with its value and type (``keep() returned True (bool)``);
+- an illegal action, with why it is illegal now in the rules' words, and what was legal;
+- an exception, with its traceback (SimpleBot's own errors name the learner's hook and line);
+- a decision slower than the time limit (in a tournament that loses the game), and a bot
+  too slow for a game's time bank, after its first 3 slow decisions;
+- a crash of its process;
+- nondeterminism: the same game replayed with the same seed went differently;
+- as a note, what the bot printed: how many lines, and the first ones.
+
+Identical problems are listed once with their count and games; the check stops once one has
+shown 3 times, so it ends within seconds even for a bot that hangs.
 
 >>> import cabo_kit as ck
 >>> report = check_bot(ck.bots.GreedyBot, games=3)
