@@ -309,3 +309,20 @@ def test_the_cli_shows_progress_on_stderr_and_the_report_on_stdout(capsys: pytes
     captured = capsys.readouterr()
     assert captured.err.splitlines()[0].startswith("game 1/2 (deluxe, 2 players, your seat 0): error problem, ")
     assert captured.out.startswith("keep_true (KeepTrue): 2 games, ")
+
+
+def test_a_bot_hanging_in_this_process_is_stopped_too() -> None:
+    class Hanger(ck.SimpleBot):
+        def draw(self, obs):  # type: ignore[no-untyped-def]
+            while True:
+                try:
+                    time.sleep(0.01)
+                except Exception:  # noqa: BLE001 - a bot that swallows errors is still stopped
+                    pass
+
+    t0 = time.perf_counter()
+    report = check_bot(Hanger, limits=Limits(decision_s=0.2))
+    assert time.perf_counter() - t0 < 10 and report.games == 3
+    (problem,) = report.problems
+    assert "took longer than the 0.2 s limit: it was stopped after 0.4 s (does it loop forever?)" in problem
+    assert check_bot(ck.bots.GreedyBot, games=2, replays=0).ok  # the timer leaves a quick bot alone

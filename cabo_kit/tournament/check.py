@@ -30,7 +30,9 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -393,6 +395,28 @@ def _exception_sentence(what: str) -> str:
     return f"{what} raised an exception:\n{traceback.format_exc().rstrip()}"
 
 
+class _Hang(BaseException):
+    """Raised into an in-process bot that overran its time (a BaseException: its ``except Exception`` lets it by)."""
+
+
+def _with_alarm(seconds: float, fn: Any, *args: Any) -> Any:
+    """``fn(*args)``, interrupted by :class:`_Hang` after ``seconds`` where a timer signal can do it (the main
+    thread on POSIX: a notebook's cells run there); elsewhere it simply runs."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+
+    def overran(signum: int, frame: Any) -> None:
+        raise _Hang
+
+    previous = signal.signal(signal.SIGALRM, overran)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 class _Game1:
     """The state of one checked game: timing, slow decisions, what the bot answered."""
 
@@ -406,7 +430,13 @@ class _Game1:
     def call(self, what: str, fn: Any, *args: Any) -> Any:
         t0 = time.perf_counter()
         try:
-            out = fn(*args)
+            out = fn(*args) if self.isolated else _with_alarm(2 * self.limits.decision_s, fn, *args)
+        except _Hang:
+            self.report.over_limit = True
+            self.report.slowest_s = max(self.report.slowest_s, time.perf_counter() - t0)
+            raise _Stop(f"In {self.label}, {what} took longer than the {self.limits.decision_s:g} s limit: it was "
+                        f"stopped after {2 * self.limits.decision_s:g} s (does it loop forever?). In a tournament "
+                        "this loses the game.", "timeout") from None
         except BotFault as fault:
             if fault.kind == "timeout":
                 self.report.over_limit = True
