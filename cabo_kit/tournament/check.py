@@ -351,8 +351,8 @@ class _Progress:
         self.enabled = enabled
         self.bar: Any = None
         self.total = total
-        if enabled and sys.stderr.isatty():
-            from tqdm import tqdm
+        if enabled and (sys.stderr.isatty() or "ipykernel" in sys.modules):
+            from tqdm.auto import tqdm  # a widget in a notebook, text on a terminal
 
             self.bar = tqdm(total=total, desc=f"checking {label}", unit="game", file=sys.stderr, leave=False)
 
@@ -574,7 +574,7 @@ def check_bot(
     Methods named like a hook but not one are found without running the bot; what the bot
     prints is counted and its first lines shown. The check stops once the same problem has
     shown 3 times, or after a bot's first 3 slow decisions. ``progress``: a bar on a terminal
-    (a line per game on stderr elsewhere); by default only on a terminal.
+    or in a notebook, a line per game on stderr elsewhere; by default only on a terminal or in a notebook.
 
     >>> import cabo_kit as ck
     >>> class Stubborn(ck.Bot):
@@ -651,7 +651,9 @@ def check_bot(
     printed: tuple[int, list[str]] = (0, [])  # lines printed in all, the first ones
     printed_games = 0
     capped = False
-    bar = _Progress(len(schedule), report.bot, sys.stderr.isatty() if progress is None else progress)
+    if progress is None:  # on a terminal and in a notebook; not in a script's or a test's output
+        progress = sys.stderr.isatty() or "ipykernel" in sys.modules
+    bar = _Progress(len(schedule), report.bot, progress)
 
     def play(g: _Game, index: int, into: CheckReport, where: list[tuple[str, str, int]]) -> list[str] | None:
         nonlocal printed, printed_games, capped
