@@ -190,15 +190,7 @@ def _reference_classes() -> set[type]:
 
 def _known_names() -> frozenset[str]:
     """Every name the base classes and the reference bots define: never a misspelt hook."""
-    from .. import bots as builtin
-    from ..bot import SimpleBot
-
-    names = set(dir(SimpleBot))
-    for name in builtin.__all__:
-        cls = getattr(builtin, name, None)
-        if isinstance(cls, type):
-            names.update(dir(cls))
-    return frozenset(names)
+    return frozenset(name for cls in _reference_classes() for name in dir(cls))
 
 
 def _hint(name: str, known: frozenset[str]) -> str | None:
@@ -344,6 +336,13 @@ def printed_sentence(count: int, head: list[str], games: int = 0, capped: bool =
     return f"Note: your bot printed {more}{count} line{'s' if count != 1 else ''}{where}{one}:\n{body}"
 
 
+def _in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (not merely with IPython or ipykernel imported)."""
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+
 class _Progress:
     """A tqdm bar on a terminal, a line per game elsewhere (on stderr), or nothing."""
 
@@ -351,7 +350,7 @@ class _Progress:
         self.enabled = enabled
         self.bar: Any = None
         self.total = total
-        if enabled and (sys.stderr.isatty() or "ipykernel" in sys.modules):
+        if enabled and (sys.stderr.isatty() or _in_notebook()):
             from tqdm.auto import tqdm  # a widget in a notebook, text on a terminal
 
             self.bar = tqdm(total=total, desc=f"checking {label}", unit="game", file=sys.stderr, leave=False)
@@ -652,7 +651,7 @@ def check_bot(
     printed_games = 0
     capped = False
     if progress is None:  # on a terminal and in a notebook; not in a script's or a test's output
-        progress = sys.stderr.isatty() or "ipykernel" in sys.modules
+        progress = sys.stderr.isatty() or _in_notebook()
     bar = _Progress(len(schedule), report.bot, progress)
 
     def play(g: _Game, index: int, into: CheckReport, where: list[tuple[str, str, int]]) -> list[str] | None:
