@@ -198,7 +198,10 @@ class SimpleBot(Bot):
             return ""
         import os
 
-        return f" [your {method}() is at {os.path.basename(code.co_filename)} line {code.co_firstlineno}]"
+        file = code.co_filename
+        if file.startswith("<") or "ipykernel_" in file:  # a notebook cell or an interactive prompt
+            return f" [your {method}() is at line {code.co_firstlineno} of its cell]"
+        return f" [your {method}() is at {os.path.basename(file)} line {code.co_firstlineno}]"
 
     def _position(self, value: Any, method: str, expected: str) -> int:
         """``value`` as a position: an int (numpy's integers too); a bool, a float or anything else is a BotError."""
