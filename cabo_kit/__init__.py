@@ -40,4 +40,19 @@ def __getattr__(name: str) -> object:
         from .tournament.check import check_bot
 
         return check_bot
-    raise AttributeError(f"module 'cabo_kit' has no attribute {name!r}")
+    # No import here: a submitted bot's process may import nothing new once it runs (see tournament/harness.py).
+    near = [n for n in __all__ if _near(name.lower(), n.lower())]
+    hint = f": did you mean cabo_kit.{near[0]}?" if near else ""
+    raise AttributeError(f"module 'cabo_kit' has no attribute {name!r}{hint}")
+
+
+def _near(a: str, b: str) -> bool:
+    """Whether ``a`` is at most 2 edits (insert, delete, substitute) from ``b``, for a misspelt name's hint."""
+    if abs(len(a) - len(b)) > 2 or len(b) < 4:
+        return False
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1] <= 2

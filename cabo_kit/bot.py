@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from operator import index as _index
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .actions import (
@@ -33,6 +34,11 @@ __all__ = ["Bot", "SimpleBot", "BotError"]
 
 _DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
 _DECK = _DRAW["deck"]
+
+
+def _shown(value: Any) -> str:
+    """An answer as a message shows it: its value and its type, e.g. ``True (bool)``."""
+    return f"{value!r:.60} ({type(value).__name__})"
 
 
 def _guess(card: Card) -> int:
@@ -123,16 +129,18 @@ class SimpleBot(Bot):
         obs = observation
         phase = obs.phase
         if phase == "look":
-            return self._checked(InitialPeek(tuple(sorted(self.initial_peek(obs)))), legal_actions, "initial_peek")
+            looks = self._positions(self.initial_peek(obs), "initial_peek", "a list of positions (ints)")
+            return self._checked(InitialPeek(tuple(sorted(looks))), legal_actions, "initial_peek", obs)
         if phase == "choose":
             answer = self.draw(obs)
             action = _DRAW.get(answer) if isinstance(answer, str) else None
             if action is None:
-                raise BotError(f"draw() returned {answer!r}: return 'deck', 'discard' or 'cabo'")
+                raise BotError(f"draw() returned {_shown(answer)}: return 'deck', 'discard' or 'cabo'"
+                               + self._where("draw"))
             if action is _DECK and action not in legal_actions:  # (a tuple at this phase: scanned in C)
                 # An empty deck with nothing to reshuffle (the pile holds only its top card): take the top.
                 action = _DRAW["discard"]
-            return self._checked(action, legal_actions, "draw")
+            return self._checked(action, legal_actions, "draw", obs)
         if phase == "drawn":
             assert obs.drawn is not None
             pos = self.keep(obs, obs.drawn)
@@ -141,38 +149,93 @@ class SimpleBot(Bot):
                     raise BotError(
                         "keep() returned None for a card taken from the discard pile, but these rules say such a "
                         "card must be kept (discard_draw_may_discard=False): return a position to exchange it for"
-                    )
-                return self._checked(Discard(), legal_actions, "keep")
-            positions = tuple(sorted(pos)) if isinstance(pos, (tuple, list)) else (pos,)
-            return self._checked(Exchange(positions), legal_actions, "keep")
+                        + self._where("keep"))
+                return self._checked(Discard(), legal_actions, "keep", obs)
+            if isinstance(pos, (tuple, list)):
+                positions: tuple[int, ...] = tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None")))
+            else:
+                positions = (pos if pos.__class__ is int else self._position(pos, "keep", "a position (int) or None"),)
+            return self._checked(Exchange(positions), legal_actions, "keep", obs)
         if phase == "snap":
             t = self.snap(obs)
-            return self._checked(Pass() if t is None else Snap(*t), legal_actions, "snap")
+            return self._checked(Pass() if t is None else Snap(*self._target(t, "snap", 2)), legal_actions, "snap", obs)
         if phase == "power" and obs.power in ("peek", "peek_swap"):
             p = self.peek(obs)
-            return self._checked(Pass() if p is None else Peek(p), legal_actions, "peek")
+            return self._checked(Pass() if p is None else Peek(self._position(p, "peek", "a position (int) or None")),
+                                 legal_actions, "peek", obs)
         if phase == "power" and obs.power in ("spy", "spy_swap"):
             t = self.spy(obs)
-            return self._checked(Pass() if t is None else Spy(*t), legal_actions, "spy")
+            return self._checked(Pass() if t is None else Spy(*self._target(t, "spy", 2)), legal_actions, "spy", obs)
         if phase in ("power", "swap"):
             sw = self.swap(obs)
-            return self._checked(Pass() if sw is None else Swap(*sw), legal_actions, "swap")
+            return self._checked(Pass() if sw is None else Swap(*self._target(sw, "swap", 3)), legal_actions, "swap",
+                                 obs)
         if phase == "place":
             options = [a.index for a in legal_actions if isinstance(a, Place)]
-            return self._checked(Place(self.place(obs, options)), legal_actions, "place")
+            where = self._position(self.place(obs, options), "place", "one of the options (an int)")
+            return self._checked(Place(where), legal_actions, "place", obs)
         if phase == "give":
             p = self.give(obs)
-            return self._checked(Pass() if p is None else Give(p), legal_actions, "give")
+            return self._checked(Pass() if p is None else Give(self._position(p, "give", "a position (int) or None")),
+                                 legal_actions, "give", obs)
         if phase == "end_turn":
-            return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo")
+            return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo", obs)
         raise BotError(f"no decision is expected in phase '{phase}'")  # pragma: no cover
 
-    @staticmethod
-    def _checked(action: Action, legal: Sequence[Action], method: str) -> Action:
+    def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation | None = None) -> Action:
         if not is_legal(action, legal):
-            shown = ", ".join(str(a) for a in list(legal)[:10])
-            raise BotError(f"{method}() led to {action}, which is not legal now; legal: {shown}")
+            from .explain import legal_text, why_illegal
+
+            why = why_illegal(obs, legal, action) if obs is not None else f"legal now: {legal_text(legal)}"
+            raise BotError(f"{method}() led to {action}, which is not legal now: {why}{self._where(method)}")
         return action
+
+    def _where(self, method: str) -> str:
+        """Where the learner's own ``method`` is (file and line), or ``""`` for SimpleBot's default."""
+        fn = getattr(type(self), method, None)
+        code = getattr(fn, "__code__", None)
+        if code is None or fn is getattr(SimpleBot, method, None):
+            return ""
+        import os
+
+        file = code.co_filename
+        if file.startswith("<") or "ipykernel_" in file:  # a notebook cell or an interactive prompt
+            return f" [your {method}() is at line {code.co_firstlineno} of its cell]"
+        return f" [your {method}() is at {os.path.basename(file)} line {code.co_firstlineno}]"
+
+    def _position(self, value: Any, method: str, expected: str) -> int:
+        """``value`` as a position: an int (numpy's integers too); a bool, a float or anything else is a BotError."""
+        if value.__class__ is int:
+            return value
+        if not isinstance(value, (bool, float)) and "bool" not in type(value).__name__:
+            try:
+                return _index(value)
+            except TypeError:
+                pass
+        raise BotError(f"{method}() returned {_shown(value)}: return {expected}{self._where(method)}")
+
+    def _positions(self, values: Any, method: str, expected: str) -> list[int]:
+        try:
+            items = list(values)
+        except TypeError:
+            raise BotError(f"{method}() returned {_shown(values)}: return {expected}{self._where(method)}") from None
+        for v in items:
+            if v.__class__ is not int:
+                try:
+                    self._position(v, method, expected)
+                except BotError:
+                    raise BotError(f"{method}() returned {_shown(values)}, which holds {_shown(v)}: return {expected}"
+                                   f"{self._where(method)}") from None
+        return [_index(v) for v in items]
+
+    def _target(self, value: Any, method: str, size: int) -> tuple[int, ...]:
+        expected = ("(seat, position) as two ints, or None" if size == 2
+                    else "(own position, seat, position) as three ints, or None")
+        if value.__class__ is tuple and len(value) == size and all(v.__class__ is int for v in value):
+            return value
+        if not isinstance(value, (tuple, list)) or len(value) != size:
+            raise BotError(f"{method}() returned {_shown(value)}: return {expected}{self._where(method)}")
+        return tuple(self._positions(value, method, expected))
 
     # ---- defaults --------------------------------------------------------------
 

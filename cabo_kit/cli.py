@@ -603,13 +603,20 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 def add_check_bot_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a bot file, as you would submit it")
+    p.add_argument("--games", type=int, default=9, help="seeded games to play (default 9; the check stops early "
+                                                        "once the same problem has shown 3 times)")
+    p.add_argument("--seed", type=int, default=0, help="the first game's seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr (a bar on a terminal, else a line "
+                                                        "per game)")
 
 
 def cmd_check_bot(args: argparse.Namespace) -> int:
     """``cabo-kit check-bot FILE``: load and play the file as a tournament would; non-zero on a problem."""
     from .tournament.check import check_bot_cli
 
-    return int(check_bot_cli(args.file))
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, not {args.games}")
+    return int(check_bot_cli(args.file, games=args.games, seed=args.seed, progress=not args.quiet))
 
 
 # ------------------------------------------------------------------ play: the card table as a Voila page

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy, pandas and plotly load when a function runs
     import pandas as pd
@@ -478,6 +479,94 @@ def _first_line(text: str, width: int = 140) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+_NUMBERS = re.compile(r"\d+(\.\d+)?")
+_WHEN = re.compile(r"choose\(\) at round \d+, turn \d+, phase '\w+'")
+
+
+def fault_key(status: object, fault: object) -> str:
+    """What makes two faults the same: their kind and their last line, numbers and the legal moves left out.
+
+    >>> fault_key("illegal", "choose() returned 'exchange 5', which is not legal now: there is no position 5 in your"
+    ...           " hand: you hold 4 cards (positions 0 to 3) (legal now: discard, exchange 0)")
+    "illegal:choose() returned 'exchange #', which is not legal now: there is no position # in your hand: you hold # cards (positions # to #)"
+    """
+    line = _first_line(str(fault), width=10_000).split(" (legal now:")[0].split(" [your ")[0]
+    return f"{status}:" + _NUMBERS.sub("#", _WHEN.sub("choose()", line))
+
+
+def bot_faults_html(faults: "pd.DataFrame", seed_of: dict[Any, Any] | None = None, examples: int = 5,
+                    replay: Callable[[Any], str] | None = None) -> str:
+    """A bot's faults grouped: one entry per kind of fault, with its count, the games, and one full example.
+
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"game_id": ["g1", "g2", "g3"], "preset": "rush", "seat": 0, "status": "error",
+    ...                   "fault": ["Traceback ...\\nValueError: boom 1", "Traceback ...\\nValueError: boom 2", "x"]})
+    >>> html = bot_faults_html(f)
+    >>> "2 times" in html, html.count("<details>")
+    (True, 2)
+    """
+    seed_of = seed_of or {}
+    groups: dict[str, list[Any]] = {}
+    for _, r in faults.iterrows():
+        groups.setdefault(fault_key(r["status"], r["fault"]), []).append(r)
+    out = []
+    for rows in sorted(groups.values(), key=lambda rs: -len(rs)):
+        r = rows[0]
+        times = f"{len(rows)} times" if len(rows) > 1 else "once"
+        others = [f"<code>{_esc(x['game_id'])}</code>" for x in rows[1:examples + 1]]
+        more = f" and {len(rows) - 1 - examples} more" if len(rows) - 1 > examples else ""
+        also = f"<p class=\"muted\">Also in {', '.join(others)}{more}.</p>" if others else ""
+        how = f"<p>Replay it: {replay(r['game_id'])}</p>" if replay else ""
+        out.append(
+            f'<details><summary><span class="bad">{_esc(r["status"])}</span>, {times}: '
+            f'{_esc(_first_line(r["fault"]))}</summary>'
+            f'<p>For example in game <code>{_esc(r["game_id"])}</code> ({_esc(r["preset"])}, deal seed '
+            f'{_esc(seed_of.get(r["game_id"], "?"))}, seat {_esc(r.get("seat", "?"))}):</p>'
+            f'{how}'
+            f'<pre>{_esc(r["fault"])}</pre>{also}</details>')
+    return "".join(out)
+
+
+PRINTED_LINES, PRINTED_BYTES = 20, 4096
+
+
+def printed_html(bot: str, logs_dir: "str | os.PathLike[str]") -> str:
+    """What a bot printed in the tournament: its first lines (at most 20 or 4 KiB), from ``logs/BOT-DEAL.log``.
+
+    >>> import tempfile, pathlib
+    >>> logs = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (logs / "ada-0123456789ab.log").write_text("hello\\n" * 30)
+    >>> html = printed_html("ada", logs)
+    >>> html.count("hello"), "1 game" in html
+    (20, True)
+    """
+    pattern = re.compile(re.escape(bot) + r"-[0-9a-f]{12}\.log")
+    folder = Path(logs_dir)
+    try:
+        files = sorted((p for p in folder.iterdir() if pattern.fullmatch(p.name)), key=lambda p: (p.stat().st_mtime, p.name))
+    except OSError:
+        files = []
+    files = [p for p in files if p.stat().st_size > 0]
+    if not files:
+        return "<h4>Printed output</h4><p>None.</p>"
+    lines: list[str] = []
+    size = 0
+    for path in files:
+        with open(path, "rb") as f:
+            data = f.read(PRINTED_BYTES - size)
+        for line in data.decode("utf-8", "replace").splitlines():
+            if len(lines) >= PRINTED_LINES:
+                break
+            lines.append(line)
+        size += len(data)
+        if len(lines) >= PRINTED_LINES or size >= PRINTED_BYTES:
+            break
+    n = len(files)
+    return (f"<h4>Printed output</h4><p>It printed in {n} game{'s' if n != 1 else ''} (the files "
+            f"<code>{_esc(folder.name)}/{_esc(bot)}-*.log</code>); the first lines:</p>"
+            f"<pre>{_esc(chr(10).join(lines))}</pre>")
+
+
 def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str | None]":
     import pandas as pd
 
@@ -513,8 +602,12 @@ def report_html(
     seed: int = 0,
     worst: int = 5,
     db_path: str | None = None,
+    logs_dir: "str | os.PathLike[str] | None" = None,
 ) -> str:
     """The whole report as one HTML string (see :func:`write_report`, which saves it).
+
+    ``logs_dir``: the tournament's ``logs/`` folder, where each bot's printed output lies (one
+    file per bot and deal): each bot's section shows the first lines.
 
     >>> import pandas as pd
     >>> seats = pd.DataFrame({"game_id": ["g", "g"], "deal_id": "d", "game_index": 0, "preset": "rush",
@@ -740,18 +833,9 @@ def report_html(
                            + _table(["rate"] + [str(p) for p in sorted(mo["preset"].unique())], rrows) + "</details>")
         mf = mine[mine["status"] != "ok"]
         out.append(f"<h4>Faults ({len(mf)})</h4>")
-        if len(mf):
-            for _, r in mf.head(20).iterrows():
-                out.append(
-                    f'<details><summary><span class="bad">{_esc(r["status"])}</span> in game <code>{_esc(r["game_id"])}</code> '
-                    f'({_esc(r["preset"])}, deal seed {_esc(seed_of.get(r["game_id"], "?"))}, seat {_esc(r.get("seat", "?"))}): '
-                    f'{_esc(_first_line(r["fault"]))}</summary><p>Replay it: {replay(r["game_id"])}</p>'
-                    f'<pre>{_esc(r["fault"])}</pre></details>'
-                )
-            if len(mf) > 20:
-                out.append(f'<p class="muted">and {len(mf) - 20} more faults of the same bot.</p>')
-        else:
-            out.append("<p>None.</p>")
+        out.append(bot_faults_html(mf, seed_of, replay=replay) if len(mf) else "<p>None.</p>")
+        if logs_dir is not None:
+            out.append(printed_html(b, logs_dir))
         lost = mine[(mine["rank"] > 1) & ~mine["_stopped"]].copy()  # a faulted game is listed with the faults
         out.append(f"<h4>Worst losses (up to {worst})</h4>")
         if len(lost):
@@ -814,8 +898,12 @@ def write_report(
     True
     """
     games, seats, rejected, db_path = _as_frames(source)
+    logs = None
+    if db_path is not None:
+        folder = Path(db_path) if Path(db_path).is_dir() else Path(db_path).parent
+        logs = folder / "logs" if (folder / "logs").is_dir() else None
     page = report_html(games, seats, rejected, title=title, board=board, anchor=anchor, bootstrap=bootstrap,
-                       seed=seed, worst=worst, db_path=db_path)
+                       seed=seed, worst=worst, db_path=db_path, logs_dir=logs)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

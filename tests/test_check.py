@@ -36,4 +36,293 @@ def test_the_summary_does_not_claim_games_that_were_not_played(tmp_path: Path) -
     crashes.write_text("import cabo_kit as ck\n\n\nclass Crash(ck.Bot):\n"
                        "    def choose(self, observation, legal_actions):\n        raise RuntimeError('boom')\n")
     first = str(check_bot(crashes, games=2, replays=0, limits=CHECK)).splitlines()[0]
-    assert first.startswith("crashes (Crash): 2 games started") and "none reached a decision" in first, first
+    assert first.startswith("crashes (Crash): 2 games, 2 decisions asked,"), first  # each raised at its first
+    fails_at_start = tmp_path / "fails_at_start.py"
+    fails_at_start.write_text("import cabo_kit as ck\n\n\nclass Early(ck.Bot):\n"
+                              "    def on_game_start(self, seat, n, rules):\n        raise RuntimeError('boom')\n\n"
+                              "    def choose(self, observation, legal_actions):\n        return legal_actions[0]\n")
+    first = str(check_bot(fails_at_start, games=2, replays=0, limits=CHECK)).splitlines()[0]
+    assert first.startswith("fails_at_start (Early): 2 games started") and "none reached a decision" in first
+
+
+# ---------------------------------------------------------------------- a student's usual mistakes (issue 17)
+
+import json  # noqa: E402
+import re  # noqa: E402
+import time  # noqa: E402
+
+import pytest  # noqa: E402
+
+import cabo_kit as ck  # noqa: E402
+from cabo_kit.explain import why_illegal  # noqa: E402
+from cabo_kit.report import bot_faults_html, printed_html  # noqa: E402
+from cabo_kit.tournament.check import check_bot_cli, group_problems, hints_in_source, hook_hints  # noqa: E402
+
+STUDENT = Path(__file__).with_name("student_bots")
+ROOT = Path(__file__).parents[1]
+ONE = dict(games=1, replays=0, limits=CHECK)
+TOURNAMENT = Limits()  # the real limits: the slow bots are measured against them
+
+
+def test_a_misspelt_hook_is_named_with_its_line_and_the_hook_meant() -> None:
+    report = check_bot(STUDENT / "call_cabbo.py", **ONE)
+    assert report.problems == [
+        "`call_cabbo` (call_cabbo.py line 8): did you mean `call_cabo`? No hook is called `call_cabbo`, so the game "
+        "never calls it and your bot plays with the default `call_cabo`."]  # keep_low: 4 edits from keep, quiet
+
+
+def test_a_misspelt_hook_of_a_class_in_process_too() -> None:
+    class OnRound(ck.Bot):
+        def choose(self, observation, legal_actions):  # type: ignore[no-untyped-def]
+            return legal_actions[0]
+
+        def on_round_strat(self, observation):  # type: ignore[no-untyped-def]
+            pass
+
+        def keep_lowest(self, obs):  # type: ignore[no-untyped-def]
+            pass
+
+    (hint,) = hook_hints(OnRound)
+    assert hint.startswith("`on_round_strat` (test_check.py line ") and "did you mean `on_round_start`?" in hint
+    assert not check_bot(OnRound, games=1, replays=0).ok
+
+
+def _notebook_sources() -> list[tuple[str, str]]:
+    out = []
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        for i, cell in enumerate(c for c in cells if c["cell_type"] == "code"):
+            code = "\n".join(ln for ln in "".join(cell["source"]).splitlines() if not ln.lstrip().startswith(("%", "!")))
+            out.append((f"{nb.name} cell {i}", code))
+    return out
+
+
+def test_no_hook_hint_for_the_reference_bots_nor_the_notebooks_bots() -> None:
+    files = sorted((ROOT / "bots").glob("*.py")) + sorted((ROOT / "cabo_kit" / "bots").glob("*.py"))
+    assert files and not [h for f in files for h in hook_hints(f)]
+    for name in ck.bots.__all__:
+        cls = getattr(ck.bots, name)
+        if isinstance(cls, type) and issubclass(cls, ck.Bot):
+            assert hook_hints(cls) == [], name
+    sources = _notebook_sources()
+    assert sum("(ck.SimpleBot)" in code or "(ck.Bot)" in code for _, code in sources) >= 3  # there are bots to read
+    assert [h for where, code in sources for h in hints_in_source(code, where)] == []
+
+
+def test_keep_returning_true_fails_the_same_in_deluxe_and_rush_naming_value_type_and_line() -> None:
+    class KeepTrue(ck.SimpleBot):
+        def keep(self, obs, card):  # type: ignore[no-untyped-def]
+            return True
+
+    line = KeepTrue.keep.__code__.co_firstlineno
+    for preset in ("deluxe", "rush"):
+        with pytest.raises(ck.BotError) as err:
+            for seed in range(3):
+                ck.play_game([KeepTrue(), ck.bots.RandomBot()], ck.Rules.preset(preset), seed=seed)
+        assert str(err.value) == ("keep() returned True (bool): return a position (int) or None "
+                                  f"[your keep() is at test_check.py line {line}]")
+    for preset in ("deluxe", "rush"):  # the file, isolated as in a tournament
+        report = check_bot(STUDENT / "keep_true.py", presets=(preset,), **ONE)
+        assert report.problems[0].endswith(
+            ": keep() returned True (bool): return a position (int) or None [your keep() is at keep_true.py line 5]")
+
+
+def test_a_float_is_never_a_position_and_numpy_integers_are() -> None:
+    report = check_bot(STUDENT / "keep_float.py", **ONE)
+    assert report.problems == [
+        "In game 1 (deluxe, 2 players, seed 0, your seat 0), choose() at round 1, turn 1, phase 'drawn': "
+        "keep() returned 2.0 (float): return a position (int) or None [your keep() is at keep_float.py line 5]"]
+    np = pytest.importorskip("numpy")
+
+    class NumpyKeeper(ck.SimpleBot):
+        def keep(self, obs, card):  # type: ignore[no-untyped-def]
+            return np.int64(0) if card.value <= 4 else None
+
+        def spy(self, obs):  # type: ignore[no-untyped-def]
+            t = super().spy(obs)
+            return None if t is None else (np.int32(t[0]), np.int64(t[1]))
+
+    assert check_bot(NumpyKeeper, games=3, replays=0).ok
+
+    class SpyFloat(ck.SimpleBot):
+        def spy(self, obs):  # type: ignore[no-untyped-def]
+            return (obs.opponents[0], 1.0)
+
+    with pytest.raises(ck.BotError, match=re.escape(
+            "spy() returned (1, 1.0) (tuple), which holds 1.0 (float): return (seat, position) as two ints, or None")):
+        for seed in range(20):
+            ck.play_game([SpyFloat(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=seed)
+
+
+def test_what_the_bot_prints_is_counted_and_its_first_lines_shown() -> None:
+    report = check_bot(STUDENT / "prints.py", **ONE)
+    assert report.ok
+    note = report.notes[0]
+    assert re.match(r"Note: your bot printed \d+ lines; the first:\n    my turn 1\n    my turn 3\n", note), note
+    count = int(note.split()[4])
+    assert count > 20 and note.count("\n    my turn") == 5
+
+    class Chatty(ck.SimpleBot):
+        def draw(self, obs):  # type: ignore[no-untyped-def]
+            print("turn", obs.turn, end="")
+            print()
+            return super().draw(obs)
+
+    note = check_bot(Chatty, **ONE).notes[0]  # in process: captured, not shown on the page
+    assert note.startswith("Note: your bot printed ") and "\n    turn 1\n    turn 3\n" in note
+
+
+def test_slow_bots_are_reported_after_their_first_slow_decisions_and_the_check_ends_soon() -> None:
+    t0 = time.perf_counter()
+    slow = check_bot(STUDENT / "slow_03.py", limits=TOURNAMENT)
+    assert time.perf_counter() - t0 < 10
+    assert slow.problems == [
+        "In game 1 (deluxe, 2 players, seed 0, your seat 0), your bot is too slow for a tournament: 3 decisions took "
+        "0.30 s, 0.30 s, 0.30 s. A game can ask it for about 600 decisions (snap windows count) within a 30 s time "
+        "bank, so keep a decision under 50 ms on average, or it runs out of time and loses the game."]
+    head = str(slow).splitlines()
+    assert head[0].startswith("slow_03 (Slow): 1 of 9 games, ")
+    assert re.search(r"slowest decision 3\d\d\.\d ms\.$", head[0]), head[0]  # agrees with the problem
+    assert head[1] == ("The check stopped after 1 of 9 games: your bot's first slow decisions. "
+                       "Fix it and run the check again.")
+
+
+@pytest.mark.parametrize("name, limit", [("slow_15.py", "1 s"), ("hangs.py", "1 s")])
+def test_a_bot_over_the_limit_or_hanging_is_stopped_after_three_games_within_30_s(name: str, limit: str) -> None:
+    path = STUDENT / name if (STUDENT / name).exists() else Path(__file__).with_name("fault_bots") / name
+    t0 = time.perf_counter()
+    report = check_bot(path, limits=TOURNAMENT)
+    assert time.perf_counter() - t0 < 30
+    text = str(report)
+    assert report.games == 3 and "3 of 9 games" in text.splitlines()[0]
+    assert text.splitlines()[0].endswith(f"slowest decision over the {limit} limit.")  # not "7.7 ms"
+    (problem,) = report.problems
+    assert f"took longer than the {limit} limit. In a tournament this loses the game." in problem
+    assert problem.endswith("(3 times in all: games 1, 2 and 3.)")
+
+
+def test_choose_returning_zero_the_summary_agrees_with_the_problem() -> None:
+    report = check_bot(STUDENT / "choose_zero.py", games=3, replays=0, limits=CHECK)
+    text = str(report)
+    assert "none reached a decision" not in text
+    assert text.splitlines()[0].startswith("choose_zero (Zero): 3 games, 3 decisions asked, ")
+    assert report.problems == [
+        "In game 1 (deluxe, 2 players, seed 0, your seat 0), choose() at round 1, turn 0, phase 'look': choose() "
+        "returned 0 (int), which is not an action: return one of legal_actions (an Action, or its text such as "
+        "'deck'), e.g. legal_actions[0].\n(3 times in all: games 1, 2 and 3.)"]
+
+
+def test_an_illegal_discard_after_taking_from_the_pile_is_explained_in_the_rules_words() -> None:
+    report = check_bot(STUDENT / "discards_taken.py", **ONE)
+    (problem,) = report.problems
+    assert problem.startswith(
+        "In game 1 (deluxe, 2 players, seed 0, your seat 0), choose() at round 1, turn 1, phase 'drawn': choose() "
+        "returned 'discard', which is not legal now: you took this card from the discard pile, so you must keep it: "
+        "exchange it for one of your cards (legal now: exchange 0, "), problem
+
+
+def _deluxe_turn(seed: int = 3) -> ck.Game:
+    game = ck.Game(ck.Rules.preset("deluxe"), seed=seed, n_players=2)
+    for seat in (0, 1):
+        game.apply(ck.InitialPeek((0, 1)), seat=seat)
+    return game
+
+
+def _why(game: ck.Game, action: ck.Action) -> str:
+    obs = game.observation(game.to_move[0])
+    return why_illegal(obs, obs.legal_actions, action).split(" (legal now:")[0]
+
+
+def test_illegal_answers_say_why_now() -> None:
+    game = _deluxe_turn()
+    assert _why(game, ck.Peek(0)).startswith("this is the start of your turn: draw from the deck")
+    caller = game.to_move[0]
+    game.apply(ck.CallCabo())
+    assert _why(game, ck.CallCabo()) == (f"Cabo was already called this round (by seat {caller}): it can be called "
+                                         "only once a round")
+    game = _deluxe_turn()
+    game.apply(ck.DrawDeck())
+    assert _why(game, ck.Exchange((7,))) == "there is no position 7 in your hand: you hold 4 cards (positions 0 to 3)"
+    assert _why(game, ck.Pass()).startswith("there is no passing now: this is the moment to keep the card you drew")
+    rush = ck.Game(ck.Rules.preset("rush"), seed=3, n_players=2)
+    while rush.phase != "choose":  # the first card's snap window
+        for seat in rush.to_move:
+            rush.apply(ck.Pass(), seat=seat)
+    assert _why(rush, ck.Exchange((0,))).startswith("this is the start of your turn")
+    rush.apply(ck.DrawDeck())
+    assert _why(rush, ck.Exchange((0, 1))) == ("these rules exchange the drawn card for one card only "
+                                              "(several cards: deluxe only)")
+    obs = rush.observation(rush.to_move[0])
+    assert why_illegal(obs, (ck.Discard(), ck.Exchange((1,))), ck.Exchange((0,))) == (
+        "it is not one of the legal moves now (legal now: discard, exchange 1)")  # the fallback
+
+
+def test_the_tournament_names_the_line_of_a_misspelt_base_class_in_the_students_file(tmp_path: Path) -> None:
+    from cabo_kit.tournament.config import TournamentConfig
+    from cabo_kit.tournament.runner import _short_reason, collect_entrants
+
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "misspelt_base.py").write_bytes((STUDENT / "misspelt_base.py").read_bytes())
+    _, rejected = collect_entrants(tmp_path, TournamentConfig())
+    ((file, reason),) = rejected
+    assert _short_reason(reason, file) == ("line 4: AttributeError: module 'cabo_kit' has no "
+                                           "attribute 'SimpleBt': did you mean cabo_kit.SimpleBot?")
+    checked = check_bot(STUDENT / "misspelt_base.py", limits=CHECK).problems[0]
+    assert checked.startswith("The file is rejected, as a tournament would reject it: misspelt_base.py line 4: "
+                              "AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'")
+
+
+def test_identical_faults_are_grouped_with_their_count_and_one_example() -> None:
+    assert group_problems([("a", "In game 1, x.", 0), ("b", "In game 2, y.", 1), ("a", "In game 3, x.", 2)]) == [
+        "In game 1, x.\n(2 times in all: games 1 and 3.)", "In game 2, y."]
+    pd = pytest.importorskip("pandas")
+    faults = pd.DataFrame({
+        "game_id": [f"g{i}" for i in range(21)], "preset": "rush", "seat": 0,
+        "status": ["illegal"] * 20 + ["error"],
+        "fault": [f"choose() returned 'exchange {4 + i % 3}', which is not legal now: there is no position {4 + i % 3}"
+                  f" in your hand: you hold 4 cards (positions 0 to 3) (legal now: discard)" for i in range(20)]
+                 + ["Traceback (most recent call last):\nValueError: boom"]})
+    page = bot_faults_html(faults, {"g0": 7})
+    assert page.count("<details>") == 2 and page.count("<pre>") == 2
+    assert "illegal</span>, 20 times: choose() returned &#x27;exchange 4&#x27;" in page
+    assert "error</span>, once: ValueError: boom" in page and "deal seed 7" in page
+    assert "and 14 more." in page  # 5 other games named, the rest counted
+
+
+def test_the_report_shows_a_bots_first_printed_lines_from_the_tournament_logs(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "ada-00000000000a.log").write_text("".join(f"ada says {i}\n" for i in range(15)))
+    (logs / "ada-00000000000b.log").write_text("".join(f"again {i}\n" for i in range(15)))
+    (logs / "ada_2-00000000000c.log").write_text("not ada\n")
+    page = printed_html("ada", logs)
+    assert "It printed in 2 games" in page and "not ada" not in page
+    shown = page.split("<pre>")[1].split("</pre>")[0].splitlines()
+    assert len(shown) == 20 and shown[0] == "ada says 0" and shown[-1] == "again 4"
+    (logs / "big-00000000000d.log").write_text("x" * 10_000 + "\n")
+    assert len(printed_html("big", logs).split("<pre>")[1].split("</pre>")[0]) == 4096
+    assert "None." in printed_html("quiet", logs)
+
+
+def test_the_cli_shows_progress_on_stderr_and_the_report_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_bot_cli(STUDENT / "keep_true.py", games=2) == 1
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[0].startswith("game 1/2 (deluxe, 2 players, your seat 0): error problem, ")
+    assert captured.out.startswith("keep_true (KeepTrue): 2 games, ")
+
+
+def test_a_bot_hanging_in_this_process_is_stopped_too() -> None:
+    class Hanger(ck.SimpleBot):
+        def draw(self, obs):  # type: ignore[no-untyped-def]
+            while True:
+                try:
+                    time.sleep(0.01)
+                except Exception:  # noqa: BLE001 - a bot that swallows errors is still stopped
+                    pass
+
+    t0 = time.perf_counter()
+    report = check_bot(Hanger, limits=Limits(decision_s=0.2))
+    assert time.perf_counter() - t0 < 10 and report.games == 3
+    (problem,) = report.problems
+    assert "took longer than the 0.2 s limit: it was stopped after 0.4 s (does it loop forever?)" in problem
+    assert check_bot(ck.bots.GreedyBot, games=2, replays=0).ok  # the timer leaves a quick bot alone

@@ -5,11 +5,19 @@ same limits) and plays it isolated; ``check_bot(MyBot)`` (a class or an instance
 this process, for notebooks. Either way it plays seeded games against the reference bots on
 every preset and several table sizes, with the bot in every seat, and reports:
 
-- an illegal action (what it returned, what was legal);
-- an exception, with its traceback;
-- a decision slower than the time limit (in a tournament that loses the game);
-- a crash of its process (and, as a note, output beyond the log cap, which is dropped);
-- nondeterminism: the same game replayed with the same seed went differently.
+- a method named within 2 edits of a hook but not one (``call_cabbo``: did you mean
+  ``call_cabo``?), found without running the bot;
+- an answer of the wrong type, with its value and type (``keep() returned True (bool)``);
+- an illegal action, with why it is illegal now in the rules' words, and what was legal;
+- an exception, with its traceback (SimpleBot's own errors name the learner's hook and line);
+- a decision slower than the time limit (in a tournament that loses the game), and a bot
+  too slow for a game's time bank, after its first 3 slow decisions;
+- a crash of its process;
+- nondeterminism: the same game replayed with the same seed went differently;
+- as a note, what the bot printed: how many lines, and the first ones.
+
+Identical problems are listed once with their count and games; the check stops once one has
+shown 3 times, so it ends within seconds even for a bot that hangs.
 
 >>> import cabo_kit as ck
 >>> report = check_bot(ck.bots.GreedyBot, games=3)
@@ -19,6 +27,12 @@ every preset and several table sizes, with the bot in every seat, and reports:
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
+import signal
+import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -27,28 +41,50 @@ from typing import Any, Sequence
 
 from ..actions import Action, ActionParseError
 from ..bot import Bot
+from ..explain import why_illegal
 from ..game import Game
 from ..play import bot_random, run_game
 from ..rules import Rules
-from .isolation import BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission
+from .isolation import (
+    BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission, one_line_reason,
+)
 
-__all__ = ["CheckReport", "check_bot", "check_bot_cli"]
+__all__ = ["CheckReport", "check_bot", "check_bot_cli", "hook_hints", "hints_in_source"]
 
 PRESETS = ("deluxe", "rush", "traveller")
 TABLE_SIZES = (2, 3, 4)
 
 
+DECISIONS_PER_GAME = 600
+"""About the most decisions one game asks of a bot (a rush game with snap windows: measured up to ~620)."""
+STOP_AFTER = 3
+"""The check stops once the same problem has shown this many times (it would only repeat, slowly)."""
+SHOWN_LINES, SHOWN_BYTES = 20, 4096
+"""How much of a bot's printed output a report shows: at most this many first lines and bytes."""
+
+BOT_HOOKS = ("choose", "on_game_start", "on_round_start", "on_round_end", "on_game_end")
+SIMPLE_HOOKS = ("initial_peek", "draw", "keep", "peek", "spy", "swap", "snap", "give", "call_cabo", "place")
+
+
 @dataclass
 class CheckReport:
-    """What :func:`check_bot` found. ``ok`` is true when there is no problem; ``str(report)`` says it all."""
+    """What :func:`check_bot` found. ``ok`` is true when there is no problem; ``str(report)`` says it all.
+
+    ``problems`` holds one sentence per kind of problem (identical ones grouped, with their
+    count); ``notes`` what is worth knowing but loses no game (printed output, a near limit).
+    """
 
     bot: str
     games: int = 0
+    planned: int = 0
     decisions: int = 0
     slowest_s: float = 0.0
+    over_limit: bool = False
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     isolated: bool = False
+    stopped: str = ""
+    limit_s: float = 1.0
 
     @property
     def ok(self) -> bool:
@@ -56,14 +92,20 @@ class CheckReport:
 
     def __str__(self) -> str:
         where = "in its own process, as in a tournament" if self.isolated else "in this process"
+        played = (f"{self.games} of {self.planned} games" if self.planned > self.games
+                  else f"{self.games} game{'s' if self.games != 1 else ''}")
         if self.games == 0:
             head = f"{self.bot}: not played."
         elif self.decisions == 0:
-            head = f"{self.bot}: {self.games} games started {where}; none reached a decision of this bot."
+            head = f"{self.bot}: {played} started {where}; none reached a decision of this bot."
         else:
-            head = (f"{self.bot}: {self.games} games, {self.decisions} decisions, played {where}; "
-                    f"slowest decision {self.slowest_s * 1000:.1f} ms.")
+            slowest = (f"slowest decision over the {self.limit_s:g} s limit" if self.over_limit
+                       else f"slowest decision {self.slowest_s * 1000:.1f} ms")
+            head = (f"{self.bot}: {played}, {self.decisions} decision{'s' if self.decisions != 1 else ''} "
+                    f"asked, played {where}; {slowest}.")
         lines = [head]
+        if self.stopped:
+            lines.append(self.stopped)
         if self.ok:
             lines.append("No problems found.")
         else:
@@ -104,112 +146,403 @@ def _schedule(games: int, seed: int, presets: Sequence[str], table_sizes: Sequen
 
 
 class _Stop(Exception):
-    """The checked bot failed; the game cannot go on."""
+    """The checked bot failed; the game cannot go on. ``kind``: error, timeout, illegal, slow, crash."""
 
-    def __init__(self, sentence: str) -> None:
+    def __init__(self, sentence: str, kind: str = "error") -> None:
         super().__init__(sentence)
         self.sentence = sentence
+        self.kind = kind
 
 
-def _in_process_call(bot: Bot, what: str, limit: float, fn: Any, *args: Any) -> tuple[Any, float]:
-    t0 = time.perf_counter()
+# ---------------------------------------------------------------------- hook names, read without running the bot
+
+
+def _distance(a: str, b: str) -> int:
+    """Edits (insert, delete, substitute, swap two neighbours) from ``a`` to ``b``.
+
+    >>> _distance("call_cabbo", "call_cabo"), _distance("kepe", "keep"), _distance("keep_low", "keep")
+    (1, 1, 4)
+    """
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def _reference_classes() -> set[type]:
+    """The base classes and the reference bots: their methods are never a learner's misspelling."""
+    from .. import bots as builtin
+    from ..bot import SimpleBot
+
+    out: set[type] = {object, Bot, SimpleBot}
+    for name in builtin.__all__:
+        cls = getattr(builtin, name, None)
+        if isinstance(cls, type):
+            out.update(cls.__mro__)
+    return out
+
+
+def _known_names() -> frozenset[str]:
+    """Every name the base classes and the reference bots define: never a misspelt hook."""
+    return frozenset(name for cls in _reference_classes() for name in dir(cls))
+
+
+def _hint(name: str, known: frozenset[str]) -> str | None:
+    """The hook ``name`` is probably a misspelling of (at most 2 edits away), or ``None``."""
+    if name.startswith("_") or name in known:
+        return None
+    best = min(BOT_HOOKS + SIMPLE_HOOKS, key=lambda hook: _distance(name, hook))
+    return best if _distance(name, best) <= 2 else None
+
+
+def _hint_sentence(name: str, hook: str, where: str) -> str:
+    return (f"`{name}` ({where}): did you mean `{hook}`? No hook is called `{name}`, so the game never calls it "
+            f"and your bot plays with the default `{hook}`.")
+
+
+def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> list[str]:
+    """Sentences for methods named within 2 edits of a :class:`~cabo_kit.Bot` or :class:`~cabo_kit.SimpleBot`
+    hook but not one (the game never calls them). Read without running the bot: the file's syntax
+    tree for a path, the class's own methods for a class.
+
+    >>> import cabo_kit as ck
+    >>> class Typo(ck.SimpleBot):
+    ...     def call_cabbo(self, obs):
+    ...         return True
+    ...     def keep_low(self, obs):
+    ...         return 0
+    >>> [h.split(":")[0] for h in hook_hints(Typo)]
+    ['`call_cabbo` (<doctest cabo_kit.tournament.check.hook_hints[1]> line 2)']
+    """
+    known = _known_names()
+    out: list[str] = []
+    if isinstance(bot, type):
+        ours = _reference_classes()
+        for cls in bot.__mro__:
+            if cls in ours:
+                continue
+            for name, fn in vars(cls).items():
+                hook = _hint(name, known) if callable(fn) else None
+                code = getattr(fn, "__code__", None)
+                if hook is not None:
+                    where = (f"{Path(code.co_filename).name} line {code.co_firstlineno}" if code is not None
+                             else f"class {cls.__name__}")
+                    out.append(_hint_sentence(name, hook, where))
+        return out
+    path = Path(bot)
     try:
-        out = fn(*args)
-    except Exception:  # noqa: BLE001 - a learner's bug, reported with its traceback
-        raise _Stop(f"{what} raised an exception:\n{traceback.format_exc().rstrip()}") from None
-    return out, time.perf_counter() - t0
+        source = path.read_bytes()
+    except OSError:
+        return out  # the load reports it
+    return hints_in_source(source, path.name, class_name)
 
 
-def _fault_sentence(fault: BotFault, what: str) -> str:
-    return {
-        "error": f"{what}: {fault.reason}",
-        "timeout": f"{what} was too slow: {fault.reason}. In a tournament this loses the game.",
-        "illegal": f"{what} returned an illegal action: {fault.reason}.",
-        "crash": f"{what}: its process died. {fault.reason}",
-    }[fault.kind]
+def hints_in_source(source: str | bytes, filename: str, class_name: str | None = None) -> list[str]:
+    """:func:`hook_hints` for Python source (a file's, a notebook cell's), read without running it.
+
+    >>> hints_in_source("class B(ck.Bot):\\n    def on_gamestart(self, *a):\\n        pass\\n", "b.py")[0][:59]
+    '`on_gamestart` (b.py line 2): did you mean `on_game_start`?'
+    """
+    import ast
+
+    known = _known_names()
+    out: list[str] = []
+    try:
+        tree = ast.parse(source, filename)
+    except (SyntaxError, ValueError):
+        return out  # the load reports it
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    bot_classes: set[str] = {class_name} if class_name else set()
+    changed = True
+    while changed:  # a class whose base names a bot (or a bot class of this file) is one too
+        changed = False
+        for c in classes:
+            if c.name not in bot_classes and any(
+                    "Bot" in ast.unparse(b) or ast.unparse(b) in bot_classes for b in c.bases):
+                bot_classes.add(c.name)
+                changed = True
+    for c in classes:
+        if c.name not in bot_classes:
+            continue
+        for node in c.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                hook = _hint(node.name, known)
+                if hook is not None:
+                    out.append(_hint_sentence(node.name, hook, f"{filename} line {node.lineno}"))
+    return out
 
 
-def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckReport) -> list[str] | None:
-    """Play one game; return the checked bot's actions (as text), or None if it failed (problem recorded)."""
+# ---------------------------------------------------------------------- output, progress
+
+
+class _Capture(io.TextIOBase):
+    """Where an in-process bot's prints go during the check: counts lines, keeps the first 4 KiB."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.lines = 0
+        self.partial = False
+
+    def write(self, s: str) -> int:
+        if len(self.text) < SHOWN_BYTES:
+            self.text += s[: SHOWN_BYTES - len(self.text)]
+        self.lines += s.count("\n")
+        if s:
+            self.partial = not s.endswith("\n")
+        return len(s)
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def head(self) -> list[str]:
+        return first_lines(self.text)
+
+    @property
+    def total(self) -> int:
+        return self.lines + (1 if self.partial else 0)
+
+
+def first_lines(text: str, lines: int = SHOWN_LINES, size: int = SHOWN_BYTES) -> list[str]:
+    """The first ``lines`` lines of ``text`` within ``size`` bytes (a report shows no more of a bot's output).
+
+    >>> first_lines("a\\nb\\nc\\n", lines=2)
+    ['a', 'b']
+    """
+    cut = text.encode("utf-8", "replace")[:size].decode("utf-8", "ignore")
+    out = cut.splitlines()[:lines]
+    return out
+
+
+def printed_sentence(count: int, head: list[str], games: int = 0, capped: bool = False, lines: int = 5) -> str:
+    """``your bot printed 212 lines; the first: ...`` (at most ``lines`` lines, 4 KiB).
+
+    >>> print(printed_sentence(2, ["hello", "world"]))
+    Note: your bot printed 2 lines:
+        hello
+        world
+    """
+    where = f" in {games} game{'s' if games != 1 else ''}" if games > 1 else ""
+    more = "at least " if capped else ""
+    shown = first_lines("\n".join(head), lines)
+    body = "\n".join("    " + ln[:200] for ln in shown)
+    one = "; the first" if len(shown) < count else ""
+    return f"Note: your bot printed {more}{count} line{'s' if count != 1 else ''}{where}{one}:\n{body}"
+
+
+def _in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (not merely with IPython or ipykernel imported)."""
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+
+class _Progress:
+    """A tqdm bar on a terminal, a line per game elsewhere (on stderr), or nothing."""
+
+    def __init__(self, total: int, label: str, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+        self.total = total
+        if enabled and (sys.stderr.isatty() or _in_notebook()):
+            from tqdm.auto import tqdm  # a widget in a notebook, text on a terminal
+
+            self.bar = tqdm(total=total, desc=f"checking {label}", unit="game", file=sys.stderr, leave=False)
+
+    def game(self, index: int, g: _Game, outcome: str) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix_str(outcome[:40])
+        elif self.enabled:
+            print(f"game {index + 1}/{self.total} ({g.preset}, {g.n} players, your seat {g.seat}): {outcome}",
+                  file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---------------------------------------------------------------------- one game
+
+
+def _fault_sentence(fault: BotFault, what: str) -> tuple[str, str]:
+    reason = fault.reason
+    if fault.kind == "error":
+        last = reason.rstrip().splitlines()[-1] if reason.strip() else ""
+        if last.startswith("cabo_kit.bot.BotError: "):  # SimpleBot's own words: the traceback shows only cabo_kit
+            return f"{what}: {last[len('cabo_kit.bot.BotError: '):]}", "error"
+        return f"{what}: {reason}", "error"
+    if fault.kind == "timeout":
+        return f"{what} was too slow: {reason}. In a tournament this loses the game.", "timeout"
+    if fault.kind == "illegal":
+        return f"{what}: {reason}.", "illegal"
+    return f"{what}: its process died. {reason}", "crash"
+
+
+def _exception_sentence(what: str) -> str:
+    etype, value, tb = sys.exc_info()
+    from ..bot import BotError
+
+    if isinstance(value, BotError):  # SimpleBot's own words name the hook, its answer and its line
+        return f"{what}: {value}"
+    return f"{what} raised an exception:\n{traceback.format_exc().rstrip()}"
+
+
+class _Hang(BaseException):
+    """Raised into an in-process bot that overran its time (a BaseException: its ``except Exception`` lets it by)."""
+
+
+def _with_alarm(seconds: float, fn: Any, *args: Any) -> Any:
+    """``fn(*args)``, interrupted by :class:`_Hang` after ``seconds`` where a timer signal can do it (the main
+    thread on POSIX: a notebook's cells run there); elsewhere it simply runs."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+
+    def overran(signum: int, frame: Any) -> None:
+        raise _Hang
+
+    previous = signal.signal(signal.SIGALRM, overran)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class _Game1:
+    """The state of one checked game: timing, slow decisions, what the bot answered."""
+
+    def __init__(self, bot: Bot, label: str, limits: Limits, report: CheckReport) -> None:
+        self.bot, self.label, self.limits, self.report = bot, label, limits, report
+        self.isolated = isinstance(bot, IsolatedBot)
+        self.slow: list[float] = []
+        self.actions: list[str] = []
+        self.slow_s = min(limits.decision_s, limits.game_bank_s / DECISIONS_PER_GAME)
+
+    def call(self, what: str, fn: Any, *args: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            out = fn(*args) if self.isolated else _with_alarm(2 * self.limits.decision_s, fn, *args)
+        except _Hang:
+            self.report.over_limit = True
+            self.report.slowest_s = max(self.report.slowest_s, time.perf_counter() - t0)
+            raise _Stop(f"In {self.label}, {what} took longer than the {self.limits.decision_s:g} s limit: it was "
+                        f"stopped after {2 * self.limits.decision_s:g} s (does it loop forever?). In a tournament "
+                        "this loses the game.", "timeout") from None
+        except BotFault as fault:
+            if fault.kind == "timeout":
+                self.report.over_limit = True
+                self.report.slowest_s = max(self.report.slowest_s, self.limits.decision_s)
+            sentence, kind = _fault_sentence(fault, f"In {self.label}, {what}")
+            raise _Stop(sentence, kind) from None
+        except Exception:  # noqa: BLE001 - a learner's bug, reported with its traceback
+            raise _Stop(_exception_sentence(f"In {self.label}, {what}")) from None
+        elapsed = time.perf_counter() - t0
+        report = self.report
+        if elapsed > report.slowest_s:
+            report.slowest_s = elapsed
+        if elapsed > self.limits.decision_s:  # in process (an isolated bot is stopped at the limit)
+            report.over_limit = True
+            raise _Stop(f"In {self.label}, {what} took longer than the {self.limits.decision_s:g} s limit "
+                        f"({elapsed:.2f} s). In a tournament this loses the game.", "timeout")
+        if elapsed > self.slow_s:
+            self.slow.append(elapsed)
+            if len(self.slow) >= STOP_AFTER:
+                bank = self.limits.game_bank_s
+                times = ", ".join(f"{t:.2f} s" for t in self.slow)
+                raise _Stop(
+                    f"In {self.label}, your bot is too slow for a tournament: {len(self.slow)} decisions took {times}. "
+                    f"A game can ask it for about {DECISIONS_PER_GAME} decisions (snap windows count) within a "
+                    f"{bank:g} s time bank, so keep a decision under {self.slow_s * 1000:.0f} ms on average, or it "
+                    "runs out of time and loses the game.", "slow")
+        return out
+
+
+def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckReport,
+              found: list[tuple[str, str, int]]) -> list[str] | None:
+    """Play one game; return the checked bot's actions (as text), or None if it failed (problem in ``found``)."""
     from ..bots import GreedyBot, RandomBot
 
     rules = Rules.preset(g.preset)
     game = Game(rules, g.seed, g.n)
     bots: list[Bot] = [GreedyBot() if s % 2 else RandomBot() for s in range(g.n)]
     bots[g.seat] = bot
-    isolated = isinstance(bot, IsolatedBot)
-    label = g.describe(index)
-    actions: list[str] = []
-    slow: list[float] = []
-
-    def call(what: str, fn: Any, *args: Any) -> Any:
-        if isolated:
-            try:
-                return fn(*args)
-            except BotFault as fault:
-                raise _Stop(_fault_sentence(fault, f"In {label}, {what}")) from None
-        out, elapsed = _in_process_call(bot, f"In {label}, {what}", limits.decision_s, fn, *args)
-        if elapsed > limits.decision_s:
-            slow.append(elapsed)
-        report.slowest_s = max(report.slowest_s, elapsed)
-        return out
-
+    state = _Game1(bot, g.describe(index), limits, report)
     try:
         for seat, b in enumerate(bots):
             b.random = bot_random(g.seed, seat)
             if seat == g.seat:
-                call("on_game_start()", b.on_game_start, seat, g.n, rules)
+                state.call("on_game_start()", b.on_game_start, seat, g.n, rules)
             else:
                 b.on_game_start(seat, g.n, rules)
         players: list[Bot] = list(bots)
-        players[g.seat] = _Watched(bot, call, report, label, actions)
+        players[g.seat] = _Watched(bot, state)
         run_game(game, players, [type(b).__name__ for b in players])  # the one game loop (play.py)
-        call("on_game_end()", bot.on_game_end, list(game.sheet.totals), list(game.sheet.winners))
+        state.call("on_game_end()", bot.on_game_end, list(game.sheet.totals), list(game.sheet.winners))
     except _Stop as stop:
-        report.problems.append(stop.sentence)
+        found.append((_key(stop.kind, stop.sentence), stop.sentence, index))
         return None
     finally:
-        if isolated:
-            assert isinstance(bot, IsolatedBot)
+        if isinstance(bot, IsolatedBot):
             report.slowest_s = max(report.slowest_s, bot.slowest)
-    if slow:
-        report.problems.append(
-            f"In {label}, {len(slow)} decision{'s' if len(slow) > 1 else ''} took longer than the "
-            f"{limits.decision_s:g} s limit (the slowest {max(slow):.2f} s). In a tournament that loses the game.")
-    return actions
+    return state.actions
 
 
 class _Watched(Bot):
     """The checked bot as the game loop sees it: every call timed and guarded, every answer validated."""
 
-    def __init__(self, bot: Bot, call: Any, report: "CheckReport", label: str, actions: list[str]) -> None:
-        self._bot, self._call, self._report, self._label, self._actions = bot, call, report, label, actions
+    def __init__(self, bot: Bot, state: _Game1) -> None:
+        self._bot, self._state = bot, state
 
     def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
         obs = observation
         where = f"round {obs.round + 1}, turn {obs.turn}, phase '{obs.phase}'"
-        answer = self._call(f"choose() at {where}", self._bot.choose, obs, legal_actions)
-        self._report.decisions += 1
-        action = _checked_action(answer, legal_actions, f"In {self._label}, choose() at {where}")
-        self._actions.append(str(action))
+        self._state.report.decisions += 1
+        answer = self._state.call(f"choose() at {where}", self._bot.choose, obs, legal_actions)
+        action = _checked_action(answer, obs, legal_actions, f"In {self._state.label}, choose() at {where}")
+        self._state.actions.append(str(action))
         return action
 
     def on_round_start(self, observation: Any) -> None:
-        self._call("on_round_start()", self._bot.on_round_start, observation)
+        self._state.call("on_round_start()", self._bot.on_round_start, observation)
 
     def on_round_end(self, result: Any) -> None:
-        self._call("on_round_end()", self._bot.on_round_end, result)
+        self._state.call("on_round_end()", self._bot.on_round_end, result)
 
 
-def _checked_action(answer: Any, legal: Sequence[Action], what: str) -> Action:
+def _checked_action(answer: Any, obs: Any, legal: Sequence[Action], what: str) -> Action:
     try:
         action = Action.parse(answer)
     except ActionParseError as exc:
-        raise _Stop(f"{what} returned {answer!r:.80}, which is not an action: {exc}") from None
+        if not isinstance(answer, str):
+            raise _Stop(f"{what} returned {answer!r:.80} ({type(answer).__name__}), which is not an action: return "
+                        "one of legal_actions (an Action, or its text such as 'deck'), e.g. legal_actions[0].",
+                        "illegal") from None
+        raise _Stop(f"{what} returned {answer!r:.80}, which is not an action: {exc}", "illegal") from None
     if action not in legal:
-        shown = ", ".join(str(a) for a in list(legal)[:12])
-        raise _Stop(f"{what} returned the illegal action {str(action)!r} (legal: {shown}).")
+        raise _Stop(f"{what} returned {str(action)!r}, which is not legal now: {why_illegal(obs, legal, action)}.",
+                    "illegal")
     return action
+
+
+_WHEN = re.compile(r"choose\(\) at round \d+, turn \d+, phase '\w+'")
+
+
+def _key(kind: str, sentence: str) -> str:
+    """What makes two problems the same: their kind and last line, without numbers or the legal moves."""
+    last = sentence.rstrip().splitlines()[-1] if sentence.strip() else sentence
+    if last.startswith("In game "):
+        last = last.split("), ", 1)[-1]  # "In game 3 (rush, ...), choose() ..." -> what happened
+    last = _WHEN.sub("choose()", last)
+    last = last.split(" (legal now:")[0].split(" [your ")[0]
+    return kind + ":" + re.sub(r"\d+(\.\d+)?", "#", last)
 
 
 def _first_difference(a: list[str], b: list[str]) -> str:
@@ -228,6 +561,7 @@ def check_bot(
     presets: Sequence[str] = PRESETS,
     table_sizes: Sequence[int] = TABLE_SIZES,
     replays: int = 1,
+    progress: bool | None = None,
 ) -> CheckReport:
     """Play seeded games with ``bot`` and report its problems in plain sentences.
 
@@ -236,26 +570,37 @@ def check_bot(
     instance per game when the class builds without arguments). Games cycle through
     ``presets`` and ``table_sizes`` with the bot in every seat, against the reference bots;
     the first ``replays`` games are played again with the same seed to catch nondeterminism.
+    Methods named like a hook but not one are found without running the bot; what the bot
+    prints is counted and its first lines shown. The check stops once the same problem has
+    shown 3 times, or after a bot's first 3 slow decisions. ``progress``: a bar on a terminal
+    or in a notebook, a line per game on stderr elsewhere; by default only on a terminal or in a notebook.
 
     >>> import cabo_kit as ck
     >>> class Stubborn(ck.Bot):
     ...     def choose(self, observation, legal_actions):
     ...         return "cabo"
     >>> report = check_bot(Stubborn, games=1, replays=0)
-    >>> report.ok, "illegal action 'cabo'" in report.problems[0]
+    >>> report.ok, "returned 'cabo', which is not legal now" in report.problems[0]
     (False, True)
     """
     limits = limits or Limits()
     submission: Submission | None = None
+    hints: list[str] = []
     if isinstance(bot, (str, Path)):
         path = Path(bot)
         try:
             submission = load_submission(path, limits)
         except SubmissionError as exc:
-            report = CheckReport(bot=path.name, isolated=True)
-            report.problems.append(f"The file is rejected, as a tournament would reject it: {exc.reason}")
+            report = CheckReport(bot=path.name, isolated=True, limit_s=limits.decision_s)
+            report.problems.extend(hook_hints(path) if path.suffix == ".py" else [])
+            line = one_line_reason(exc.reason, path.name)
+            line = f"{path.name} {line}" if line.startswith("line ") else line
+            full = "" if line == exc.reason.strip() else f"\n{exc.reason}"
+            report.problems.append(f"The file is rejected, as a tournament would reject it: {line}{full}")
             return report
-        report = CheckReport(bot=f"{submission.name} ({submission.class_name})", isolated=True)
+        hints = hook_hints(path, submission.class_name)
+        report = CheckReport(bot=f"{submission.name} ({submission.class_name})", isolated=True,
+                             limit_s=limits.decision_s)
         from .. import bots as builtin
         from .config import TournamentConfig
 
@@ -270,11 +615,14 @@ def check_bot(
     elif isinstance(bot, type):
         if not issubclass(bot, Bot):
             raise TypeError(f"{bot!r} is not a cabo_kit.Bot subclass")
-        report = CheckReport(bot=bot.__name__)
+        report = CheckReport(bot=bot.__name__, limit_s=limits.decision_s)
+        hints = hook_hints(bot)
     elif isinstance(bot, Bot):
-        report = CheckReport(bot=type(bot).__name__)
+        report = CheckReport(bot=type(bot).__name__, limit_s=limits.decision_s)
+        hints = hook_hints(type(bot))
     else:
         raise TypeError(f"check_bot() takes a file path, a Bot subclass or a Bot instance, not {bot!r}")
+    report.problems.extend(hints)
 
     def fresh() -> Bot:
         if submission is not None:
@@ -296,70 +644,137 @@ def check_bot(
             return report
 
     schedule = _schedule(games, seed, presets, table_sizes)
+    report.planned = len(schedule)
+    found: list[tuple[str, str, int]] = []
     first_actions: list[list[str] | None] = []
-    printed_too_much = False
-    for index, g in enumerate(schedule):
+    printed: tuple[int, list[str]] = (0, [])  # lines printed in all, the first ones
+    printed_games = 0
+    capped = False
+    if progress is None:  # on a terminal and in a notebook; not in a script's or a test's output
+        progress = sys.stderr.isatty() or _in_notebook()
+    bar = _Progress(len(schedule), report.bot, progress)
+
+    def play(g: _Game, index: int, into: CheckReport, where: list[tuple[str, str, int]]) -> list[str] | None:
+        nonlocal printed, printed_games, capped
         player = fresh()
+        capture = _Capture()
         try:
-            first_actions.append(_play_one(player, g, index, limits, report))
+            if isinstance(player, IsolatedBot):
+                return _play_one(player, g, index, limits, into, where)
+            with contextlib.redirect_stdout(capture), contextlib.redirect_stderr(capture):
+                return _play_one(player, g, index, limits, into, where)
         finally:
             if isinstance(player, IsolatedBot):
-                printed_too_much |= len(player.log_text.encode()) >= limits.log_bytes - 64
+                text = player.log_text
+                capped |= len(text.encode()) >= limits.log_bytes - 64
+                capture.write(text)
                 player.close()
-        report.games += 1
-    for index, g in enumerate(schedule[:replays]):
-        if first_actions[index] is None:
-            continue
-        player = fresh()
-        replay_report = CheckReport(bot=report.bot)
-        try:
-            again = _play_one(player, g, index, limits, replay_report)
-        finally:
-            if isinstance(player, IsolatedBot):
-                player.close()
-        report.games += 1
-        report.decisions += replay_report.decisions
-        report.slowest_s = max(report.slowest_s, replay_report.slowest_s)
-        if again is None:
-            report.problems.append(f"Replaying {g.describe(index)} with the same seed failed, though it went "
-                                   f"well the first time: {replay_report.problems[0]}")
-        elif again != first_actions[index]:
-            report.problems.append(
-                f"Your bot is not deterministic: replaying {g.describe(index)} with the same seed, "
-                f"{_first_difference(first_actions[index] or [], again)}. Draw every random choice from "
-                "self.random (the game seeds it), and do not depend on the clock, on id() or on the order "
-                "of a set of strings.")
-    report.problems = _merge_repeats(report.problems)
-    if printed_too_much:
+            if capture.total:
+                printed_games += 1
+                printed = (printed[0] + capture.total, printed[1] or capture.head)
+
+    def repeated() -> str | None:
+        counts: dict[str, int] = {}
+        for key, _, _ in found:
+            counts[key] = counts.get(key, 0) + 1
+            if counts[key] >= STOP_AFTER or key.startswith("slow:"):
+                return key
+        return None
+
+    try:
+        for index, g in enumerate(schedule):
+            before = len(found)
+            t0 = time.perf_counter()
+            first_actions.append(play(g, index, report, found))
+            report.games += 1
+            took = f"{time.perf_counter() - t0:.1f} s"
+            bar.game(index, g, f"ok, {took}" if len(found) == before else
+                     f"{found[-1][0].split(':')[0]} problem, {took}: {_short(found[-1][1])}")
+            if repeated():
+                break
+        stop = repeated()
+        if stop is None:
+            for index, g in enumerate(schedule[:replays]):
+                if first_actions[index] is None:
+                    continue
+                replay_report = CheckReport(bot=report.bot)
+                replay_found: list[tuple[str, str, int]] = []
+                again = play(g, index, replay_report, replay_found)
+                report.games += 1
+                report.decisions += replay_report.decisions
+                report.slowest_s = max(report.slowest_s, replay_report.slowest_s)
+                report.over_limit |= replay_report.over_limit
+                if again is None:
+                    key, sentence, _ = replay_found[0]
+                    found.append((key, f"Replaying {g.describe(index)} with the same seed failed, though it went "
+                                       f"well the first time: {sentence}", index))
+                elif again != first_actions[index]:
+                    found.append(("nondeterministic", (
+                        f"Your bot is not deterministic: replaying {g.describe(index)} with the same seed, "
+                        f"{_first_difference(first_actions[index] or [], again)}. Draw every random choice from "
+                        "self.random (the game seeds it), and do not depend on the clock, on id() or on the order "
+                        "of a set of strings."), index))
+        elif report.games < len(schedule):
+            what = ("your bot's first slow decisions" if stop.startswith("slow:")
+                    else f"the same problem came up {STOP_AFTER} times")
+            report.stopped = (f"The check stopped after {report.games} of {len(schedule)} games: {what}. "
+                              "Fix it and run the check again.")
+    finally:
+        bar.close()
+    report.problems.extend(group_problems(found))
+    if printed[0]:
+        report.notes.append(printed_sentence(printed[0], printed[1], printed_games, capped)
+                            + "\n  In a tournament this goes to a log file (the report shows its first lines); "
+                              "printing also costs decision time.")
+    if capped:
         report.notes.append(f"Note: your bot printed more than the {limits.log_bytes // 1024} KiB log cap in a game; "
-                            "the rest was dropped. Printing also costs decision time.")
+                            "the rest was dropped.")
     if report.isolated and report.slowest_s > limits.decision_s / 2 and report.ok:
         report.notes.append(f"Note: the slowest decision used more than half of the {limits.decision_s:g} s limit; "
                             "a busier machine could push it over.")
     return report
 
 
-def _merge_repeats(problems: list[str]) -> list[str]:
-    """Keep the first of problems that end the same way (same error, same limit), with a count of the others."""
+def _short(sentence: str, width: int = 90) -> str:
+    """A problem in one line for the progress: what happened, without where."""
+    last = sentence.rstrip().splitlines()[-1] if sentence.strip() else sentence
+    last = _WHEN.sub("choose()", last.split("), ", 1)[-1] if last.startswith("In game ") else last)
+    return last if len(last) <= width else last[: width - 1] + "…"
+
+
+def group_problems(found: Sequence[tuple[str, str, int]]) -> list[str]:
+    """One sentence per kind of problem (``(key, sentence, game index)`` in the order found): the first example,
+    and how many times in all, in which games.
+
+    >>> print(group_problems([("k", "In game 1, boom.", 0), ("k", "In game 4, boom.", 3)])[0])
+    In game 1, boom.
+    (2 times in all: games 1 and 4.)
+    """
     order: list[str] = []
     first: dict[str, str] = {}
-    count: dict[str, int] = {}
-    for p in problems:
-        key = p.rstrip().splitlines()[-1] if p.strip() else p
-        if p.startswith("In game") and "illegal action" in p:
-            key = "illegal"
+    games: dict[str, list[int]] = {}
+    for key, sentence, index in found:
         if key not in first:
-            first[key] = p
-            count[key] = 0
+            first[key] = sentence
+            games[key] = []
             order.append(key)
-        else:
-            count[key] += 1
-    return [first[k] + (f"\n(The same happened in {count[k]} other game{'s' if count[k] > 1 else ''}.)"
-                        if count[k] else "") for k in order]
+        games[key].append(index + 1)
+    out = []
+    for k in order:
+        g = games[k]
+        if len(g) == 1:
+            out.append(first[k])
+            continue
+        listed = sorted(set(g))
+        names = ", ".join(map(str, listed[:-1])) + f" and {listed[-1]}" if len(listed) > 1 else str(listed[0])
+        out.append(f"{first[k]}\n({len(g)} times in all: game{'s' if len(listed) > 1 else ''} {names}.)")
+    return out
 
 
-def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0) -> int:
+def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0, progress: bool = True) -> int:
     """``cabo-kit check-bot FILE``: print the report; return 0 when there is no problem, else 1.
+
+    Progress goes to stderr (a bar on a terminal, a line per game elsewhere), the report to stdout.
 
     >>> import tempfile, pathlib
     >>> bad = pathlib.Path(tempfile.mkdtemp()) / "empty.py"
@@ -370,6 +785,6 @@ def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0) -> int:
     1. The file is rejected, as a tournament would reject it: empty.py has no Bot subclass of its own: ...
     1
     """
-    report = check_bot(path, games=games, seed=seed)
+    report = check_bot(path, games=games, seed=seed, progress=progress)
     print(report)
     return 0 if report.ok else 1

@@ -665,7 +665,9 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 elif isinstance(action, str):
                     text = action[:200]
                 else:
-                    reply({"i": rid, "bad": f"choose() returned {action!r:.200} ({type(action).__name__}), not an action"})
+                    reply({"i": rid, "bad": f"choose() returned {action!r:.200} ({type(action).__name__}), which is "
+                                                  "not an action: return one of legal_actions (an Action, or its text "
+                                                  "such as 'deck'), e.g. legal_actions[0]"})
                     continue
                 write(wfd, b'{"i":%d,"a":%s}\n' % (rid, quote(text).encode()))
             except BaseException:  # noqa: BLE001 - anything the bot raises is reported to the engine

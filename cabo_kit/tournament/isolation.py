@@ -56,7 +56,7 @@ from ..bot import Bot
 from ..cards import Card
 from ..observation import EventLog, Observation, moment_of
 
-__all__ = ["Limits", "Submission", "SubmissionError", "load_submission", "IsolatedBot", "BotFault"]
+__all__ = ["Limits", "Submission", "SubmissionError", "load_submission", "IsolatedBot", "BotFault", "one_line_reason"]
 
 HARNESS = Path(__file__).with_name("harness.py")
 MAX_MESSAGE = 64 * 1024
@@ -813,6 +813,31 @@ def load_submission(path: str | Path, limits: Limits | None = None) -> Submissio
     return Submission(name=path.stem, version=version, path=path.resolve(), class_name=str(msg["class"]))
 
 
+def one_line_reason(reason: str, filename: str) -> str:
+    """A rejection or fault reason in one line: its last line, with the line of the bot's own file it
+    happened at (the last traceback frame in ``filename``, not one in cabo_kit or a library).
+
+    Used wherever a tournament names why a file was rejected, as ``check-bot`` shows it.
+
+    >>> tb = ('Traceback (most recent call last):\\n  File "/x/bots/mine.py", line 4, in <module>\\n'
+    ...       '  File "/lib/cabo_kit/__init__.py", line 43, in __getattr__\\n'
+    ...       "AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'")
+    >>> one_line_reason(tb, "mine.py")
+    "line 4: AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'"
+    """
+    import re
+
+    text = reason.strip()
+    if not text:
+        return reason
+    last = text.splitlines()[-1].strip()
+    frames = re.findall(r'File "([^"]*)", line (\d+)', text)
+    own = [line for file, line in frames if os.path.basename(file) == filename]
+    if own and f"line {own[-1]}" not in last:
+        return f"line {own[-1]}: {last}"
+    return last
+
+
 def _stage_reason(filename: str, stage: str, text: str) -> str:
     head = {
         "syntax": f"syntax error in {filename}:",
@@ -1102,9 +1127,10 @@ class IsolatedBot(Bot):
         except ActionParseError as exc:
             self._fail(BotFault("illegal", f"choose() returned {text!r:.120}: {exc}"))
         if action not in legal_actions:
-            shown = ", ".join(texts.texts[:12]) + (", ..." if len(legal_actions) > 12 else "")
-            self._fail(BotFault("illegal", f"choose() returned {text!r:.120}, which is not legal in phase "
-                                           f"'{observation.phase}' (legal: {shown})"))
+            from ..explain import why_illegal
+
+            self._fail(BotFault("illegal", f"choose() returned {text!r:.120}, which is not legal now: "
+                                           f"{why_illegal(observation, legal_actions, action)}"))
         return action
 
     def on_game_start(self, seat: int, n_players: int, rules: Any) -> None:

@@ -27,7 +27,6 @@ import inspect
 import json
 import math
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -488,13 +487,13 @@ def run_tournament(
     entrants, rejected = collect_entrants(folder, cfg, loader)
     if len(entrants) < 2:  # nothing can be played: say so before writing anything into the folder
         names = ", ".join(b.name for b in entrants) or "no bot"
-        why = ("; ".join(f"rejected {f}: {_short_reason(r)}" for f, r in rejected) if rejected
+        why = ("; ".join(f"rejected {f}: {_short_reason(r, f)}" for f, r in rejected) if rejected
                else f"no bot files in {folder / 'bots'}")
         raise ConfigError(f"only {names} can play ({why}): a table needs at least 2 different bots; put one "
                           "submission per .py file in bots/ (check each first: cabo-kit check-bot FILE), or add "
                           "reference bots in tournament.toml")
     for file, reason in rejected:
-        say(f"rejected {file}: {_short_reason(reason)}")
+        say(f"rejected {file}: {_short_reason(reason, file)}")
     kind = executor or cfg.executor
     n_workers = workers or cfg.workers or default_workers()
     summary = RunSummary(folder, entrants, rejected, workers=n_workers, executor=kind)
@@ -682,14 +681,11 @@ def _adaptive(
     return [notes[p] for p in sorted(notes)]
 
 
-def _short_reason(reason: str) -> str:
-    """A rejection reason in one line: its last line, with the file's line number when it names one."""
-    text = reason.strip()
-    if not text:
-        return reason
-    last = text.splitlines()[-1]
-    lines = re.findall(r'File "[^"]*", line (\d+)', text)
-    return f"line {lines[-1]}: {last}" if lines and f"line {lines[-1]}" not in last else last
+def _short_reason(reason: str, filename: str = "") -> str:
+    """A rejection reason in one line, with the line of the rejected file it names (see ``one_line_reason``)."""
+    from .isolation import one_line_reason
+
+    return one_line_reason(reason, filename)
 
 
 # ------------------------------------------------------------------ outputs

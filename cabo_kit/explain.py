@@ -1,0 +1,187 @@
+"""Why an answer is not legal now, in the rules' words: for the checker's and the bots' error messages.
+
+:func:`why_illegal` reads the observation the bot was given (the phase, the drawn card and
+where it came from, the hands' sizes and faces, the caller) and says what rule the answer
+breaks, then which moves were legal. It is only called on the error path.
+
+>>> import cabo_kit as ck
+>>> game = ck.Game(ck.Rules.preset("deluxe"), seed=3, n_players=2)
+>>> for seat in (0, 1):
+...     _ = game.apply(ck.InitialPeek((0, 1)), seat=seat)
+>>> _ = game.apply(ck.DrawDiscard())
+>>> obs = game.observation(game.to_move[0])
+>>> print(why_illegal(obs, obs.legal_actions, ck.Discard()))
+you took this card from the discard pile, so you must keep it: exchange it for one of your cards (legal now: exchange 0, exchange 1, exchange 2, exchange 3, exchange 0,1, exchange 0,2, exchange 0,3, exchange 1,2, exchange 1,3, exchange 2,3, exchange 0,1,2, exchange 0,1,3, ...)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .actions import (
+    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy, Swap,
+)
+
+__all__ = ["why_illegal", "legal_text"]
+
+MOMENT = {
+    "look": "the look at your cards before the round: answer which of your cards you look at",
+    "choose": "the start of your turn: draw from the deck ('deck'), take the discard pile's top card ('take')"
+              " or call Cabo ('cabo') where allowed",
+    "drawn": "the moment to keep the card you drew ('exchange' it for one of your cards) or to 'discard' it",
+    "snap": "a snap window: claim one face-down card ('snap seat:position') or 'pass'",
+    "power": "the power of the card you discarded: use it or 'pass'",
+    "swap": "the swap of a peek-then-swap: 'swap own seat:position' or 'pass'",
+    "place": "after exchanging several cards: say where the card goes ('place index')",
+    "give": "after snapping another player's card: the card you give them ('give position')",
+    "end_turn": "the end of your turn: call Cabo ('cabo') or 'pass'",
+}
+
+
+def legal_text(legal: Sequence[Action], limit: int = 12) -> str:
+    """The legal actions as text, the first ``limit`` of them.
+
+    >>> legal_text((Pass(), Peek(0), Peek(1)), limit=2)
+    'pass, peek 0, ...'
+    """
+    shown = [str(a) for _, a in zip(range(limit), legal)]
+    more = ", ..." if len(legal) > limit else ""
+    return ", ".join(shown) + more
+
+
+def _positions(n: int) -> str:
+    if n == 0:
+        return "no cards"
+    return f"{n} card{'s' if n != 1 else ''} (positions 0 to {n - 1})" if n > 1 else "1 card (position 0)"
+
+
+def _bad_position(obs: Any, seat: int, position: int, whose: str) -> str | None:
+    """A sentence if ``seat``/``position`` names no card on the table, else ``None``."""
+    n = obs.n_players
+    if not 0 <= seat < n:
+        return f"there is no seat {seat}: this table has {n} players (seats 0 to {n - 1})"
+    size = len(obs.hands[seat])
+    if not 0 <= position < size:
+        holder = "you hold" if seat == obs.seat else f"seat {seat} holds"
+        return f"there is no position {position} in {whose}: {holder} {_positions(size)}"
+    return None
+
+
+def _face_up(obs: Any, seat: int, position: int) -> bool:
+    try:
+        return bool(obs.face_up[seat][position])
+    except (IndexError, TypeError):
+        return False
+
+
+def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
+    phase = getattr(obs.phase, "value", obs.phase)
+    rules = obs.rules
+    me = obs.seat
+    mine = len(obs.hands[me]) if obs.hands else 0
+    if phase == "choose":
+        if isinstance(action, CallCabo):
+            if obs.caller is not None:
+                who = "you" if obs.caller == me else f"seat {obs.caller}"
+                return f"Cabo was already called this round (by {who}): it can be called only once a round"
+            if rules.cabo_timing == "end_of_turn":
+                return "in these rules Cabo is called at the end of your own turn, not instead of it: draw first"
+            return "Cabo cannot be called now (a hand has become empty this round)"
+        if isinstance(action, DrawDiscard):
+            if not obs.discard:
+                return "the discard pile is empty: draw from the deck"
+            if not mine:
+                return "you hold no card to exchange it for, and a card taken from the discard pile must be kept"
+        if isinstance(action, DrawDeck):
+            return "the deck is empty (and nothing can be reshuffled into it)"
+    if phase == "drawn":
+        if isinstance(action, Discard) and obs.drawn_from == "discard":
+            return "you took this card from the discard pile, so you must keep it: exchange it for one of your cards"
+        if isinstance(action, Exchange):
+            if not action.positions:
+                return "an exchange names at least one of your cards"
+            for p in action.positions:
+                if not 0 <= p < mine:
+                    return f"there is no position {p} in your hand: you hold {_positions(mine)}"
+            if len(action.positions) > 1 and not rules.multi_exchange:
+                return "these rules exchange the drawn card for one card only (several cards: deluxe only)"
+    if phase == "look" and isinstance(action, InitialPeek):
+        k = rules.initial_peeks
+        for p in action.positions:
+            if not 0 <= p < mine:
+                return f"there is no position {p} in your hand: you hold {_positions(mine)}"
+        if len(set(action.positions)) != k:
+            return f"you look at exactly {k} different card{'s' if k != 1 else ''} of your own"
+    if phase == "snap" and isinstance(action, Snap):
+        bad = _bad_position(obs, action.seat, action.position, "that hand")
+        if bad:
+            return bad
+        if _face_up(obs, action.seat, action.position):
+            return "that card is face up: a snap claims a face-down card"
+    if phase in ("power", "swap"):
+        if isinstance(action, Peek):
+            if obs.power not in ("peek", "peek_swap") or phase != "power":
+                return "peeking at your own card is not this card's power"
+            bad = _bad_position(obs, me, action.position, "your hand")
+            if bad:
+                return bad
+            if _face_up(obs, me, action.position):
+                return "that card is face up already: peek at one of your face-down cards"
+        if isinstance(action, Spy):
+            if obs.power not in ("spy", "spy_swap") or phase != "power":
+                return "spying on another player's card is not this card's power"
+            if action.seat == me:
+                return "spy looks at another player's card, not your own"
+            bad = _bad_position(obs, action.seat, action.position, "that hand")
+            if bad:
+                return bad
+            if _face_up(obs, action.seat, action.position):
+                return "that card is face up already: spy on a face-down card"
+        if isinstance(action, Swap):
+            if action.seat == me:
+                return "a swap exchanges one of your cards with another player's, not two of your own"
+            bad = _bad_position(obs, me, action.own, "your hand") or _bad_position(
+                obs, action.seat, action.position, "that hand")
+            if bad:
+                return bad
+            if obs.target is not None and (action.seat, action.position) != tuple(obs.target):
+                s, p = obs.target
+                return f"after spying, the swap is with exactly the card you looked at (seat {s}, position {p})"
+            if obs.power in ("peek", "spy"):
+                return "this card's power does not swap"
+    if phase == "give" and isinstance(action, Give):
+        bad = _bad_position(obs, me, action.position, "your hand")
+        if bad:
+            return bad
+    if phase == "place" and isinstance(action, Place):
+        options = [a.index for a in legal if isinstance(a, Place)]
+        return f"the card goes at one of positions {', '.join(map(str, options))}"
+    if phase == "end_turn" and isinstance(action, CallCabo) and obs.caller is not None:
+        who = "you" if obs.caller == me else f"seat {obs.caller}"
+        return f"Cabo was already called this round (by {who}): it can be called only once a round"
+    if isinstance(action, Pass) and phase in ("drawn", "choose", "look", "place"):
+        return f"there is no passing now: this is {MOMENT[phase]}"
+    kinds = {type(a) for a in legal}
+    if type(action) not in kinds and phase in MOMENT:
+        return f"this is {MOMENT[phase]}"
+    return None
+
+
+def why_illegal(obs: Any, legal: Sequence[Action], action: Action) -> str:
+    """Why ``action`` is not legal for the observation's seat now, then the legal moves.
+
+    Falls back to "it is not one of the legal moves now" when no rule is recognised.
+
+    >>> import cabo_kit as ck
+    >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=3, n_players=2)
+    >>> for seat in (0, 1):
+    ...     _ = game.apply(ck.InitialPeek((0, 1)), seat=seat)
+    >>> obs = game.observation(game.to_move[0])
+    >>> print(why_illegal(obs, obs.legal_actions, ck.Peek(0)))
+    this is the start of your turn: draw from the deck ('deck'), take the discard pile's top card ('take') or call Cabo ('cabo') where allowed (legal now: deck, take, cabo)
+    """
+    try:
+        reason = _why(obs, legal, action)
+    except Exception:  # noqa: BLE001 - an explanation must never hide the fault it explains
+        reason = None
+    return f"{reason or 'it is not one of the legal moves now'} (legal now: {legal_text(legal)})"

@@ -1,0 +1,5 @@
+import cabo_kit
+
+
+class MyBot(cabo_kit.SimpleBt):
+    pass
