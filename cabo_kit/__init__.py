@@ -35,9 +35,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # check_bot pulls in the tournament's isolation code: load it on first use so `import cabo_kit` stays instant.
+    # check_bot and duel pull in the tournament's isolation code: load it on first use so `import cabo_kit` stays instant.
     if name == "check_bot":
         from .tournament.check import check_bot
 
         return check_bot
+    if name == "duel":
+        from .tournament.duel import duel
+
+        return duel
     raise AttributeError(f"module 'cabo_kit' has no attribute {name!r}")
