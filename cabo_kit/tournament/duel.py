@@ -121,7 +121,7 @@ def resolve_opponent(spec: Any) -> tuple[str, Callable[[], Bot]]:
     >>> resolve_opponent("GreedBot")
     Traceback (most recent call last):
     ...
-    cabo_kit.tournament.duel.DuelError: unknown opponent 'GreedBot': choose RandomBot, GreedyBot, CountingBot, SearchBot, or a level: 1 (easy), 2 (medium), 3 (tricky), 4 (hard) (names in any case)
+    cabo_kit.tournament.duel.DuelError: unknown opponent 'GreedBot' (did you mean GreedyBot?): choose RandomBot, GreedyBot, CountingBot, SearchBot, or a level: 1 (easy), 2 (medium), 3 (tricky), 4 (hard) (names in any case)
     """
     from ..bots import LEVELS
 
@@ -146,7 +146,14 @@ def resolve_opponent(spec: Any) -> tuple[str, Callable[[], Bot]]:
         if key.endswith(".py"):
             raise DuelError(f"opponent {spec!r}: opponents are built-in bots ({opponent_names()}); to play two "
                             "bot files against each other, put both in a tournament folder's bots/")
-    raise DuelError(f"unknown opponent {spec!r}: choose {opponent_names()} (names in any case)")
+    hint = ""
+    if isinstance(spec, str):
+        import difflib
+
+        names = [cls.__name__ for cls in _builtin_classes().values()]
+        close = difflib.get_close_matches(spec.strip().lower(), [n.lower() for n in names], n=1, cutoff=0.75)
+        hint = next((f" (did you mean {n}?)" for n in names if close and n.lower() == close[0]), "")
+    raise DuelError(f"unknown opponent {spec!r}{hint}: choose {opponent_names()} (names in any case)")
 
 
 # ------------------------------------------------------------------ the result
@@ -206,6 +213,16 @@ class DuelResult:
             return f"{self.bot} is weaker than {opp} here: the whole interval is below {even}."
         return (f"Not told apart from an even match ({even}) yet: the interval holds it. More games narrow "
                 "the interval (4 times the games halve it).")
+
+    def short(self) -> str:
+        """The rate and its interval in one line, for a table of results.
+
+        >>> import cabo_kit as ck
+        >>> duel(ck.bots.GreedyBot, "RandomBot", games=4).short()
+        '100.0% (95% interval 51.0% to 100.0%, 4 games)'
+        """
+        faults = f", {self.faulted} lost to faults" if self.faults else ""
+        return f"{self.rate:.1%} (95% interval {self.low:.1%} to {self.high:.1%}, {self.games} games{faults})"
 
     def lines(self) -> list[str]:
         k = self.table_size
@@ -335,7 +352,7 @@ def duel(
     result. ``progress``: a progress bar (``None``: for runs of 100 games or more).
 
     >>> import cabo_kit as ck
-    >>> print(duel(ck.bots.CountingBot, "GreedyBot", "random", games=3, rules="rush"))  # doctest: +ELLIPSIS
+    >>> print(duel(ck.bots.CountingBot, "GreedyBot", "randombot", games=3, rules="rush"))  # doctest: +ELLIPSIS
     CountingBot vs GreedyBot, RandomBot: rush, 3 players, 3 games (1 deal x 3 seats: ...), seed 0; ...
     win rate ...% (... wins in 3 games; a tie for the lowest total shares the win), 95% interval ...
     ...
