@@ -114,7 +114,7 @@ def test_cli_prints_the_rate_the_interval_and_the_faults(mirror: Path, capsys: p
     assert lines[0].startswith("mirror vs GreedyBot: deluxe, 2 players, 4 games (2 deals x 2 seats")
     assert lines[0].endswith("seed 0; played in its own process, as in a tournament")
     assert lines[1] == "win rate 50.0% (2 wins in 4 games), 95% interval 15.0% to 85.0%"
-    assert lines[2].startswith("Not told apart from an even match (50%) yet")
+    assert lines[2].startswith("Not told apart from an even match yet: the interval contains 50%.")
     assert lines[3] == "Faults: none."
     assert main(["duel", str(BOTS / "raises_late.py"), "level1", "--games", "2", "--no-progress"]) == 1
     out = capsys.readouterr().out

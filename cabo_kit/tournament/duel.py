@@ -211,8 +211,8 @@ class DuelResult:
             return f"{self.bot} beats {opp} here: the whole interval is above {even}."
         if self.high < self.even:
             return f"{self.bot} is weaker than {opp} here: the whole interval is below {even}."
-        return (f"Not told apart from an even match ({even}) yet: the interval holds it. More games narrow "
-                "the interval (4 times the games halve it).")
+        return (f"Not told apart from an even match yet: the interval contains {even}. More games narrow it "
+                "(4 times the games halve it).")
 
     def short(self) -> str:
         """The rate and its interval in one line, for a table of results.
