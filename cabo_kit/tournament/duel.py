@@ -236,7 +236,7 @@ class DuelResult:
         if self.games == 0:
             return [head]
         wins = f"{self.wins:g}" if k == 2 else f"{self.wins:.4g}"
-        share = "" if k == 2 else "; a tie for the lowest total shares the win"
+        share = "" if k == 2 else f": 1 a win, 1/m for a win tied between m players; an even player wins {self.even:.1%}"
         out = [head,
                f"win rate {self.rate:.1%} ({wins} wins in {self.games} games{share}), "
                f"95% interval {self.low:.1%} to {self.high:.1%}",
@@ -354,7 +354,7 @@ def duel(
     >>> import cabo_kit as ck
     >>> print(duel(ck.bots.CountingBot, "GreedyBot", "randombot", games=3, rules="rush"))  # doctest: +ELLIPSIS
     CountingBot vs GreedyBot, RandomBot: rush, 3 players, 3 games (1 deal x 3 seats: ...), seed 0; ...
-    win rate ...% (... wins in 3 games; a tie for the lowest total shares the win), 95% interval ...
+    win rate ...% (... wins in 3 games: 1 a win, 1/m for a win tied between m players; an even player wins 33.3%), 95% interval ...
     ...
     Faults: none.
     """
