@@ -624,6 +624,8 @@ def cmd_duel(args: argparse.Namespace) -> int:
               f"(see the details with: {PROG} check-bot {args.file})")
         return 1
     print(result)
+    if result.games < result.asked:
+        return 130
     return 1 if result.faults else 0
 
 

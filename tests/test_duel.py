@@ -85,6 +85,20 @@ def test_a_class_in_process_faults_too_but_an_opponent_bug_is_raised() -> None:
         duel(ck.bots.GreedyBot, Crash, games=1)
 
 
+def test_an_interrupted_duel_keeps_the_games_played() -> None:
+    class Impatient(ck.bots.GreedyBot):
+        games = 0
+
+        def on_game_start(self, seat: int, n_players: int, rules: ck.Rules) -> None:
+            Impatient.games += 1
+            if Impatient.games == 3:
+                raise KeyboardInterrupt
+
+    result = duel(Impatient, "RandomBot", games=6)
+    assert (result.games, result.asked) == (2, 6)
+    assert "Interrupted after 2 of the 6 games asked for: the numbers are for those." in str(result)
+
+
 def test_bad_arguments_name_the_choices(tmp_path: Path) -> None:
     with pytest.raises(DuelError, match=r"unknown opponent 'Foo': choose RandomBot, GreedyBot, CountingBot, SearchBot, "
                                         r"or a level: 1 \(easy\)"):

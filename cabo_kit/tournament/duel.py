@@ -162,7 +162,8 @@ def resolve_opponent(spec: Any) -> tuple[str, Callable[[], Bot]]:
 @dataclass
 class DuelResult:
     """What :func:`duel` measured. ``rate`` is the bot's mean win share, ``low``/``high`` its 95% interval;
-    ``faults`` counts the games lost to each kind of fault, ``first_fault`` holds each kind's first example."""
+    ``faults`` counts the games lost to each kind of fault, ``first_fault`` holds each kind's first example.
+    ``asked`` is the number of games asked for: more than ``games`` when the run was interrupted."""
 
     bot: str
     opponents: tuple[str, ...]
@@ -171,6 +172,7 @@ class DuelResult:
     isolated: bool
     games: int = 0
     wins: float = 0.0
+    asked: int = 0
     faults: dict[str, int] = field(default_factory=dict)
     first_fault: dict[str, str] = field(default_factory=dict)
 
@@ -233,6 +235,8 @@ class DuelResult:
         rules = self.rules.name + (" (" + ", ".join(f"{f}={v!r}" for f, v in changes.items()) + ")" if changes else "")
         head = (f"{self.bot} vs {', '.join(self.opponents)}: {rules}, {k} players, {self.games} games "
                 f"({dealt}: the bot plays each deal from every seat), seed {self.seed}; played in {where}")
+        if self.games < self.asked:
+            head += f"\nInterrupted after {self.games} of the {self.asked} games asked for: the numbers are for those."
         if self.games == 0:
             return [head]
         wins = f"{self.wins:g}" if k == 2 else f"{self.wins:.4g}"
@@ -349,7 +353,8 @@ def duel(
     Game ``i`` is deal ``i // k`` (``k`` players, seed :func:`duel_seed` ``(seed, i // k)``) in
     rotation ``i % k``: seat ``s`` holds line-up entry ``(s + i) % k``, the bot being entry 0.
     So over whole deals every player holds every seat of every deal once. Same arguments, same
-    result. ``progress``: a progress bar (``None``: for runs of 100 games or more).
+    result. ``progress``: a progress bar (``None``: for runs of 100 games or more). Interrupted
+    (Ctrl+C), it returns what the games played so far measured, and says so.
 
     >>> import cabo_kit as ck
     >>> print(duel(ck.bots.CountingBot, "GreedyBot", "randombot", games=3, rules="rush"))  # doctest: +ELLIPSIS
@@ -372,7 +377,7 @@ def duel(
                         f"seats {k} (your bot and {len(lineup)} opponent{'s' if len(lineup) > 1 else ''}): "
                         f"name {rules.min_players - 1} to {rules.max_players - 1} opponents") from None
     name, make, submission = _measured(bot, limits)
-    result = DuelResult(name, tuple(n for n, _ in lineup), rules, seed, submission is not None)
+    result = DuelResult(name, tuple(n for n, _ in lineup), rules, seed, submission is not None, asked=games)
     show = games >= AUTO_PROGRESS_GAMES if progress is None else progress
     bar = None
     if show:
@@ -398,6 +403,10 @@ def duel(
                 measured.close()
             if bar is not None:
                 bar.update()
+    except KeyboardInterrupt:
+        if not result.games:
+            raise
+        # Ctrl+C (or the notebook's stop button) keeps the games already played.
     finally:
         if isinstance(measured, IsolatedBot):
             measured.close()
