@@ -590,7 +590,7 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
 def add_duel_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Measure a bot file: its win rate against the opponents named, with a 95% interval, and its "
                      "faults. The file runs isolated, as in a tournament; each deal is played once with your bot in "
-                     "every seat. Exit status 0, or 1 when the bot faulted or the file is rejected.")
+                     "every seat. Exit status 0; 1 when the bot faulted or the file is rejected; 130 when interrupted.")
     p.add_argument("file", metavar="FILE", help="your bot file, as you would submit it")
     p.add_argument("opponents", metavar="OPPONENT", nargs="*", default=["GreedyBot"],
                    help="one per other seat: a built-in bot (RandomBot, GreedyBot, CountingBot, SearchBot; any case) "
