@@ -35,11 +35,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # check_bot pulls in the tournament's isolation code: load it on first use so `import cabo_kit` stays instant.
+    # check_bot and duel pull in the tournament's isolation code: load it on first use so `import cabo_kit` stays instant.
     if name == "check_bot":
         from .tournament.check import check_bot
 
         return check_bot
+    if name == "duel":
+        from .tournament.duel import duel
+
+        return duel
     # No import here: a submitted bot's process may import nothing new once it runs (see tournament/harness.py).
     near = [n for n in __all__ if _near(name.lower(), n.lower())]
     hint = f": did you mean cabo_kit.{near[0]}?" if near else ""

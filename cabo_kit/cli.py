@@ -210,8 +210,8 @@ def resolve_bots(spec: str) -> list[BotEntry]:
             name = f"level{int(level.group(1))}"
         elif key.endswith(".py") or "/" in key or "\\" in key:
             raise UsageError(
-                f"--bots {key!r}: simulate plays the built-in bots only; to play your own file against them run "
-                f"{PROG} check-bot {key}, or put it in a folder's bots/ and run {PROG} tournament run FOLDER"
+                f"--bots {key!r}: simulate plays the built-in bots only; to measure your own file against them run "
+                f"{PROG} duel {key} GreedyBot, or put it in a folder's bots/ and run {PROG} tournament run FOLDER"
             )
         else:
             raise UsageError(
@@ -619,6 +619,48 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
     return int(check_bot_cli(args.file, games=args.games, seed=args.seed, progress=not args.quiet))
 
 
+def add_duel_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Measure a bot file: its win rate against the opponents named, with a 95% interval, and its "
+                     "faults. The file runs isolated, as in a tournament; each deal is played once with your bot in "
+                     "every seat. Exit status 0; 1 when the bot faulted or the file is rejected; 130 when interrupted.")
+    p.add_argument("file", metavar="FILE", help="your bot file, as you would submit it")
+    p.add_argument("opponents", metavar="OPPONENT", nargs="*", default=["GreedyBot"],
+                   help="one per other seat: a built-in bot (RandomBot, GreedyBot, CountingBot, SearchBot; any case) "
+                        "or a level (1-4, level2, easy, medium, tricky, hard); default GreedyBot, the first real bar")
+    p.add_argument("--preset", default="deluxe", choices=list(PRESETS), help="the rules preset (default: deluxe)")
+    p.add_argument("--games", type=_positive, default=200,
+                   help="how many games (default 200); a multiple of the table size plays whole deals")
+    p.add_argument("--seed", type=int, default=0, help="the run's seed; the deals derive from it (default 0)")
+    p.add_argument("--set", dest="settings", action="append", default=[], metavar="FIELD=VALUE",
+                   help="change a rules field, e.g. --set hand_size=6 (repeatable)")
+    p.add_argument("--memory", choices=("engine", "none"), default="engine", help="what observations remember")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def cmd_duel(args: argparse.Namespace) -> int:
+    """``cabo-kit duel FILE [OPPONENT ...]``: print the bot's win rate, its 95% interval and its faults."""
+    from .tournament.duel import DuelError, duel
+    from .tournament.isolation import SubmissionError
+
+    rules = make_rules(args.preset, parse_settings(args.settings))
+    if not str(args.file).endswith(".py"):
+        raise UsageError(f"{args.file!r} is not a bot file: give your bot's .py file, e.g. {PROG} duel my_bot.py "
+                         f"GreedyBot (to play built-in bots against each other: {PROG} simulate --bots ...)")
+    try:
+        result = duel(args.file, *args.opponents, games=args.games, rules=rules, seed=args.seed,
+                      memory=args.memory, progress=_show_progress(args))
+    except DuelError as exc:
+        raise UsageError(str(exc)) from None
+    except SubmissionError as exc:
+        print(f"{args.file}: rejected, as a tournament would reject it: {exc.reason}\n"
+              f"(see the details with: {PROG} check-bot {args.file})")
+        return 1
+    print(result)
+    if result.games < result.asked:
+        return 130
+    return 1 if result.faults else 0
+
+
 # ------------------------------------------------------------------ play: the card table as a Voila page
 
 PLAY_HINT = 'pip install "cabo-kit[notebook]" (or pip install -e ".[notebook]" in a checkout)'
@@ -794,6 +836,8 @@ COMMANDS: dict[str, Command] = {
     "demo": ("a quick look: the reference bots play each preset", add_demo_arguments, cmd_demo),
     "tournament": ("run a tournament folder of bot files, or rewrite its report", add_tournament_arguments, cmd_tournament),
     "check-bot": ("check a bot file before submitting it", add_check_bot_arguments, cmd_check_bot),
+    "duel": ("measure a bot file against chosen bots: its win rate, the rate's interval, and its faults",
+             add_duel_arguments, cmd_duel),
     "play": ("play Cabo against bots at a card table in the browser (a Voila page)", add_play_arguments, cmd_play),
 }
 """Sub-commands: name -> (one-line help, function adding its arguments, function running it)."""

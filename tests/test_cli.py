@@ -179,7 +179,7 @@ BAD = [
     (["simulate", "--set", "handsize=6"], ["unknown rules field 'handsize'", "hand_size"]),
     (["simulate", "--set", "hand_size=six"], ["hand_size='six'", "whole number"]),
     (["simulate", "--set", "hand_size=[1"], ["not readable", "number"]),
-    (["simulate", "--bots", "bots/greedy_bot.py,RandomBot"], ["built-in bots only", "check-bot bots/greedy_bot.py"]),
+    (["simulate", "--bots", "bots/greedy_bot.py,RandomBot"], ["built-in bots only", "duel bots/greedy_bot.py GreedyBot"]),
     (["simulate", "--set", "hand_size", "6"], ["--set 'hand_size' has no value", "--set hand_size=6"]),
     (["simulate", "--set", "snapping=maybe"], ["snapping='maybe'", "True or False"]),
     (["simulate", "--set", "caller_win_bonus=x"], ["caller_win_bonus='x'", "whole number"]),
