@@ -360,8 +360,8 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
         source = "drew" if obs.drawn_from == "deck" else "took"
         may_discard = any(type(a) is Discard for a in legal)
         if chosen:
-            return last + (f"You {source} {drawn}: {chosen} of your cards chosen: click more equal cards, or one again "
-                           "to unchoose it, then Exchange.")
+            return last + (f"You {source} {drawn}: {chosen} card{'s' if chosen > 1 else ''} chosen — click more equal "
+                           "cards (a chosen one again unchooses it), then Exchange") + ("; or Discard." if may_discard else ".")
         how = "click one of your cards to exchange it"
         if chooser.confirm:
             how += "; several equal cards: click them all, then Exchange"
