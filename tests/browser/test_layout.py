@@ -12,33 +12,11 @@ from typing import Any
 import pytest
 
 import cabo_kit as ck
+from harness import BOXES, OVERFLOW_JS
 from cabo_kit.table import CardTable
 from cabo_kit.table.view import render_table, round_summary_html
 
 CSS = (Path(ck.__file__).parent / "table" / "table.css").read_text("utf-8")
-
-# Every box of text that must hold its text: (selector, what it is).
-BOXES = [(".cabo-seat-head", "a seat's header"), (".cabo-seat", "a seat"), (".ck-power", "a power label"),
-         (".cabo-status", "the status line"), (".cabo-header", "the title bar"), (".cabo-summary", "the scoring"),
-         (".cabo-legend li", "a legend line")]
-
-OVERFLOW_JS = """(boxes) => {
-  const out = [];
-  for (const [sel, what] of boxes) {
-    for (const e of document.querySelectorAll(sel)) {
-      if (e.scrollWidth > e.clientWidth + 1) out.push(`${what} (${sel}): ${e.scrollWidth} > ${e.clientWidth}: ${e.innerText.slice(0, 60)}`);
-    }
-  }
-  // a seat's header, a summary's table: inside their parent's box
-  for (const [inner, outer] of [[".cabo-seat-head", ".cabo-seat"], [".cabo-final", ".cabo-summary"]]) {
-    for (const e of document.querySelectorAll(inner)) {
-      const box = e.closest(outer).getBoundingClientRect(), r = e.getBoundingClientRect();
-      if (r.left < box.left - 1 || r.right > box.right + 1) out.push(`${inner} runs out of ${outer}: ${e.innerText.slice(0, 60)}`);
-    }
-  }
-  return out;
-}"""
-
 
 def draw(page: Any, html: str, legend: bool = False) -> None:
     page.set_content(f'<html><head><meta charset="utf-8"><style>{CSS}</style></head><body style="margin:8px">'
@@ -47,12 +25,27 @@ def draw(page: Any, html: str, legend: bool = False) -> None:
         page.click(".cabo-help > summary")
 
 
-def table_html(preset: str, n: int, *, caller: int | None = 1, summary: str = "") -> str:
-    """A real table of ``n`` players, the person holding power cards face up, a long bot label,
-    seat 1 to play having called Cabo (the longest header)."""
+class Caller(ck.Bot):
+    """Calls Cabo as soon as it may."""
+
+    def choose(self, obs: ck.Observation, legal: Any) -> ck.Action:
+        return ck.CallCabo() if ck.CallCabo() in legal else legal[0]
+
+
+def table_html(preset: str, n: int, *, summary: str = "") -> tuple[str, str]:
+    """A real table of ``n`` players at the person's last turn (Bea, seat 1, called Cabo: the longest
+    header), then made harder to fit: the person holds power cards face up, a bot has a long label."""
     rules = ck.Rules.preset(preset).replace(min_players=2)
-    opponents: list[Any] = [2, 3, 4, 1, 2][: n - 1]
-    table = CardTable(rules, opponents=opponents, seed=3, pace=0)
+    opponents: list[Any] = [Caller(), 3, 4, 1, 2][: n - 1]
+    table = CardTable(rules, opponents=opponents, seed=3, pace=0, start_player=1)
+    for _ in range(20):
+        if table.status.startswith("Bea called Cabo: this is your last turn"):
+            break
+        clickable = table.clickable()
+        fresh = sorted(clickable - table.view.selected)
+        table.click("btn:pass" if "btn:pass" in clickable else fresh[0])
+    else:
+        pytest.fail(f"no last turn: {table.status!r}")
     view = table.view
     kings = "KC KS JH 9D" if rules.deck == "standard" else "12 11 9 7"
     hands = list(view.hands)
@@ -60,16 +53,17 @@ def table_html(preset: str, n: int, *, caller: int | None = 1, summary: str = ""
     labels = list(view.labels)
     labels[-1] = "StudentBotWithAVeryLongName"
     state = dataclasses.replace(view, hands=hands, face_up=[(True,) * 4] + list(view.face_up[1:]), labels=labels,
-                                caller=caller, to_move=(1,), overlay=summary,
-                                status="Bea called Cabo: this is your last turn. Click the deck or the discard pile to draw.")
+                                to_move=(1,), overlay=summary)
     table.close()
-    return render_table(state)
+    return render_table(state), view.status
 
 
 @pytest.mark.parametrize("preset, n", [("deluxe", 2), ("rush", 3), ("traveller", 4), ("rush", 5), ("traveller", 6)])
 def test_no_text_runs_out_of_its_box(page: Any, artifacts: Path, preset: str, n: int) -> None:
-    draw(page, table_html(preset, n), legend=True)
+    html, status = table_html(preset, n)
+    draw(page, html, legend=True)
     assert page.locator(".cabo-legend").is_visible()
+    assert page.inner_text(".cabo-status").startswith("Bea called Cabo: this is your last turn. Click the deck")
     page.screenshot(path=str(artifacts / f"layout-{preset}-{n}.png"), full_page=True)
     powers = page.eval_on_selector_all(".cabo-s0-p0 .ck-power, .cabo-s0-p1 .ck-power", "es => es.map(e => e.innerText)")
     assert powers and all("swap" in p for p in powers), powers  # peek+swap / spy+swap (or swap): whole
@@ -88,7 +82,7 @@ def test_a_six_player_scoring_with_a_16_card_hand_fits_its_box(page: Any, artifa
     rules = ck.Rules.preset("deluxe")
     powers = {c.text: rules.power_of(c) for c in set(rules.full_deck(6))}
     summary = round_summary_html(result, names, powers, over=True, winners=[1], rules=rules)
-    draw(page, table_html("deluxe", 6, summary=summary))
+    draw(page, table_html("deluxe", 6, summary=summary)[0])
     page.locator(".cabo-table").screenshot(path=str(artifacts / "layout-summary-6.png"))
     assert page.evaluate(OVERFLOW_JS, BOXES) == []
     cells = page.eval_on_selector_all(".cabo-final-row:first-child td", "es => es.map(e => e.innerText)")
