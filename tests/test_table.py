@@ -578,3 +578,65 @@ def test_behind_the_scoring_the_ended_round_s_piles() -> None:
     assert (view.discard_top, view.pile_size, view.deck_size) == (ck.Card.parse("JC"), 7, 31)
     assert (table.observation.top, table.observation.deck_size) == (ck.Card.parse("KC"), 39)  # the next round's
     assert 'aria-label="the discard pile, top card J♣"' in table.frame["html"] and ">31<" in table.frame["html"]
+
+
+@pytest.mark.parametrize("preset, n, memory", [("rush", 3, "engine"), ("traveller", 6, "none"), ("deluxe", 6, "engine")])
+def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: int, memory: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's own pile and deck as each round ended (read as it deals the next) against what the
+    table shows behind that round's scoring, over whole games (snaps, reshuffles, multi-exchange penalties)."""
+    from cabo_kit.game import Game
+
+    truth: list[tuple[ck.Card | None, int, int]] = []
+    deal = Game._start_round
+
+    def piles(game: Any) -> tuple[ck.Card | None, int, int]:
+        pile = [game.know.faces[c] for c in game.know.pile]
+        return pile[-1] if pile else None, len(pile) if memory == "engine" else min(1, len(pile)), len(game.deck)
+
+    def start_round(game: Any, start: int, stack: Any) -> None:
+        if game.results:  # a round ended: its pile and deck, before the next deal
+            truth.append(piles(game))
+        deal(game, start, stack)
+
+    monkeypatch.setattr(Game, "_start_round", start_round)
+    rules = ck.Rules.preset(preset).replace(min_players=2, end_score=300)  # more rounds
+    table = CardTable(rules, opponents=[1, 2, 3, 4, 1][: n - 1], seed=0, pace=0, memory=memory)
+    rng = random.Random(0)
+    seen: Counter[str] = Counter()
+    checked = 0
+    for _ in range(20000):
+        if table.busy:
+            table.fast_forward()
+        if table.view.overlay:
+            view, over = table.view, table.game.is_over
+            expected = piles(table.game) if over else truth[-1]  # the last round: no next deal
+            assert (view.discard_top, view.pile_size, view.deck_size) == expected, (checked, table.game.results[-1].ended_by)
+            checked += 1
+            if over:
+                break
+        send(table, pick(table, rng, seen))
+    assert table.game.is_over and checked == len(truth) + 1 >= 4
+
+
+def test_piles_after_counts_each_card_leaving_the_deck_once() -> None:
+    from cabo_kit.cards import UNKNOWN
+    from cabo_kit.observation import Event
+    from cabo_kit.table.view import piles_after
+
+    c = ck.Card.parse
+    pile = [c("3"), c("9")]
+    # A failed multi-exchange of 3 cards drew its penalty card while the drawn card was placed; the
+    # penalty's own event comes with the next move (the round's last here): the deck is not counted twice.
+    assert piles_after((pile, 20, True), [Event("penalty", 5, (0,), (UNKNOWN,))]) == (c("9"), 2, 20)
+    # A missed snap draws its penalty as its event says.
+    missed = [Event("snap", 1, (0, 2), (c("4"),), "miss"), Event("penalty", 1, (4,), (UNKNOWN,))]
+    assert piles_after((pile, 20, False), missed) == (c("9"), 2, 19)
+    # A matched multi-exchange: the picked cards land as the drawn card takes its place; a right snap lands too.
+    matched = [Event("multi", 0, (0, 1), (c("5"), c("5")), "ok"), Event("place", 0, (0,)),
+               Event("snap", 2, (1, 0), (c("5"),), "match")]
+    assert piles_after((pile, 20, False), matched) == (c("5"), 5, 20)
+    # Taken from the pile, then exchanged; a reshuffle leaves the top and makes the rest the deck.
+    taken = [Event("take", 0, (), (c("9"),)), Event("exchange", 0, (2,), (c("7"), c("9"))),
+             Event("reshuffle", None, (2,)), Event("draw", 1, (), (UNKNOWN,))]
+    assert piles_after((pile, 0, False), taken) == (c("7"), 1, 1)

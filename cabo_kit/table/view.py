@@ -400,20 +400,23 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
 
 
 
-def piles_after(before: "tuple[Sequence[Card], int]", events: Iterable[Event]) -> tuple[Card | None, int, int]:
+def piles_after(before: "tuple[Sequence[Card], int, bool]", events: Iterable[Event]) -> tuple[Card | None, int, int]:
     """The discard pile's top card, its size and the deck's size after ``events``, from the pile
-    (bottom first) and the deck size before them: what the table shows behind a round's scoring,
-    once the engine has already dealt the next round.
+    (bottom first), the deck size and whether a penalty card was already drawn (after a failed
+    multi-exchange of 3 or more: its ``penalty`` event comes with the next move) before them: what
+    the table shows behind a round's scoring, once the engine has already dealt the next round.
 
     >>> from cabo_kit.cards import Card
     >>> two, ace = Card.parse("2D"), Card.parse("AD")
-    >>> piles_after(([two], 30), [Event("draw", 1, (), (Card.parse("??"),)), Event("discard", 1, (), (ace,))])
+    >>> piles_after(([two], 30, False), [Event("draw", 1, (), (Card.parse("??"),)), Event("discard", 1, (), (ace,))])
     (Card('AD'), 2, 29)
     """
-    pile, deck = list(before[0]), before[1]
+    pile, deck, drawn = list(before[0]), before[1], before[2]
     matched: tuple[Card, ...] = ()
     for kind, _seat, t, cards, info in events:
-        if kind in ("draw", "penalty"):
+        if kind == "penalty" and drawn:
+            drawn = False
+        elif kind in ("draw", "penalty"):
             deck -= 1
         elif kind in ("flip", "discard"):
             deck -= kind == "flip"

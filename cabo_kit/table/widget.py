@@ -390,11 +390,12 @@ class CardTable(_TableView):
         # Cards seen from memory are shown for their moment, then turned down, though the person decides next.
         self._show(self._state(highlight, reveal), expire=_REVEAL_HOLD if reveal else 0.0)
 
-    def _pile_now(self) -> tuple[tuple[Card, ...], int]:
-        """The pile (bottom first) and the deck size before a move: the ended round's piles are worked out from them."""
+    def _pile_now(self) -> tuple[tuple[Card, ...], int, bool]:
+        """The pile (bottom first), the deck size and whether a penalty card is drawn and not yet placed,
+        before a move: the ended round's piles are worked out from them."""
         game = self.game
         obs = game.observation(self.seat if self.seat is not None else game.current)
-        return tuple(obs.discard), obs.deck_size
+        return tuple(obs.discard), obs.deck_size, game.drawn_from == "penalty"
 
     def _round_end(self) -> None:
         game = self.game
