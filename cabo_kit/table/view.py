@@ -39,8 +39,9 @@ if TYPE_CHECKING:
     from ..rules import Rules
 
 __all__ = [
-    "NAMES", "RULES_URL", "legend_html", "piles_after", "rules_link", "Chooser", "Frame", "TableState", "button_label", "describe", "layout_slots", "render_table",
-    "round_summary_html", "scores_html", "seat_names", "status_text", "targets_of",
+    "NAMES", "RULES_URL", "Chooser", "Frame", "TableState", "button_label", "describe", "layout_slots", "legend_html",
+    "piles_after", "render_table", "round_summary_html", "rules_link", "scores_html", "seat_names", "status_text",
+    "targets_of",
 ]
 
 #: Names for the seats that bots play (the person is "You").
@@ -441,12 +442,12 @@ def piles_after(before: "tuple[Sequence[Card], int, bool]", events: Iterable[Eve
 # ------------------------------------------------------------------ help
 
 
-def rules_link(rules: "Rules | None") -> str:
-    """The address of the rules for ``rules``: :data:`RULES_URL` at its preset's section (the
-    presets' table; a changed preset, e.g. ``deluxe`` with six cards, gets the same section).
+def rules_link() -> str:
+    """The address of the rules: :data:`RULES_URL` at the presets' table (a column per preset; the
+    decisions cabo-kit made follow on the same page). Read when a table is drawn, so a course may
+    set ``RULES_URL`` at any time.
 
-    >>> import cabo_kit as ck
-    >>> rules_link(ck.Rules.preset("rush"))
+    >>> rules_link()
     '../docs/rules.md#the-three-presets-at-a-glance'
     """
     return f"{RULES_URL}#the-three-presets-at-a-glance"
@@ -719,7 +720,7 @@ def render_table(state: TableState) -> str:
     header = (
         f'<div class="cabo-header"><span class="cabo-title">Cabo</span>'
         f'<span class="cabo-rules">{escape(state.rules_name)} · round {state.round + 1}</span>'
-        f'<a class="cabo-rules-link" href="{escape(rules_link(state.rules))}" target="_blank" rel="noopener"'
+        f'<a class="cabo-rules-link" href="{escape(rules_link())}" target="_blank" rel="noopener"'
         f' title="the rules cabo-kit plays: docs/rules.md">Rules ({escape(name)})</a>'
         f'<details class="cabo-help"><summary class="cabo-help-toggle" title="what the marks on the table mean">'
         f'? Legend</summary>{legend_html(state.rules)}</details></div>'
