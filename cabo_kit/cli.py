@@ -810,9 +810,8 @@ def play_command(args: argparse.Namespace, notebook: Any = None) -> tuple[list[s
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """``cabo-kit play``: serve the card table as a Voila page until Ctrl+C."""
+    """``cabo-kit play``: serve the card table as a Voila page until Ctrl+C, SIGTERM or SIGHUP."""
     import importlib.util
-    import subprocess
 
     missing = [m for m in ("voila", "anywidget") if importlib.util.find_spec(m) is None]
     if missing:
@@ -820,13 +819,88 @@ def cmd_play(args: argparse.Namespace) -> int:
     argv, env = play_command(args)
     print(f"Serving the card table with Voila ({args.preset}, opponents {args.opponents}); Ctrl+C stops it.",
           flush=True)
-    server = subprocess.Popen(argv, env=env)
+    return serve(argv, env)
+
+
+class _Stopped(Exception):
+    """SIGTERM or SIGHUP reached ``cabo-kit play``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, _frame: Any) -> None:
+    raise _Stopped(signum)
+
+
+def serve(argv: Sequence[str], env: Mapping[str, str], *, grace: float = 10.0) -> int:
+    """Run a server (``cabo-kit play``'s Voila) until it exits, or until Ctrl+C, SIGTERM or SIGHUP
+    stop it together with every process it started (its kernels): its exit status, or 128 plus the signal's number.
+
+    The server runs in a session of its own, so only this function stops it: SIGTERM first (Voila then
+    shuts its kernels down), a kill after ``grace`` seconds, and then any of its processes still running
+    (kernels run in sessions of their own, out of reach of a process-group kill).
+    """
+    import signal
+    import subprocess
+    import threading
+
+    server = subprocess.Popen(list(argv), env=dict(env), start_new_session=True)
+    handled = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = {s: signal.signal(s, _raise_stopped) for s in handled} if main_thread else {}
     try:
         return server.wait()
-    except KeyboardInterrupt:
-        server.terminate()  # Voila then shuts its kernel down; a kill would leave the kernel running
-        server.wait(timeout=30)
-        raise
+    except _Stopped as stop:
+        return 128 + stop.signum
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if server.poll() is None:
+            _stop_tree(server, grace)
+
+
+def _descendants(pid: int) -> list[tuple[int, str]]:
+    """(PID, start time) of a process's children, grandchildren, ... (Linux /proc; empty elsewhere)."""
+    from pathlib import Path
+
+    try:
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+    found = [(c, _started(c)) for c in children]
+    return [(c, t) for c, t in found if t] + [d for c in children for d in _descendants(c)]
+
+
+def _started(pid: int) -> str:
+    """A process's start time (Linux /proc): tells it from a later process that reuses the PID ("" once gone)."""
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _stop_tree(server: Any, grace: float) -> None:
+    import os
+    import signal
+    import subprocess
+
+    children = _descendants(server.pid)
+    server.terminate()
+    try:
+        server.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(timeout=5)
+    for pid, started in children:
+        if _started(pid) == started:  # still running, and the same process
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]

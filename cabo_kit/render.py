@@ -88,7 +88,7 @@ def card_html(
         title += f", {word}"
         power_label = (
             f'<span class="ck-power" style="display:block;font:500 9px/1 ui-sans-serif,sans-serif;opacity:.75">{escape(word)}</span>'
-            if inline else f'<span class="ck-power">{escape(word)}</span>'
+            if inline else f'<span class="ck-power">{escape(word).replace("+", "+<wbr>")}</span>'  # may wrap after "+"
         )
     if face_up:
         style += _UP

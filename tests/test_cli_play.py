@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,10 +27,13 @@ class FakePopen:
 
     calls: list[tuple[list[str], dict[str, str]]] = []
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], **kwargs: Any) -> None:
         FakePopen.calls.append((argv, env))
 
     def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+    def poll(self) -> int:
         return 0
 
 
@@ -129,3 +133,74 @@ def test_the_page_is_one_quiet_cell_equal_to_the_installed_fallback(monkeypatch:
     copy = cli.play_notebook()
     assert copy.parent.parent == tmp_path and copy.name == "play.ipynb"
     assert code_of(copy) == PLAY_CELL and json.loads(copy.read_text("utf-8"))["nbformat"] == 4
+
+
+def _tree(pid: int) -> list[tuple[int, str]]:
+    """(PID, start time) of a process's descendants, from /proc."""
+    try:
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+    return [(c, _start_time(c)) for c in children] + [d for c in children for d in _tree(c)]
+
+
+def _start_time(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _port_open(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_signal_stops_the_server_and_its_kernel(signame: str, tmp_path: Path) -> None:
+    """`kill PID` (SIGTERM) or a closed terminal (SIGHUP) stops Voila and its kernel as Ctrl+C does:
+    the port is free and no process of the server is left, within a few seconds."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    pytest.importorskip("voila")
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads the process tree from /proc (Linux)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    play = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "play", "--no-browser", f"--port={port}",
+                             "--pace", "0", "--seed", "1"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    tree: list[tuple[int, str]] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not _port_open(port):
+            assert play.poll() is None and time.monotonic() < deadline, "cabo-kit play did not start serving"
+            time.sleep(0.1)
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=60).read()  # the page starts a kernel
+        tree = _tree(play.pid)
+        assert any("ipykernel" in Path(f"/proc/{pid}/cmdline").read_text() for pid, _ in tree), tree
+        start = time.monotonic()
+        play.send_signal(getattr(signal, signame))
+        assert play.wait(timeout=15) == 128 + getattr(signal, signame)
+        while time.monotonic() - start < 5 and (_port_open(port) or any(_start_time(p) == t for p, t in tree)):
+            time.sleep(0.1)
+        assert not _port_open(port), f"the port is still served {time.monotonic() - start:.1f} s after {signame}"
+        left = [p for p, t in tree if _start_time(p) == t]
+        assert not left, f"processes of the server left running after {signame}: {left}"
+    finally:
+        if play.poll() is None:
+            play.kill()
+        for pid, started in tree:
+            if _start_time(pid) == started:
+                os.kill(pid, signal.SIGKILL)

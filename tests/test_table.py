@@ -66,9 +66,14 @@ def check_table(table: CardTable, seen: Counter[str]) -> None:
     allowed = {c.text for hand in obs.hands for c in hand if c.known} | {c.text for c in obs.discard}
     if obs.drawn is not None and obs.drawn.known:
         allowed.add(obs.drawn.text)
-    if summary:
+    if summary:  # the ended round's hands and its piles (faces the seat saw in that round's events)
         allowed |= {c.text for hand in game.results[-1].final_hands for c in hand}
-    shown = set(ANY_CARD.findall(json.dumps(state))) - {"??", ""}
+        allowed |= {c.text for e in game.events_seen(seat) for c in e.cards if c.known}
+    # Every synced value but the stylesheet and script (whose [data-card="JOKER"] selector is no card);
+    # json.dumps escapes the quotes of data-card="..." in the HTML: they are read unescaped.
+    synced = json.dumps({k: v for k, v in state.items() if k not in ("_css", "_esm")}).replace('\\"', '"')
+    shown = set(ANY_CARD.findall(synced)) - {"??", ""}
+    assert ANY_CARD.findall(synced), "the check reads the cards of the synced state"
     assert shown <= allowed, f"faces the seat may not know reached the page: {shown - allowed}"
     # Clickable things on the page are exactly the table's clickable set, and each is legal.
     on_page = set(re.findall(r'data-click="([^"]+)"', html))
@@ -81,6 +86,14 @@ def check_table(table: CardTable, seen: Counter[str]) -> None:
             assert legal is None or action in legal
         seen[f"phase:{obs.phase}"] += 1
     assert 'class="cabo-status"' in html and 'class="cabo-log"' in html and 'class="cabo-scores"' in html
+    if summary and table.memory == "engine":
+        # Behind a round's scoring, that round's piles: every card of the deck is in a hand, the pile or the deck
+        # (the next round, already dealt in rush and traveller, would have a full deck and a pile of one).
+        view = table.view
+        in_hands = sum(len(hand) for hand in game.results[-1].final_hands)
+        assert view.deck_size + view.pile_size + in_hands == len(table.rules.full_deck(game.n)), (
+            view.deck_size, view.pile_size, in_hands)
+        seen["round ends"] += 1
 
 
 def pick(table: CardTable, rng: random.Random, seen: Counter[str]) -> str:
@@ -464,30 +477,166 @@ def test_stepper_apply_refuses_to_act_for_a_bot_or_out_of_seat_order() -> None:
 def test_playing_rush_from_memory_flashes_the_cards_seen_at_the_deal() -> None:
     table = CardTable("rush", opponents=[1, 1], seed=6, pace=0, memory="none", start_player=1)
     seen = {(s, p): t for (s, p), t in shown_cards(table.frame["html"]).items() if s == 0 and t != "??"}
-    assert len(seen) == 2  # rush: your last two cards, shown until your first move
+    assert len(seen) == 2  # rush: your last two cards, shown for their moment
+    # You decide next (the first snap window), yet the cards turn down when their moment is over.
+    assert table.frame["expire"] >= 1.5 and not table.frame["busy"]
+    clickable = table.clickable()
+    table._on_msg(table, {"type": "expire", "token": table.frame["token"]}, [])
+    assert all(t == "??" for (s, _), t in shown_cards(table.frame["html"]).items() if s == 0)
+    assert table.clickable() == clickable and not table.frame["expire"]  # still your decision, nothing else changed
     send(table, "btn:pass")  # seat 0 answers the first snap window
     table.fast_forward()
     assert all(t == "??" for (s, _), t in shown_cards(table.frame["html"]).items() if s == 0)
 
 
-def test_at_a_pace_every_bot_look_is_logged() -> None:
-    table = CardTable("deluxe", opponents=[1, 1, 1], seed=3, pace=0.5, start_player=1)
+def test_an_expiry_of_an_older_picture_keeps_a_choice_being_made() -> None:
+    table = CardTable("deluxe", opponents=[1], seed=1, pace=0, memory="none", start_player=0, deck="5 5 9 9  1 2 3 4  7  11")
+    old = table.frame["token"]
+    send(table, "card:0:0")
+    table._on_msg(table, {"type": "expire", "token": old}, [])  # late: a newer picture is shown
+    assert table.view.selected == {"card:0:0"} and "(1 of 2 chosen)" in table.status
+
+
+def test_the_prompts_say_what_is_allowed() -> None:
+    # Seat 0 holds 5 5 9 9, the pile starts with 7, seat 0 draws 2 (a second game: 11, a swap).
+    table = CardTable("deluxe", opponents=[1], seed=1, pace=0, start_player=0, deck="5 5 9 9  1 2 3 4  7  2")
+    send(table, "card:0:2")
+    assert table.status == "Choose 2 of your cards to look at (1 of 2 chosen)."
+    send(table, "card:0:3")
+    send(table, "deck")
+    assert table.status == ("You drew 2: click one of your cards to exchange it; several equal cards: click them all, "
+                            "then Exchange; or Discard.")
     send(table, "card:0:0")
     send(table, "card:0:1")
-    table.fast_forward()
-    looks = [line for line in table.log_lines if "look at their cards" in line or "looks at their cards" in line]
-    assert len(looks) == 3
+    assert table.status.startswith("You drew 2: 2 cards chosen — click more equal cards")
+    table = CardTable("deluxe", opponents=[1], seed=1, pace=0, start_player=0, deck="5 5 9 9  1 2 3 4  7  11")
+    send(table, "card:0:2")
+    send(table, "card:0:3")
+    send(table, "deck")
+    send(table, "btn:discard")
+    assert "(0 of 2 chosen)" in table.status
+    send(table, "card:1:1")  # the first card of the swap: shown chosen, and said so
+    assert table.status.startswith("Power: swap — 1 of 2 chosen: now click one of your cards")
+    assert re.search(r'class="ck-card [^"]*cabo-s1-p1[^"]*cabo-selected', table.frame["html"])
+    send(table, "card:0:3")
+    assert (0, ck.Swap(3, 1, 1)) in [tuple(h) for h in table.game.history]
+    # Taken from the pile (deluxe: it must be kept): no Discard offered, and the prompt says why.
+    table = CardTable("deluxe", opponents=[1], seed=1, pace=0, start_player=0, deck="5 5 9 9  1 2 3 4  7  2")
+    send(table, "card:0:2")
+    send(table, "card:0:3")
+    send(table, "discard")
+    assert table.status == ("You took 7: click one of your cards to exchange it; several equal cards: click them all, "
+                            "then Exchange (a card taken from the discard pile must be kept).")
 
 
-def test_the_round_summary_says_what_a_beaten_caller_scores_in_each_preset() -> None:
-    from cabo_kit.table.view import round_summary_html
+class _Caller(ck.Bot):
+    """Calls Cabo as soon as it may."""
 
-    result = ck.RoundResult(
-        index=0, start_player=0, caller=0, caller_won=False, ended_by="cabo", final_hands=[[ck.Card.parse("9")], [ck.Card.parse("3")]],
-        totals=[9, 3], scores=[19, 3], game_totals=[19, 3], kamikaze=[], royal_roulette=[], resets=[], turns=4, snap_windows=0,
-        stats=[{}, {}],
-    )
-    deluxe = round_summary_html(result, ["You", "Bea"], {}, over=False, rules=ck.Rules.preset("deluxe"))
-    traveller = round_summary_html(result, ["You", "Bea"], {}, over=False, rules=ck.Rules.preset("traveller"))
-    assert "another hand was lower, so you score the hand plus 10" in deluxe
-    assert "so you score the hand." in traveller
+    def choose(self, obs: ck.Observation, legal: Sequence[ck.Action]) -> ck.Action:
+        return ck.CallCabo() if ck.CallCabo() in legal else legal[0]
+
+
+def test_after_a_cabo_call_your_status_says_it_is_your_last_turn() -> None:
+    table = CardTable("deluxe", opponents=[_Caller()], seed=1, pace=0, start_player=1, deck="5 5 9 9  1 2 3 4  7  2")
+    send(table, "card:0:0")
+    send(table, "card:0:1")
+    assert table.status == "Bea called Cabo: this is your last turn. Click the deck or the discard pile to draw."
+    assert "called Cabo" in table.frame["html"]
+    send(table, "deck")
+    assert table.status.startswith("Bea called Cabo: this is your last turn. You drew 2: click one of your cards")
+
+
+def test_the_table_has_a_title_a_rules_link_and_a_legend() -> None:
+    from cabo_kit.table.view import RULES_URL
+
+    for preset, colours in (("deluxe", "green 0 to 4"), ("rush", "red and black suits"), ("traveller", "a joker")):
+        table = CardTable(preset, opponents=[1, 1], seed=1, pace=0)
+        html = table.frame["html"]
+        assert '<span class="cabo-title">Cabo</span>' in html
+        assert f'href="{RULES_URL}#the-three-presets-at-a-glance"' in html and f"Rules ({preset})" in html
+        legend = html[html.index('<details class="cabo-help">'):html.index("</details>")]
+        for words in ("▴", "face up", "you may click it now", "the last move touched", "decides now", colours,
+                      "peek+swap"):
+            assert words in legend, (preset, words)
+        assert "data-card" not in legend and "cabo-clickable" not in legend  # samples, not cards of the game
+
+
+def test_behind_the_scoring_the_ended_round_s_piles() -> None:
+    """A 3-player rush round: behind its scoring, its last pile and deck, not the next round's deal
+    (already made: its first card turned up, a deck of 52 - 12 - 1)."""
+    table = CardTable("rush", opponents=[1, 1], seed=7, pace=0)
+    rng = random.Random(3)
+    seen: Counter[str] = Counter()
+    while not table.view.overlay:
+        send(table, pick(table, rng, seen))
+    game, view = table.game, table.view
+    events = game.events_seen(table.seat)
+    end = max(i for i, e in enumerate(events) if e.kind == "end")
+    last = events[end - 1]  # the round ended as you exchanged your card 6 (J♣) for the drawn 4♥
+    assert (last.kind, last.seat, last.target, [c.text for c in last.cards]) == ("exchange", 0, (5,), ["JC", "4H"])
+    assert (view.round, game.round) == (0, 1)
+    assert (view.discard_top, view.pile_size, view.deck_size) == (ck.Card.parse("JC"), 7, 31)
+    assert (table.observation.top, table.observation.deck_size) == (ck.Card.parse("KC"), 39)  # the next round's
+    assert 'aria-label="the discard pile, top card J♣"' in table.frame["html"] and ">31<" in table.frame["html"]
+
+
+@pytest.mark.parametrize("preset, n, memory", [("rush", 3, "engine"), ("traveller", 6, "none"), ("deluxe", 6, "engine")])
+def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: int, memory: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's own pile and deck as each round ended (read as it deals the next) against what the
+    table shows behind that round's scoring, over whole games (snaps, reshuffles, multi-exchange penalties)."""
+    from cabo_kit.game import Game
+
+    truth: list[tuple[ck.Card | None, int, int]] = []
+    deal = Game._start_round
+
+    def piles(game: Any) -> tuple[ck.Card | None, int, int]:
+        pile = [game.know.faces[c] for c in game.know.pile]
+        return pile[-1] if pile else None, len(pile) if memory == "engine" else min(1, len(pile)), len(game.deck)
+
+    def start_round(game: Any, start: int, stack: Any) -> None:
+        if game.results:  # a round ended: its pile and deck, before the next deal
+            truth.append(piles(game))
+        deal(game, start, stack)
+
+    monkeypatch.setattr(Game, "_start_round", start_round)
+    rules = ck.Rules.preset(preset).replace(min_players=2, end_score=300)  # more rounds
+    table = CardTable(rules, opponents=[1, 2, 3, 4, 1][: n - 1], seed=0, pace=0, memory=memory)
+    rng = random.Random(0)
+    seen: Counter[str] = Counter()
+    checked = 0
+    for _ in range(20000):
+        if table.busy:
+            table.fast_forward()
+        if table.view.overlay:
+            view, over = table.view, table.game.is_over
+            expected = piles(table.game) if over else truth[-1]  # the last round: no next deal
+            assert (view.discard_top, view.pile_size, view.deck_size) == expected, (checked, table.game.results[-1].ended_by)
+            checked += 1
+            if over:
+                break
+        send(table, pick(table, rng, seen))
+    assert table.game.is_over and checked == len(truth) + 1 >= 4
+
+
+def test_piles_after_counts_each_card_leaving_the_deck_once() -> None:
+    from cabo_kit.cards import UNKNOWN
+    from cabo_kit.observation import Event
+    from cabo_kit.table.view import piles_after
+
+    c = ck.Card.parse
+    pile = [c("3"), c("9")]
+    # A failed multi-exchange of 3 cards drew its penalty card while the drawn card was placed; the
+    # penalty's own event comes with the next move (the round's last here): the deck is not counted twice.
+    assert piles_after((pile, 20, True), [Event("penalty", 5, (0,), (UNKNOWN,))]) == (c("9"), 2, 20)
+    # A missed snap draws its penalty as its event says.
+    missed = [Event("snap", 1, (0, 2), (c("4"),), "miss"), Event("penalty", 1, (4,), (UNKNOWN,))]
+    assert piles_after((pile, 20, False), missed) == (c("9"), 2, 19)
+    # A matched multi-exchange: the picked cards land as the drawn card takes its place; a right snap lands too.
+    matched = [Event("multi", 0, (0, 1), (c("5"), c("5")), "ok"), Event("place", 0, (0,)),
+               Event("snap", 2, (1, 0), (c("5"),), "match")]
+    assert piles_after((pile, 20, False), matched) == (c("5"), 5, 20)
+    # Taken from the pile, then exchanged; a reshuffle leaves the top and makes the rest the deck.
+    taken = [Event("take", 0, (), (c("9"),)), Event("exchange", 0, (2,), (c("7"), c("9"))),
+             Event("reshuffle", None, (2,)), Event("draw", 1, (), (UNKNOWN,))]
+    assert piles_after((pile, 0, False), taken) == (c("7"), 1, 1)

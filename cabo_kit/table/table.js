@@ -13,7 +13,11 @@ function render({ model, el }) {
   function draw() {
     const frame = model.get("frame") || {};
     const focused = root.contains(document.activeElement) ? document.activeElement.getAttribute("data-click") : null;
+    const help = root.querySelector(".cabo-help");
+    const helpOpen = help ? help.open : false; // the legend stays open across pictures until closed
     root.innerHTML = frame.html || "";
+    const again = root.querySelector(".cabo-help");
+    if (again && helpOpen) again.open = true;
     const busy = !!frame.busy;
     root.dataset.busy = busy ? "1" : "0";
     root.classList.toggle("cabo-is-busy", busy);
@@ -22,13 +26,15 @@ function render({ model, el }) {
     const log = root.querySelector(".cabo-log");
     if (log) log.scrollTop = log.scrollHeight;
     if (focused) {
-      const again = root.querySelector(`[data-click="${CSS.escape(focused)}"]`);
-      if (again) again.focus();
+      const back = root.querySelector(`[data-click="${CSS.escape(focused)}"]`);
+      if (back) back.focus();
     }
     clearTimeout(timer);
+    const token = frame.token;
     if (busy) {
-      const token = frame.token;
       timer = setTimeout(() => model.send({ type: "tick", token }), Math.max(0, (frame.hold || 0) * 1000));
+    } else if (frame.expire) {
+      timer = setTimeout(() => model.send({ type: "expire", token }), frame.expire * 1000);
     }
   }
 

@@ -22,6 +22,7 @@ InitialPeek(positions=(1, 3))
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
@@ -38,12 +39,17 @@ if TYPE_CHECKING:
     from ..rules import Rules
 
 __all__ = [
-    "NAMES", "Chooser", "Frame", "TableState", "button_label", "describe", "layout_slots", "render_table",
-    "round_summary_html", "scores_html", "seat_names", "status_text", "targets_of",
+    "NAMES", "RULES_URL", "Chooser", "Frame", "TableState", "button_label", "describe", "layout_slots", "legend_html",
+    "piles_after", "render_table", "round_summary_html", "rules_link", "scores_html", "seat_names", "status_text",
+    "targets_of",
 ]
 
 #: Names for the seats that bots play (the person is "You").
 NAMES = ("Ada", "Bea", "Cy", "Dee", "Eli", "Flo", "Gus", "Hal")
+
+#: Where the table's "Rules" link points: docs/rules.md of a checkout, relative to a notebook in notebooks/
+#: (JupyterLab opens it). A course that publishes the docs elsewhere sets its own address here.
+RULES_URL = "../docs/rules.md"
 
 #: Buttons by target, in the order they are shown.
 BUTTONS = ("btn:cabo", "btn:discard", "btn:confirm", "btn:left", "btn:right", "btn:pass")
@@ -335,33 +341,46 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
             return "Waiting…"
         if phase == "snap":
             return "A snap window is open."
-        return f"{names[movers[0]]} to play…"
+        called = f"{names[obs.caller]} called Cabo: " if obs.caller is not None else ""
+        return f"{called}{names[movers[0]]} to play…"
     legal = [a for a, _ in chooser.options]
     can_cabo = any(type(a) is CallCabo for a in legal)
     power = obs.power or ""
+    chosen = len(chooser.selected)
     if phase == "look":
         k = len(legal[0].positions) if legal else 0  # type: ignore[attr-defined]
-        chosen = len(chooser.selected)
-        return f"Choose {k} of your cards to look at" + (f" ({chosen} chosen)." if chosen else ".")
+        return f"Choose {k} of your cards to look at" + (f" ({chosen} of {k} chosen)." if chosen else ".")
+    last = ""
+    if obs.caller is not None and obs.caller != me and obs.current == me:
+        last = f"{names[obs.caller]} called Cabo: this is your last turn. "
     if phase == "choose":
-        return "Your turn: click the deck or the discard pile to draw" + (", or call Cabo." if can_cabo else ".")
+        return last + ("Your turn: click" if not last else "Click") + " the deck or the discard pile to draw" + (
+            ", or call Cabo." if can_cabo else ".")
     if phase == "drawn":
         drawn = obs.drawn.pretty if obs.drawn is not None else "a card"
         source = "drew" if obs.drawn_from == "deck" else "took"
         may_discard = any(type(a) is Discard for a in legal)
+        if chosen:
+            return last + (f"You {source} {drawn}: {chosen} card{'s' if chosen > 1 else ''} chosen — click more equal "
+                           "cards (a chosen one again unchooses it), then Exchange") + ("; or Discard." if may_discard else ".")
+        how = "click one of your cards to exchange it"
         if chooser.confirm:
-            how = "click one or more of your cards of equal value, then Exchange"
-        else:
-            how = "click one of your cards to exchange it"
-        return f"You {source} {drawn}: {how}" + ("; or Discard it." if may_discard else ".")
+            how += "; several equal cards: click them all, then Exchange"
+        if not may_discard and obs.drawn_from == "discard":
+            how += " (a card taken from the discard pile must be kept)"
+        return last + f"You {source} {drawn}: {how}" + ("; or Discard." if may_discard else ".")
     if phase == "power":
         if power.startswith("peek"):
-            return "Power: peek — click one of your face-down cards to look at it, or Skip."
+            return last + "Power: peek — click one of your face-down cards to look at it, or Skip."
         if power.startswith("spy"):
-            return "Power: spy — click another player's face-down card to look at it, or Skip."
-        return "Power: swap — click one of your cards and one of another player's, or Skip."
+            return last + "Power: spy — click another player's face-down card to look at it, or Skip."
+        if chosen:
+            own = any(t.startswith(f"card:{me}:") for t in chooser.selected)
+            other = "one of another player's cards" if own else "one of your cards"
+            return last + f"Power: swap — 1 of 2 chosen: now click {other} (or the chosen card again to unchoose it), or Skip."
+        return last + "Power: swap — click one of your cards and one of another player's (0 of 2 chosen), or Skip."
     if phase == "swap":
-        return "Swap the card you saw with one of yours? Click your card, or Don't swap."
+        return last + "Swap the card you saw with one of yours? Click your card, or Don't swap."
     if phase == "place":
         if obs.exchange_ok:
             return "They match: click which of the emptied places the drawn card takes."
@@ -377,8 +396,100 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
         whom = names[to] if to is not None else "them"
         return f"Your snap matched: click one of your cards to give to {whom}" + (", or Give nothing." if optional else ".")
     if phase == "end_turn":
-        return "End of your turn: call Cabo, or End turn."
+        return last + "End of your turn: call Cabo, or End turn."
     return f"Your move ({phase})."
+
+
+
+def piles_after(before: "tuple[Sequence[Card], int, bool]", events: Iterable[Event]) -> tuple[Card | None, int, int]:
+    """The discard pile's top card, its size and the deck's size after ``events``, from the pile
+    (bottom first), the deck size and whether a penalty card was already drawn (after a failed
+    multi-exchange of 3 or more: its ``penalty`` event comes with the next move) before them: what
+    the table shows behind a round's scoring, once the engine has already dealt the next round.
+
+    >>> from cabo_kit.cards import Card
+    >>> two, ace = Card.parse("2D"), Card.parse("AD")
+    >>> piles_after(([two], 30, False), [Event("draw", 1, (), (Card.parse("??"),)), Event("discard", 1, (), (ace,))])
+    (Card('AD'), 2, 29)
+    """
+    pile, deck, drawn = list(before[0]), before[1], before[2]
+    matched: tuple[Card, ...] = ()
+    for kind, _seat, t, cards, info in events:
+        if kind == "penalty" and drawn:
+            drawn = False
+        elif kind in ("draw", "penalty"):
+            deck -= 1
+        elif kind in ("flip", "discard"):
+            deck -= kind == "flip"
+            pile += cards
+        elif kind == "take":
+            del pile[-1:]
+        elif kind == "exchange":
+            pile += cards[:-1]  # the cards given up; the last one is the card kept
+        elif kind == "multi":
+            matched = tuple(cards) if info == "ok" else ()
+        elif kind == "place" and matched:  # a matched multi-exchange: the picked cards land as the drawn card is placed
+            pile += matched
+            matched = ()
+        elif kind == "snap" and info == "match":
+            pile += cards
+        elif kind == "reshuffle":
+            del pile[:-1]
+            deck += t[0]
+    return (pile[-1] if pile else None), len(pile), deck
+
+
+# ------------------------------------------------------------------ help
+
+
+def rules_link() -> str:
+    """The address of the rules: :data:`RULES_URL` at the presets' table (a column per preset; the
+    decisions cabo-kit made follow on the same page). Read when a table is drawn, so a course may
+    set ``RULES_URL`` at any time.
+
+    >>> rules_link()
+    '../docs/rules.md#the-three-presets-at-a-glance'
+    """
+    return f"{RULES_URL}#the-three-presets-at-a-glance"
+
+
+def _sample(text: str, mark: str = "", *, up: bool = False, power: str | None = None) -> str:
+    """A sample card for the legend: drawn as a card, but no card of the game (no ``data-card``, no
+    ``cabo-card``/``cabo-clickable`` class: tests and tools that read the table never count it)."""
+    html = card_html(Card.parse(text), up, power=power, inline=False, classes=f"cabo-sample {mark}".strip())
+    return re.sub(r' data-card="[^"]*"|<span class="ck-id">[^<]*</span>', "", html)
+
+
+def legend_html(rules: "Rules | None") -> str:
+    """What the table's marks mean, with a sample of each, for the deck of ``rules``.
+
+    >>> import cabo_kit as ck
+    >>> html = legend_html(ck.Rules.preset("deluxe"))
+    >>> "▴" in html, "last move" in html, "0 to 4" in html
+    (True, True, True)
+    """
+    standard = rules is not None and rules.deck == "standard"
+    rows = [
+        (_sample("??", "cabo-sample-clickable"), "a white glow: you may click it now"),
+        (_sample("??", "cabo-sample-selected"), "a gold glow, raised: a card you have chosen (click it again to unchoose it)"),
+        (_sample("??", "cabo-sample-highlight"), "an orange-red frame: a card or pile the last move touched"),
+        ('<span class="cabo-legend-seat">Bea</span>', "an orange frame around a seat: that player decides now"),
+        (_sample("QS" if standard else "12", up=True),
+         "a gold frame and ▴: the card lies face up, everyone sees it"),
+        (_sample("7H" if standard else "7", power="peek"),
+         "peek, spy, swap, peek+swap, spy+swap: the power of a card discarded after drawing it from the deck"),
+        ('<span class="cabo-tag cabo-tag-cabo">called Cabo</span>', "this player called Cabo: everyone else has one last turn"),
+    ]
+    if standard:
+        colours = (f'{_sample("5H")}{_sample("5S")}', "red and black suits; A = 1, J = 11, Q = 12, black K = 13, red K = 0"
+                   + ("; a joker (purple) counts -1" if rules is not None and rules.jokers else ""))
+    else:
+        colours = (f'{_sample("2")}{_sample("6")}{_sample("11")}',
+                   "numbers by how good they are to hold: green 0 to 4, blue 5 to 9, pink 10 to 13")
+    rows.append(colours)
+    items = "".join(f'<li><span class="cabo-legend-sample">{sample}</span><span>{escape(text)}</span></li>'
+                    for sample, text in rows)
+    return f'<ul class="cabo-legend">{items}</ul>'
 
 
 # ------------------------------------------------------------------ drawing
@@ -432,6 +543,7 @@ class TableState:
     overlay: str = ""
     busy: bool = False
     rules_name: str = ""
+    rules: "Rules | None" = None
 
 
 @dataclass
@@ -441,9 +553,10 @@ class Frame:
     html: str
     busy: bool = False
     hold: float = 0.0
+    expire: float = 0.0  # seconds after which the page asks for the same table without the cards flashed from memory
 
     def to_dict(self) -> dict[str, object]:
-        return {"html": self.html, "busy": self.busy, "hold": self.hold}
+        return {"html": self.html, "busy": self.busy, "hold": self.hold, "expire": self.expire}
 
 
 def _attrs(target: str, label: str, clickable: bool) -> str:
@@ -603,11 +716,20 @@ def render_table(state: TableState) -> str:
         f'<div class="cabo-buttons">{"".join(buttons)}</div></div>'
     )
     log = "".join(f"<li>{escape(line)}</li>" for line in state.log[-60:])
+    name = state.rules.name if state.rules is not None else state.rules_name.split(" · ")[0]
+    header = (
+        f'<div class="cabo-header"><span class="cabo-title">Cabo</span>'
+        f'<span class="cabo-rules">{escape(state.rules_name)} · round {state.round + 1}</span>'
+        f'<a class="cabo-rules-link" href="{escape(rules_link())}" target="_blank" rel="noopener"'
+        f' title="the rules cabo-kit plays: docs/rules.md">Rules ({escape(name)})</a>'
+        f'<details class="cabo-help"><summary class="cabo-help-toggle" title="what the marks on the table mean">'
+        f'? Legend</summary>{legend_html(state.rules)}</details></div>'
+    )
     side = (
-        f'<div class="cabo-side"><div class="cabo-rules">{escape(state.rules_name)} · round {state.round + 1}</div>'
+        f'<div class="cabo-side">'
         f'{scores_html(state.names, state.scores, state.round_scores, seat=state.seat)}'
         f'<ol class="cabo-log" aria-label="what happened">{log}</ol></div>'
     )
     overlay = f'<div class="cabo-overlay">{state.overlay}</div>' if state.overlay else ""
     grid = f'<div class="cabo-felt cabo-n{state.n}">{"".join(seats)}{centre}</div>'
-    return f'<div class="cabo-layout">{grid}{side}</div>{overlay}'
+    return f'{header}<div class="cabo-layout">{grid}{side}</div>{overlay}'

@@ -27,8 +27,8 @@ from ..play import Step, Stepper
 from ..record import GameRecord
 from ..rules import Power, Rules
 from .view import (
-    BUTTONS, Chooser, Frame, TableState, button_label, describe, render_table, round_summary_html, seat_names,
-    status_text,
+    BUTTONS, Chooser, Frame, TableState, button_label, describe, piles_after, render_table, round_summary_html,
+    seat_names, status_text,
 )
 
 __all__ = ["CardTable", "Replay"]
@@ -203,6 +203,8 @@ class CardTable(_TableView):
         self._chooser: Chooser | None = None
         self._summary: str | None = None  # the round-end overlay while it is shown
         self._deferred: list[Event] = []  # events after a round's end, logged once Next is clicked
+        self._piles = self._pile_now()
+        self._ended_piles: tuple[Card | None, int, int] = (None, 0, 0)
         self._notice_faults()
         dealt = self.game.events_seen(self.seat)
         self._log_events(dealt)
@@ -258,10 +260,17 @@ class CardTable(_TableView):
             return
         assert self.seat is not None
         self._chooser = None
+        self._piles = self._pile_now()
         events = self.stepper.apply(action, self.seat)
         self._notice_faults()
         if not self._moved(events):
             self._flow(_targets(events), self._reveal(events))
+
+    def expire(self) -> None:
+        """Turn down the cards shown for a moment from memory (``memory="none"``); the page sends this
+        when the moment is over (``frame["expire"]`` seconds). A choice being made is kept."""
+        if self.frame.get("expire") and not self.busy:
+            self._show(self._state(set(self.view.highlight), {}))
 
     def fast_forward(self) -> None:
         """Play every pending bot move at once, up to your next decision or the end of the round."""
@@ -282,6 +291,8 @@ class CardTable(_TableView):
                 self._tick()
             elif kind == "skip":
                 self.fast_forward()
+            elif kind == "expire" and not stale:
+                self.expire()
         except ValueError as exc:  # a click that means nothing now: say so, change nothing
             self.notice = str(exc)
             self._show(self._state(set(), {}))
@@ -315,6 +326,10 @@ class CardTable(_TableView):
             self._log_events(events)
             return False
         self._log_events(events[: end + 1])
+        self._ended_piles = piles_after(self._piles, events[:end])
+        if self.memory != "engine":  # from memory the pile is its top card alone
+            top, pile, deck = self._ended_piles
+            self._ended_piles = (top, 1 if top is not None else 0, deck)
         self._deferred = events[end + 1:]
         self._round_end()
         return True
@@ -330,6 +345,7 @@ class CardTable(_TableView):
             self._show(self._state(highlight, reveal), busy=True, hold=hold)
             return
         while True:
+            self._piles = self._pile_now()
             step = stepper.step()
             if step is None:
                 self._idle(set(), {})
@@ -347,6 +363,7 @@ class CardTable(_TableView):
         Moves that change nothing on the table (a bot passing in a snap window, a bot's set-up
         look) are played at once with the next one, without a picture of their own."""
         events: list[Event] = []
+        self._piles = self._pile_now()
         while True:
             step = self.stepper.step()
             if step is None:
@@ -370,7 +387,15 @@ class CardTable(_TableView):
             self._chooser = Chooser(self.game.observation(self.seat))
         else:
             self._chooser = None
-        self._show(self._state(highlight, reveal))
+        # Cards seen from memory are shown for their moment, then turned down, though the person decides next.
+        self._show(self._state(highlight, reveal), expire=_REVEAL_HOLD if reveal else 0.0)
+
+    def _pile_now(self) -> tuple[tuple[Card, ...], int, bool]:
+        """The pile (bottom first), the deck size and whether a penalty card is drawn and not yet placed,
+        before a move: the ended round's piles are worked out from them."""
+        game = self.game
+        obs = game.observation(self.seat if self.seat is not None else game.current)
+        return tuple(obs.discard), obs.deck_size, game.drawn_from == "penalty"
 
     def _round_end(self) -> None:
         game = self.game
@@ -401,9 +426,11 @@ class CardTable(_TableView):
         obs = game.observation(seat if seat is not None else game.current)
         summary = self._summary is not None
         ended = game.results[-1] if summary else None
-        if ended is not None:  # the ended round stays on the table, turned up, behind its scoring
+        top, pile, deck = obs.top, len(obs.discard) if self.memory == "engine" else (1 if obs.discard else 0), obs.deck_size
+        if ended is not None:  # the ended round stays on the table, turned up, behind its scoring, with its piles
             hands = [tuple(h) for h in ended.final_hands]
             drawn = None
+            top, pile, deck = self._ended_piles
         elif seat is None:
             hands = [tuple(h) for h in game.open_hands()]
             drawn = game.drawn_card
@@ -435,8 +462,7 @@ class CardTable(_TableView):
         face_up = [tuple(f) for f in obs.face_up] if ended is None else [(False,) * len(h) for h in hands]
         return TableState(
             n=self.n, seat=seat, names=self.names, labels=self.labels, hands=hands, face_up=face_up,
-            discard_top=obs.top, pile_size=len(obs.discard) if self.memory == "engine" else (1 if obs.discard else 0),
-            deck_size=obs.deck_size, drawn=drawn, drawn_by=obs.current if drawn is not None else None,
+            discard_top=top, pile_size=pile, deck_size=deck, drawn=drawn, drawn_by=obs.current if drawn is not None else None,
             current=obs.current if not (game.is_over or summary) else None,
             caller=ended.caller if ended is not None else obs.caller,
             to_move=() if summary else tuple(game.to_move),
@@ -444,13 +470,13 @@ class CardTable(_TableView):
             status=status, powers=self._powers(),
             clickable=clickable, selected=set(chooser.selected) if chooser else set(), highlight=highlight,
             buttons=buttons, log=list(self.log_lines), notice=self.notice, overlay=overlay,
-            rules_name=f"{self.rules.name} · seed {self.seed}",
+            rules_name=f"{self.rules.name} · seed {self.seed}", rules=self.rules,
         )
 
-    def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0) -> None:
+    def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0, expire: float = 0.0) -> None:
         self.view = state
         self._token += 1
-        frame = Frame(render_table(state), busy=busy, hold=hold).to_dict()
+        frame = Frame(render_table(state), busy=busy, hold=hold, expire=expire).to_dict()
         frame["token"] = self._token
         self.frame = frame
 
@@ -571,6 +597,6 @@ class Replay(widgets.VBox):
             current=obs.current if not game.is_over else None, caller=obs.caller, to_move=tuple(game.to_move),
             scores=obs.scores, round_scores=obs.round_scores, round=obs.round,
             status=f"Action {self._at} of {self.steps}: {status}", powers=powers, highlight=_targets(last), log=log,
-            overlay=overlay, rules_name=f"{self.record.rules.name} · seed {self.record.seed}",
+            overlay=overlay, rules_name=f"{self.record.rules.name} · seed {self.record.seed}", rules=self.record.rules,
         )
         self.table.frame = Frame(render_table(self.view)).to_dict()

@@ -235,6 +235,29 @@ def chromium() -> Iterator[Any]:
 
 # ------------------------------------------------------------------ driving the card table in a page
 
+# Every box of the table that must hold its text: (selector, what it is).
+BOXES = [(".cabo-seat-head", "a seat's header"), (".cabo-seat", "a seat"), (".ck-power", "a power label"),
+         (".cabo-status", "the status line"), (".cabo-header", "the title bar"), (".cabo-summary", "the scoring"),
+         (".cabo-legend li", "a legend line")]
+
+# The texts that run out of their box (page.evaluate(OVERFLOW_JS, BOXES)): an empty list when all fit.
+OVERFLOW_JS = """(boxes) => {
+  const out = [];
+  for (const [sel, what] of boxes) {
+    for (const e of document.querySelectorAll(sel)) {
+      if (e.scrollWidth > e.clientWidth + 1) out.push(`${what} (${sel}): ${e.scrollWidth} > ${e.clientWidth}: ${e.innerText.slice(0, 60)}`);
+    }
+  }
+  // a seat's header, a summary's table: inside their parent's box
+  for (const [inner, outer] of [[".cabo-seat-head", ".cabo-seat"], [".cabo-final", ".cabo-summary"]]) {
+    for (const e of document.querySelectorAll(inner)) {
+      const box = e.closest(outer).getBoundingClientRect(), r = e.getBoundingClientRect();
+      if (r.left < box.left - 1 || r.right > box.right + 1) out.push(`${inner} runs out of ${outer}: ${e.innerText.slice(0, 60)}`);
+    }
+  }
+  return out;
+}"""
+
 # One JS call reads everything the tests check, so a snapshot is consistent and cheap.
 SNAPSHOT_JS = """() => {
   const root = document.querySelector('.cabo-table');

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from harness import SimplePlayer, TablePage, percentile
+from harness import BOXES, OVERFLOW_JS, SimplePlayer, TablePage, percentile
 
 SEAT = 0
 MAX_CLICKS = 200  # a deluxe round where the person calls Cabo on their third turn takes ~10-20
@@ -33,6 +33,8 @@ class Played:
     table: TablePage | None = None
     errors: list[str] = field(default_factory=list)
     frames: list[str] = field(default_factory=list)  # what the kernel sent the page until the first view
+    header: dict[str, Any] = field(default_factory=dict)  # the title bar, and the legend opened from it
+    overflow: list[str] = field(default_factory=list)  # texts out of their box, at the start and at the round's end
 
     @property
     def snapshots(self) -> list[dict[str, Any]]:
@@ -55,6 +57,11 @@ def played(browser: Any, voila_url: str, artifacts: Path) -> Iterator[Played]:
         page.screenshot(path=str(artifacts / "voila-start.png"))
         player = SimplePlayer(SEAT)
         result = Played(first=table.snapshot(), table=table, errors=errors, frames=list(frames))
+        result.header = page.evaluate(HEADER_JS)
+        page.click(".cabo-help > summary")  # open the legend; it stays open across the next picture
+        result.header["legend"] = page.inner_text(".cabo-legend") if page.locator(".cabo-legend").is_visible() else ""
+        page.screenshot(path=str(artifacts / "voila-legend.png"))
+        result.overflow = page.evaluate(OVERFLOW_JS, BOXES)
         snap, start = result.first, time.perf_counter()
         for _ in range(MAX_CLICKS):
             key = player.choose(snap)
@@ -64,6 +71,9 @@ def played(browser: Any, voila_url: str, artifacts: Path) -> Iterator[Played]:
             if table.click(key) is None:
                 pytest.fail(f"clicking .{key} changed nothing; status: {snap['status']!r}, "
                             f"clickable: {snap['clickable']}")
+            if len(result.steps) == 1:
+                result.header["open_after_click"] = page.locator(".cabo-help[open] .cabo-legend").is_visible()
+                page.click(".cabo-help > summary")  # closed again
             snap = table.snapshot()
             if player.turns == 2 and key == "cabo-deck":  # holding a drawn card, mid-game
                 page.locator(".cabo-table").screenshot(path=str(artifacts / "voila-midgame.png"))
@@ -72,9 +82,15 @@ def played(browser: Any, voila_url: str, artifacts: Path) -> Iterator[Played]:
         result.seconds = time.perf_counter() - start
         result.last = snap
         page.locator(".cabo-table").screenshot(path=str(artifacts / "voila-round-end.png"))
+        result.overflow += page.evaluate(OVERFLOW_JS, BOXES)
         yield result
     finally:
         context.close()
+
+
+HEADER_JS = """() => { const r = document.querySelector('.cabo-table'), a = r.querySelector('.cabo-rules-link');
+  return {title: r.querySelector('.cabo-title').innerText, href: a.getAttribute('href'), link: a.innerText,
+          target: a.getAttribute('target'), toggle: r.querySelector('.cabo-help > summary').innerText}; }"""
 
 
 # Card texts as the engine writes them: deluxe 0..13, standard A..K with a suit, jokers.
@@ -186,3 +202,25 @@ def test_clicks_render_fast_enough(played: Played) -> None:
           f"max {max(lat):.0f} ms; round with pace=0: {played.seconds:.2f} s wall, "
           f"{sum(played.table.waits) / 1000:.2f} s waiting for the table")
     assert median < 1000 and played.seconds < 60
+
+
+def test_the_table_has_a_title_a_rules_link_and_a_legend(played: Played) -> None:
+    header = played.header
+    assert header["title"] == "Cabo" and header["link"] == "Rules (deluxe)" and header["target"] == "_blank"
+    assert header["href"].endswith("docs/rules.md#the-three-presets-at-a-glance"), header
+    assert "? Legend" in header["toggle"]
+    for words in ("▴", "you may click it now", "the last move touched", "decides now", "green 0 to 4", "called Cabo"):
+        assert words in header["legend"], (words, header["legend"])
+    assert header["open_after_click"], "the legend stays open when the table is drawn again"
+
+
+def test_the_prompts_say_what_is_allowed(played: Played) -> None:
+    statuses = [s["status"] for s in played.snapshots]
+    assert "Choose 2 of your cards to look at (1 of 2 chosen)." in statuses, statuses[:3]
+    drew = [s for s in statuses if s.startswith("You drew")]
+    assert drew and all("click one of your cards to exchange it; several equal cards: click them all, then "
+                        "Exchange; or Discard." in s for s in drew if "chosen" not in s), drew
+
+
+def test_no_text_runs_out_of_its_box(played: Played) -> None:
+    assert played.overflow == []
