@@ -535,7 +535,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="action", metavar="run|report")
+    sub = p.add_subparsers(dest="action", metavar="run|report|copies")
     run = sub.add_parser("run", help="play the missing games, then write the leaderboard and the report")
     run.add_argument("folder", metavar="DIR", help="the tournament folder (tournament.toml, bots/*.py)")
     run.add_argument("--games", type=_positive,
@@ -551,6 +551,9 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     report = sub.add_parser("report", help="rewrite leaderboard.csv and report.html from the results store")
     report.add_argument("folder", metavar="DIR", help="the tournament folder")
+    copies = sub.add_parser("copies", help="flag files that play move for move like a reference bot or another file")
+    copies.add_argument("folder", metavar="DIR", help="the tournament folder")
+    copies.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -562,6 +565,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     if getattr(args, "action", None) is None:
         raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR")
+    if args.action == "copies":
+        return _tournament_copies(args)
     missing = missing_report_modules()
     if missing:
         raise UsageError(f"tournaments need {', '.join(missing)} for their ratings and report: {REPORT_HINT}")
@@ -573,6 +578,25 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         write_outputs(args.folder)
     except (ConfigError, ExecutorError, StoreError) as exc:
         raise UsageError(str(exc)) from None
+    return 0
+
+
+def _tournament_copies(args: argparse.Namespace) -> int:
+    """``cabo-kit tournament copies DIR``: print the flagged pairs (kept in DIR/copies.json for the report)."""
+    from .tournament.config import ConfigError
+    from pathlib import Path
+
+    from .tournament.copies import COPIES_FILE, find_copies
+
+    folder = Path(args.folder)
+    if not (folder / "bots").is_dir():
+        raise UsageError(f"{folder / 'bots'} is not a folder: put the submissions there, one .py file each")
+    try:
+        check = find_copies(folder, workers=args.workers, out=print)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    print(check.summary())
+    print(f"saved in {folder / COPIES_FILE}; report.html shows them from its next writing ({PROG} tournament report {folder})")
     return 0
 
 

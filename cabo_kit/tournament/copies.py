@@ -86,9 +86,14 @@ class CopyFlag:
     def share(self) -> float:
         return self.agreed / self.decisions if self.decisions else 0.0
 
+    @property
+    def percent(self) -> str:
+        """The share as a whole percentage; "100%" only for a full match."""
+        return _percent(self.share)
+
     def __str__(self) -> str:
         other = f"{self.b} (reference)" if self.reference else f"{self.b}.py"
-        return f"{self.a}.py plays like {other}: {_percent(self.share)} of {self.decisions} decisions"
+        return f"{self.a}.py plays like {other}: {self.percent} of {self.decisions} decisions"
 
 
 @dataclass
