@@ -65,6 +65,9 @@ DRIVERS = ("GreedyBot", "CountingBot", "RandomBot")
 """Who plays seat 0 of the probe games, deal after deal (the shadowing bots only answer)."""
 OPPONENTS = ("GreedyBot", "CountingBot", "RandomBot")
 """Seats 1, 2, ... of the probe games (cycled for larger tables)."""
+PROBE_BUDGET_S = 60.0
+"""Seconds a file may think over all its probe games; once they are spent it plays no further probe game
+(a bot slower than about 50 ms a decision is judged on fewer games, and the check stays quick)."""
 COPIES_FILE = "copies.json"
 _FORMAT = 1
 
@@ -108,12 +111,15 @@ class CopyCheck:
     decisions: int = 0
     seconds: float = 0.0
     threshold: float = THRESHOLD
+    answered: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         """The lines ``cabo-kit tournament copies`` prints."""
         lines = [str(f) for f in self.flags] or [f"No copies found among {len(self.files)} files "
                                                  f"(no pair agrees on {_percent(self.threshold)} or more)."]
-        lines += [f"skipped {name}: it does not load (see cabo-kit check-bot)" for name, _ in self.rejected]
+        lines += [f"{name}.py answered only {k} of {self.decisions} probe decisions (too slow for the probe budget, "
+                  "or it faulted): compared on those only" for name, k in sorted(self.answered.items()) if k < self.decisions / 2]
+        lines += [f"skipped {name}.py: it does not load (see cabo-kit check-bot)" for name, _ in self.rejected]
         cached = len(self.files) - len(self.probed)
         lines.append(f"{len(self.files)} files, {self.decisions} probe decisions each; "
                      f"probed {len(self.probed)} now, {cached} from {COPIES_FILE}, in {self.seconds:.1f} s")
@@ -141,13 +147,13 @@ class Probe:
 def probes(cfg: TournamentConfig, deals: int = DEALS) -> list[Probe]:
     """The probe games for a folder's settings: ``deals`` per preset and table size, seeded from ``cfg.seed``.
 
-    >>> [p.driver for p in probes(TournamentConfig.from_dict({"presets": ["rush"]}), deals=3)]
-    ['GreedyBot', 'CountingBot', 'RandomBot']
+    >>> [(p.rules["name"], p.driver) for p in probes(TournamentConfig.from_dict({"presets": ["rush", "deluxe"]}), deals=2)]
+    [('rush', 'GreedyBot'), ('deluxe', 'GreedyBot'), ('rush', 'CountingBot'), ('deluxe', 'CountingBot')]
     """
     out = []
-    for i, entry in enumerate(cfg.presets):
-        for n in cfg.table_sizes:
-            for d in range(deals):
+    for d in range(deals):  # deal by deal, so that a slow file's first games cover every preset
+        for i, entry in enumerate(cfg.presets):
+            for n in cfg.table_sizes:
                 seed = int(hashlib.sha256(f"cabo-kit:copies:{cfg.seed}:{i}:{n}:{d}".encode()).hexdigest()[:12], 16)
                 out.append(Probe(entry.rules.to_dict(), n, seed, DRIVERS[d % len(DRIVERS)]))
     return out
@@ -156,13 +162,14 @@ def probes(cfg: TournamentConfig, deals: int = DEALS) -> list[Probe]:
 class _Shadow(Bot):
     """Seat 0 of a probe game: the driver's answers are played; every shadowing bot is asked too."""
 
-    def __init__(self, seed: int, driver: Bot, shadows: Sequence[Bot]) -> None:
+    def __init__(self, seed: int, driver: Bot, shadows: Sequence[Bot], live: Sequence[bool]) -> None:
         super().__init__()
         self.seed = seed
         self.driver = driver
         self.shadows = list(shadows)
         self.answers: list[list[str | None]] = [[] for _ in shadows]
-        self.live = [True] * len(shadows)
+        self.live = list(live)
+        self.spent = [0.0] * len(shadows)
 
     def _each(self, call: Callable[[Bot], Any]) -> None:
         for i, bot in enumerate(self.shadows):
@@ -176,11 +183,13 @@ class _Shadow(Bot):
         for i, bot in enumerate(self.shadows):
             text = None
             if self.live[i]:
+                t0 = time.perf_counter()
                 try:
                     answer = bot.choose(observation, legal_actions)
                     text = str(Action.parse(answer) if isinstance(answer, str) else answer)
                 except Exception:  # noqa: BLE001 - as above
                     self.live[i] = False
+                self.spent[i] += time.perf_counter() - t0
             self.answers[i].append(text)
         return self.driver.choose(observation, legal_actions)
 
@@ -221,21 +230,24 @@ def probe_answers(shadows: Sequence[Bot], games: Sequence[Probe], memory: str = 
     (True, True)
     """
     out: list[Answers] = [[] for _ in shadows]
+    spent = [0.0] * len(shadows)
     try:
         for probe in games:
-            for bot in shadows:
+            live = [t < PROBE_BUDGET_S for t in spent]
+            for bot, ok in zip(shadows, live):
                 prestart = getattr(bot, "prestart", None)
-                if prestart is not None:  # the isolated bots' fresh processes load side by side
+                if ok and prestart is not None:  # the isolated bots' fresh processes load side by side
                     try:
                         prestart()
                     except Exception:  # noqa: BLE001 - on_game_start starts it again and notes the fault
                         pass
-            seat0 = _Shadow(probe.seed, _builtin(probe.driver), shadows)
+            seat0 = _Shadow(probe.seed, _builtin(probe.driver), shadows, live)
             others = [_builtin(OPPONENTS[(s - 1) % len(OPPONENTS)]) for s in range(1, probe.n)]
             game = Game(Rules.from_dict(probe.rules), probe.seed, probe.n, memory=memory)
             Stepper(game, [seat0, *others], game_hooks=True).run()
             for i, answers in enumerate(seat0.answers):
                 out[i].append(answers)
+                spent[i] += seat0.spent[i]
     finally:
         for bot in shadows:
             close = getattr(bot, "close", None)
@@ -348,8 +360,7 @@ def find_copies(
     todo = [f for f in files if f[2] not in known]
     missing_refs = [r for r in (*REFERENCES, BASELINE) if r not in references]
     if missing_refs:
-        answers = probe_answers([_builtin(r) for r in missing_refs], games, cfg.memory)
-        references.update(zip(missing_refs, answers))
+        references.update(zip(missing_refs, probe_answers([_builtin(r) for r in missing_refs], games, cfg.memory)))
     if todo:
         say(f"probing {len(todo)} file(s) on {len(games)} games...")
         for f, answers in zip(todo, _run_isolated(todo, games, cfg.memory, limits.__dict__, workers)):
@@ -378,7 +389,8 @@ def find_copies(
     tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
     os.replace(tmp, cache_path)
     return CopyCheck(flags, pairs, sorted(by_name), rejected, [f[0] for f in todo], total,
-                     time.perf_counter() - started, threshold)
+                     time.perf_counter() - started, threshold,
+                     {name: sum(a is not None for game in answers for a in game) for name, answers in by_name.items()})
 
 
 def _run_isolated(files: list[tuple[str, str, str, str]], games: list[Probe], memory: str, limits: dict[str, Any],
@@ -397,14 +409,14 @@ def _run_isolated(files: list[tuple[str, str, str, str]], games: list[Probe], me
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     with ProcessPoolExecutor(n, mp_context=context) as pool:
         results = list(pool.map(_probe_files, [(share, games, memory, limits) for share in shares]))
-    answers: list[Answers] = [[] for _ in files]
+    answers: list[Answers] = [[] for _ in files]  # back in the files' order
     for i, result in enumerate(results):
         for j, a in enumerate(result):
             answers[i + j * n] = a
     return answers
 
 
-def load_flags(folder: str | Path) -> dict[str, Any] | None:
+def load_flags(folder: "str | os.PathLike[str]") -> dict[str, Any] | None:
     """The flags of the last :func:`find_copies` on ``folder`` (from ``copies.json``), or ``None`` if it never ran.
 
     >>> import tempfile
