@@ -327,9 +327,9 @@ def find_copies(
     >>> _ = (folder / "tournament.toml").write_text('presets = ["rush"]\\ntable_sizes = [3]\\n')
     >>> _ = (folder / "bots" / "mine.py").write_text("import cabo_kit as ck\\n"
     ...     "class Mine(ck.bots.GreedyBot):\\n    pass\\n")
-    >>> check = find_copies(folder, workers=1)
-    >>> [str(f).split(":")[0] for f in check.flags]
-    ['mine.py plays like GreedyBot (reference)']
+    >>> check = find_copies(folder, deals=1, workers=1)   # one probe game: a quick look
+    >>> [(p.b, p.percent) for p in check.pairs]
+    [('RandomBot', '2%'), ('GreedyBot', '100%'), ('CountingBot', '21%'), ('SearchBot', '7%')]
     """
     from .isolation import SubmissionError, load_submission
 
