@@ -16,7 +16,7 @@ learners' bots inherit. So two bots' **agreement** is counted on the decisions w
 of them departs from those defaults (agreeing on a default says nothing). Measured on the default
 probes (3 presets, 4 players, 6 deals each: about 1,200 decisions), reference bots that share code
 agree on at most about half of them (SearchBot, a subclass of CountingBot, with it: 46%;
-GreedyBot and CountingBot 26%), small independent bots on 10-25%; a copy agrees on 100%, and
+GreedyBot and CountingBot 26%), small independent bots on 5-24%; a copy agrees on 100%, and
 CountingBot with one method changed (never calls Cabo) on 86%. A pair is flagged at
 :data:`THRESHOLD` (80%) or more over at least :data:`MIN_DECISIONS` such decisions: a renamed
 copy, a copy with its comments and names changed, or a bot that changes one small part of another.
