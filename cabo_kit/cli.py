@@ -596,7 +596,15 @@ def _tournament_copies(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     print(check.summary())
-    print(f"saved in {folder / COPIES_FILE}; report.html shows them from its next writing ({PROG} tournament report {folder})")
+    print(f"saved in {folder / COPIES_FILE}")
+    from .tournament.store import DB_NAME
+
+    if (folder / DB_NAME).exists() and not missing_report_modules():
+        from .tournament.runner import write_outputs
+
+        _, report = write_outputs(folder, out=None)
+        if report is not None:
+            print(f"report: {report} (its section \"Possible copies\")")
     return 0
 
 
