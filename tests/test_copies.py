@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import cabo_kit
 from cabo_kit.cli import main
 from cabo_kit.report import copies_section
 from cabo_kit.tournament.copies import COPIES_FILE, MIN_DECISIONS, THRESHOLD, find_copies
@@ -64,6 +65,8 @@ class Thrifty(ck.SimpleBot):
 
 RANDOMISH = '''import cabo_kit as ck
 
+ck.imported_here = True  # were this file imported by the checker's own process, the test would see it
+
 
 class Dice(ck.Bot):
     def choose(self, obs, legal):
@@ -84,6 +87,7 @@ def classroom(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     (bots / "dan.py").write_text(GREEDYISH)
     (bots / "eve.py").write_text(RANDOMISH)
     (bots / "fay.py").write_text("import cabo_kit\n\n\nclass Lucky(cabo_kit.bots.RandomBot):\n    pass\n")
+    (bots / "gil.py").write_text(counting.replace("class CountingBot(", "class Mine("))
     return folder, find_copies(folder, workers=2)
 
 
@@ -93,7 +97,10 @@ def pairs(check: object) -> set[tuple[str, str]]:
 
 def test_copies_flagged_and_independent_bots_not(classroom: tuple[Path, object]) -> None:
     _, check = classroom
-    assert pairs(check) == {("alice", "CountingBot"), ("bea", "cem"), ("fay", "RandomBot")}
+    # alice and gil both copied CountingBot: "alice plays like gil" goes without saying
+    assert pairs(check) == {("alice", "CountingBot"), ("gil", "CountingBot"), ("bea", "cem"), ("fay", "RandomBot")}
+    assert any((p.a, p.b, p.percent) == ("alice", "gil", "100%") for p in check.pairs)  # type: ignore[attr-defined]
+    assert not hasattr(cabo_kit, "imported_here")  # the files ran in the isolated runner only
     for flag in check.flags:  # type: ignore[attr-defined]
         assert flag.agreed == flag.decisions >= MIN_DECISIONS
         assert str(flag).endswith(f"100% of {flag.decisions} decisions")
@@ -108,7 +115,7 @@ def test_rerun_probes_only_new_or_changed_files(classroom: tuple[Path, object], 
     again = find_copies(folder, workers=1)
     assert again.probed == [] and pairs(again) == pairs(first)
     saved = json.loads((folder / COPIES_FILE).read_text())
-    assert len(saved["files"]) == 6 and {f["a"] for f in saved["flags"]} == {"alice", "bea", "fay"}
+    assert len(saved["files"]) == 7 and {f["a"] for f in saved["flags"]} == {"alice", "bea", "fay", "gil"}
     # the CLI prints the flags (all from the cache here)
     assert main(["tournament", "copies", str(folder)]) == 0
     out = capsys.readouterr().out

@@ -379,8 +379,7 @@ def find_copies(
             pairs.append(CopyFlag(name, ref, True, *agreement(answers, references[ref], baseline)))
     for (a, x), (b, y) in itertools.combinations(by_name.items(), 2):
         pairs.append(CopyFlag(a, b, False, *agreement(x, y, baseline)))
-    flags = sorted((p for p in pairs if p.decisions >= MIN_DECISIONS and p.share >= threshold),
-                   key=lambda p: (-p.share, p.a, p.b))
+    flags = _implied_left_out([p for p in pairs if p.decisions >= MIN_DECISIONS and p.share >= threshold])
 
     keep = {version for _, _, version, _ in files}
     data = {
@@ -395,6 +394,17 @@ def find_copies(
     return CopyCheck(flags, pairs, sorted(by_name), rejected, [f[0] for f in todo], total,
                      time.perf_counter() - started, threshold,
                      {name: sum(a is not None for game in answers for a in game) for name, answers in by_name.items()})
+
+
+def _implied_left_out(flags: list[CopyFlag]) -> list[CopyFlag]:
+    """The flags, best first, without "a plays like b" for two files both flagged with the same reference bot
+    (eight copies of CountingBot make eight lines, not 36)."""
+    like: dict[str, set[str]] = {}
+    for f in flags:
+        if f.reference:
+            like.setdefault(f.a, set()).add(f.b)
+    kept = [f for f in flags if f.reference or not (like.get(f.a, set()) & like.get(f.b, set()))]
+    return sorted(kept, key=lambda p: (-p.share, p.a, p.b))
 
 
 def _run_isolated(files: list[tuple[str, str, str, str]], games: list[Probe], memory: str, limits: dict[str, Any],
