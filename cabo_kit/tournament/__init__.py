@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["run_tournament", "write_outputs", "load_frames", "load_rejected", "load_config", "TournamentConfig", "ConfigError"]
+__all__ = ["run_tournament", "write_outputs", "load_frames", "load_rejected", "load_config", "TournamentConfig", "ConfigError",
+           "find_copies"]
 
 _WHERE = {
     "run_tournament": "runner", "write_outputs": "runner", "load_frames": "store", "load_rejected": "store",
     "load_config": "config", "TournamentConfig": "config", "ConfigError": "config",
+    "find_copies": "copies",
 }
 
 
