@@ -117,8 +117,17 @@ class CopyCheck:
         """The lines ``cabo-kit tournament copies`` prints."""
         lines = [str(f) for f in self.flags] or [f"No copies found among {len(self.files)} files "
                                                  f"(no pair agrees on {_percent(self.threshold)} or more)."]
-        lines += [f"{name}.py answered only {k} of {self.decisions} probe decisions (too slow for the probe budget, "
-                  "or it faulted): compared on those only" for name, k in sorted(self.answered.items()) if k < self.decisions / 2]
+        for name, k in sorted(self.answered.items()):
+            if k < self.decisions / 2:
+                line = (f"{name}.py answered only {k} of {self.decisions} probe decisions (too slow for the probe "
+                        "budget, or it faulted): compared on those only")
+                mine = [p for p in self.pairs if name in (p.a, p.b) and p.decisions and p.decisions < MIN_DECISIONS]
+                best = max(mine, key=lambda p: (p.share, p.decisions), default=None)
+                if best is not None and best.share >= self.threshold:
+                    other = best.b if best.a == name else best.a
+                    line += (f"; too few to judge, but it agrees with {other}{' (reference)' if best.reference else '.py'} "
+                             f"on {best.agreed} of {best.decisions}")
+                lines.append(line)
         lines += [f"skipped {name}.py: it does not load (see cabo-kit check-bot)" for name, _ in self.rejected]
         cached = len(self.files) - len(self.probed)
         lines.append(f"{len(self.files)} files, {self.decisions} probe decisions each; "
