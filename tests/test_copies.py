@@ -87,7 +87,10 @@ def classroom(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     (bots / "dan.py").write_text(GREEDYISH)
     (bots / "eve.py").write_text(RANDOMISH)
     (bots / "fay.py").write_text("import cabo_kit\n\n\nclass Lucky(cabo_kit.bots.RandomBot):\n    pass\n")
-    (bots / "gil.py").write_text(counting.replace("class CountingBot(", "class Mine("))
+    # gil copied CountingBot's source itself (imports made absolute), renamed the class and its docstring
+    source = (ROOT / "cabo_kit" / "bots" / "counting.py").read_text()
+    source = source.replace("from ..", "from cabo_kit.").replace("CountingBot", "GilsBot")
+    (bots / "gil.py").write_text("# my own bot\n" + source)
     return folder, find_copies(folder, workers=2)
 
 
