@@ -557,14 +557,14 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    """``cabo-kit tournament run|report DIR``: see docs/tournaments.md."""
+    """``cabo-kit tournament run|report|copies DIR``: see docs/tournaments.md."""
     from .tournament.config import ConfigError
     from .tournament.executors import ExecutorError
     from .tournament.runner import run_tournament, write_outputs
     from .tournament.store import StoreError
 
     if getattr(args, "action", None) is None:
-        raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR")
+        raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR | {PROG} tournament copies DIR")
     if args.action == "copies":
         return _tournament_copies(args)
     missing = missing_report_modules()
