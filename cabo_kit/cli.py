@@ -536,7 +536,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="action", metavar="run|report|repro")
+    sub = p.add_subparsers(dest="action", metavar="run|report|repro|copies")
     run = sub.add_parser("run", help="play the missing games, then write the leaderboard and the report")
     run.add_argument("folder", metavar="DIR", help="the tournament folder (tournament.toml, bots/*.py)")
     run.add_argument("--games", type=_positive,
@@ -559,10 +559,13 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
     repro.add_argument("--file", metavar="PATH", help="the bot file to replay with (default: DIR/bots/BOT.py)")
     repro.add_argument("--pytest", metavar="PATH", dest="pytest_path",
                        help="also write a standalone test file replaying the fault (fails until it is fixed)")
+    copies = sub.add_parser("copies", help="flag files that play move for move like a reference bot or another file")
+    copies.add_argument("folder", metavar="DIR", help="the tournament folder")
+    copies.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    """``cabo-kit tournament run|report DIR``: see docs/tournaments.md.
+    """``cabo-kit tournament run|report|repro|copies DIR``: see docs/tournaments.md.
 
     Exit status: 0 done; 1 the folder or its results store cannot be used now (in use by
     another run, damaged, not writable: the message says which file and what to do); 2 a
@@ -576,7 +579,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     if getattr(args, "action", None) is None:
         raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR | "
-                         f"{PROG} tournament repro DIR FAULT")
+                         f"{PROG} tournament repro DIR FAULT | {PROG} tournament copies DIR")
     if args.action == "repro":  # needs neither pandas nor plotly
         from .tournament.repro import ReproError, repro_cli
 
@@ -584,6 +587,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             return repro_cli(args.folder, args.fault, args.file, args.pytest_path)
         except (ConfigError, StoreError, ReproError) as exc:
             raise UsageError(str(exc)) from None
+    if args.action == "copies":
+        return _tournament_copies(args)
     missing = missing_report_modules()
     if missing:
         raise UsageError(f"tournaments need {', '.join(missing)} for their ratings and report: {REPORT_HINT}")
@@ -598,6 +603,33 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     except (StoreError, FolderError) as exc:
         print(f"{PROG} tournament {args.action}: {exc}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _tournament_copies(args: argparse.Namespace) -> int:
+    """``cabo-kit tournament copies DIR``: print the flagged pairs (kept in DIR/copies.json for the report)."""
+    from .tournament.config import ConfigError
+    from pathlib import Path
+
+    from .tournament.copies import COPIES_FILE, find_copies
+
+    folder = Path(args.folder)
+    if not (folder / "bots").is_dir():
+        raise UsageError(f"{folder / 'bots'} is not a folder: put the submissions there, one .py file each")
+    try:
+        check = find_copies(folder, workers=args.workers, out=print)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    print(check.summary())
+    print(f"saved in {folder / COPIES_FILE}")
+    from .tournament.store import DB_NAME
+
+    if (folder / DB_NAME).exists() and not missing_report_modules():
+        from .tournament.runner import write_outputs
+
+        _, report = write_outputs(folder, out=None)
+        if report is not None:
+            print(f"report: {report} (its section \"Possible copies\")")
     return 0
 
 

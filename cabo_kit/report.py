@@ -748,6 +748,8 @@ def report_html(
     if len(seats):
         parts.append('<div class="card">' + fig(score_distribution(seats)) + "</div>")
 
+    parts.append(copies_section(Path(db_path).parent if db_path else None))
+
     # Rejected files and faults
     parts.append('<h2 id="problems">Rejected files and faults</h2>')
     parts.append("<h3>Rejected files</h3>")
@@ -863,6 +865,31 @@ def report_html(
         f"<style>{_CSS}</style><script type=\"text/javascript\">{script}</script></head>"
         "<body><main>\n" + "\n".join(parts) + "\n</main></body></html>\n"
     )
+
+
+def copies_section(folder: "str | os.PathLike[str] | None") -> str:
+    """The report's "Possible copies" section, from the last ``cabo-kit tournament copies`` on ``folder``.
+
+    >>> import tempfile
+    >>> "cabo-kit tournament copies" in copies_section(tempfile.mkdtemp())
+    True
+    """
+    from .tournament.copies import CopyFlag, load_flags
+
+    head = '<h2 id="copies">Possible copies</h2>'
+    data = load_flags(folder) if folder is not None else None
+    if data is None:
+        return head + ("<p>Not checked: <code>cabo-kit tournament copies DIR</code> compares every file with the "
+                       "reference bots and with each other, and this section shows what it found.</p>")
+    flags = [CopyFlag(f["a"], f["b"], bool(f["reference"]), int(f["agreed"]), int(f["decisions"])) for f in data["flags"] or []]
+    note = (f'<p class="muted">{len(data["checked"] or [])} files checked on the same {data["decisions"]} probe decisions; '
+            f"a pair is listed when it agrees on {float(data['threshold']) * 100:.0f}% or more of the decisions where at "
+            "least one of the two departs from SimpleBot's defaults (independent bots: under 50%).</p>")
+    if not flags:
+        return head + "<p>None: no file plays like a reference bot or like another file.</p>" + note
+    rows = [[f"<code>{_esc(f.a)}.py</code>", _esc(f"{f.b} (reference)" if f.reference else f"{f.b}.py"),
+             f.percent, str(f.decisions)] for f in flags]
+    return head + _table(["file", "plays like", "agreement", "decisions"], rows, [False, False, True, True]) + note
 
 
 def write_report(

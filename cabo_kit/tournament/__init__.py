@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["run_tournament", "write_outputs", "load_frames", "load_rejected", "load_config", "TournamentConfig", "ConfigError",
-           "repro"]
+           "repro", "find_copies"]
 
 _WHERE = {
     "run_tournament": "runner", "write_outputs": "runner", "load_frames": "store", "load_rejected": "store",
     "load_config": "config", "TournamentConfig": "config", "ConfigError": "config", "repro": "repro",
+    "find_copies": "copies",
 }
 
 
