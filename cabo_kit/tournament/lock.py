@@ -93,8 +93,13 @@ def _read_holder(fd: int) -> Holder | None:
         return None
 
 
+def _can_lock() -> bool:
+    """Whether this system has a file-locking call (``fcntl`` or ``msvcrt``)."""
+    return fcntl is not None or msvcrt is not None
+
+
 def _try_lock(fd: int, shared: bool = False) -> bool:
-    """Take the lock without waiting; ``False`` if another holds it. Raises ``NotImplementedError`` without a locking call."""
+    """Take the lock without waiting; ``False`` if another holds it (call only where :func:`_can_lock`)."""
     if fcntl is not None:
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
@@ -108,7 +113,7 @@ def _try_lock(fd: int, shared: bool = False) -> bool:
         except OSError:
             return False
         return True
-    raise NotImplementedError
+    raise AssertionError("no locking call: check _can_lock() first")
 
 
 def _unlock(fd: int) -> None:
@@ -130,16 +135,15 @@ def holder(folder: str | os.PathLike[str]) -> Holder | None:
     if mine is not None:
         return mine[2]
     path = Path(folder) / LOCK_NAME
+    if not _can_lock():
+        return None
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
     try:
-        try:
-            if _try_lock(fd, shared=True):
-                _unlock(fd)
-                return None
-        except NotImplementedError:
+        if _try_lock(fd, shared=True):
+            _unlock(fd)
             return None
         return _wait_for_details(fd) or Holder(0, socket.gethostname(), "?", "another process", time.time())
     finally:
@@ -200,6 +204,10 @@ class FolderLock:
                 mine[1] += 1
                 self._key = key
                 return self
+            if not _can_lock():
+                self.note = (f"warning: this system cannot lock folders, so nothing stops a second run on {self.folder} "
+                             "at the same time: make sure only one runs")
+                return self
             path = self.folder / LOCK_NAME
             try:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -209,14 +217,7 @@ class FolderLock:
                     fd, writable = os.open(path, os.O_RDONLY), False
                 except OSError:
                     raise FolderError(cannot_write(exc.strerror or str(exc), self.folder)) from None
-            try:
-                taken = _try_lock(fd)
-            except NotImplementedError:
-                os.close(fd)
-                self.note = (f"warning: this system cannot lock folders, so nothing stops a second run on {self.folder} "
-                             "at the same time: make sure only one runs")
-                return self
-            if not taken:
+            if not _try_lock(fd):
                 found = _wait_for_details(fd)
                 os.close(fd)
                 raise _busy(self.folder, found)
