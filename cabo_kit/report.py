@@ -591,6 +591,15 @@ def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, 
     )
 
 
+def _folder_of(db_path: "str | os.PathLike[str] | None") -> Path | None:
+    """The tournament folder of a store given as its file or its folder (``None`` for frames without a store)."""
+    if db_path is None:
+        return None
+    from .tournament.store import _db_path
+
+    return _db_path(Path(db_path)).parent
+
+
 def report_html(
     games: "pd.DataFrame",
     seats: "pd.DataFrame",
@@ -655,7 +664,8 @@ def report_html(
     from .tournament.repro import repro_command, short_ids
 
     fault_id = short_ids([str(g) for g in faults["game_id"]]) if len(faults) else {}
-    folder = "DIR" if db_path is None else (str(Path(db_path).parent) if Path(db_path).suffix == ".sqlite" else db_path)
+    home = _folder_of(db_path)
+    folder = "DIR" if home is None else str(home)
 
     def replay(gid: object) -> str:
         return f"<code>{_esc(repro_command(folder, fault_id[str(gid)]))}</code>"
@@ -748,7 +758,7 @@ def report_html(
     if len(seats):
         parts.append('<div class="card">' + fig(score_distribution(seats)) + "</div>")
 
-    parts.append(copies_section(Path(db_path).parent if db_path else None))
+    parts.append(copies_section(home))
 
     # Rejected files and faults
     parts.append('<h2 id="problems">Rejected files and faults</h2>')
@@ -850,9 +860,12 @@ def report_html(
             out.append(_table(["game", "preset", "deal seed", "rank", "its total", "winning total (winner)", "behind",
                                "status"], rows, [False, False, True, True, True, True, True, False]))
         elif mine["_stopped"].any():
-            out.append(f"<p>None in the games that ended normally ({int(mine['_stopped'].sum())} stopped by a fault "
-                       "are listed above).</p>" if (~mine["_stopped"]).any() else
-                       "<p>None: a fault stopped each of its games (listed above).</p>")
+            own = int(mine["_faulter"].sum())
+            other = int((mine["_stopped"] & ~mine["_faulter"]).sum())
+            why = ("listed above" if not other else f"{own} by its own fault, listed above, and {other} by another "
+                   "bot's fault, not rated for it" if own else f"by another bot's fault: not rated for it")
+            out.append(f"<p>None in the games that ended normally ({own + other} stopped by a fault: {why}).</p>"
+                       if (~mine["_stopped"]).any() else f"<p>None: a fault stopped each of its games ({why}).</p>")
         else:
             out.append("<p>None: it never ranked below first.</p>")
         out.append("</section>")
@@ -925,10 +938,8 @@ def write_report(
     True
     """
     games, seats, rejected, db_path = _as_frames(source)
-    logs = None
-    if db_path is not None:
-        folder = Path(db_path) if Path(db_path).is_dir() else Path(db_path).parent
-        logs = folder / "logs" if (folder / "logs").is_dir() else None
+    folder = _folder_of(db_path)
+    logs = folder / "logs" if folder is not None and (folder / "logs").is_dir() else None
     page = report_html(games, seats, rejected, title=title, board=board, anchor=anchor, bootstrap=bootstrap,
                        seed=seed, worst=worst, db_path=db_path, logs_dir=logs)
     out = Path(out_path)

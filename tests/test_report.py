@@ -224,3 +224,13 @@ def test_importing_cabo_kit_does_not_load_the_report_stack() -> None:
     code = "import sys, cabo_kit; print(any(m in sys.modules for m in ('pandas', 'numpy', 'plotly', 'cabo_kit.report')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
+
+
+def test_the_folder_of_a_store_given_as_folder_or_file(tmp_path: Path) -> None:
+    # report_html looks for copies.json and logs/ there: a store given as its folder was read as the folder's parent
+    from cabo_kit.report import _folder_of
+
+    assert _folder_of(tmp_path) == tmp_path
+    assert _folder_of(tmp_path / "results.sqlite") == tmp_path
+    assert _folder_of(str(tmp_path)) == tmp_path
+    assert _folder_of(None) is None
