@@ -71,7 +71,10 @@ def fault_flags(seats: "pd.DataFrame") -> "tuple[np.ndarray, np.ndarray]":
 
 
 def fair_win(seats: "pd.DataFrame") -> "np.ndarray":
-    """Each seat's win share as every score reads it, derived from the statuses and ranks, never from a stored ``win``.
+    """Each seat's win share as every score reads it, derived from the statuses and ranks, not from a stored ``win``.
+
+    (A hand-made frame without ``rank`` and ``game_id`` keeps its ``win`` column, with the faults
+    applied as below.)
 
     A game that ended normally: ``1/k`` for each of its ``k`` seats of the best ``rank``, 0 for
     the others. A game that ended by a fault: 0 for the faulting seat (it lost to everyone) and
@@ -242,7 +245,7 @@ def per_rule(seats: "pd.DataFrame", z: float = Z95) -> "pd.DataFrame":
         # A faulted game stopped early: its totals are nobody's final total.
         df["total"] = df["total"].astype(float).where(~fault_flags(seats)[1])
     df["games"] = 1
-    df["faults"] = df["status"].isin(FAULT_KINDS).astype(int)
+    df["faults"] = fault_flags(df)[0].astype(int)
     for kind in FAULT_KINDS:
         df[f"faults_{kind}"] = (df["status"] == kind).astype(int)
     summed = ["games"] + counts + ["faults"] + [f"faults_{kind}" for kind in FAULT_KINDS]

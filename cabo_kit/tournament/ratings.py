@@ -456,8 +456,11 @@ def fit_elo(
     every interval is relative to it, as before this default. The interval is the percentile interval of ``bootstrap`` refits on the preset's deals drawn
     with replacement: a deal's seat rotations always move together, so the interval
     accounts for deals that favour one seat or one hand (the deals a fault stopped in every
-    rotation, which rate only the faulting bot, are drawn apart from the others, each group to
-    its own size). The default 1000 replicates keep the
+    rotation, which hold only the faulting seats' losses to the others, are drawn apart from
+    the other deals, each group to its own size: a bot that only faults then does not widen the
+    others' intervals; the price is that the number of such deals is fixed in every replicate,
+    so a bot that faults now and then gets a somewhat narrower interval than a plain
+    bootstrap would give it). The default 1000 replicates keep the
     Monte Carlo noise of the 2.5% and 97.5% quantiles small (with 200, each end rests on about
     five replicates: its half-width wobbles by some 7%, which lowered the coverage of a simulated
     class from 94% to 92% and widened its widest interval). Each replicate is centred the same
