@@ -127,8 +127,10 @@ def test_rerun_probes_only_new_or_changed_files(classroom: tuple[Path, object], 
     assert "dan.py" not in out and "eve.py" not in out
     # cem makes the copy its own: only cem is probed again, and the pair is no longer flagged
     cem = folder / "bots" / "cem.py"
-    cem.write_text(cem.read_text().replace("total <= 9", "total <= 3").replace("card.value < 5", "card.value < 3"))
-    changed = find_copies(folder, workers=1)
+    cem.write_text(cem.read_text().replace("total <= 9", "total <= 3").replace("card.value < 5", "card.value < 3")
+                   + "\n\nimport cabo_kit as _ck\n_ck.imported_here = True\n")
+    changed = find_copies(folder, workers=1)  # one worker: the probing runs in this process, the file never does
+    assert not hasattr(cabo_kit, "imported_here")
     assert changed.probed == ["cem"]
     assert ("bea", "cem") not in pairs(changed)
     html = copies_section(folder)

@@ -297,10 +297,14 @@ def agreement(a: Answers, b: Answers, baseline: Answers) -> tuple[int, int]:
 
 
 def _fingerprint(cfg: TournamentConfig, games: Sequence[Probe]) -> str:
-    """What the cached answers depend on: the probe games and the engine's and reference bots' code."""
+    """What the cached answers depend on: the probe games, the limits, and the code of the engine, the
+    reference bots and the isolated runner."""
     root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256(json.dumps([_FORMAT, cfg.memory, [p.__dict__ for p in games]], sort_keys=True).encode())
-    for path in sorted([*root.glob("*.py"), *(root / "bots").glob("*.py")]):
+    h = hashlib.sha256(json.dumps([_FORMAT, cfg.memory, cfg.make_limits().__dict__, [p.__dict__ for p in games]],
+                                  sort_keys=True).encode())
+    # the isolated runner (harness, wire) is part of what a file answers through
+    runner = [root / "tournament" / "harness.py", root / "tournament" / "isolation.py"]
+    for path in sorted([*root.glob("*.py"), *(root / "bots").glob("*.py"), *runner]):
         if path.name not in _NOT_PLAYING:
             h.update(path.name.encode() + path.read_bytes())
     return h.hexdigest()[:16]
@@ -344,7 +348,7 @@ def find_copies(
     >>> [(p.b, p.percent) for p in check.pairs]
     [('RandomBot', '2%'), ('GreedyBot', '100%'), ('CountingBot', '21%'), ('SearchBot', '7%')]
     """
-    from .isolation import SubmissionError, load_submission
+    from .runner import collect_entrants
 
     started = time.perf_counter()
     folder = Path(folder)
@@ -357,17 +361,9 @@ def find_copies(
     references: dict[str, Answers] = dict(cache.get("references", {}))
 
     limits = cfg.make_limits()
-    files: list[tuple[str, str, str, str]] = []
-    rejected: list[tuple[str, str]] = []
-    for path in sorted((folder / "bots").glob("*.py")):
-        if path.name.startswith("_"):
-            continue
-        try:
-            sub = load_submission(path, limits)
-        except SubmissionError as exc:
-            rejected.append((path.stem, exc.reason))
-            continue
-        files.append((sub.name, str(sub.path), sub.version, sub.class_name))
+    entrants, refused = collect_entrants(folder, cfg)  # the tournament's own loading: same names, same clashes
+    rejected = [(Path(file).stem, reason) for file, reason in refused]
+    files = [(e.name, str(folder / "bots" / e.filename), e.version, e.class_name) for e in entrants if e.kind == "file"]
 
     say = out or (lambda _s: None)
     todo = [f for f in files if f[2] not in known]
