@@ -258,13 +258,6 @@ class _Replayed(Bot):
         self.bot.on_game_end(totals, winners)
 
 
-def _hook_of(fault: StoredFault) -> str:
-    if fault.hook:
-        return fault.hook
-    m = _HOOK_AT.match(fault.reason.strip())
-    return m.group(0) if m else "choose()"
-
-
 def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[str] | None = None) -> ReproResult:
     """Replay ``fault`` of the tournament in ``folder`` with the bot's current file (or ``file``); see the module.
 
@@ -291,7 +284,7 @@ def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[st
         raise ReproError(f"{path} is not a file: give the bot's file with --file PATH")
     record = load_record(folder / DB_NAME, f.game_id)
     version, _ = _file_version(path)
-    result = ReproResult("fails", "", f, path, version, hook=_hook_of(f))
+    result = ReproResult("fails", "", f, path, version, hook=f.hook)
     limits = cfg.make_limits()
     try:
         sub = load_submission(path, limits)
@@ -314,22 +307,21 @@ def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[st
         return len(game.history) == steps and replayed.next == len(replayed.answers)
 
     players: list[Bot] = [replayed if s == seat else _Forced(s, answers[s], reached) for s in range(record.n_players)]
-    where: dict[str, Any] = {}
     stop: _Stop | None = None
     try:
         try:
-            fault_seat, kind, reason = play_one(game, players, record.bots, where)
+            fault_seat, kind, reason = play_one(game, players, record.bots)
         except _Stop as signal:
             stop, fault_seat, kind, reason = signal, None, "", ""
         result.output = isolated.log_text
     finally:
         isolated.close()
-    _conclude(result, game, stop, fault_seat, kind, reason, where, steps, path.name, f"{f.bot}.py")
+    _conclude(result, game, stop, fault_seat, kind, reason, steps, path.name, f"{f.bot}.py")
     return result
 
 
 def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: int | None, kind: str, reason: str,
-              where: dict[str, Any], steps: int, filename: str, recorded_file: str) -> None:
+              steps: int, filename: str, recorded_file: str) -> None:
     """Fill in ``result``'s status and sentence from how the replay ended."""
     f = result.fault
     obs = stop.observation if stop is not None else None
@@ -343,7 +335,7 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
              "faithfully; run the tournament again to play the new file's games")
     if stop is not None and stop.what == "answered":
         result.status, result.answer = "fixed", stop.answer
-        failed = _hook_of(f)
+        failed = f.hook
         if failed == "choose()":
             result.message = f"fixed: at the faulted decision ({at}) your bot now answers {stop.answer} (legal)"
         else:
@@ -356,7 +348,7 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
                           f"the record has {stop.recorded}; {later}")
         return
     if stop is not None and stop.what == "passed":  # a hook failed where the tournament's game stopped
-        result.status, result.hook = "fixed", _hook_of(f)
+        result.status, result.hook = "fixed", f.hook
         result.message = (f"fixed: {result.hook} no longer fails (the tournament's game stopped there, at {at}, "
                           "so the replay ends)")
         return
@@ -370,12 +362,9 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
         result.message = "fixed: the game now ends without a fault (on_game_end() returns)"
         return
     result.reason = reason
-    result.hook = str(where.get("hook") or result.hook)
-    given = (where.get("context") or {}).get("observation")
-    context = Observation.from_dict(given, game.rules) if given else None
-    if context is not None:
-        result.observation, result.round, result.turn, result.phase = (
-            context, context.round, context.turn, str(context.phase))
+    if result.hook == "choose()" and len(game.history) == steps:  # what the record's view shows at the fault
+        given = game.observation(f.seat)
+        result.observation, result.round, result.turn, result.phase = given, given.round, given.turn, str(given.phase)
         at = _where(result.round, result.turn, result.phase)
     sentence = fault_sentence(reason, filename)
     if len(game.history) < steps:
@@ -467,9 +456,11 @@ def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str
     """``cabo-kit tournament repro DIR FAULT [--file F] [--pytest PATH]``: print the replay; 0 if fixed, 1 if not."""
     f = find_fault(folder, fault)
     short = short_ids([x.game_id for x in load_faults(Path(folder) / DB_NAME)])[f.game_id]
-    where = (f" at {_where(f.round, f.turn or 0, f.phase or '?')}" if f.round is not None else "")
+    record = load_record(Path(folder) / DB_NAME, f.game_id)
+    given = record.view(f.seat, len(record.actions))  # the game where the fault stopped it
+    where = f" at {_where(given.round, given.turn, str(given.phase))}"
     out(f"fault {short}: {f.bot} (seat {f.seat}) in game {f.game_id} ({f.preset}, {f.table_size} players, "
-        f"deal seed {f.deal_seed}){where}, in {_hook_of(f)}")
+        f"deal seed {f.deal_seed}){where}, in {f.hook}")
     out(f"  in the tournament: {f.kind}: {fault_sentence(f.reason, f'{f.bot}.py')}"
         + ("" if f.current else " (a game of an earlier run, with an older version of the file)"))
     result = repro(folder, f.game_id, file)
