@@ -585,8 +585,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
         try:
             return repro_cli(args.folder, args.fault, args.file, args.pytest_path)
-        except (ConfigError, StoreError, ReproError) as exc:
+        except (ConfigError, ReproError) as exc:
             raise UsageError(str(exc)) from None
+        except StoreError as exc:
+            print(f"{PROG} tournament repro: {exc}", file=sys.stderr)
+            return 1
     if args.action == "copies":
         return _tournament_copies(args)
     missing = missing_report_modules()

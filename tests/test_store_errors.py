@@ -63,8 +63,8 @@ def test_a_damaged_store_is_named_with_the_fix_and_left_as_it_is(
     db = folder / "results.sqlite"
     db.write_bytes(DAMAGE[damage](db.read_bytes()))
     before = db.read_bytes()
-    for action in ("run", "report"):
-        code, out, err = _cli(capsys, action, str(folder))
+    for action in ("run", "report", "repro"):
+        code, out, err = _cli(capsys, action, str(folder), *(["raises_late"] if action == "repro" else []))
         assert code == 1, (action, out, err)
         assert f"{db} is not a readable results store (" in err
         assert f"Move it aside (mv {db} {db}.damaged) and run `cabo-kit tournament run {folder}` again: " \

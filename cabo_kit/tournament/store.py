@@ -558,6 +558,7 @@ class StoredFault:
         return fault_hook(self.reason) or "choose()"
 
 
+@_reading
 def load_faults(db_path: str | Path) -> list[StoredFault]:
     """Every stored fault (of any run: ``current`` says which are in the latest schedule), in schedule order.
 
@@ -571,6 +572,7 @@ def load_faults(db_path: str | Path) -> list[StoredFault]:
     """
     con = _reader(db_path)
     try:
+        _check_intact(con)
         rows = con.execute(
             "SELECT s.game_id, s.seat, s.bot, s.version, s.status, s.fault, g.preset, g.rules, g.table_size, g.deal_seed, "
             "g.order_key, (c.game_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM scheduled)) "
