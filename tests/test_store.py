@@ -136,3 +136,23 @@ def test_a_store_written_before_issue_17_opens_and_keeps_every_game(tmp_path: Pa
     board = fit_elo(seats)
     assert sorted(board.bot) == ["RandomBot", "raises_late", "steady"]
     assert board.set_index("bot").elo["steady"] > board.set_index("bot").elo["raises_late"]
+
+
+def test_a_full_disk_is_named_as_such_and_the_store_goes_on(tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    with Store(db) as store:
+        kept, _ = _game(store, 1, "00001")
+        pages = store.con.execute("PRAGMA page_count").fetchone()[0]
+        store.con.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full: no page more
+        big = GameRow("big", "d", "00002", "rush", "{}", 2, 2, 0, "ok", 1, bytes(range(256)) * 4000)
+        with pytest.raises(StoreError) as caught:
+            store.add_game(big, [SeatRow(0, "a", "v", 0, 1, 1.0, "ok", "", {})])
+        message = str(caught.value)
+        assert f"the disk holding {db} is full" in message and "free some space" in message
+        assert "no transaction" not in message
+        assert not store.con.in_transaction and store.existing_ids() == {kept}  # nothing half-written
+        store.con.execute(f"PRAGMA max_page_count = {10 ** 6}")  # space freed: the store goes on
+        store.set_rejected([("x.py", "bad")])
+        store.delete_game(kept)
+        assert store.existing_ids() == set()
+

@@ -40,9 +40,10 @@ import os
 import shlex
 import sqlite3
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -330,6 +331,26 @@ def _open_reader(db: Path) -> sqlite3.Connection:
     return con
 
 
+@contextmanager
+def _transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction, committed at the end, rolled back on any error.
+
+    SQLite has already rolled back by itself after some errors (a full disk, an I/O error):
+    ``ROLLBACK`` then runs only if a transaction is still open, so the error raised is the real one.
+    """
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except BaseException:
+        if con.in_transaction:
+            try:
+                con.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the error that brought us here is the one to report
+        raise
+
+
 class Store:
     """The writer side of the store (the runner holds one); readers use :func:`load_frames`."""
 
@@ -347,9 +368,7 @@ class Store:
         """Store one finished game and its seats in one transaction; ``False`` if it was already there."""
         blob = zlib.compress(game.record, 6)
         sha = hashlib.sha256(game.record).hexdigest()
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(self.con) as con:
             cur = con.execute(
                 "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (game.game_id, game.deal_id, game.order_key, game.preset, game.rules, game.table_size, game.deal_seed,
@@ -362,10 +381,6 @@ class Store:
                     [(game.game_id, s.seat, s.bot, s.version, s.total, s.rank, s.win, s.status, s.fault,
                       *(int(s.counts.get(c, 0)) for c in COUNTS)) for s in seats],
                 )
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return added
 
     def existing_ids(self) -> set[str]:
@@ -378,38 +393,24 @@ class Store:
 
     def add_scheduled(self, ids: Iterable[str]) -> None:
         """Add game ids to the latest schedule (an adaptive run's next batch)."""
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(self.con) as con:
             con.executemany("INSERT OR IGNORE INTO scheduled VALUES (?)", [(i,) for i in ids])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
     def set_rejected(self, rejected: Iterable[tuple[str, str]]) -> None:
         """Replace the list of rejected files with this run's."""
         self._replace("rejected", list(rejected))
 
     def _replace(self, table: str, rows: list[tuple[Any, ...]]) -> None:
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(self.con) as con:
             con.execute(f"DELETE FROM {table}")
             if rows:
                 con.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
     def delete_game(self, gid: str) -> None:
         """Remove one game (e.g. one whose record is corrupt); the next run plays it again."""
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        con.execute("DELETE FROM seats WHERE game_id=?", (gid,))
-        con.execute("DELETE FROM games WHERE game_id=?", (gid,))
-        con.execute("COMMIT")
+        with _transaction(self.con) as con:
+            con.execute("DELETE FROM seats WHERE game_id=?", (gid,))
+            con.execute("DELETE FROM games WHERE game_id=?", (gid,))
 
     def close(self) -> None:
         self.con.close()
