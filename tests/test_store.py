@@ -156,3 +156,17 @@ def test_a_full_disk_is_named_as_such_and_the_store_goes_on(tmp_path: Path) -> N
         store.delete_game(kept)
         assert store.existing_ids() == set()
 
+
+def test_a_store_of_a_newer_cabo_kit_is_refused_and_left_byte_identical(tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    con.execute("INSERT INTO meta VALUES ('schema_version', '99')")  # and none of this cabo-kit's tables
+    con.commit()
+    con.close()
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match=r"written by a newer cabo-kit \(schema 99\); upgrade cabo-kit"):
+        Store(db)
+    assert db.read_bytes() == before
+    assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()  # its connection was closed

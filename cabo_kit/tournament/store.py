@@ -357,12 +357,20 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.con = _open_writer(self.path)
-        self.con.executescript(_SCHEMA)
-        row = self.con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            self.con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row[0]) > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} was written by a newer cabo-kit (schema {row[0]}); upgrade cabo-kit to read it")
+        try:
+            con = self.con
+            # The version first: a store of a newer cabo-kit is refused before anything is written into it.
+            has_meta = con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+            row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() if has_meta else None
+            if row is not None and int(row[0]) > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} was written by a newer cabo-kit (schema {row[0]}); upgrade cabo-kit to "
+                                 "read it")
+            con.executescript(_SCHEMA)
+            if row is None:
+                con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except BaseException:
+            self.con.close()
+            raise
 
     def add_game(self, game: GameRow, seats: Sequence[SeatRow]) -> bool:
         """Store one finished game and its seats in one transaction; ``False`` if it was already there."""
