@@ -238,19 +238,13 @@ def _reading(fn: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
-def _writing(fn: _F) -> _F:
-    """A :class:`Store` method whose sqlite errors become :func:`store_problem`'s (``__init__``: the connection is closed)."""
-
-    @functools.wraps(fn)
-    def wrapper(self: "Store", *args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            if fn.__name__ == "__init__" and getattr(self, "con", None) is not None:
-                self.con.close()
-            raise store_problem(self.path, exc) from exc
-
-    return wrapper  # type: ignore[return-value]
+@contextmanager
+def _problems(db: Path) -> Iterator[None]:
+    """The writer's sqlite errors inside become :func:`store_problem`'s."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise store_problem(db, exc) from exc
 
 
 def _corrupt(reason: str) -> sqlite3.DatabaseError:
@@ -332,51 +326,57 @@ def _open_reader(db: Path) -> sqlite3.Connection:
 
 
 @contextmanager
-def _transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One ``BEGIN IMMEDIATE`` transaction, committed at the end, rolled back on any error.
+def _transaction(con: sqlite3.Connection, db: Path) -> Iterator[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction on the store ``db``, committed at the end, rolled back on any error
+    (sqlite errors become :func:`store_problem`'s).
 
     SQLite has already rolled back by itself after some errors (a full disk, an I/O error):
     ``ROLLBACK`` then runs only if a transaction is still open, so the error raised is the real one.
     """
-    con.execute("BEGIN IMMEDIATE")
-    try:
-        yield con
-        con.execute("COMMIT")
-    except BaseException:
-        if con.in_transaction:
-            try:
-                con.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass  # the error that brought us here is the one to report
-        raise
+    with _problems(db):
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            yield con
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                try:
+                    con.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # the error that brought us here is the one to report
+            raise
 
 
 class Store:
-    """The writer side of the store (the runner holds one); readers use :func:`load_frames`."""
+    """The writer side of the store (the runner holds one); readers use :func:`load_frames`.
+
+    Every method that touches the file reports sqlite errors as :func:`store_problem`'s
+    (:func:`_transaction`, or :func:`_problems` for one that only reads).
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.con = _open_writer(self.path)
-        try:
-            con = self.con
-            # The version first: a store of a newer cabo-kit is refused before anything is written into it.
-            has_meta = con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-            row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() if has_meta else None
-            if row is not None and int(row[0]) > SCHEMA_VERSION:
-                raise StoreError(f"{self.path} was written by a newer cabo-kit (schema {row[0]}); upgrade cabo-kit to "
-                                 "read it")
-            con.executescript(_SCHEMA)
-            if row is None:
-                con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        except BaseException:
-            self.con.close()
-            raise
+        with _problems(self.path):
+            self.con = con = _open_writer(self.path)
+            try:
+                # The version first: a store of a newer cabo-kit is refused before anything is written into it.
+                has_meta = con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+                row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() if has_meta else None
+                if row is not None and int(row[0]) > SCHEMA_VERSION:
+                    raise StoreError(f"{self.path} was written by a newer cabo-kit (schema {row[0]}); "
+                                     "upgrade cabo-kit to read it")
+                con.executescript(_SCHEMA)
+                if row is None:
+                    con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            except BaseException:
+                con.close()
+                raise
 
     def add_game(self, game: GameRow, seats: Sequence[SeatRow]) -> bool:
         """Store one finished game and its seats in one transaction; ``False`` if it was already there."""
         blob = zlib.compress(game.record, 6)
         sha = hashlib.sha256(game.record).hexdigest()
-        with _transaction(self.con) as con:
+        with _transaction(self.con, self.path) as con:
             cur = con.execute(
                 "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (game.game_id, game.deal_id, game.order_key, game.preset, game.rules, game.table_size, game.deal_seed,
@@ -393,7 +393,8 @@ class Store:
 
     def existing_ids(self) -> set[str]:
         """The ids of every stored game."""
-        return {r[0] for r in self.con.execute("SELECT game_id FROM games")}
+        with _problems(self.path):
+            return {r[0] for r in self.con.execute("SELECT game_id FROM games")}
 
     def set_scheduled(self, ids: Iterable[str]) -> None:
         """Replace the latest schedule's game ids (what the frames show)."""
@@ -401,7 +402,7 @@ class Store:
 
     def add_scheduled(self, ids: Iterable[str]) -> None:
         """Add game ids to the latest schedule (an adaptive run's next batch)."""
-        with _transaction(self.con) as con:
+        with _transaction(self.con, self.path) as con:
             con.executemany("INSERT OR IGNORE INTO scheduled VALUES (?)", [(i,) for i in ids])
 
     def set_rejected(self, rejected: Iterable[tuple[str, str]]) -> None:
@@ -409,14 +410,14 @@ class Store:
         self._replace("rejected", list(rejected))
 
     def _replace(self, table: str, rows: list[tuple[Any, ...]]) -> None:
-        with _transaction(self.con) as con:
+        with _transaction(self.con, self.path) as con:
             con.execute(f"DELETE FROM {table}")
             if rows:
                 con.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
 
     def delete_game(self, gid: str) -> None:
         """Remove one game (e.g. one whose record is corrupt); the next run plays it again."""
-        with _transaction(self.con) as con:
+        with _transaction(self.con, self.path) as con:
             con.execute("DELETE FROM seats WHERE game_id=?", (gid,))
             con.execute("DELETE FROM games WHERE game_id=?", (gid,))
 
@@ -429,11 +430,6 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-# Every method that touches the file, including ones added later, reports sqlite errors as store_problem's.
-for _name, _method in list(vars(Store).items()):
-    if callable(_method) and (_name == "__init__" or not _name.startswith("_")):
-        setattr(Store, _name, _writing(_method))
 
 
 def _reader(path: str | Path) -> sqlite3.Connection:
