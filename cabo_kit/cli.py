@@ -628,9 +628,15 @@ def _tournament_copies(args: argparse.Namespace) -> int:
     from .tournament.store import DB_NAME
 
     if (folder / DB_NAME).exists() and not missing_report_modules():
+        from .tournament.lock import FolderError
         from .tournament.runner import write_outputs
+        from .tournament.store import StoreError
 
-        _, report = write_outputs(folder, out=None)
+        try:
+            _, report = write_outputs(folder, out=None)
+        except (StoreError, FolderError) as exc:
+            print(f"{PROG} tournament copies: {exc}", file=sys.stderr)
+            return 1
         if report is not None:
             print(f"report: {report} (its section \"Possible copies\")")
     return 0
