@@ -581,7 +581,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR | "
                          f"{PROG} tournament repro DIR FAULT | {PROG} tournament copies DIR")
     if args.action == "repro":  # needs neither pandas nor plotly
-        from .tournament.repro import ReproError, repro_cli
+        from .tournament.replay_fault import ReproError, repro_cli
 
         try:
             return repro_cli(args.folder, args.fault, args.file, args.pytest_path)

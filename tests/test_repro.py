@@ -19,8 +19,8 @@ import pytest
 import cabo_kit as ck
 from cabo_kit.cli import main
 from cabo_kit.observation import Observation
-from cabo_kit.tournament import repro as repro_module
-from cabo_kit.tournament.repro import ReproError, find_fault, repro, short_ids
+from cabo_kit.tournament import repro as package_repro
+from cabo_kit.tournament.replay_fault import ReproError, find_fault, repro, short_ids
 from cabo_kit.tournament.runner import run_tournament
 from cabo_kit.tournament.store import DB_NAME, SCHEMA_VERSION, Store, load_faults, load_frames, load_record
 
@@ -173,8 +173,8 @@ def test_faults_are_named_by_a_game_id_prefix_or_a_bot_and_a_bad_name_lists_the_
     con.close()
     with pytest.raises(ReproError, match="RandomBot is a built-in reference bot"):
         repro(folder, "RandomBot")
-    # The package-level name calls the function, whichever way it was imported.
-    assert callable(ck.tournament.repro) and callable(repro_module)
+    # The package-level name is the function, whichever way it was imported.
+    assert callable(ck.tournament.repro) and callable(package_repro) and package_repro is repro
 
 
 def test_a_store_written_by_8b557dd_opens_without_losing_a_game_and_its_faults_replay(tmp_path: Path) -> None:

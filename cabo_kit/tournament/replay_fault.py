@@ -40,8 +40,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -52,12 +50,10 @@ from ..observation import Observation
 from .store import DB_NAME, StoredFault, load_faults, load_record
 
 __all__ = ["ReproError", "ReproResult", "repro", "find_fault", "short_ids", "repro_command", "write_pytest",
-           "fault_sentence"]
+           "fault_sentence", "repro_cli"]
 
 MIN_ID = 8
 """Hex digits of a game id the report shows to name a fault (more when two faults share them)."""
-
-_HOOK_AT = re.compile(r"^(on_game_start|on_round_start|choose|on_round_end|on_game_end)\(\)")
 
 
 class ReproError(ValueError):
@@ -141,10 +137,14 @@ def find_fault(folder: str | os.PathLike[str], key: str) -> StoredFault:
     Raises :class:`ReproError` naming the faults there are when none or several match.
     """
     db = Path(folder) / DB_NAME
+    return _pick(load_faults(db), key, db)
+
+
+def _pick(faults: list[StoredFault], key: str, db: Path) -> StoredFault:
+    """The fault of ``faults`` (those of the store ``db``) named ``key``: see :func:`find_fault`."""
     key = key.strip()
     if not key:
         raise ReproError("say which fault: its game id as the report shows it (e.g. 3f2a9c1b), or a bot's name")
-    faults = load_faults(db)
     if not faults:
         raise ReproError(f"{db} holds no fault: every game stored ended normally")
     by_bot = [f for f in faults if f.bot == key]
@@ -179,6 +179,8 @@ def fault_sentence(reason: str, filename: str = "") -> str:
     >>> fault_sentence("choose() took longer than the 0.2 s limit")
     'choose() took longer than the 0.2 s limit'
     """
+    from .isolation import one_line_reason, own_line
+
     text = reason.strip()
     lines = text.splitlines()
     if not lines:
@@ -186,10 +188,9 @@ def fault_sentence(reason: str, filename: str = "") -> str:
     if "Traceback (most recent call last)" not in text:
         return lines[0]
     head = lines[0].rstrip(":").strip()
-    last = next((ln.strip() for ln in reversed(lines) if ln.strip() and not ln.startswith(" ")), lines[-1].strip())
-    frames = re.findall(r'File "([^"]*)", line (\d+)', text)
-    own = [line for path, line in frames if filename and os.path.basename(path) == filename]
-    where = f" ({filename}, line {own[-1]})" if own else ""
+    last = one_line_reason(text, "")  # the last line; the line of the bot's file goes after it, with the file
+    own = own_line(text, filename)
+    where = f" ({filename}, line {own})" if own else ""
     if head.endswith(" raised"):
         return f"{head} {last}{where}"
     return f"{head}: {last}{where}" if head != last else f"{last}{where}"
@@ -258,8 +259,10 @@ class _Replayed(Bot):
         self.bot.on_game_end(totals, winners)
 
 
-def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[str] | None = None) -> ReproResult:
-    """Replay ``fault`` of the tournament in ``folder`` with the bot's current file (or ``file``); see the module.
+def repro(folder: str | os.PathLike[str], fault: str | StoredFault,
+          file: str | os.PathLike[str] | None = None) -> ReproResult:
+    """Replay ``fault`` (a name as :func:`find_fault` takes it, or a stored fault) of the tournament in ``folder``
+    with the bot's current file (or ``file``); see the module.
 
     Raises :class:`ReproError` (or ``ConfigError``/``StoreError``) when it cannot replay: an
     unknown fault, a missing file, a fault of a reference bot. A file that no longer loads is
@@ -274,7 +277,7 @@ def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[st
     if not (folder / DB_NAME).exists():
         raise ReproError(f"no results store in {folder}: give the tournament folder (it holds {DB_NAME})")
     cfg, _ = load_config(folder)
-    f = find_fault(folder, fault)
+    f = fault if isinstance(fault, StoredFault) else find_fault(folder, fault)
     path = Path(file) if file is not None else folder / "bots" / f"{f.bot}.py"
     if not path.is_file():
         from .. import bots as builtin
@@ -377,15 +380,6 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
         result.message += f" (in the tournament: {f.kind}: {fault_sentence(f.reason, recorded_file)})"
 
 
-def where_hook(reason: str) -> str | None:
-    """The call a fault's reason names (``"choose()"``, ``"on_round_start()"``...), or ``None``.
-
-    >>> where_hook("on_round_start() raised:\\nTraceback ..."), where_hook("the bot's process was killed")
-    ('on_round_start()', None)
-    """
-    m = _HOOK_AT.match(reason.strip())
-    return m.group(0) if m else None
-
 
 # ------------------------------------------------------------------ a test file
 
@@ -402,7 +396,7 @@ Run it with: pytest {test_name}
 
 from pathlib import Path
 
-from cabo_kit.tournament.repro import repro
+from cabo_kit.tournament import repro
 
 HERE = Path(__file__).resolve().parent
 FOLDER = {folder_expr}
@@ -423,15 +417,20 @@ def _path_expr(target: Path, base: Path) -> str:
     return f"HERE / {Path(rel).as_posix()!r}"
 
 
-def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], fault: str,
-                 file: str | os.PathLike[str] | None = None) -> Path:
+def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], fault: str | StoredFault,
+                 file: str | os.PathLike[str] | None = None, short: str | None = None) -> Path:
     """Write a standalone pytest file replaying ``fault`` (paths relative to the test file, so the folder may move).
 
-    Returns the path written (``.py`` added if missing). It runs with plain ``pytest``.
+    ``short``: the id the report shows for it (found from the store if not given). Returns the path
+    written (``.py`` added if missing). It runs with plain ``pytest``.
     """
     folder = Path(folder)
-    f = find_fault(folder, fault)
-    short = short_ids([x.game_id for x in load_faults(folder / DB_NAME)])[f.game_id]
+    if isinstance(fault, StoredFault) and short is not None:
+        f = fault
+    else:
+        faults = load_faults(folder / DB_NAME)
+        f = fault if isinstance(fault, StoredFault) else _pick(faults, fault, folder / DB_NAME)
+        short = short_ids([x.game_id for x in faults])[f.game_id]
     out = Path(path)
     if out.suffix != ".py":
         out = out.with_name(out.name + ".py")
@@ -454,8 +453,10 @@ def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], f
 def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str | None = None,
               out: Callable[[str], None] = print) -> int:
     """``cabo-kit tournament repro DIR FAULT [--file F] [--pytest PATH]``: print the replay; 0 if fixed, 1 if not."""
-    f = find_fault(folder, fault)
-    short = short_ids([x.game_id for x in load_faults(Path(folder) / DB_NAME)])[f.game_id]
+    db = Path(folder) / DB_NAME
+    faults = load_faults(db)
+    f = _pick(faults, fault, db)
+    short = short_ids([x.game_id for x in faults])[f.game_id]
     record = load_record(Path(folder) / DB_NAME, f.game_id)
     given = record.view(f.seat, len(record.actions))  # the game where the fault stopped it
     where = f" at {_where(given.round, given.turn, str(given.phase))}"
@@ -463,7 +464,7 @@ def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str
         f"deal seed {f.deal_seed}){where}, in {f.hook}")
     out(f"  in the tournament: {f.kind}: {fault_sentence(f.reason, f'{f.bot}.py')}"
         + ("" if f.current else " (a game of an earlier run, with an older version of the file)"))
-    result = repro(folder, f.game_id, file)
+    result = repro(folder, f, file)
     same = "the file that played in the tournament" if result.version == f.version else (
         f"the tournament played version {f.version}")
     out(f"replayed with {result.file} (version {result.version}: {same}), under tournament.toml's limits")
@@ -480,16 +481,7 @@ def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str
         out(f"  your bot printed {len(lines)} lines; the first ones:")
         out("\n".join("    " + line for line in lines[:20]))
     if pytest_path:
-        written = write_pytest(pytest_path, folder, f.game_id, file)
+        written = write_pytest(pytest_path, folder, f, file, short=short)
         out(f"wrote {written}: `pytest {written}` fails until the faulted decision gets a legal answer in time")
     return 0 if result.fixed else 1
 
-
-class _CallableModule(types.ModuleType):
-    """``cabo_kit.tournament.repro(...)`` calls :func:`repro`: the function and its module share the name."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> ReproResult:
-        return repro(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
