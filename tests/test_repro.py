@@ -20,7 +20,7 @@ import cabo_kit as ck
 from cabo_kit.cli import main
 from cabo_kit.observation import Observation
 from cabo_kit.tournament import repro as package_repro
-from cabo_kit.tournament.replay_fault import ReproError, find_fault, repro, short_ids
+from cabo_kit.tournament.replay_fault import ReproError, find_fault, repro, short_ids, write_pytest
 from cabo_kit.tournament.runner import run_tournament
 from cabo_kit.tournament.store import DB_NAME, SCHEMA_VERSION, Store, load_faults, load_frames, load_record
 
@@ -213,6 +213,11 @@ def test_cli_repro_prints_the_replay_and_its_pytest_file_fails_until_the_fix(tmp
     assert f"fault {gid[:8]}: mine (seat 0)" in out and "what your bot was given there:" in out
     assert "the faulted decision still fails: choose() raised KeyError: 'missing' (mine.py, line 15)" in out
     assert 'File "' in out and f"wrote {test_file}" in out
+    text = test_file.read_text()  # the whole id: a later run may add a fault with the same first digits
+    assert f"result = repro(FOLDER, {gid!r}, file=FILE)" in text and f"Replays fault {gid[:8]} of" in text
+    assert f"Written by: cabo-kit tournament repro {folder} {gid} --pytest {test_file}" in text
+    spaced = write_pytest(folder / "my tests" / "t.py", folder, gid[:8], file=folder / "bots" / "mine.py")
+    assert f"--file {folder}/bots/mine.py --pytest '{folder}/my tests/t.py'" in spaced.read_text()  # shlex-quoted
 
     def pytest_in_class() -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -125,8 +126,6 @@ def repro_command(folder: str | os.PathLike[str], fault: str) -> str:
     >>> repro_command("my class", "3f2a9c1b")
     "cabo-kit tournament repro 'my class' 3f2a9c1b"
     """
-    import shlex
-
     return f"cabo-kit tournament repro {shlex.quote(str(folder))} {fault}"
 
 
@@ -385,7 +384,7 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
 
 
 _TEST = '''\
-"""Replays fault {fault} of the tournament in {folder_text}: {bot} at seat {seat}, game {game_id}.
+r"""Replays fault {fault} of the tournament in {folder_text}: {bot} at seat {seat}, game {game_id}.
 
 In the tournament: {sentence}
 The test replays that game with {file_name} as it is now and asserts a legal answer within
@@ -403,8 +402,8 @@ FOLDER = {folder_expr}
 FILE = {file_expr}
 
 
-def test_fault_{fault}_now_answers_legally_in_time():
-    result = repro(FOLDER, {fault!r}, file=FILE)
+def test_the_faulted_call_now_gets_a_legal_answer_in_time():
+    result = repro(FOLDER, {game_id!r}, file=FILE)
     assert result.status == "fixed", result.message
 '''
 
@@ -437,11 +436,14 @@ def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], f
     bot_file = Path(file) if file is not None else folder / "bots" / f"{f.bot}.py"
     out.parent.mkdir(parents=True, exist_ok=True)
     base = out.parent
-    command = repro_command(folder, short) + (f" --file {bot_file}" if file is not None else "") + f" --pytest {out}"
+    # The whole game id: a later run may add a fault whose id starts with the same digits.
+    q = shlex.quote
+    command = (repro_command(folder, f.game_id) + (f" --file {q(str(bot_file))}" if file is not None else "")
+               + f" --pytest {q(str(out))}")
     text = _TEST.format(
         fault=short, folder_text=folder, bot=f.bot, seat=f.seat, game_id=f.game_id,
         sentence=fault_sentence(f.reason, f"{f.bot}.py").replace('"""', "'''"), file_name=bot_file.name,
-        command=command, test_name=out.name, folder_expr=_path_expr(folder, base), file_expr=_path_expr(bot_file, base),
+        command=command, test_name=q(out.name), folder_expr=_path_expr(folder, base), file_expr=_path_expr(bot_file, base),
     )
     out.write_text(text, encoding="utf-8")
     return out
