@@ -447,13 +447,15 @@ def run_tournament(
         lock.release()
 
 
-def _nothing_to_play(cfg: TournamentConfig, entrants: Sequence[BotSpec], rejected: Sequence[tuple[str, str]]) -> str:
-    names = ", ".join(b.name for b in entrants)
-    why = f"{names}" + (f"; rejected: {', '.join(f for f, _ in rejected)}" if rejected else "")
-    sizes = " and ".join(f"{k}-player" for k in cfg.table_sizes)
-    n = len(entrants)
-    return (f"no game to play: a {sizes} table needs {min(cfg.table_sizes)} different bots and {n} can play ({why}); "
+def _too_few(sizes: Sequence[int], n: int, playing: str) -> str:
+    """Why a table size has no games, and the fix: ``a 4-player table needs 4 different bots and 2 {playing}; ...``."""
+    return (f"a {' and '.join(f'{k}-player' for k in sizes)} table needs {min(sizes)} different bots and {n} {playing}; "
             f"add bot files or reference bots, or set table_sizes = [{max(2, n)}] in tournament.toml")
+
+
+def _nothing_to_play(cfg: TournamentConfig, entrants: Sequence[BotSpec], rejected: Sequence[tuple[str, str]]) -> str:
+    why = ", ".join(b.name for b in entrants) + (f"; rejected: {', '.join(f for f, _ in rejected)}" if rejected else "")
+    return f"no game to play: {_too_few(cfg.table_sizes, len(entrants), f'can play ({why})')}"
 
 
 def _play_all(
@@ -530,9 +532,7 @@ def _play_all(
 
         short = [k for k in cfg.table_sizes if len(entrants) < k]
         for k in short:
-            note = (f"no {k}-player games: a {k}-player table needs {k} different bots and {len(entrants)} "
-                    f"{'is' if len(entrants) == 1 else 'are'} playing; add bot files or reference bots, or set "
-                    f"table_sizes = [{max(2, len(entrants))}] in tournament.toml")
+            note = f"no {k}-player games: {_too_few([k], len(entrants), 'is playing' if len(entrants) == 1 else 'are playing')}"
             summary.notes.append(note)
             say(note)
         try:
