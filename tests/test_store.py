@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import cabo_kit as ck
-from cabo_kit.tournament.store import COUNTS, GameRow, SeatRow, Store, StoreError, game_id, load_frames, load_record, load_rejected
+from cabo_kit.tournament.store import COUNTS, SCHEMA_VERSION, GameRow, SeatRow, Store, StoreError, game_id, load_frames, load_record, load_rejected
 
 SEAT_COLUMNS = ["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "seat", "bot", "version", "total",
                 "rank", "win", "status", "fault", *COUNTS]
@@ -117,15 +117,15 @@ def test_a_store_written_before_issue_17_opens_and_keeps_every_game(tmp_path: Pa
     # tests/data/store_v1/results.sqlite was written by cabo-kit at commit 8b557dd (schema 1), from
     # tests/tournament_bots' steady.py, raises_late.py and broken_syntax.py and its tournament.toml:
     #   PYTHONPATH=<checkout at 8b557dd> python -c "from cabo_kit.tournament.runner import run_tournament; run_tournament(DIR, workers=1)"
-    # 6 rush games (4 with a fault), 1 rejected file. Opened on a copy: the current code may migrate it.
+    # 6 rush games (4 with a fault), 1 rejected file. Opened on a copy: the writer's open may write into it.
     from cabo_kit.tournament.ratings import fit_elo
 
     db = tmp_path / "results.sqlite"
     db.write_bytes((STORE_V1 / "results.sqlite").read_bytes())
-    with Store(db) as store:  # the writer's open: checks and migrates the file
+    with Store(db) as store:  # the writer's open: checks the file
         assert len(store.existing_ids()) == 6
     con = sqlite3.connect(db)
-    assert int(con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]) >= 1
+    assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
     con.close()
     games, seats = load_frames(tmp_path)
     assert len(games) == 6 and (games.status == "fault").sum() == 4 and len(seats) == 12
