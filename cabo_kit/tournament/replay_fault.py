@@ -66,8 +66,8 @@ class ReproResult:
     """What a replay found. ``status``: ``"fails"``, ``"fixed"`` or ``"differs"``; ``message``: the sentence.
 
     ``fault``: the stored fault; ``file``, ``version``: the file replayed and its version;
-    ``observation``: what the bot was given at the call the replay ended on (``None`` for
-    ``on_game_start``/``on_game_end``); ``hook``: that call; ``answer``: the bot's answer
+    ``observation``: what the bot was given at the decision the replay ended on (``None`` when
+    it ended in another call: ``on_game_start``, ``on_round_start``...); ``hook``: that call; ``answer``: the bot's answer
     there (``None`` if it failed); ``recorded``: the record's answer there (``differs``);
     ``reason``: the full reason (traceback) of a fault in the replay; ``output``: what the bot
     printed during the replay; ``round``, ``turn``, ``phase``: where (round from 1).
