@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Bot", "SimpleBot", "BotError"]
 
+BOT_HOOKS = ("choose", "on_game_start", "on_round_start", "on_round_end", "on_game_end")
+"""The methods a game calls on a :class:`Bot`; a tournament fault's reason starts with the one that failed (``choose()``)."""
+
 _DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
 _DECK = _DRAW["deck"]
 

@@ -581,12 +581,15 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR | "
                          f"{PROG} tournament repro DIR FAULT | {PROG} tournament copies DIR")
     if args.action == "repro":  # needs neither pandas nor plotly
-        from .tournament.repro import ReproError, repro_cli
+        from .tournament.replay_fault import ReproError, repro_cli
 
         try:
             return repro_cli(args.folder, args.fault, args.file, args.pytest_path)
-        except (ConfigError, StoreError, ReproError) as exc:
+        except (ConfigError, ReproError) as exc:
             raise UsageError(str(exc)) from None
+        except StoreError as exc:
+            print(f"{PROG} tournament repro: {exc}", file=sys.stderr)
+            return 1
     if args.action == "copies":
         return _tournament_copies(args)
     missing = missing_report_modules()
@@ -625,9 +628,15 @@ def _tournament_copies(args: argparse.Namespace) -> int:
     from .tournament.store import DB_NAME
 
     if (folder / DB_NAME).exists() and not missing_report_modules():
+        from .tournament.lock import FolderError
         from .tournament.runner import write_outputs
+        from .tournament.store import StoreError
 
-        _, report = write_outputs(folder, out=None)
+        try:
+            _, report = write_outputs(folder, out=None)
+        except (StoreError, FolderError) as exc:
+            print(f"{PROG} tournament copies: {exc}", file=sys.stderr)
+            return 1
         if report is not None:
             print(f"report: {report} (its section \"Possible copies\")")
     return 0

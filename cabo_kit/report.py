@@ -661,7 +661,7 @@ def report_html(
 
     faults = seats[seats["status"] != "ok"] if len(seats) else seats
     n_fault_games = int(games["status"].ne("ok").sum()) if len(games) and "status" in games.columns else len(faults)
-    from .tournament.repro import repro_command, short_ids
+    from .tournament.replay_fault import repro_command, short_ids
 
     fault_id = short_ids([str(g) for g in faults["game_id"]]) if len(faults) else {}
     home = _folder_of(db_path)

@@ -135,3 +135,18 @@ def test_rerun_probes_only_new_or_changed_files(classroom: tuple[Path, object], 
     assert ("bea", "cem") not in pairs(changed)
     html = copies_section(folder)
     assert "<code>alice.py</code>" in html and "CountingBot (reference)" in html and "cem.py" not in html
+
+
+def test_a_damaged_store_is_named_after_the_flags_with_exit_status_1(
+    classroom: tuple[Path, object], capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder, _ = classroom
+    db = folder / "results.sqlite"
+    db.write_bytes(b"not a results store " * 300)
+    try:
+        assert main(["tournament", "copies", str(folder)]) == 1  # the flags are printed and saved first
+    finally:
+        db.unlink()
+    out, err = capsys.readouterr()
+    assert f"saved in {folder / COPIES_FILE}" in out
+    assert f"{db} is not a readable results store (" in err and "Traceback" not in out + err

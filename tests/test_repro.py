@@ -1,9 +1,9 @@
-"""Every fault is replayable: the store keeps what the bot was given, and `tournament repro` replays the faulted
-game with the bot's current file, saying "still fails" on the broken file and "fixed" once the file is fixed.
+"""Every fault is replayable: the game's record holds what the bot was given, and `tournament repro` replays the
+faulted game with the bot's current file, saying "still fails" on the broken file and "fixed" once the file is fixed.
 
-One test per kind of fault (exception, illegal answer, timeout, bad type, and a failing hook), the schema-1
-store of tests/data/repro_v1 (written by cabo-kit before fault contexts) migrated and replayed, the
-`--pytest` file run by plain pytest, and the report's fault entries.
+One test per kind of fault (exception, illegal answer, timeout, bad type, and a failing hook), the store of
+tests/data/store_v1 (written by cabo-kit 8b557dd) opened unchanged and its faults replayed, the `--pytest` file run
+by plain pytest, and the report's fault entries.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ import pytest
 import cabo_kit as ck
 from cabo_kit.cli import main
 from cabo_kit.observation import Observation
-from cabo_kit.tournament import repro as repro_module
-from cabo_kit.tournament.repro import ReproError, find_fault, repro, short_ids
+from cabo_kit.tournament import repro as package_repro
+from cabo_kit.tournament.replay_fault import ReproError, find_fault, repro, short_ids, write_pytest
 from cabo_kit.tournament.runner import run_tournament
 from cabo_kit.tournament.store import DB_NAME, SCHEMA_VERSION, Store, load_faults, load_frames, load_record
 
-V1 = Path(__file__).parent / "data" / "repro_v1"
+V1 = Path(__file__).parent / "data" / "store_v1"
+BOTS = Path(__file__).parent / "tournament_bots"
 
 TOML = """presets = ["rush"]
 table_sizes = [2]
@@ -122,21 +123,21 @@ def test_each_kind_of_fault_still_fails_on_the_broken_file_and_is_fixed_after_th
         assert fixed.message.startswith(f"fixed: {fault.hook} no longer fails, and at the decision after it")
 
 
-def test_the_store_keeps_what_the_bot_was_given_and_it_matches_the_record(tmp_path: Path) -> None:
+def test_the_record_holds_what_the_bot_was_given_and_the_replay_gives_it_again(tmp_path: Path) -> None:
     folder = _class(tmp_path, KINDS["illegal"][0])
     faults = load_faults(folder)
     assert len(faults) == 2 and {f.seat for f in faults} == {0, 1}
     for f in faults:
         assert f.hook == "choose()" and f.kind == "illegal" and f.bot == "mine"
-        assert f.preset == "rush" and f.table_size == 2 and f.context is not None
-        assert f.context["limits"]["decision_s"] == 0.25
-        given = Observation.from_dict(f.context["observation"])
+        assert f.preset == "rush" and f.table_size == 2
         record = load_record(folder, f.game_id)
-        assert record.seed == f.deal_seed and f.step == len(record.actions)
-        # What the bot was given is what the record's replay shows that seat at that step.
-        assert given.to_dict() == record.view(f.seat, f.step).to_dict()
-        assert given.seat == f.seat and f.legal == [str(a) for a in given.legal_actions]
-        assert (given.round, given.turn, str(given.phase)) == (f.round, f.turn, f.phase)
+        assert record.seed == f.deal_seed
+        assert record.info["fault"] == {"seat": f.seat, "bot": "mine", "kind": "illegal", "reason": f.reason}
+        # The record ends at the faulted call: what the bot was given is the record's view of that seat there.
+        given = record.view(f.seat, len(record.actions))
+        replayed = repro(folder, f.game_id).observation
+        assert replayed is not None and replayed.to_dict() == given.to_dict()
+        assert given.seat == f.seat and given.legal_actions and isinstance(given, Observation)
 
 
 def test_an_earlier_answer_that_changed_is_named_with_the_record_s_answer(tmp_path: Path) -> None:
@@ -172,30 +173,32 @@ def test_faults_are_named_by_a_game_id_prefix_or_a_bot_and_a_bad_name_lists_the_
     con.close()
     with pytest.raises(ReproError, match="RandomBot is a built-in reference bot"):
         repro(folder, "RandomBot")
-    # The package-level name calls the function, whichever way it was imported.
-    assert callable(ck.tournament.repro) and callable(repro_module)
+    # The package-level name is the function, whichever way it was imported.
+    assert callable(ck.tournament.repro) and callable(package_repro) and package_repro is repro
 
 
-def test_a_schema_1_store_migrates_without_losing_a_game_and_its_faults_replay(tmp_path: Path) -> None:
+def test_a_store_written_by_8b557dd_opens_without_losing_a_game_and_its_faults_replay(tmp_path: Path) -> None:
     folder = tmp_path / "old"
-    shutil.copytree(V1, folder, ignore=shutil.ignore_patterns("conftest.py", "__pycache__"))
+    shutil.copytree(V1, folder)
+    (folder / "bots").mkdir()
+    for name in ("raises_late.py", "steady.py"):  # the files that played (same versions)
+        shutil.copy(BOTS / name, folder / "bots" / name)
     con = sqlite3.connect(folder / DB_NAME)
     assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("1",)
     con.close()
     before = load_frames(folder, current_only=False)
-    assert [f.context for f in load_faults(folder)] == [None, None]  # read before any migration
-    Store(folder / DB_NAME).close()  # opening migrates
+    Store(folder / DB_NAME).close()  # the writer's open changes nothing stored
     con = sqlite3.connect(folder / DB_NAME)
     assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (str(SCHEMA_VERSION),)
-    assert con.execute("SELECT COUNT(*) FROM faults").fetchone() == (0,)
     con.close()
     after = load_frames(folder, current_only=False)
     assert before[0].equals(after[0]) and before[1].equals(after[1])
     faults = load_faults(folder)
-    assert len(faults) == 2 and all(f.hook is None and f.context is None for f in faults)
+    assert len(faults) == 4 and all(f.hook == "choose()" and f.bot == "raises_late" for f in faults)
     result = repro(folder, faults[0].game_id[:8])  # from the record alone
-    assert result.status == "fails"
-    assert result.message == "the faulted decision still fails: choose() raised ValueError: boom: the bot's own bug (raises.py, line 16)"
+    assert result.status == "fails" and result.version == faults[0].version
+    assert result.message == ("the faulted decision still fails: choose() raised ZeroDivisionError: planned failure "
+                              "in choose (raises_late.py, line 13)")
     run_tournament(folder, workers=1, progress=False, out=None)  # a run on the migrated store keeps every old game
     assert set(before[0].game_id) <= set(load_frames(folder, current_only=False)[0].game_id)
 
@@ -210,6 +213,11 @@ def test_cli_repro_prints_the_replay_and_its_pytest_file_fails_until_the_fix(tmp
     assert f"fault {gid[:8]}: mine (seat 0)" in out and "what your bot was given there:" in out
     assert "the faulted decision still fails: choose() raised KeyError: 'missing' (mine.py, line 15)" in out
     assert 'File "' in out and f"wrote {test_file}" in out
+    text = test_file.read_text()  # the whole id: a later run may add a fault with the same first digits
+    assert f"result = repro(FOLDER, {gid!r}, file=FILE)" in text and f"Replays fault {gid[:8]} of" in text
+    assert f"Written by: cabo-kit tournament repro {folder} {gid} --pytest {test_file}" in text
+    spaced = write_pytest(folder / "my tests" / "t.py", folder, gid[:8], file=folder / "bots" / "mine.py")
+    assert f"--file {folder}/bots/mine.py --pytest '{folder}/my tests/t.py'" in spaced.read_text()  # shlex-quoted
 
     def pytest_in_class() -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",

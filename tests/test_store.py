@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import cabo_kit as ck
-from cabo_kit.tournament.store import COUNTS, GameRow, SeatRow, Store, StoreError, game_id, load_frames, load_record, load_rejected
+from cabo_kit.tournament.store import COUNTS, SCHEMA_VERSION, GameRow, SeatRow, Store, StoreError, game_id, load_frames, load_record, load_rejected
 
 SEAT_COLUMNS = ["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "seat", "bot", "version", "total",
                 "rank", "win", "status", "fault", *COUNTS]
@@ -117,15 +117,15 @@ def test_a_store_written_before_issue_17_opens_and_keeps_every_game(tmp_path: Pa
     # tests/data/store_v1/results.sqlite was written by cabo-kit at commit 8b557dd (schema 1), from
     # tests/tournament_bots' steady.py, raises_late.py and broken_syntax.py and its tournament.toml:
     #   PYTHONPATH=<checkout at 8b557dd> python -c "from cabo_kit.tournament.runner import run_tournament; run_tournament(DIR, workers=1)"
-    # 6 rush games (4 with a fault), 1 rejected file. Opened on a copy: the current code may migrate it.
+    # 6 rush games (4 with a fault), 1 rejected file. Opened on a copy: the writer's open may write into it.
     from cabo_kit.tournament.ratings import fit_elo
 
     db = tmp_path / "results.sqlite"
     db.write_bytes((STORE_V1 / "results.sqlite").read_bytes())
-    with Store(db) as store:  # the writer's open: checks and migrates the file
+    with Store(db) as store:  # the writer's open: checks the file
         assert len(store.existing_ids()) == 6
     con = sqlite3.connect(db)
-    assert int(con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]) >= 1
+    assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
     con.close()
     games, seats = load_frames(tmp_path)
     assert len(games) == 6 and (games.status == "fault").sum() == 4 and len(seats) == 12
@@ -136,3 +136,37 @@ def test_a_store_written_before_issue_17_opens_and_keeps_every_game(tmp_path: Pa
     board = fit_elo(seats)
     assert sorted(board.bot) == ["RandomBot", "raises_late", "steady"]
     assert board.set_index("bot").elo["steady"] > board.set_index("bot").elo["raises_late"]
+
+
+def test_a_full_disk_is_named_as_such_and_the_store_goes_on(tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    with Store(db) as store:
+        kept, _ = _game(store, 1, "00001")
+        pages = store.con.execute("PRAGMA page_count").fetchone()[0]
+        store.con.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full: no page more
+        big = GameRow("big", "d", "00002", "rush", "{}", 2, 2, 0, "ok", 1, bytes(range(256)) * 4000)
+        with pytest.raises(StoreError) as caught:
+            store.add_game(big, [SeatRow(0, "a", "v", 0, 1, 1.0, "ok", "", {})])
+        message = str(caught.value)
+        assert f"the disk holding {db} is full" in message and "free some space" in message
+        assert "no transaction" not in message
+        assert not store.con.in_transaction and store.existing_ids() == {kept}  # nothing half-written
+        store.con.execute(f"PRAGMA max_page_count = {10 ** 6}")  # space freed: the store goes on
+        store.set_rejected([("x.py", "bad")])
+        store.delete_game(kept)
+        assert store.existing_ids() == set()
+
+
+def test_a_store_of_a_newer_cabo_kit_is_refused_and_left_byte_identical(tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    con.execute("INSERT INTO meta VALUES ('schema_version', '99')")  # and none of this cabo-kit's tables
+    con.commit()
+    con.close()
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match=r"written by a newer cabo-kit \(schema 99\); upgrade cabo-kit"):
+        Store(db)
+    assert db.read_bytes() == before
+    assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()  # its connection was closed

@@ -63,8 +63,8 @@ def test_a_damaged_store_is_named_with_the_fix_and_left_as_it_is(
     db = folder / "results.sqlite"
     db.write_bytes(DAMAGE[damage](db.read_bytes()))
     before = db.read_bytes()
-    for action in ("run", "report"):
-        code, out, err = _cli(capsys, action, str(folder))
+    for action in ("run", "report", "repro"):
+        code, out, err = _cli(capsys, action, str(folder), *(["raises_late"] if action == "repro" else []))
         assert code == 1, (action, out, err)
         assert f"{db} is not a readable results store (" in err
         assert f"Move it aside (mv {db} {db}.damaged) and run `cabo-kit tournament run {folder}` again: " \
@@ -249,6 +249,31 @@ def test_a_portal_server_holding_the_folder_is_named_and_reports_still_read(
         assert server.stdin is not None
         server.stdin.close()  # ends it normally: the lock file is emptied
         server.wait(timeout=30)
+    assert holder(folder) is None
+
+
+@pytest.mark.skipif(lock_mod.fcntl is None, reason="flock: a shared lock is what holder() takes to probe")
+def test_a_holder_probe_at_the_same_moment_does_not_make_the_folder_busy(tmp_path: Path) -> None:
+    import fcntl
+    import threading
+
+    folder = _folder(tmp_path / "class", store=False)
+    FolderLock(folder).acquire().release()  # the lock file is there, empty (as after a holder let go)
+    fd = os.open(folder / LOCK_NAME, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # what holder() holds for an instant while it probes
+
+    def let_go() -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    probe = threading.Timer(0.15, let_go)
+    probe.start()
+    try:
+        with FolderLock(folder, "a tournament run"):  # refused as busy at once before
+            found = holder(folder)
+            assert found is not None and found.pid == os.getpid()
+    finally:
+        probe.join()
     assert holder(folder) is None
 
 

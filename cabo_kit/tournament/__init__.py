@@ -3,7 +3,7 @@
 The pieces: :mod:`~cabo_kit.tournament.config` (``tournament.toml``), :mod:`~cabo_kit.tournament.schedule`
 (who plays which deal), :mod:`~cabo_kit.tournament.store` (the SQLite results),
 :mod:`~cabo_kit.tournament.runner` (playing the games), :mod:`~cabo_kit.tournament.executors`
-(process pool or Dask) and :mod:`~cabo_kit.tournament.repro` (replaying a fault with a bot's
+(process pool or Dask) and :mod:`~cabo_kit.tournament.replay_fault` (replaying a fault with a bot's
 current file: ``cabo_kit.tournament.repro(folder, fault)``). Heavy modules load on first use, so ``import cabo_kit.tournament`` is quick.
 
 >>> from cabo_kit import tournament
@@ -20,7 +20,7 @@ __all__ = ["run_tournament", "write_outputs", "load_frames", "load_rejected", "l
 
 _WHERE = {
     "run_tournament": "runner", "write_outputs": "runner", "load_frames": "store", "load_rejected": "store",
-    "load_config": "config", "TournamentConfig": "config", "ConfigError": "config", "repro": "repro",
+    "load_config": "config", "TournamentConfig": "config", "ConfigError": "config", "repro": "replay_fault",
     "find_copies": "copies",
 }
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..actions import Action, ActionParseError
-from ..bot import Bot
+from ..bot import BOT_HOOKS, Bot
 from ..explain import why_illegal
 from ..game import Game
 from ..play import bot_random, run_game
@@ -62,7 +62,6 @@ STOP_AFTER = 3
 SHOWN_LINES, SHOWN_BYTES = 20, 4096
 """How much of a bot's printed output a report shows: at most this many first lines and bytes."""
 
-BOT_HOOKS = ("choose", "on_game_start", "on_round_start", "on_round_end", "on_game_end")
 SIMPLE_HOOKS = ("initial_peek", "draw", "keep", "peek", "spy", "swap", "snap", "give", "call_cabo", "place")
 
 

@@ -825,17 +825,26 @@ def one_line_reason(reason: str, filename: str) -> str:
     >>> one_line_reason(tb, "mine.py")
     "line 4: AttributeError: module 'cabo_kit' has no attribute 'SimpleBt'"
     """
-    import re
-
     text = reason.strip()
     if not text:
         return reason
     last = text.splitlines()[-1].strip()
-    frames = re.findall(r'File "([^"]*)", line (\d+)', text)
-    own = [line for file, line in frames if os.path.basename(file) == filename]
-    if own and f"line {own[-1]}" not in last:
-        return f"line {own[-1]}: {last}"
+    own = own_line(text, filename)
+    if own and f"line {own}" not in last:
+        return f"line {own}: {last}"
     return last
+
+
+def own_line(reason: str, filename: str) -> str:
+    """The line of the last traceback frame of ``reason`` in the file ``filename`` (the bot's own), ``""`` if none.
+
+    >>> own_line('Traceback (most recent call last):\\n  File "/x/bots/mine.py", line 4, in choose\\nKeyError: 1', "mine.py")
+    '4'
+    """
+    import re
+
+    own = [line for file, line in re.findall(r'File "([^"]*)", line (\d+)', reason) if os.path.basename(file) == filename]
+    return own[-1] if own and filename else ""
 
 
 def _stage_reason(filename: str, stage: str, text: str) -> str:

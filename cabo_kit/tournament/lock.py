@@ -217,8 +217,13 @@ class FolderLock:
                     fd, writable = os.open(path, os.O_RDONLY), False
                 except OSError:
                     raise FolderError(cannot_write(exc.strerror or str(exc), self.folder)) from None
-            if not _try_lock(fd):
-                found = _wait_for_details(fd)
+            locked, found = _try_lock(fd), None
+            for _ in range(10):  # no details yet: a holder() probe's brief shared lock, or a holder starting or ending
+                if locked or (found := _read_holder(fd)) is not None:
+                    break
+                time.sleep(0.05)
+                locked = _try_lock(fd)
+            if not locked:
                 os.close(fd)
                 raise _busy(self.folder, found)
             me = Holder(os.getpid(), socket.gethostname(), self.command, self.description, time.time())

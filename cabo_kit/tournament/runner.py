@@ -45,7 +45,7 @@ from ..rules import POWERS, Rules
 from .config import ConfigError, TournamentConfig, load_config
 from .lock import FolderError, FolderLock, cannot_write, check_free, holder
 from .schedule import Match, make_schedule
-from .store import COUNTS, DB_NAME, FaultRow, GameRow, SeatRow, Store, game_id
+from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
 
 __all__ = [
     "BotSpec", "MatchTask", "RunSummary", "run_tournament", "run_match", "collect_entrants", "plan", "write_outputs",
@@ -216,102 +216,48 @@ def _fault_of(exc: BaseException) -> tuple[str, str]:
     return "error", "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
-HOOKS = ("on_game_start()", "on_round_start()", "choose()", "on_round_end()", "on_game_end()")
-"""The calls a tournament makes to a bot, as fault reasons name them."""
-
-
 class _AtSeat(Bot):
-    """A bot as the game loop sees it in a tournament: notes its seat and call before each one, so a fault is
-    blamed right and the store can keep what the bot was given (the arguments are kept, serialised only on a fault)."""
+    """A bot as the game loop sees it in a tournament: notes its seat before each call, so a fault is blamed right."""
 
-    def __init__(self, bot: Any, seat: int, cell: list[Any]) -> None:
+    def __init__(self, bot: Any, seat: int, cell: list[int]) -> None:
         self._bot, self._seat, self._cell = bot, seat, cell
         self._choose = bot.choose
-        self.round_start: Any = None  # the last on_round_start observation and on_round_end result
-        self.round_end: Any = None
 
     def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
-        cell = self._cell
-        cell[0] = self._seat
-        cell[1] = "choose()"
-        cell[2] = observation
+        self._cell[0] = self._seat
         return self._choose(observation, legal_actions)
 
     def on_round_start(self, observation: Any) -> None:
-        cell = self._cell
-        cell[0], cell[1], cell[2] = self._seat, "on_round_start()", observation
-        self.round_start = observation
+        self._cell[0] = self._seat
         self._bot.on_round_start(observation)
 
     def on_round_end(self, result: Any) -> None:
-        cell = self._cell
-        cell[0], cell[1], cell[2] = self._seat, "on_round_end()", result
-        self.round_end = result
+        self._cell[0] = self._seat
         self._bot.on_round_end(result)
 
 
-def play_one(
-    game: Game, bots: Sequence[Any], names: Sequence[str], where: dict[str, Any] | None = None,
-) -> tuple[int | None, str, str]:
+def play_one(game: Game, bots: Sequence[Any], names: Sequence[str]) -> tuple[int | None, str, str]:
     """Play ``game`` to its end or to the first fault; return ``(fault seat or None, kind, reason)``.
 
     Any exception from a bot (a :class:`~cabo_kit.tournament.isolation.BotFault` from an
     isolated one) stops the game at once with that seat at fault. The game loop is
     :func:`cabo_kit.play.run_game`, the same one ``play_game`` uses (round summaries without
-    losing snap claims, RULES.md section 7). On a fault, ``where`` (if given) is filled with
-    what the faulting bot was given: see :func:`fault_context`.
+    losing snap claims, RULES.md section 7).
     """
-    cell: list[Any] = [-1, "", None]
-    seated = [_AtSeat(b, s, cell) for s, b in enumerate(bots)]
+    cell = [-1]
     try:
         for seat, bot in enumerate(bots):
-            cell[0], cell[1], cell[2] = seat, "on_game_start()", None
+            cell[0] = seat
             bot.on_game_start(seat, game.n, game.rules)
-        run_game(game, seated, names)
+        run_game(game, [_AtSeat(b, s, cell) for s, b in enumerate(bots)], names)
         totals, winners = list(game.sheet.totals), list(game.sheet.winners)
         for seat, bot in enumerate(bots):
-            cell[0], cell[1], cell[2] = seat, "on_game_end()", (totals, winners)
+            cell[0] = seat
             bot.on_game_end(totals, winners)
     except Exception as exc:  # any bot failure is that seat's fault; the engine itself is trusted
         kind, reason = _fault_of(exc)
-        if where is not None:
-            where.update(fault_context(game, seated[cell[0]] if 0 <= cell[0] < len(seated) else None,
-                                       cell[1], cell[2], reason))
         return cell[0], kind, reason
     return None, "", ""
-
-
-def fault_context(game: Game, seat_bot: Any, hook: str, arg: Any, reason: str) -> dict[str, Any]:
-    """What a faulting bot was given, as JSON-ready data: ``hook``, ``step`` (the record's actions before it),
-    ``round``, ``turn``, ``phase``, ``legal`` (texts) and ``context`` (``{"observation": ...}`` or the hook's arguments).
-
-    An isolated bot's mid-game hooks (``on_round_start``, ``on_round_end``) go out with its next
-    ``choose``, so their failure surfaces there: the reason names the hook, and the context is
-    that hook's.
-    """
-    named = next((h for h in HOOKS if reason.startswith(h)), None)
-    if named is not None and named != hook and seat_bot is not None:
-        hook, arg = named, {"on_round_start()": seat_bot.round_start, "on_round_end()": seat_bot.round_end}.get(named)
-    context: dict[str, Any]
-    legal: list[str] = []
-    obs = arg if hasattr(arg, "legal_actions") and hasattr(arg, "to_dict") else None
-    if obs is not None:
-        context = {"observation": obs.to_dict()}
-        legal = [str(a) for a in obs.legal_actions]
-        where = (obs.round, obs.turn, str(obs.phase))
-    else:
-        if hook == "on_round_end()" and hasattr(arg, "to_dict"):
-            context = {"result": arg.to_dict()}
-        elif hook == "on_game_end()" and isinstance(arg, tuple):
-            context = {"totals": list(arg[0]), "winners": list(arg[1])}
-        elif hook == "on_game_start()":
-            context = {"seat": seat_bot._seat if seat_bot is not None else None, "n_players": game.n,
-                       "rules": game.rules.to_dict()}
-        else:
-            context = {}
-        where = (max(game.round, 0), game.turn, str(game.phase))
-    return {"hook": hook or "?", "step": len(game.history), "round": where[0], "turn": where[1], "phase": where[2],
-            "legal": legal, "context": context}
 
 
 def _seat_counts(rounds: Sequence[RoundResult], seat: int) -> dict[str, int]:
@@ -384,8 +330,7 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                             prestart()
                         except Exception:  # noqa: BLE001 - on_game_start starts it again and reports the fault
                             pass
-                where: dict[str, Any] = {}
-                fault_seat, kind, reason = play_one(game, bots, names, where)
+                fault_seat, kind, reason = play_one(game, bots, names)
                 sheet = game.sheet
                 rank, win = final_ranking(sheet.totals, sheet.rounds[-1] if sheet.rounds else None, fault_seat)
                 info: dict[str, Any] = {"tournament": {"deal": task.deal_key, "rotation": rot, "game_id": gid}}
@@ -398,16 +343,8 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                             kind if s == fault_seat else "ok", reason if s == fault_seat else "", _seat_counts(rounds, s))
                     for s in range(k)
                 ]
-                fault = None
-                if fault_seat is not None and where:
-                    from dataclasses import asdict
-
-                    from .isolation import Limits
-
-                    where["context"]["limits"] = asdict(Limits(**task.limits))
-                    fault = FaultRow(fault_seat, specs[fault_seat].name, specs[fault_seat].version, kind, **where)
                 row = GameRow(gid, task.deal_id, f"{task.order_key}:{rot}", task.preset, task.rules_json, k,
-                              task.deal_seed, rot, "ok" if fault_seat is None else "fault", len(rounds), record, fault)
+                              task.deal_seed, rot, "ok" if fault_seat is None else "fault", len(rounds), record)
                 out.append((row, seats))
                 if fault_seat is not None:
                     # the next game starts the faulting bot afresh
@@ -510,13 +447,15 @@ def run_tournament(
         lock.release()
 
 
-def _nothing_to_play(cfg: TournamentConfig, entrants: Sequence[BotSpec], rejected: Sequence[tuple[str, str]]) -> str:
-    names = ", ".join(b.name for b in entrants)
-    why = f"{names}" + (f"; rejected: {', '.join(f for f, _ in rejected)}" if rejected else "")
-    sizes = " and ".join(f"{k}-player" for k in cfg.table_sizes)
-    n = len(entrants)
-    return (f"no game to play: a {sizes} table needs {min(cfg.table_sizes)} different bots and {n} can play ({why}); "
+def _too_few(sizes: Sequence[int], n: int, playing: str) -> str:
+    """Why a table size has no games, and the fix: ``a 4-player table needs 4 different bots and 2 {playing}; ...``."""
+    return (f"a {' and '.join(f'{k}-player' for k in sizes)} table needs {min(sizes)} different bots and {n} {playing}; "
             f"add bot files or reference bots, or set table_sizes = [{max(2, n)}] in tournament.toml")
+
+
+def _nothing_to_play(cfg: TournamentConfig, entrants: Sequence[BotSpec], rejected: Sequence[tuple[str, str]]) -> str:
+    why = ", ".join(b.name for b in entrants) + (f"; rejected: {', '.join(f for f, _ in rejected)}" if rejected else "")
+    return f"no game to play: {_too_few(cfg.table_sizes, len(entrants), f'can play ({why})')}"
 
 
 def _play_all(
@@ -593,9 +532,7 @@ def _play_all(
 
         short = [k for k in cfg.table_sizes if len(entrants) < k]
         for k in short:
-            note = (f"no {k}-player games: a {k}-player table needs {k} different bots and {len(entrants)} "
-                    f"{'is' if len(entrants) == 1 else 'are'} playing; add bot files or reference bots, or set "
-                    f"table_sizes = [{max(2, len(entrants))}] in tournament.toml")
+            note = f"no {k}-player games: {_too_few([k], len(entrants), 'is playing' if len(entrants) == 1 else 'are playing')}"
             summary.notes.append(note)
             say(note)
         try:

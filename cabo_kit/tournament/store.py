@@ -2,14 +2,9 @@
 
 Tables: ``games`` (a row per game, its compressed :class:`~cabo_kit.record.GameRecord` JSON
 and that JSON's sha256), ``seats`` (a row per game and seat: bot, version, score, rank,
-status, per-rule counts), ``faults`` (a row per faulted game: what the faulting bot was
-given at the call that failed, for ``cabo-kit tournament repro``), ``rejected`` (files that
-could not play, with the reason), ``scheduled`` (the game ids of the latest run's schedule:
-the frames show those games).
-
-A store of an older schema is migrated forward when a :class:`Store` opens it (nothing stored
-is changed or lost: schema 1 had no ``faults`` table, so its faults have no row there; their
-game records still replay them).
+status, per-rule counts), ``rejected`` (files that could not play, with the reason),
+``scheduled`` (the game ids of the latest run's schedule: the frames show those games). A
+fault is replayed from its game's record (:func:`load_faults`, ``cabo-kit tournament repro``).
 
 Writing: WAL journal, ``synchronous=NORMAL``, and one ``BEGIN IMMEDIATE`` transaction per
 finished game. A game's id is a hash of what makes it that game (preset, rules, table,
@@ -45,9 +40,10 @@ import os
 import shlex
 import sqlite3
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,7 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Store", "StoreError", "GameRow", "SeatRow", "COUNTS", "load_frames", "load_rejected", "load_record", "game_id",
-    "DB_NAME", "store_problem", "FaultRow", "StoredFault", "load_faults", "SCHEMA_VERSION",
+    "DB_NAME", "store_problem", "StoredFault", "load_faults", "fault_hook", "SCHEMA_VERSION",
 ]
 
 DB_NAME = "results.sqlite"
@@ -67,8 +63,8 @@ COUNTS = (
 )
 """The per-rule counts kept for each seat of each game (see docs/tournaments.md)."""
 
-SCHEMA_VERSION = 2
-"""1: games, seats, rejected, scheduled. 2: and ``faults`` (what a faulting bot was given)."""
+SCHEMA_VERSION = 1
+"""1: games, seats, rejected, scheduled."""
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -86,11 +82,6 @@ CREATE TABLE IF NOT EXISTS seats (
 );
 CREATE TABLE IF NOT EXISTS rejected (file TEXT PRIMARY KEY, reason TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS scheduled (game_id TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS faults (
-    game_id TEXT PRIMARY KEY REFERENCES games(game_id), seat INTEGER NOT NULL, bot TEXT NOT NULL,
-    version TEXT NOT NULL, kind TEXT NOT NULL, hook TEXT NOT NULL, step INTEGER NOT NULL, round INTEGER NOT NULL,
-    turn INTEGER NOT NULL, phase TEXT NOT NULL, legal TEXT NOT NULL, context BLOB NOT NULL
-);
 """
 
 
@@ -113,32 +104,8 @@ def game_id(preset: str, rules: str, table_size: int, deal_key: str, rotation: i
 
 
 @dataclass
-class FaultRow:
-    """What the faulting seat of a game was given at the call that failed (a row of ``faults``).
-
-    ``hook``: the call (``"choose()"``, ``"on_round_start()"``...); ``step``: how many actions
-    the game's record holds before it; ``round`` (from 0), ``turn``, ``phase``: where the game
-    stood; ``legal``: the legal actions' texts (empty for a hook that decides nothing);
-    ``context``: JSON-ready data, ``{"observation": Observation.to_dict()}`` for a call that
-    gets one, the hook's arguments otherwise, and ``"limits"``: the limits it ran under.
-    """
-
-    seat: int
-    bot: str
-    version: str
-    kind: str
-    hook: str
-    step: int
-    round: int
-    turn: int
-    phase: str
-    legal: list[str]
-    context: dict[str, Any]
-
-
-@dataclass
 class GameRow:
-    """One game as stored (``record``: the GameRecord JSON, uncompressed; ``fault``: its fault's context, if any)."""
+    """One game as stored (``record``: the GameRecord JSON, uncompressed)."""
 
     game_id: str
     deal_id: str
@@ -151,7 +118,6 @@ class GameRow:
     status: str
     n_rounds: int
     record: bytes
-    fault: FaultRow | None = None
 
 
 @dataclass
@@ -272,19 +238,13 @@ def _reading(fn: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
-def _writing(fn: _F) -> _F:
-    """A :class:`Store` method whose sqlite errors become :func:`store_problem`'s (``__init__``: the connection is closed)."""
-
-    @functools.wraps(fn)
-    def wrapper(self: "Store", *args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            if fn.__name__ == "__init__" and getattr(self, "con", None) is not None:
-                self.con.close()
-            raise store_problem(self.path, exc) from exc
-
-    return wrapper  # type: ignore[return-value]
+@contextmanager
+def _problems(db: Path) -> Iterator[None]:
+    """The writer's sqlite errors inside become :func:`store_problem`'s."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise store_problem(db, exc) from exc
 
 
 def _corrupt(reason: str) -> sqlite3.DatabaseError:
@@ -365,43 +325,58 @@ def _open_reader(db: Path) -> sqlite3.Connection:
     return con
 
 
+@contextmanager
+def _transaction(con: sqlite3.Connection, db: Path) -> Iterator[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction on the store ``db``, committed at the end, rolled back on any error
+    (sqlite errors become :func:`store_problem`'s).
+
+    SQLite has already rolled back by itself after some errors (a full disk, an I/O error):
+    ``ROLLBACK`` then runs only if a transaction is still open, so the error raised is the real one.
+    """
+    with _problems(db):
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            yield con
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                try:
+                    con.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # the error that brought us here is the one to report
+            raise
+
+
 class Store:
-    """The writer side of the store (the runner holds one); readers use :func:`load_frames`."""
+    """The writer side of the store (the runner holds one); readers use :func:`load_frames`.
+
+    Every method that touches the file reports sqlite errors as :func:`store_problem`'s
+    (:func:`_transaction`, or :func:`_problems` for one that only reads).
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.con = _open_writer(self.path)
-        self.con.executescript(_SCHEMA)
-        row = self.con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            self.con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row[0]) > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} was written by a newer cabo-kit (schema {row[0]}); upgrade cabo-kit to read it")
-        elif int(row[0]) < SCHEMA_VERSION:
-            self._migrate(int(row[0]))
-
-    def _migrate(self, found: int) -> None:
-        """Bring a store of schema ``found`` forward to :data:`SCHEMA_VERSION`, changing nothing already stored.
-
-        1 -> 2: the ``faults`` table (``_SCHEMA`` has just made it, empty): the faults of schema 1
-        have no row there, and ``cabo-kit tournament repro`` replays them from their records alone.
-        """
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            con.execute("UPDATE meta SET value=? WHERE key='schema_version' AND value=?", (str(SCHEMA_VERSION), str(found)))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+        with _problems(self.path):
+            self.con = con = _open_writer(self.path)
+            try:
+                # The version first: a store of a newer cabo-kit is refused before anything is written into it.
+                has_meta = con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+                row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() if has_meta else None
+                if row is not None and int(row[0]) > SCHEMA_VERSION:
+                    raise StoreError(f"{self.path} was written by a newer cabo-kit (schema {row[0]}); "
+                                     "upgrade cabo-kit to read it")
+                con.executescript(_SCHEMA)
+                if row is None:
+                    con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            except BaseException:
+                con.close()
+                raise
 
     def add_game(self, game: GameRow, seats: Sequence[SeatRow]) -> bool:
         """Store one finished game and its seats in one transaction; ``False`` if it was already there."""
         blob = zlib.compress(game.record, 6)
         sha = hashlib.sha256(game.record).hexdigest()
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(self.con, self.path) as con:
             cur = con.execute(
                 "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (game.game_id, game.deal_id, game.order_key, game.preset, game.rules, game.table_size, game.deal_seed,
@@ -414,23 +389,12 @@ class Store:
                     [(game.game_id, s.seat, s.bot, s.version, s.total, s.rank, s.win, s.status, s.fault,
                       *(int(s.counts.get(c, 0)) for c in COUNTS)) for s in seats],
                 )
-                f = game.fault
-                if f is not None:
-                    context = zlib.compress(json.dumps(f.context, sort_keys=True, separators=(",", ":")).encode(), 6)
-                    con.execute(
-                        "INSERT OR IGNORE INTO faults VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                        (game.game_id, f.seat, f.bot, f.version, f.kind, f.hook, f.step, f.round, f.turn, f.phase,
-                         json.dumps(f.legal), context),
-                    )
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return added
 
     def existing_ids(self) -> set[str]:
         """The ids of every stored game."""
-        return {r[0] for r in self.con.execute("SELECT game_id FROM games")}
+        with _problems(self.path):
+            return {r[0] for r in self.con.execute("SELECT game_id FROM games")}
 
     def set_scheduled(self, ids: Iterable[str]) -> None:
         """Replace the latest schedule's game ids (what the frames show)."""
@@ -438,39 +402,24 @@ class Store:
 
     def add_scheduled(self, ids: Iterable[str]) -> None:
         """Add game ids to the latest schedule (an adaptive run's next batch)."""
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(self.con, self.path) as con:
             con.executemany("INSERT OR IGNORE INTO scheduled VALUES (?)", [(i,) for i in ids])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
     def set_rejected(self, rejected: Iterable[tuple[str, str]]) -> None:
         """Replace the list of rejected files with this run's."""
         self._replace("rejected", list(rejected))
 
     def _replace(self, table: str, rows: list[tuple[Any, ...]]) -> None:
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(self.con, self.path) as con:
             con.execute(f"DELETE FROM {table}")
             if rows:
                 con.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
     def delete_game(self, gid: str) -> None:
         """Remove one game (e.g. one whose record is corrupt); the next run plays it again."""
-        con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        con.execute("DELETE FROM faults WHERE game_id=?", (gid,))
-        con.execute("DELETE FROM seats WHERE game_id=?", (gid,))
-        con.execute("DELETE FROM games WHERE game_id=?", (gid,))
-        con.execute("COMMIT")
+        with _transaction(self.con, self.path) as con:
+            con.execute("DELETE FROM seats WHERE game_id=?", (gid,))
+            con.execute("DELETE FROM games WHERE game_id=?", (gid,))
 
     def close(self) -> None:
         self.con.close()
@@ -481,11 +430,6 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-# Every method that touches the file, including ones added later, reports sqlite errors as store_problem's.
-for _name, _method in list(vars(Store).items()):
-    if callable(_method) and (_name == "__init__" or not _name.startswith("_")):
-        setattr(Store, _name, _writing(_method))
 
 
 def _reader(path: str | Path) -> sqlite3.Connection:
@@ -575,16 +519,29 @@ def load_record(db_path: str | Path, gid: str) -> "GameRecord":
     return GameRecord.from_json(text)
 
 
+def fault_hook(reason: str) -> str:
+    """The call a fault's reason names (``"choose()"``, ``"on_round_start()"``...), ``""`` if it names none
+    (a crashed process, a reply that is not JSON...).
+
+    >>> fault_hook("on_round_start() raised:\\nTraceback ..."), fault_hook("the bot's process was killed")
+    ('on_round_start()', '')
+    """
+    from ..bot import BOT_HOOKS
+
+    head = reason.lstrip()
+    return next((f"{h}()" for h in BOT_HOOKS if head.startswith(f"{h}()")), "")
+
+
 @dataclass
 class StoredFault:
-    """One faulted game as the store holds it: who faulted, how, and the game it happened in.
+    """One faulted game as the store holds it (``games`` and ``seats``): who faulted, how, and the game.
 
-    From ``games`` and ``seats``: ``game_id``, ``seat``, ``bot``, ``version`` (of its file),
-    ``kind`` (``error``, ``timeout``, ``illegal``, ``crash``), ``reason`` (traceback or words),
-    ``preset``, ``rules`` (JSON of the overrides), ``table_size``, ``deal_seed``, ``order_key``;
-    ``current``: whether the game is in the latest run's schedule (else a game of an older file version).
-    From ``faults`` (``None`` for a fault stored before schema 2): ``hook``, ``step``, ``round``,
-    ``turn``, ``phase``, ``legal`` and ``context`` (see :class:`FaultRow`).
+    ``game_id``, ``seat``, ``bot``, ``version`` (of its file), ``kind`` (``error``, ``timeout``,
+    ``illegal``, ``crash``), ``reason`` (traceback or words), ``preset``, ``rules`` (JSON of the
+    overrides), ``table_size``, ``deal_seed``, ``order_key``; ``current``: whether the game is in
+    the latest run's schedule (else a game of an older file version); ``hook``: the call that
+    failed as the reason names it (:func:`fault_hook`). What the bot was given there is in the
+    game's record: ``load_record(db, game_id).view(seat, len(record.actions))``.
     """
 
     game_id: str
@@ -599,56 +556,36 @@ class StoredFault:
     deal_seed: int
     order_key: str
     current: bool = True
-    hook: str | None = None
-    step: int | None = None
-    round: int | None = None
-    turn: int | None = None
-    phase: str | None = None
-    legal: list[str] | None = None
-    context: dict[str, Any] | None = None
+
+    @property
+    def hook(self) -> str:
+        """The call that failed (``"choose()"`` when the reason names none: a decision is the usual place)."""
+        return fault_hook(self.reason) or "choose()"
 
 
-def load_faults(db_path: str | Path, prefix: str = "") -> list[StoredFault]:
-    """Every stored fault (of any run: ``current`` says which are in the latest schedule) whose game id starts
-    with ``prefix``, in schedule order.
-
-    A store of schema 1 (not yet opened by a :class:`Store`, so not migrated) gives its faults
-    without their context.
+@_reading
+def load_faults(db_path: str | Path) -> list[StoredFault]:
+    """Every stored fault (of any run: ``current`` says which are in the latest schedule), in schedule order.
 
     >>> import tempfile, os
     >>> db = os.path.join(tempfile.mkdtemp(), "results.sqlite")
     >>> with Store(db) as store:
-    ...     fault = FaultRow(1, "b", "v2", "error", "choose()", 0, 0, 0, "look", ["look 0,1"], {"observation": None})
-    ...     _ = store.add_game(GameRow("g1", "d1", "00001:x:0", "rush", "{}", 2, 7, 0, "fault", 0, b"{}", fault),
-    ...                        [SeatRow(0, "a", "v1", 0, 1, 1.0, "ok", "", {}), SeatRow(1, "b", "v2", 0, 2, 0.0, "error", "boom", {})])
-    >>> [(f.game_id, f.bot, f.kind, f.reason, f.hook, f.legal) for f in load_faults(db)]
-    [('g1', 'b', 'error', 'boom', 'choose()', ['look 0,1'])]
+    ...     _ = store.add_game(GameRow("g1", "d1", "00001:x:0", "rush", "{}", 2, 7, 0, "fault", 0, b"{}"),
+    ...                        [SeatRow(0, "a", "v1", 0, 1, 1.0, "ok", "", {}), SeatRow(1, "b", "v2", 0, 2, 0.0, "error", "choose() raised: boom", {})])
+    >>> [(f.game_id, f.bot, f.kind, f.reason, f.hook) for f in load_faults(db)]
+    [('g1', 'b', 'error', 'choose() raised: boom', 'choose()')]
     """
     con = _reader(db_path)
     try:
-        has_table = con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='faults'").fetchone() is not None
-        extra = ("f.hook, f.step, f.round, f.turn, f.phase, f.legal, f.context" if has_table
-                 else "NULL, NULL, NULL, NULL, NULL, NULL, NULL")
-        join = "LEFT JOIN faults f ON f.game_id = s.game_id AND f.seat = s.seat" if has_table else ""
-        like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        _check_intact(con)
         rows = con.execute(
             "SELECT s.game_id, s.seat, s.bot, s.version, s.status, s.fault, g.preset, g.rules, g.table_size, g.deal_seed, "
-            "g.order_key, (c.game_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM scheduled)), "
-            f"{extra} FROM seats s JOIN games g ON g.game_id = s.game_id {join} "
-            "LEFT JOIN scheduled c ON c.game_id = s.game_id "
-            "WHERE s.status != 'ok' AND s.game_id LIKE ? ESCAPE '\\' ORDER BY g.order_key, g.game_id", (like,)).fetchall()
+            "g.order_key, (c.game_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM scheduled)) "
+            "FROM seats s JOIN games g ON g.game_id = s.game_id LEFT JOIN scheduled c ON c.game_id = s.game_id "
+            "WHERE s.status != 'ok' ORDER BY g.order_key, g.game_id").fetchall()
     finally:
         con.close()
-    out = []
-    for r in rows:
-        fault = StoredFault(*r[:11])
+    faults = [StoredFault(*r[:11]) for r in rows]
+    for fault, r in zip(faults, rows):
         fault.current = bool(r[11])
-        if r[12] is not None:
-            fault.hook, fault.step, fault.round, fault.turn, fault.phase = r[12:17]
-            fault.legal = list(json.loads(r[17]))
-            try:
-                fault.context = json.loads(zlib.decompress(r[18]))
-            except (zlib.error, ValueError):
-                fault.context = None  # a damaged context: the record still replays the fault
-        out.append(fault)
-    return out
+    return faults

@@ -40,8 +40,7 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-import types
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -52,12 +51,10 @@ from ..observation import Observation
 from .store import DB_NAME, StoredFault, load_faults, load_record
 
 __all__ = ["ReproError", "ReproResult", "repro", "find_fault", "short_ids", "repro_command", "write_pytest",
-           "fault_sentence"]
+           "fault_sentence", "repro_cli"]
 
 MIN_ID = 8
 """Hex digits of a game id the report shows to name a fault (more when two faults share them)."""
-
-_HOOK_AT = re.compile(r"^(on_game_start|on_round_start|choose|on_round_end|on_game_end)\(\)")
 
 
 class ReproError(ValueError):
@@ -69,8 +66,8 @@ class ReproResult:
     """What a replay found. ``status``: ``"fails"``, ``"fixed"`` or ``"differs"``; ``message``: the sentence.
 
     ``fault``: the stored fault; ``file``, ``version``: the file replayed and its version;
-    ``observation``: what the bot was given at the call the replay ended on (``None`` for
-    ``on_game_start``/``on_game_end``); ``hook``: that call; ``answer``: the bot's answer
+    ``observation``: what the bot was given at the decision the replay ended on (``None`` when
+    it ended in another call: ``on_game_start``, ``on_round_start``...); ``hook``: that call; ``answer``: the bot's answer
     there (``None`` if it failed); ``recorded``: the record's answer there (``differs``);
     ``reason``: the full reason (traceback) of a fault in the replay; ``output``: what the bot
     printed during the replay; ``round``, ``turn``, ``phase``: where (round from 1).
@@ -129,8 +126,6 @@ def repro_command(folder: str | os.PathLike[str], fault: str) -> str:
     >>> repro_command("my class", "3f2a9c1b")
     "cabo-kit tournament repro 'my class' 3f2a9c1b"
     """
-    import shlex
-
     return f"cabo-kit tournament repro {shlex.quote(str(folder))} {fault}"
 
 
@@ -141,10 +136,14 @@ def find_fault(folder: str | os.PathLike[str], key: str) -> StoredFault:
     Raises :class:`ReproError` naming the faults there are when none or several match.
     """
     db = Path(folder) / DB_NAME
+    return _pick(load_faults(db), key, db)
+
+
+def _pick(faults: list[StoredFault], key: str, db: Path) -> StoredFault:
+    """The fault of ``faults`` (those of the store ``db``) named ``key``: see :func:`find_fault`."""
     key = key.strip()
     if not key:
         raise ReproError("say which fault: its game id as the report shows it (e.g. 3f2a9c1b), or a bot's name")
-    faults = load_faults(db)
     if not faults:
         raise ReproError(f"{db} holds no fault: every game stored ended normally")
     by_bot = [f for f in faults if f.bot == key]
@@ -179,6 +178,8 @@ def fault_sentence(reason: str, filename: str = "") -> str:
     >>> fault_sentence("choose() took longer than the 0.2 s limit")
     'choose() took longer than the 0.2 s limit'
     """
+    from .isolation import one_line_reason, own_line
+
     text = reason.strip()
     lines = text.splitlines()
     if not lines:
@@ -186,10 +187,9 @@ def fault_sentence(reason: str, filename: str = "") -> str:
     if "Traceback (most recent call last)" not in text:
         return lines[0]
     head = lines[0].rstrip(":").strip()
-    last = next((ln.strip() for ln in reversed(lines) if ln.strip() and not ln.startswith(" ")), lines[-1].strip())
-    frames = re.findall(r'File "([^"]*)", line (\d+)', text)
-    own = [line for path, line in frames if filename and os.path.basename(path) == filename]
-    where = f" ({filename}, line {own[-1]})" if own else ""
+    last = one_line_reason(text, "")  # the last line; the line of the bot's file goes after it, with the file
+    own = own_line(text, filename)
+    where = f" ({filename}, line {own})" if own else ""
     if head.endswith(" raised"):
         return f"{head} {last}{where}"
     return f"{head}: {last}{where}" if head != last else f"{last}{where}"
@@ -258,15 +258,10 @@ class _Replayed(Bot):
         self.bot.on_game_end(totals, winners)
 
 
-def _hook_of(fault: StoredFault) -> str:
-    if fault.hook:
-        return fault.hook
-    m = _HOOK_AT.match(fault.reason.strip())
-    return m.group(0) if m else "choose()"
-
-
-def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[str] | None = None) -> ReproResult:
-    """Replay ``fault`` of the tournament in ``folder`` with the bot's current file (or ``file``); see the module.
+def repro(folder: str | os.PathLike[str], fault: str | StoredFault,
+          file: str | os.PathLike[str] | None = None) -> ReproResult:
+    """Replay ``fault`` (a name as :func:`find_fault` takes it, or a stored fault) of the tournament in ``folder``
+    with the bot's current file (or ``file``); see the module.
 
     Raises :class:`ReproError` (or ``ConfigError``/``StoreError``) when it cannot replay: an
     unknown fault, a missing file, a fault of a reference bot. A file that no longer loads is
@@ -281,7 +276,7 @@ def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[st
     if not (folder / DB_NAME).exists():
         raise ReproError(f"no results store in {folder}: give the tournament folder (it holds {DB_NAME})")
     cfg, _ = load_config(folder)
-    f = find_fault(folder, fault)
+    f = fault if isinstance(fault, StoredFault) else find_fault(folder, fault)
     path = Path(file) if file is not None else folder / "bots" / f"{f.bot}.py"
     if not path.is_file():
         from .. import bots as builtin
@@ -291,7 +286,7 @@ def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[st
         raise ReproError(f"{path} is not a file: give the bot's file with --file PATH")
     record = load_record(folder / DB_NAME, f.game_id)
     version, _ = _file_version(path)
-    result = ReproResult("fails", "", f, path, version, hook=_hook_of(f))
+    result = ReproResult("fails", "", f, path, version, hook=f.hook)
     limits = cfg.make_limits()
     try:
         sub = load_submission(path, limits)
@@ -314,22 +309,21 @@ def repro(folder: str | os.PathLike[str], fault: str, file: str | os.PathLike[st
         return len(game.history) == steps and replayed.next == len(replayed.answers)
 
     players: list[Bot] = [replayed if s == seat else _Forced(s, answers[s], reached) for s in range(record.n_players)]
-    where: dict[str, Any] = {}
     stop: _Stop | None = None
     try:
         try:
-            fault_seat, kind, reason = play_one(game, players, record.bots, where)
+            fault_seat, kind, reason = play_one(game, players, record.bots)
         except _Stop as signal:
             stop, fault_seat, kind, reason = signal, None, "", ""
         result.output = isolated.log_text
     finally:
         isolated.close()
-    _conclude(result, game, stop, fault_seat, kind, reason, where, steps, path.name, f"{f.bot}.py")
+    _conclude(result, game, stop, fault_seat, kind, reason, steps, path.name, f"{f.bot}.py")
     return result
 
 
 def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: int | None, kind: str, reason: str,
-              where: dict[str, Any], steps: int, filename: str, recorded_file: str) -> None:
+              steps: int, filename: str, recorded_file: str) -> None:
     """Fill in ``result``'s status and sentence from how the replay ended."""
     f = result.fault
     obs = stop.observation if stop is not None else None
@@ -343,7 +337,7 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
              "faithfully; run the tournament again to play the new file's games")
     if stop is not None and stop.what == "answered":
         result.status, result.answer = "fixed", stop.answer
-        failed = _hook_of(f)
+        failed = f.hook
         if failed == "choose()":
             result.message = f"fixed: at the faulted decision ({at}) your bot now answers {stop.answer} (legal)"
         else:
@@ -356,7 +350,7 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
                           f"the record has {stop.recorded}; {later}")
         return
     if stop is not None and stop.what == "passed":  # a hook failed where the tournament's game stopped
-        result.status, result.hook = "fixed", _hook_of(f)
+        result.status, result.hook = "fixed", f.hook
         result.message = (f"fixed: {result.hook} no longer fails (the tournament's game stopped there, at {at}, "
                           "so the replay ends)")
         return
@@ -370,12 +364,9 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
         result.message = "fixed: the game now ends without a fault (on_game_end() returns)"
         return
     result.reason = reason
-    result.hook = str(where.get("hook") or result.hook)
-    given = (where.get("context") or {}).get("observation")
-    context = Observation.from_dict(given, game.rules) if given else None
-    if context is not None:
-        result.observation, result.round, result.turn, result.phase = (
-            context, context.round, context.turn, str(context.phase))
+    if result.hook == "choose()" and len(game.history) == steps:  # what the record's view shows at the fault
+        given = game.observation(f.seat)
+        result.observation, result.round, result.turn, result.phase = given, given.round, given.turn, str(given.phase)
         at = _where(result.round, result.turn, result.phase)
     sentence = fault_sentence(reason, filename)
     if len(game.history) < steps:
@@ -388,21 +379,12 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
         result.message += f" (in the tournament: {f.kind}: {fault_sentence(f.reason, recorded_file)})"
 
 
-def where_hook(reason: str) -> str | None:
-    """The call a fault's reason names (``"choose()"``, ``"on_round_start()"``...), or ``None``.
-
-    >>> where_hook("on_round_start() raised:\\nTraceback ..."), where_hook("the bot's process was killed")
-    ('on_round_start()', None)
-    """
-    m = _HOOK_AT.match(reason.strip())
-    return m.group(0) if m else None
-
 
 # ------------------------------------------------------------------ a test file
 
 
 _TEST = '''\
-"""Replays fault {fault} of the tournament in {folder_text}: {bot} at seat {seat}, game {game_id}.
+r"""Replays fault {fault} of the tournament in {folder_text}: {bot} at seat {seat}, game {game_id}.
 
 In the tournament: {sentence}
 The test replays that game with {file_name} as it is now and asserts a legal answer within
@@ -413,15 +395,15 @@ Run it with: pytest {test_name}
 
 from pathlib import Path
 
-from cabo_kit.tournament.repro import repro
+from cabo_kit.tournament import repro
 
 HERE = Path(__file__).resolve().parent
 FOLDER = {folder_expr}
 FILE = {file_expr}
 
 
-def test_fault_{fault}_now_answers_legally_in_time():
-    result = repro(FOLDER, {fault!r}, file=FILE)
+def test_the_faulted_call_now_gets_a_legal_answer_in_time():
+    result = repro(FOLDER, {game_id!r}, file=FILE)
     assert result.status == "fixed", result.message
 '''
 
@@ -434,26 +416,34 @@ def _path_expr(target: Path, base: Path) -> str:
     return f"HERE / {Path(rel).as_posix()!r}"
 
 
-def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], fault: str,
-                 file: str | os.PathLike[str] | None = None) -> Path:
+def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], fault: str | StoredFault,
+                 file: str | os.PathLike[str] | None = None, short: str | None = None) -> Path:
     """Write a standalone pytest file replaying ``fault`` (paths relative to the test file, so the folder may move).
 
-    Returns the path written (``.py`` added if missing). It runs with plain ``pytest``.
+    ``short``: the id the report shows for it (found from the store if not given). Returns the path
+    written (``.py`` added if missing). It runs with plain ``pytest``.
     """
     folder = Path(folder)
-    f = find_fault(folder, fault)
-    short = short_ids([x.game_id for x in load_faults(folder / DB_NAME)])[f.game_id]
+    if isinstance(fault, StoredFault) and short is not None:
+        f = fault
+    else:
+        faults = load_faults(folder / DB_NAME)
+        f = fault if isinstance(fault, StoredFault) else _pick(faults, fault, folder / DB_NAME)
+        short = short_ids([x.game_id for x in faults])[f.game_id]
     out = Path(path)
     if out.suffix != ".py":
         out = out.with_name(out.name + ".py")
     bot_file = Path(file) if file is not None else folder / "bots" / f"{f.bot}.py"
     out.parent.mkdir(parents=True, exist_ok=True)
     base = out.parent
-    command = repro_command(folder, short) + (f" --file {bot_file}" if file is not None else "") + f" --pytest {out}"
+    # The whole game id: a later run may add a fault whose id starts with the same digits.
+    q = shlex.quote
+    command = (repro_command(folder, f.game_id) + (f" --file {q(str(bot_file))}" if file is not None else "")
+               + f" --pytest {q(str(out))}")
     text = _TEST.format(
         fault=short, folder_text=folder, bot=f.bot, seat=f.seat, game_id=f.game_id,
         sentence=fault_sentence(f.reason, f"{f.bot}.py").replace('"""', "'''"), file_name=bot_file.name,
-        command=command, test_name=out.name, folder_expr=_path_expr(folder, base), file_expr=_path_expr(bot_file, base),
+        command=command, test_name=q(out.name), folder_expr=_path_expr(folder, base), file_expr=_path_expr(bot_file, base),
     )
     out.write_text(text, encoding="utf-8")
     return out
@@ -465,14 +455,18 @@ def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], f
 def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str | None = None,
               out: Callable[[str], None] = print) -> int:
     """``cabo-kit tournament repro DIR FAULT [--file F] [--pytest PATH]``: print the replay; 0 if fixed, 1 if not."""
-    f = find_fault(folder, fault)
-    short = short_ids([x.game_id for x in load_faults(Path(folder) / DB_NAME)])[f.game_id]
-    where = (f" at {_where(f.round, f.turn or 0, f.phase or '?')}" if f.round is not None else "")
+    db = Path(folder) / DB_NAME
+    faults = load_faults(db)
+    f = _pick(faults, fault, db)
+    short = short_ids([x.game_id for x in faults])[f.game_id]
+    record = load_record(Path(folder) / DB_NAME, f.game_id)
+    given = record.view(f.seat, len(record.actions))  # the game where the fault stopped it
+    where = f" at {_where(given.round, given.turn, str(given.phase))}"
     out(f"fault {short}: {f.bot} (seat {f.seat}) in game {f.game_id} ({f.preset}, {f.table_size} players, "
-        f"deal seed {f.deal_seed}){where}, in {_hook_of(f)}")
+        f"deal seed {f.deal_seed}){where}, in {f.hook}")
     out(f"  in the tournament: {f.kind}: {fault_sentence(f.reason, f'{f.bot}.py')}"
         + ("" if f.current else " (a game of an earlier run, with an older version of the file)"))
-    result = repro(folder, f.game_id, file)
+    result = repro(folder, f, file)
     same = "the file that played in the tournament" if result.version == f.version else (
         f"the tournament played version {f.version}")
     out(f"replayed with {result.file} (version {result.version}: {same}), under tournament.toml's limits")
@@ -489,16 +483,7 @@ def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str
         out(f"  your bot printed {len(lines)} lines; the first ones:")
         out("\n".join("    " + line for line in lines[:20]))
     if pytest_path:
-        written = write_pytest(pytest_path, folder, f.game_id, file)
+        written = write_pytest(pytest_path, folder, f, file, short=short)
         out(f"wrote {written}: `pytest {written}` fails until the faulted decision gets a legal answer in time")
     return 0 if result.fixed else 1
 
-
-class _CallableModule(types.ModuleType):
-    """``cabo_kit.tournament.repro(...)`` calls :func:`repro`: the function and its module share the name."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> ReproResult:
-        return repro(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
