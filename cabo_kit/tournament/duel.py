@@ -32,24 +32,22 @@ import html
 import math
 import re
 import sys
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..actions import IllegalActionError
 from ..bot import Bot
 from ..game import Game
 from ..play import bot_random, run_game
 from ..rules import Rules, RulesError
 from .isolation import IsolatedBot, Limits, Submission, load_submission
+from .runner import _AtSeat, _fault_of  # the tournament's own seat note and fault reading
 
 __all__ = ["DuelError", "DuelResult", "duel", "duel_seed", "opponent_names", "resolve_opponent", "wilson_interval"]
 
 Z95 = 1.959963984540054
-"""The normal quantile of a two-sided 95% interval."""
+"""The normal quantile of a two-sided 95% interval (as in outcomes.py, which needs numpy)."""
 
-FAULT_KINDS = ("error", "timeout", "illegal", "crash")
 AUTO_PROGRESS_GAMES = 100
 """With ``progress=None``, runs of at least this many games show a progress bar."""
 
@@ -276,35 +274,6 @@ class DuelResult:
 
 
 # ------------------------------------------------------------------ playing
-
-
-class _AtSeat(Bot):
-    """A bot as the game loop sees it here: notes its seat before each call, so a fault is blamed right."""
-
-    def __init__(self, bot: Bot, seat: int, cell: list[int]) -> None:
-        super().__init__()
-        self._bot, self._seat, self._cell = bot, seat, cell
-
-    def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
-        self._cell[0] = self._seat
-        return self._bot.choose(observation, legal_actions)
-
-    def on_round_start(self, observation: Any) -> None:
-        self._cell[0] = self._seat
-        self._bot.on_round_start(observation)
-
-    def on_round_end(self, result: Any) -> None:
-        self._cell[0] = self._seat
-        self._bot.on_round_end(result)
-
-
-def _fault_of(exc: BaseException) -> tuple[str, str]:
-    kind = getattr(exc, "kind", None)
-    if kind in FAULT_KINDS:
-        return str(kind), str(getattr(exc, "reason", exc))
-    if isinstance(exc, IllegalActionError):
-        return "illegal", str(exc)
-    return "error", "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
 def _measured(bot: Any, limits: Limits) -> tuple[str, Callable[[], Bot], Submission | None]:
