@@ -580,8 +580,12 @@ def test_behind_the_scoring_the_ended_round_s_piles() -> None:
     assert 'aria-label="the discard pile, top card J♣"' in table.frame["html"] and ">31<" in table.frame["html"]
 
 
-@pytest.mark.parametrize("preset, n, memory", [("rush", 3, "engine"), ("traveller", 6, "none"), ("deluxe", 6, "engine")])
-def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: int, memory: str,
+@pytest.mark.parametrize("preset, n, memory, seed", [
+    ("rush", 3, "engine", 0), ("traveller", 6, "none", 0), ("deluxe", 6, "engine", 0),
+    # a round ended by the move after a matched multi-exchange (its cards reach the pile as the drawn card is placed)
+    ("deluxe", 2, "engine", 1), ("deluxe", 2, "engine", 7), ("deluxe", 2, "none", 1), ("deluxe", 2, "none", 7),
+])
+def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: int, memory: str, seed: int,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's own pile and deck as each round ended (read as it deals the next) against what the
     table shows behind that round's scoring, over whole games (snaps, reshuffles, multi-exchange penalties)."""
@@ -601,8 +605,8 @@ def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: i
 
     monkeypatch.setattr(Game, "_start_round", start_round)
     rules = ck.Rules.preset(preset).replace(min_players=2, end_score=300)  # more rounds
-    table = CardTable(rules, opponents=[1, 2, 3, 4, 1][: n - 1], seed=0, pace=0, memory=memory)
-    rng = random.Random(0)
+    table = CardTable(rules, opponents=[1, 2, 3, 4, 1][: n - 1], seed=seed, pace=0, memory=memory)
+    rng = random.Random(seed)
     seen: Counter[str] = Counter()
     checked = 0
     for _ in range(20000):
@@ -619,24 +623,28 @@ def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: i
     assert table.game.is_over and checked == len(truth) + 1 >= 4
 
 
-def test_piles_after_counts_each_card_leaving_the_deck_once() -> None:
-    from cabo_kit.cards import UNKNOWN
-    from cabo_kit.observation import Event
-    from cabo_kit.table.view import piles_after
+class _CallsCabo(ck.Bot):
+    """Calls Cabo at once (else the first legal action): the next player's turn is the round's last."""
 
-    c = ck.Card.parse
-    pile = [c("3"), c("9")]
-    # A failed multi-exchange of 3 cards drew its penalty card while the drawn card was placed; the
-    # penalty's own event comes with the next move (the round's last here): the deck is not counted twice.
-    assert piles_after((pile, 20, True), [Event("penalty", 5, (0,), (UNKNOWN,))]) == (c("9"), 2, 20)
-    # A missed snap draws its penalty as its event says.
-    missed = [Event("snap", 1, (0, 2), (c("4"),), "miss"), Event("penalty", 1, (4,), (UNKNOWN,))]
-    assert piles_after((pile, 20, False), missed) == (c("9"), 2, 19)
-    # A matched multi-exchange: the picked cards land as the drawn card takes its place; a right snap lands too.
-    matched = [Event("multi", 0, (0, 1), (c("5"), c("5")), "ok"), Event("place", 0, (0,)),
-               Event("snap", 2, (1, 0), (c("5"),), "match")]
-    assert piles_after((pile, 20, False), matched) == (c("5"), 5, 20)
-    # Taken from the pile, then exchanged; a reshuffle leaves the top and makes the rest the deck.
-    taken = [Event("take", 0, (), (c("9"),)), Event("exchange", 0, (2,), (c("7"), c("9"))),
-             Event("reshuffle", None, (2,)), Event("draw", 1, (), (UNKNOWN,))]
-    assert piles_after((pile, 0, False), taken) == (c("7"), 1, 1)
+    def choose(self, observation: Any, legal_actions: Any) -> Any:
+        return next((a for a in legal_actions if isinstance(a, ck.CallCabo)), legal_actions[0])
+
+
+def test_a_matched_multi_exchange_that_ends_the_round_leaves_its_cards_on_the_pile() -> None:
+    """Deluxe, 2 players: the bot calls Cabo, so your turn is the round's last. You hold 5 5 9 9 and
+    draw a 5: Exchange your cards 1 and 2 (they match), then place the drawn 5, which ends the round.
+    Behind the scoring: the two 5s on the pile over the first discard (they land as the drawn card is
+    placed, a move after the exchange), the deck less the one card drawn; the engine's own fact."""
+    table = CardTable("deluxe", opponents=[_CallsCabo()], seed=1, pace=0, start_player=1,
+                      deck="5 5 9 9  1 2 3 4  7  5")
+    for target in ("card:0:0", "card:0:1", "deck", "card:0:0", "card:0:1", "btn:confirm"):
+        send(table, target)
+    assert table.game.phase == "place" and table.game.caller == 1 and not table.view.overlay
+    send(table, "card:0:0")
+    game, view = table.game, table.view
+    assert view.overlay and game.results[-1].ended_by == "cabo" and (view.round, game.round) == (0, 1)
+    deck = len(table.rules.full_deck(2)) - 8 - 1 - 1
+    assert (view.discard_top, view.pile_size, view.deck_size) == (ck.Card.parse("5"), 3, deck)
+    assert game.last_round_piles == (ck.Card.parse("5"), 3, deck)
+    assert [c.text for c in game.results[-1].final_hands[0]] == ["5", "9", "9"]
+    assert 'aria-label="the discard pile, top card 5"' in table.frame["html"]

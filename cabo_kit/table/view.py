@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NAMES", "RULES_URL", "Chooser", "Frame", "TableState", "button_label", "describe", "layout_slots", "legend_html",
-    "piles_after", "render_table", "round_summary_html", "rules_link", "scores_html", "seat_names", "status_text",
+    "render_table", "round_summary_html", "rules_link", "scores_html", "seat_names", "status_text",
     "targets_of",
 ]
 
@@ -399,44 +399,6 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
         return last + "End of your turn: call Cabo, or End turn."
     return f"Your move ({phase})."
 
-
-
-def piles_after(before: "tuple[Sequence[Card], int, bool]", events: Iterable[Event]) -> tuple[Card | None, int, int]:
-    """The discard pile's top card, its size and the deck's size after ``events``, from the pile
-    (bottom first), the deck size and whether a penalty card was already drawn (after a failed
-    multi-exchange of 3 or more: its ``penalty`` event comes with the next move) before them: what
-    the table shows behind a round's scoring, once the engine has already dealt the next round.
-
-    >>> from cabo_kit.cards import Card
-    >>> two, ace = Card.parse("2D"), Card.parse("AD")
-    >>> piles_after(([two], 30, False), [Event("draw", 1, (), (Card.parse("??"),)), Event("discard", 1, (), (ace,))])
-    (Card('AD'), 2, 29)
-    """
-    pile, deck, drawn = list(before[0]), before[1], before[2]
-    matched: tuple[Card, ...] = ()
-    for kind, _seat, t, cards, info in events:
-        if kind == "penalty" and drawn:
-            drawn = False
-        elif kind in ("draw", "penalty"):
-            deck -= 1
-        elif kind in ("flip", "discard"):
-            deck -= kind == "flip"
-            pile += cards
-        elif kind == "take":
-            del pile[-1:]
-        elif kind == "exchange":
-            pile += cards[:-1]  # the cards given up; the last one is the card kept
-        elif kind == "multi":
-            matched = tuple(cards) if info == "ok" else ()
-        elif kind == "place" and matched:  # a matched multi-exchange: the picked cards land as the drawn card is placed
-            pile += matched
-            matched = ()
-        elif kind == "snap" and info == "match":
-            pile += cards
-        elif kind == "reshuffle":
-            del pile[:-1]
-            deck += t[0]
-    return (pile[-1] if pile else None), len(pile), deck
 
 
 # ------------------------------------------------------------------ help
