@@ -489,6 +489,29 @@ def test_playing_rush_from_memory_flashes_the_cards_seen_at_the_deal() -> None:
     assert all(t == "??" for (s, _), t in shown_cards(table.frame["html"]).items() if s == 0)
 
 
+def test_at_a_pace_every_bot_look_is_logged() -> None:
+    table = CardTable("deluxe", opponents=[1, 1, 1], seed=3, pace=0.5, start_player=1)
+    send(table, "card:0:0")
+    send(table, "card:0:1")
+    table.fast_forward()
+    looks = [line for line in table.log_lines if "look at their cards" in line or "looks at their cards" in line]
+    assert len(looks) == 3
+
+
+def test_the_round_summary_says_what_a_beaten_caller_scores_in_each_preset() -> None:
+    from cabo_kit.table.view import round_summary_html
+
+    result = ck.RoundResult(
+        index=0, start_player=0, caller=0, caller_won=False, ended_by="cabo", final_hands=[[ck.Card.parse("9")], [ck.Card.parse("3")]],
+        totals=[9, 3], scores=[19, 3], game_totals=[19, 3], kamikaze=[], royal_roulette=[], resets=[], turns=4, snap_windows=0,
+        stats=[{}, {}],
+    )
+    deluxe = round_summary_html(result, ["You", "Bea"], {}, over=False, rules=ck.Rules.preset("deluxe"))
+    traveller = round_summary_html(result, ["You", "Bea"], {}, over=False, rules=ck.Rules.preset("traveller"))
+    assert "another hand was lower, so you score the hand plus 10" in deluxe
+    assert "so you score the hand." in traveller
+
+
 def test_an_expiry_of_an_older_picture_keeps_a_choice_being_made() -> None:
     table = CardTable("deluxe", opponents=[1], seed=1, pace=0, memory="none", start_player=0, deck="5 5 9 9  1 2 3 4  7  11")
     old = table.frame["token"]
