@@ -61,14 +61,20 @@ def check_table(table: CardTable, seen: Counter[str]) -> None:
     expected = {(s, p): c.text for s, hand in enumerate(hands) for p, c in enumerate(hand)}
     assert cards == expected
     # No face anywhere in the synced state that the seat does not know: the faces the page may hold
-    # are its known hand cards, the discard pile, the drawn card it may see, and at a round's end
-    # the final hands (turned up for everyone).
-    allowed = {c.text for hand in obs.hands for c in hand if c.known} | {c.text for c in obs.discard}
-    if obs.drawn is not None and obs.drawn.known:
-        allowed.add(obs.drawn.text)
-    if summary:  # the ended round's hands and its piles (faces the seat saw in that round's events)
-        allowed |= {c.text for hand in game.results[-1].final_hands for c in hand}
-        allowed |= {c.text for e in game.events_seen(seat) for c in e.cards if c.known}
+    # are its known hand cards, the discard pile, the drawn card it may see; at a round's end the
+    # final hands (turned up for everyone), the faces seen up to that end (its piles, the log) and the
+    # next round's public discard top, but nothing the seat sees in the next round's deal before Next.
+    if summary:
+        events = game.events_seen(seat)
+        end = max(i for i, e in enumerate(events) if e.kind == "end")
+        allowed = {c.text for hand in game.results[-1].final_hands for c in hand}
+        allowed |= {c.text for e in events[: end + 1] for c in e.cards if c.known}
+        if obs.top is not None:
+            allowed.add(obs.top.text)
+    else:
+        allowed = {c.text for hand in obs.hands for c in hand if c.known} | {c.text for c in obs.discard}
+        if obs.drawn is not None and obs.drawn.known:
+            allowed.add(obs.drawn.text)
     # Every synced value but the stylesheet and script (whose [data-card="JOKER"] selector is no card);
     # json.dumps escapes the quotes of data-card="..." in the HTML: they are read unescaped.
     synced = json.dumps({k: v for k, v in state.items() if k not in ("_css", "_esm")}).replace('\\"', '"')
@@ -88,7 +94,7 @@ def check_table(table: CardTable, seen: Counter[str]) -> None:
     assert 'class="cabo-status"' in html and 'class="cabo-log"' in html and 'class="cabo-scores"' in html
     if summary and table.memory == "engine":
         # Behind a round's scoring, that round's piles: every card of the deck is in a hand, the pile or the deck
-        # (the next round, already dealt in rush and traveller, would have a full deck and a pile of one).
+        # (the next round, already dealt by the engine in every preset, would have a full deck and a pile of one).
         view = table.view
         in_hands = sum(len(hand) for hand in game.results[-1].final_hands)
         assert view.deck_size + view.pile_size + in_hands == len(table.rules.full_deck(game.n)), (
