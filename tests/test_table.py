@@ -184,7 +184,8 @@ def test_the_clicked_games_met_every_kind_of_decision() -> None:
         if (preset, n) not in PLAYED:
             _play_clicked_game(preset, n)
     needed = ["multi:ok", "multi:fail", "peek", "spy", "swap", "snap:match", "snap:miss", "give", "place", "penalty",
-              "cabo", "take", "phase:end_turn", "phase:give", "phase:place", "phase:swap", "phase:look"]
+              "cabo", "take", "phase:end_turn", "phase:give", "phase:place", "phase:swap", "phase:look",
+              "round ends"]
     missing = [k for k in needed if not SEEN[k]]
     assert not missing, f"the clicked games never met: {missing} (seen: {dict(SEEN)})"
 
