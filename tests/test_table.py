@@ -579,16 +579,23 @@ def test_after_a_cabo_call_your_status_says_it_is_your_last_turn() -> None:
 def test_the_table_has_a_title_a_rules_link_and_a_legend() -> None:
     from cabo_kit.table.view import RULES_URL
 
-    for preset, colours in (("deluxe", "green 0 to 4"), ("rush", "red and black suits"), ("traveller", "a joker")):
+    # Each preset's own powers (RULES.md): the black king's power only where the preset has one.
+    for preset, colours, powers, king in (
+        ("deluxe", "green 0 to 4", "peek (7, 8), spy (9, 10), swap (11, 12):", None),
+        ("rush", "red and black suits", "peek (7, 8), spy (9, 10), swap (J, Q), peek+swap (black K):", "peek+swap"),
+        ("traveller", "a joker", "peek (7, 8), spy (9, 10), swap (J, Q), spy+swap (black K):", "spy+swap"),
+    ):
         table = CardTable(preset, opponents=[1, 1], seed=1, pace=0)
         html = table.frame["html"]
         assert '<span class="cabo-title">Cabo</span>' in html
         assert f'href="{RULES_URL}#the-three-presets-at-a-glance"' in html and f"Rules ({preset})" in html
         legend = html[html.index('<details class="cabo-help">'):html.index("</details>")]
         for words in ("▴", "face up", "you may click it now", "the last move touched", "decides now", colours,
-                      "peek+swap"):
+                      powers, '<span class="ck-power">peek</span>'):
             assert words in legend, (preset, words)
+        assert [w for w in ("peek+swap", "spy+swap") if w in legend] == ([king] if king else []), preset
         assert "data-card" not in legend and "cabo-clickable" not in legend  # samples, not cards of the game
+        assert "ck-id" not in legend
 
 
 def test_behind_the_scoring_the_ended_round_s_piles() -> None:

@@ -22,7 +22,6 @@ InitialPeek(positions=(1, 3))
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
@@ -32,7 +31,7 @@ from ..actions import (
 )
 from ..cards import Card
 from ..observation import Event, Observation
-from ..render import card_html
+from ..render import _POWER_WORDS, card_html
 
 if TYPE_CHECKING:
     from ..game import RoundResult
@@ -415,21 +414,42 @@ def rules_link() -> str:
     return f"{RULES_URL}#the-three-presets-at-a-glance"
 
 
-def _sample(text: str, mark: str = "", *, up: bool = False, power: str | None = None) -> str:
+def _sample(card: "Card | str", mark: str = "", *, up: bool = False, power: str | None = None) -> str:
     """A sample card for the legend: drawn as a card, but no card of the game (no ``data-card``, no
     ``cabo-card``/``cabo-clickable`` class: tests and tools that read the table never count it)."""
-    html = card_html(Card.parse(text), up, power=power, inline=False, classes=f"cabo-sample {mark}".strip())
-    return re.sub(r' data-card="[^"]*"|<span class="ck-id">[^<]*</span>', "", html)
+    card = Card.parse(card) if isinstance(card, str) else card
+    return card_html(card, up, power=power, inline=False, classes=f"cabo-sample {mark}".strip(), ident=False)
+
+
+def _value_name(value: int, standard: bool) -> str:
+    return {11: "J", 12: "Q", 13: "black K"}.get(value, str(value)) if standard else str(value)
+
+
+_LEGENDS: dict[tuple[object, ...], str] = {}  # by what the legend depends on: the deck, jokers, powers
 
 
 def legend_html(rules: "Rules | None") -> str:
-    """What the table's marks mean, with a sample of each, for the deck of ``rules``.
+    """What the table's marks mean, with a sample of each, for the deck and powers of ``rules``.
 
     >>> import cabo_kit as ck
     >>> html = legend_html(ck.Rules.preset("deluxe"))
     >>> "▴" in html, "last move" in html, "0 to 4" in html
     (True, True, True)
+    >>> "peek (7, 8), spy (9, 10), swap (11, 12)" in html, "peek+swap" in html
+    (True, False)
+    >>> "peek+swap (black K)" in legend_html(ck.Rules.preset("rush"))
+    True
     """
+    key = (rules.deck, rules.jokers, rules.powers) if rules is not None else None
+    html = _LEGENDS.get(key) if key is not None else None
+    if html is None:
+        html = _legend(rules)
+        if key is not None:
+            _LEGENDS[key] = html
+    return html
+
+
+def _legend(rules: "Rules | None") -> str:
     standard = rules is not None and rules.deck == "standard"
     rows = [
         (_sample("??", "cabo-sample-clickable"), "a white glow: you may click it now"),
@@ -438,10 +458,19 @@ def legend_html(rules: "Rules | None") -> str:
         ('<span class="cabo-legend-seat">Bea</span>', "an orange frame around a seat: that player decides now"),
         (_sample("QS" if standard else "12", up=True),
          "a gold frame and ▴: the card lies face up, everyone sees it"),
-        (_sample("7H" if standard else "7", power="peek"),
-         "peek, spy, swap, peek+swap, spy+swap: the power of a card discarded after drawing it from the deck"),
-        ('<span class="cabo-tag cabo-tag-cabo">called Cabo</span>', "this player called Cabo: everyone else has one last turn"),
     ]
+    if rules is not None and rules.powers:
+        by_power: dict[str, list[str]] = {}
+        for value, power in rules.powers:
+            by_power.setdefault(_POWER_WORDS.get(power, power), []).append(_value_name(value, standard))
+        deck = rules.full_deck(rules.min_players)
+        first = rules.powers[0][0]
+        card = next(c for c in deck if c.value == first and rules.power_of(c) is not None)
+        words = ", ".join(f"{word} ({', '.join(values)})" for word, values in by_power.items())
+        rows.append((_sample(card, power=rules.powers[0][1]),
+                     f"{words}: the power of a card discarded after drawing it from the deck"))
+    rows.append(('<span class="cabo-tag cabo-tag-cabo">called Cabo</span>',
+                 "this player called Cabo: everyone else has one last turn"))
     if standard:
         colours = (f'{_sample("5H")}{_sample("5S")}', "red and black suits; A = 1, J = 11, Q = 12, black K = 13, red K = 0"
                    + ("; a joker (purple) counts -1" if rules is not None and rules.jokers else ""))
