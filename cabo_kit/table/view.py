@@ -533,8 +533,8 @@ class TableState:
     notice: str = ""
     overlay: str = ""
     busy: bool = False
-    rules_name: str = ""
     rules: "Rules | None" = None
+    seed: int | str | None = None
 
 
 @dataclass
@@ -707,10 +707,11 @@ def render_table(state: TableState) -> str:
         f'<div class="cabo-buttons">{"".join(buttons)}</div></div>'
     )
     log = "".join(f"<li>{escape(line)}</li>" for line in state.log[-60:])
-    name = state.rules.name if state.rules is not None else state.rules_name.split(" · ")[0]
+    name = state.rules.name if state.rules is not None else ""
+    seed = f" · seed {state.seed}" if state.seed is not None else ""
     header = (
         f'<div class="cabo-header"><span class="cabo-title">Cabo</span>'
-        f'<span class="cabo-rules">{escape(state.rules_name)} · round {state.round + 1}</span>'
+        f'<span class="cabo-rules">{escape(name + seed)} · round {state.round + 1}</span>'
         f'<a class="cabo-rules-link" href="{escape(rules_link())}" target="_blank" rel="noopener"'
         f' title="the rules cabo-kit plays: docs/rules.md">Rules ({escape(name)})</a>'
         f'<details class="cabo-help"><summary class="cabo-help-toggle" title="what the marks on the table mean">'

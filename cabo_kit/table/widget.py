@@ -457,7 +457,7 @@ class CardTable(_TableView):
             status=status, powers=self._powers(),
             clickable=clickable, selected=set(chooser.selected) if chooser else set(), highlight=highlight,
             buttons=buttons, log=list(self.log_lines), notice=self.notice, overlay=overlay,
-            rules_name=f"{self.rules.name} · seed {self.seed}", rules=self.rules,
+            rules=self.rules, seed=self.seed,
         )
 
     def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0, expire: float = 0.0) -> None:
@@ -584,6 +584,6 @@ class Replay(widgets.VBox):
             current=obs.current if not game.is_over else None, caller=obs.caller, to_move=tuple(game.to_move),
             scores=obs.scores, round_scores=obs.round_scores, round=obs.round,
             status=f"Action {self._at} of {self.steps}: {status}", powers=powers, highlight=_targets(last), log=log,
-            overlay=overlay, rules_name=f"{self.record.rules.name} · seed {self.record.seed}", rules=self.record.rules,
+            overlay=overlay, rules=self.record.rules, seed=self.record.seed,
         )
         self.table.frame = Frame(render_table(self.view)).to_dict()
