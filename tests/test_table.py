@@ -487,11 +487,14 @@ def test_playing_rush_from_memory_flashes_the_cards_seen_at_the_deal() -> None:
     assert len(seen) == 2  # rush: your last two cards, shown for their moment
     # You decide next (the first snap window), yet the cards turn down when their moment is over.
     assert table.frame["expire"] >= 1.5 and not table.frame["busy"]
-    clickable = table.clickable()
-    table._on_msg(table, {"type": "expire", "token": table.frame["token"]}, [])
+    clickable, token = table.clickable(), table.frame["token"]
+    table._on_msg(table, {"type": "expire", "token": token}, [])
     assert all(t == "??" for (s, _), t in shown_cards(table.frame["html"]).items() if s == 0)
     assert table.clickable() == clickable and not table.frame["expire"]  # still your decision, nothing else changed
-    send(table, "btn:pass")  # seat 0 answers the first snap window
+    # A click made on the picture just before it turned its cards down is the same decision: it counts.
+    history = len(table.game.history)
+    table._on_msg(table, {"type": "click", "target": "btn:pass", "token": token}, [])  # seat 0 answers the first snap window
+    assert len(table.game.history) > history
     table.fast_forward()
     assert all(t == "??" for (s, _), t in shown_cards(table.frame["html"]).items() if s == 0)
 

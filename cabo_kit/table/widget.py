@@ -265,9 +265,10 @@ class CardTable(_TableView):
 
     def expire(self) -> None:
         """Turn down the cards shown for a moment from memory (``memory="none"``); the page sends this
-        when the moment is over (``frame["expire"]`` seconds). A choice being made is kept."""
+        when the moment is over (``frame["expire"]`` seconds). A choice being made is kept, and the
+        picture keeps its token: a click sent on it while it was being turned down still counts."""
         if self.frame.get("expire") and not self.busy:
-            self._show(self._state(set(self.view.highlight), {}))
+            self._show(self._state(set(self.view.highlight), {}), same_token=True)
 
     def fast_forward(self) -> None:
         """Play every pending bot move at once, up to your next decision or the end of the round."""
@@ -460,9 +461,10 @@ class CardTable(_TableView):
             rules=self.rules, seed=self.seed,
         )
 
-    def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0, expire: float = 0.0) -> None:
+    def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0, expire: float = 0.0,
+              same_token: bool = False) -> None:
         self.view = state
-        self._token += 1
+        self._token += not same_token
         frame = Frame(render_table(state), busy=busy, hold=hold, expire=expire).to_dict()
         frame["token"] = self._token
         self.frame = frame
