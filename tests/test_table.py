@@ -601,6 +601,16 @@ def test_the_table_has_a_title_a_rules_link_and_a_legend() -> None:
         assert "ck-id" not in legend
 
 
+def test_without_a_rules_address_the_table_has_no_rules_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page of `cabo-kit play` sets RULES_URL to None (its server cannot serve docs/rules.md)."""
+    from cabo_kit.table import view
+
+    monkeypatch.setattr(view, "RULES_URL", None)
+    html = CardTable("rush", opponents=[1], seed=1, pace=0).frame["html"]
+    assert "cabo-rules-link" not in html and "href=" not in html
+    assert '<span class="cabo-rules">rush · seed 1 · round 1</span>' in html
+
+
 def test_behind_the_scoring_the_ended_round_s_piles() -> None:
     """A 3-player rush round: behind its scoring, its last pile and deck, not the next round's deal
     (already made: its first card turned up, a deck of 52 - 12 - 1)."""

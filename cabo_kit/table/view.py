@@ -47,8 +47,9 @@ __all__ = [
 NAMES = ("Ada", "Bea", "Cy", "Dee", "Eli", "Flo", "Gus", "Hal")
 
 #: Where the table's "Rules" link points: docs/rules.md of a checkout, relative to a notebook in notebooks/
-#: (JupyterLab opens it). A course that publishes the docs elsewhere sets its own address here.
-RULES_URL = "../docs/rules.md"
+#: (JupyterLab opens it). A course that publishes the docs elsewhere sets its own address here;
+#: ``None`` leaves the link out (the page of ``cabo-kit play``, whose server cannot serve the file).
+RULES_URL: str | None = "../docs/rules.md"
 
 #: Buttons by target, in the order they are shown.
 BUTTONS = ("btn:cabo", "btn:discard", "btn:confirm", "btn:left", "btn:right", "btn:pass")
@@ -403,15 +404,15 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
 # ------------------------------------------------------------------ help
 
 
-def rules_link() -> str:
+def rules_link() -> str | None:
     """The address of the rules: :data:`RULES_URL` at the presets' table (a column per preset; the
-    decisions cabo-kit made follow on the same page). Read when a table is drawn, so a course may
-    set ``RULES_URL`` at any time.
+    decisions cabo-kit made follow on the same page), or ``None`` (no link) when ``RULES_URL`` is
+    ``None``. Read when a table is drawn, so a course may set ``RULES_URL`` at any time.
 
     >>> rules_link()
     '../docs/rules.md#the-three-presets-at-a-glance'
     """
-    return f"{RULES_URL}#the-three-presets-at-a-glance"
+    return f"{RULES_URL}#the-three-presets-at-a-glance" if RULES_URL is not None else None
 
 
 def _sample(card: "Card | str", mark: str = "", *, up: bool = False, power: str | None = None) -> str:
@@ -709,11 +710,14 @@ def render_table(state: TableState) -> str:
     log = "".join(f"<li>{escape(line)}</li>" for line in state.log[-60:])
     name = state.rules.name if state.rules is not None else ""
     seed = f" · seed {state.seed}" if state.seed is not None else ""
+    address = rules_link()
+    link = "" if address is None else (
+        f'<a class="cabo-rules-link" href="{escape(address)}" target="_blank" rel="noopener"'
+        f' title="the rules cabo-kit plays: docs/rules.md">Rules ({escape(name)})</a>')
     header = (
         f'<div class="cabo-header"><span class="cabo-title">Cabo</span>'
         f'<span class="cabo-rules">{escape(name + seed)} · round {state.round + 1}</span>'
-        f'<a class="cabo-rules-link" href="{escape(rules_link())}" target="_blank" rel="noopener"'
-        f' title="the rules cabo-kit plays: docs/rules.md">Rules ({escape(name)})</a>'
+        f'{link}'
         f'<details class="cabo-help"><summary class="cabo-help-toggle" title="what the marks on the table mean">'
         f'? Legend</summary>{legend_html(state.rules)}</details></div>'
     )
