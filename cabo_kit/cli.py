@@ -711,8 +711,9 @@ PLAY_CELL = '''\
 # The page of `cabo-kit play`. Its options come from CABO_KIT_* environment variables
 # (see `cabo-kit play --help`); in Jupyter, write CardTable(rules=..., opponents=[...]) instead.
 from cabo_kit.cli import play_options
-from cabo_kit.table import CardTable
+from cabo_kit.table import CardTable, view
 
+view.RULES_URL = None  # this server cannot serve docs/rules.md: no Rules link
 table = CardTable(**play_options())
 table'''
 
@@ -871,47 +872,100 @@ class _Stopped(Exception):
         self.signum = signum
 
 
-def _raise_stopped(signum: int, _frame: Any) -> None:
-    raise _Stopped(signum)
+class _ServeSignals:
+    """How :func:`serve` answers Ctrl+C, SIGTERM and SIGHUP (installed before the server starts).
+
+    While the server starts, a signal is recorded and acted on once it runs (never an orphaned server);
+    while it runs, the first signal stops it (``KeyboardInterrupt`` for Ctrl+C, :class:`_Stopped`
+    otherwise); while it is being stopped, signals are only recorded, but a second Ctrl+C kills it now
+    (its processes are still swept)."""
+
+    def __init__(self) -> None:
+        self.state = "starting"  # then "running", then "stopping"
+        self.received: list[int] = []
+        self.server: Any = None
+
+    def __call__(self, signum: int, _frame: Any) -> None:
+        import signal
+
+        if self.state == "running":
+            self.state = "stopping"  # before raising: a signal right after this one is recorded
+            self._stop(signum)
+        self.received.append(signum)
+        if self.state == "stopping" and signum == signal.SIGINT and self.server is not None:
+            if self.server.poll() is None:
+                self.server.kill()  # a second Ctrl+C: no grace; the sweep of its processes follows
+
+    def running(self, server: Any) -> None:
+        """The server runs: act on a signal that came while it started."""
+        self.server = server
+        self.state = "running"
+        if self.received:
+            self.state = "stopping"
+            self._stop(self.received[0])
+
+    @staticmethod
+    def _stop(signum: int) -> None:
+        import signal
+
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise _Stopped(signum)
 
 
 def serve(argv: Sequence[str], env: Mapping[str, str], *, grace: float = 10.0) -> int:
     """Run a server (``cabo-kit play``'s Voila) until it exits, or until Ctrl+C, SIGTERM or SIGHUP
-    stop it together with every process it started (its kernels): its exit status, or 128 plus the signal's number.
+    stop it together with every process it started (its kernels): its exit status, or 128 plus the signal's number
+    (Ctrl+C raises ``KeyboardInterrupt`` once the server is stopped).
 
     The server runs in a session of its own, so only this function stops it: SIGTERM first (Voila then
-    shuts its kernels down), a kill after ``grace`` seconds, and then any of its processes still running
-    (kernels run in sessions of their own, out of reach of a process-group kill).
+    shuts its kernels down), a kill after ``grace`` seconds (or at a second Ctrl+C), and then any of its
+    processes still running (kernels run in sessions of their own, out of reach of a process-group kill).
+    A signal that is ignored when this starts (``nohup``) stays ignored.
     """
     import signal
     import subprocess
     import threading
 
-    server = subprocess.Popen(list(argv), env=dict(env), start_new_session=True)
-    handled = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    handler = _ServeSignals()
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    handled = [getattr(signal, n) for n in names if hasattr(signal, n)]
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = {s: signal.signal(s, _raise_stopped) for s in handled} if main_thread else {}
+    previous: dict[int, Any] = {}
+    if main_thread:
+        for s in handled:
+            if signal.getsignal(s) is not signal.SIG_IGN:
+                previous[s] = signal.signal(s, handler)
+    server = None
     try:
+        server = subprocess.Popen(list(argv), env=dict(env), start_new_session=True)
+        handler.running(server)
         return server.wait()
     except _Stopped as stop:
         return 128 + stop.signum
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        if server.poll() is None:
-            _stop_tree(server, grace)
+        handler.state = "stopping"
+        try:
+            if server is not None and server.poll() is None:
+                _stop_tree(server, grace)
+        finally:
+            for s, old in previous.items():
+                signal.signal(s, old)
 
 
 def _descendants(pid: int) -> list[tuple[int, str]]:
-    """(PID, start time) of a process's children, grandchildren, ... (Linux /proc; empty elsewhere)."""
+    """(PID, start time) of a process's children, grandchildren, ... (Linux /proc; empty elsewhere):
+    the children of each of its threads."""
     from pathlib import Path
 
-    try:
-        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-    found = [(c, _started(c)) for c in children]
-    return [(c, t) for c, t in found if t] + [d for c in children for d in _descendants(c)]
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children += [int(c) for c in task.read_text().split()]
+        except OSError:  # the thread or the process is gone
+            pass
+    found = [(c, _started(c)) for c in dict.fromkeys(children)]
+    return [(c, t) for c, t in found if t] + [d for c, t in found if t for d in _descendants(c)]
 
 
 def _started(pid: int) -> str:
@@ -925,18 +979,20 @@ def _started(pid: int) -> str:
 
 
 def _stop_tree(server: Any, grace: float) -> None:
+    """Stop ``server`` (SIGTERM, a kill after ``grace`` seconds), then kill what it started and left running."""
     import os
     import signal
     import subprocess
 
     children = _descendants(server.pid)
     server.terminate()
+    children += _descendants(server.pid)  # again: a process started as the first look was taken
     try:
         server.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait(timeout=5)
-    for pid, started in children:
+    for pid, started in dict.fromkeys(children):
         if _started(pid) == started:  # still running, and the same process
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -211,7 +211,7 @@ class Game:
     __slots__ = (
         # the game
         "rules", "seed", "n", "memory", "sheet", "history", "results", "log", "round", "phase",
-        "first_start_player", "stacked_deck", "layout",
+        "first_start_player", "stacked_deck", "layout", "last_round_piles",
         # the round: the cards on the table and who knows them, the deck (card ids, top last), the counters
         "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
         # the turn and the decision under way
@@ -271,6 +271,11 @@ class Game:
         self.log: list[Event | tuple[Event, int, Event]] = []
         #: The layout a game made by :meth:`from_layout` started from (``None`` otherwise).
         self.layout: dict[str, object] | None = None
+        #: The piles the last finished round ended with, as everyone saw them: ``(top card of the
+        #: discard pile or None, its number of cards, the number of cards left in the deck)``;
+        #: ``None`` before the first round ends. Read it once a round has ended (the next round is
+        #: already dealt then). Not part of the game's record (a replay sets it again).
+        self.last_round_piles: tuple[Card | None, int, int] | None = None
         self.stacked_deck = None
         self.round = -1
         self.phase = OVER
@@ -1057,6 +1062,8 @@ class Game:
             stats=self.stats,
         )
         self.results.append(result)
+        discard = self.know.discard
+        self.last_round_piles = (discard[-1] if discard else None, len(discard), len(self.deck))
         if self.sheet.game_over:
             self.know.reveal_all()  # the final observation shows every hand
         self._emit(_ev(_K.END, None, tuple(details.scores), (), ended_by))

@@ -55,7 +55,8 @@ _POWER_WORDS = {"peek": "peek", "spy": "spy", "swap": "swap", "peek_swap": "peek
 
 
 def card_html(
-    card: Card, face_up: bool = False, *, power: str | None = None, inline: bool = True, classes: str = "", attrs: str = ""
+    card: Card, face_up: bool = False, *, power: str | None = None, inline: bool = True, classes: str = "", attrs: str = "",
+    ident: bool = True,
 ) -> str:
     """One card: its face with its suit colour, or a patterned back for an unseen card (``??``).
 
@@ -64,6 +65,8 @@ def card_html(
     ``inline=False`` (classes only, styled by the table's stylesheet and theme) and adds its
     own ``classes`` and ``attrs``. ``face_up=True`` marks a card lying face up on the table
     (a gold outline and a ``▴``); ``power`` (e.g. ``rules.power_of(card)``) labels a power card.
+    ``ident=False`` leaves out the card's text form (``data-card`` and the hidden ``ck-id``): a
+    picture of a card (a legend's sample) that tools reading the table must not count as one.
 
     >>> from cabo_kit.cards import Card, UNKNOWN
     >>> 'K♥' in card_html(Card.parse("KH")), '#c62828' in card_html(Card.parse("KH"))
@@ -97,12 +100,10 @@ def card_html(
     cls = f"ck-card {kind}" + (f" ck-{tone}" if tone else "") + (f" {classes}" if classes else "")
     style_attr = f' style="{style}"' if inline else ""
     text = f'<span class="ck-text">{escape(face)}</span>' if (face or not inline) else ""
-    if not inline and card.known and card.text != face:
+    if ident and not inline and card.known and card.text != face:
         text += f'<span class="ck-id">{escape(card.text)}</span>'  # the card's text form, for tests and screen readers
-    return (
-        f'<span class="{cls}" data-card="{escape(card.text)}" title="{escape(title)}"{style_attr}{attrs}>'
-        f"{text}{power_label}{mark}</span>"
-    )
+    data = f' data-card="{escape(card.text)}"' if ident else ""
+    return f'<span class="{cls}"{data} title="{escape(title)}"{style_attr}{attrs}>{text}{power_label}{mark}</span>'
 
 
 def hand_html(cards: Sequence[Card], face_up: Sequence[bool] | None = None, *, positions: bool = True) -> str:

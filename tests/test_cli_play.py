@@ -116,6 +116,8 @@ def test_without_voila_the_message_names_the_extra(monkeypatch: pytest.MonkeyPat
     err = capsys.readouterr().err
     assert "needs voila" in err and 'pip install "cabo-kit[notebook]"' in err
     assert fake_popen.calls == []
+
+
 def code_of(path: Path) -> str:
     cells = json.loads(path.read_text("utf-8"))["cells"]
     return "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
@@ -135,20 +137,8 @@ def test_the_page_is_one_quiet_cell_equal_to_the_installed_fallback(monkeypatch:
     assert code_of(copy) == PLAY_CELL and json.loads(copy.read_text("utf-8"))["nbformat"] == 4
 
 
-def _tree(pid: int) -> list[tuple[int, str]]:
-    """(PID, start time) of a process's descendants, from /proc."""
-    try:
-        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-    return [(c, _start_time(c)) for c in children] + [d for c in children for d in _tree(c)]
-
-
-def _start_time(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return ""
+_tree = cli._descendants  # (PID, start time) of a process's descendants, from /proc
+_start_time = cli._started
 
 
 def _port_open(port: int) -> bool:
@@ -159,10 +149,10 @@ def _port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_stops_the_server_and_its_kernel(signame: str, tmp_path: Path) -> None:
-    """`kill PID` (SIGTERM) or a closed terminal (SIGHUP) stops Voila and its kernel as Ctrl+C does:
-    the port is free and no process of the server is left, within a few seconds."""
+    """Ctrl+C (SIGINT, exit 130), `kill PID` (SIGTERM) or a closed terminal (SIGHUP) stop Voila and its
+    kernel: the port is free and no process of the server is left, within a few seconds."""
     import os
     import signal
     import socket
@@ -204,3 +194,78 @@ def test_a_signal_stops_the_server_and_its_kernel(signame: str, tmp_path: Path) 
         for pid, started in tree:
             if _start_time(pid) == started:
                 os.kill(pid, signal.SIGKILL)
+
+
+def _sleeper(tmp_path: Path, *, ignore_term: bool = False) -> tuple[list[str], Path]:
+    """A stand-in server: writes its PID to a file once running (and ignoring SIGTERM if asked), then sleeps."""
+    ready = tmp_path / "ready"
+    code = ("import signal, sys, time, pathlib\n"
+            + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_term else "")
+            + "import os\npathlib.Path(sys.argv[1]).write_text(str(os.getpid()))\ntime.sleep(60)\n")
+    return [sys.executable, "-c", code, str(ready)], ready
+
+
+def test_a_signal_while_the_server_starts_stops_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """SIGTERM in the moment the server is being started is not lost: once it runs it is stopped
+    (no orphan), and the handlers in place before are back."""
+    import os
+    import signal
+    import subprocess
+
+    started: list[subprocess.Popen[bytes]] = []
+
+    class Starting(subprocess.Popen):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives before serve knows its server
+
+    def reached_the_test(signum: int, _frame: Any) -> None:
+        raise AssertionError("the SIGTERM reached the caller's handler, not serve's")
+
+    monkeypatch.setattr(subprocess, "Popen", Starting)
+    argv, _ = _sleeper(tmp_path)
+    before = signal.signal(signal.SIGTERM, reached_the_test), signal.getsignal(signal.SIGINT)
+    try:
+        assert cli.serve(argv, dict(os.environ), grace=5) == 128 + signal.SIGTERM
+        assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == (reached_the_test, before[1])
+    finally:
+        signal.signal(signal.SIGTERM, before[0])
+        for server in started:
+            if server.poll() is None:
+                server.kill()
+    assert started[0].poll() is not None  # stopped, not left running
+
+
+def test_a_second_ctrl_c_while_stopping_kills_the_server_now(tmp_path: Path) -> None:
+    """A server that ignores SIGTERM would be given the whole grace; a second Ctrl+C kills it at once,
+    and cabo-kit itself is not killed by it (it still ends with KeyboardInterrupt, exit 130)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    argv, ready = _sleeper(tmp_path, ignore_term=True)
+
+    def interrupt_twice() -> None:
+        deadline = time.monotonic() + 30
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    thread = threading.Thread(target=interrupt_twice, daemon=True)
+    before = signal.getsignal(signal.SIGINT)
+    start = time.monotonic()
+    thread.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cli.serve(argv, dict(os.environ), grace=60)
+        assert time.monotonic() - start < 20  # well under the grace of 60 s
+        thread.join(5)
+        assert signal.getsignal(signal.SIGINT) == before
+        assert cli._started(int(ready.read_text())) == "", "the server was left running"
+    finally:
+        if ready.exists() and cli._started(pid := int(ready.read_text())):
+            os.kill(pid, signal.SIGKILL)

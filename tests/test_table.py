@@ -61,14 +61,20 @@ def check_table(table: CardTable, seen: Counter[str]) -> None:
     expected = {(s, p): c.text for s, hand in enumerate(hands) for p, c in enumerate(hand)}
     assert cards == expected
     # No face anywhere in the synced state that the seat does not know: the faces the page may hold
-    # are its known hand cards, the discard pile, the drawn card it may see, and at a round's end
-    # the final hands (turned up for everyone).
-    allowed = {c.text for hand in obs.hands for c in hand if c.known} | {c.text for c in obs.discard}
-    if obs.drawn is not None and obs.drawn.known:
-        allowed.add(obs.drawn.text)
-    if summary:  # the ended round's hands and its piles (faces the seat saw in that round's events)
-        allowed |= {c.text for hand in game.results[-1].final_hands for c in hand}
-        allowed |= {c.text for e in game.events_seen(seat) for c in e.cards if c.known}
+    # are its known hand cards, the discard pile, the drawn card it may see; at a round's end the
+    # final hands (turned up for everyone), the faces seen up to that end (its piles, the log) and the
+    # next round's public discard top, but nothing the seat sees in the next round's deal before Next.
+    if summary:
+        events = game.events_seen(seat)
+        end = max(i for i, e in enumerate(events) if e.kind == "end")
+        allowed = {c.text for hand in game.results[-1].final_hands for c in hand}
+        allowed |= {c.text for e in events[: end + 1] for c in e.cards if c.known}
+        if obs.top is not None:
+            allowed.add(obs.top.text)
+    else:
+        allowed = {c.text for hand in obs.hands for c in hand if c.known} | {c.text for c in obs.discard}
+        if obs.drawn is not None and obs.drawn.known:
+            allowed.add(obs.drawn.text)
     # Every synced value but the stylesheet and script (whose [data-card="JOKER"] selector is no card);
     # json.dumps escapes the quotes of data-card="..." in the HTML: they are read unescaped.
     synced = json.dumps({k: v for k, v in state.items() if k not in ("_css", "_esm")}).replace('\\"', '"')
@@ -88,7 +94,7 @@ def check_table(table: CardTable, seen: Counter[str]) -> None:
     assert 'class="cabo-status"' in html and 'class="cabo-log"' in html and 'class="cabo-scores"' in html
     if summary and table.memory == "engine":
         # Behind a round's scoring, that round's piles: every card of the deck is in a hand, the pile or the deck
-        # (the next round, already dealt in rush and traveller, would have a full deck and a pile of one).
+        # (the next round, already dealt by the engine in every preset, would have a full deck and a pile of one).
         view = table.view
         in_hands = sum(len(hand) for hand in game.results[-1].final_hands)
         assert view.deck_size + view.pile_size + in_hands == len(table.rules.full_deck(game.n)), (
@@ -178,7 +184,8 @@ def test_the_clicked_games_met_every_kind_of_decision() -> None:
         if (preset, n) not in PLAYED:
             _play_clicked_game(preset, n)
     needed = ["multi:ok", "multi:fail", "peek", "spy", "swap", "snap:match", "snap:miss", "give", "place", "penalty",
-              "cabo", "take", "phase:end_turn", "phase:give", "phase:place", "phase:swap", "phase:look"]
+              "cabo", "take", "phase:end_turn", "phase:give", "phase:place", "phase:swap", "phase:look",
+              "round ends"]
     missing = [k for k in needed if not SEEN[k]]
     assert not missing, f"the clicked games never met: {missing} (seen: {dict(SEEN)})"
 
@@ -480,13 +487,39 @@ def test_playing_rush_from_memory_flashes_the_cards_seen_at_the_deal() -> None:
     assert len(seen) == 2  # rush: your last two cards, shown for their moment
     # You decide next (the first snap window), yet the cards turn down when their moment is over.
     assert table.frame["expire"] >= 1.5 and not table.frame["busy"]
-    clickable = table.clickable()
-    table._on_msg(table, {"type": "expire", "token": table.frame["token"]}, [])
+    clickable, token = table.clickable(), table.frame["token"]
+    table._on_msg(table, {"type": "expire", "token": token}, [])
     assert all(t == "??" for (s, _), t in shown_cards(table.frame["html"]).items() if s == 0)
     assert table.clickable() == clickable and not table.frame["expire"]  # still your decision, nothing else changed
-    send(table, "btn:pass")  # seat 0 answers the first snap window
+    # A click made on the picture just before it turned its cards down is the same decision: it counts.
+    history = len(table.game.history)
+    table._on_msg(table, {"type": "click", "target": "btn:pass", "token": token}, [])  # seat 0 answers the first snap window
+    assert len(table.game.history) > history
     table.fast_forward()
     assert all(t == "??" for (s, _), t in shown_cards(table.frame["html"]).items() if s == 0)
+
+
+def test_at_a_pace_every_bot_look_is_logged() -> None:
+    table = CardTable("deluxe", opponents=[1, 1, 1], seed=3, pace=0.5, start_player=1)
+    send(table, "card:0:0")
+    send(table, "card:0:1")
+    table.fast_forward()
+    looks = [line for line in table.log_lines if "look at their cards" in line or "looks at their cards" in line]
+    assert len(looks) == 3
+
+
+def test_the_round_summary_says_what_a_beaten_caller_scores_in_each_preset() -> None:
+    from cabo_kit.table.view import round_summary_html
+
+    result = ck.RoundResult(
+        index=0, start_player=0, caller=0, caller_won=False, ended_by="cabo", final_hands=[[ck.Card.parse("9")], [ck.Card.parse("3")]],
+        totals=[9, 3], scores=[19, 3], game_totals=[19, 3], kamikaze=[], royal_roulette=[], resets=[], turns=4, snap_windows=0,
+        stats=[{}, {}],
+    )
+    deluxe = round_summary_html(result, ["You", "Bea"], {}, over=False, rules=ck.Rules.preset("deluxe"))
+    traveller = round_summary_html(result, ["You", "Bea"], {}, over=False, rules=ck.Rules.preset("traveller"))
+    assert "another hand was lower, so you score the hand plus 10" in deluxe
+    assert "so you score the hand." in traveller
 
 
 def test_an_expiry_of_an_older_picture_keeps_a_choice_being_made() -> None:
@@ -549,16 +582,33 @@ def test_after_a_cabo_call_your_status_says_it_is_your_last_turn() -> None:
 def test_the_table_has_a_title_a_rules_link_and_a_legend() -> None:
     from cabo_kit.table.view import RULES_URL
 
-    for preset, colours in (("deluxe", "green 0 to 4"), ("rush", "red and black suits"), ("traveller", "a joker")):
+    # Each preset's own powers (RULES.md): the black king's power only where the preset has one.
+    for preset, colours, powers, king in (
+        ("deluxe", "green 0 to 4", "peek (7, 8), spy (9, 10), swap (11, 12):", None),
+        ("rush", "red and black suits", "peek (7, 8), spy (9, 10), swap (J, Q), peek+swap (black K):", "peek+swap"),
+        ("traveller", "a joker", "peek (7, 8), spy (9, 10), swap (J, Q), spy+swap (black K):", "spy+swap"),
+    ):
         table = CardTable(preset, opponents=[1, 1], seed=1, pace=0)
         html = table.frame["html"]
         assert '<span class="cabo-title">Cabo</span>' in html
         assert f'href="{RULES_URL}#the-three-presets-at-a-glance"' in html and f"Rules ({preset})" in html
         legend = html[html.index('<details class="cabo-help">'):html.index("</details>")]
         for words in ("▴", "face up", "you may click it now", "the last move touched", "decides now", colours,
-                      "peek+swap"):
+                      powers, '<span class="ck-power">peek</span>'):
             assert words in legend, (preset, words)
+        assert [w for w in ("peek+swap", "spy+swap") if w in legend] == ([king] if king else []), preset
         assert "data-card" not in legend and "cabo-clickable" not in legend  # samples, not cards of the game
+        assert "ck-id" not in legend
+
+
+def test_without_a_rules_address_the_table_has_no_rules_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page of `cabo-kit play` sets RULES_URL to None (its server cannot serve docs/rules.md)."""
+    from cabo_kit.table import view
+
+    monkeypatch.setattr(view, "RULES_URL", None)
+    html = CardTable("rush", opponents=[1], seed=1, pace=0).frame["html"]
+    assert "cabo-rules-link" not in html and "href=" not in html
+    assert '<span class="cabo-rules">rush · seed 1 · round 1</span>' in html
 
 
 def test_behind_the_scoring_the_ended_round_s_piles() -> None:
@@ -580,8 +630,12 @@ def test_behind_the_scoring_the_ended_round_s_piles() -> None:
     assert 'aria-label="the discard pile, top card J♣"' in table.frame["html"] and ">31<" in table.frame["html"]
 
 
-@pytest.mark.parametrize("preset, n, memory", [("rush", 3, "engine"), ("traveller", 6, "none"), ("deluxe", 6, "engine")])
-def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: int, memory: str,
+@pytest.mark.parametrize("preset, n, memory, seed", [
+    ("rush", 3, "engine", 0), ("traveller", 6, "none", 0), ("deluxe", 6, "engine", 0),
+    # a round ended by the move after a matched multi-exchange (its cards reach the pile as the drawn card is placed)
+    ("deluxe", 2, "engine", 1), ("deluxe", 2, "engine", 7), ("deluxe", 2, "none", 1), ("deluxe", 2, "none", 7),
+])
+def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: int, memory: str, seed: int,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's own pile and deck as each round ended (read as it deals the next) against what the
     table shows behind that round's scoring, over whole games (snaps, reshuffles, multi-exchange penalties)."""
@@ -601,8 +655,8 @@ def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: i
 
     monkeypatch.setattr(Game, "_start_round", start_round)
     rules = ck.Rules.preset(preset).replace(min_players=2, end_score=300)  # more rounds
-    table = CardTable(rules, opponents=[1, 2, 3, 4, 1][: n - 1], seed=0, pace=0, memory=memory)
-    rng = random.Random(0)
+    table = CardTable(rules, opponents=[1, 2, 3, 4, 1][: n - 1], seed=seed, pace=0, memory=memory)
+    rng = random.Random(seed)
     seen: Counter[str] = Counter()
     checked = 0
     for _ in range(20000):
@@ -619,24 +673,28 @@ def test_behind_every_round_s_scoring_the_piles_the_engine_had(preset: str, n: i
     assert table.game.is_over and checked == len(truth) + 1 >= 4
 
 
-def test_piles_after_counts_each_card_leaving_the_deck_once() -> None:
-    from cabo_kit.cards import UNKNOWN
-    from cabo_kit.observation import Event
-    from cabo_kit.table.view import piles_after
+class _CallsCabo(ck.Bot):
+    """Calls Cabo at once (else the first legal action): the next player's turn is the round's last."""
 
-    c = ck.Card.parse
-    pile = [c("3"), c("9")]
-    # A failed multi-exchange of 3 cards drew its penalty card while the drawn card was placed; the
-    # penalty's own event comes with the next move (the round's last here): the deck is not counted twice.
-    assert piles_after((pile, 20, True), [Event("penalty", 5, (0,), (UNKNOWN,))]) == (c("9"), 2, 20)
-    # A missed snap draws its penalty as its event says.
-    missed = [Event("snap", 1, (0, 2), (c("4"),), "miss"), Event("penalty", 1, (4,), (UNKNOWN,))]
-    assert piles_after((pile, 20, False), missed) == (c("9"), 2, 19)
-    # A matched multi-exchange: the picked cards land as the drawn card takes its place; a right snap lands too.
-    matched = [Event("multi", 0, (0, 1), (c("5"), c("5")), "ok"), Event("place", 0, (0,)),
-               Event("snap", 2, (1, 0), (c("5"),), "match")]
-    assert piles_after((pile, 20, False), matched) == (c("5"), 5, 20)
-    # Taken from the pile, then exchanged; a reshuffle leaves the top and makes the rest the deck.
-    taken = [Event("take", 0, (), (c("9"),)), Event("exchange", 0, (2,), (c("7"), c("9"))),
-             Event("reshuffle", None, (2,)), Event("draw", 1, (), (UNKNOWN,))]
-    assert piles_after((pile, 0, False), taken) == (c("7"), 1, 1)
+    def choose(self, observation: Any, legal_actions: Any) -> Any:
+        return next((a for a in legal_actions if isinstance(a, ck.CallCabo)), legal_actions[0])
+
+
+def test_a_matched_multi_exchange_that_ends_the_round_leaves_its_cards_on_the_pile() -> None:
+    """Deluxe, 2 players: the bot calls Cabo, so your turn is the round's last. You hold 5 5 9 9 and
+    draw a 5: Exchange your cards 1 and 2 (they match), then place the drawn 5, which ends the round.
+    Behind the scoring: the two 5s on the pile over the first discard (they land as the drawn card is
+    placed, a move after the exchange), the deck less the one card drawn; the engine's own fact."""
+    table = CardTable("deluxe", opponents=[_CallsCabo()], seed=1, pace=0, start_player=1,
+                      deck="5 5 9 9  1 2 3 4  7  5")
+    for target in ("card:0:0", "card:0:1", "deck", "card:0:0", "card:0:1", "btn:confirm"):
+        send(table, target)
+    assert table.game.phase == "place" and table.game.caller == 1 and not table.view.overlay
+    send(table, "card:0:0")
+    game, view = table.game, table.view
+    assert view.overlay and game.results[-1].ended_by == "cabo" and (view.round, game.round) == (0, 1)
+    deck = len(table.rules.full_deck(2)) - 8 - 1 - 1
+    assert (view.discard_top, view.pile_size, view.deck_size) == (ck.Card.parse("5"), 3, deck)
+    assert game.last_round_piles == (ck.Card.parse("5"), 3, deck)
+    assert [c.text for c in game.results[-1].final_hands[0]] == ["5", "9", "9"]
+    assert 'aria-label="the discard pile, top card 5"' in table.frame["html"]

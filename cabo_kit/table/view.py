@@ -22,7 +22,6 @@ InitialPeek(positions=(1, 3))
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
@@ -32,7 +31,7 @@ from ..actions import (
 )
 from ..cards import Card
 from ..observation import Event, Observation
-from ..render import card_html
+from ..render import _POWER_WORDS, card_html
 
 if TYPE_CHECKING:
     from ..game import RoundResult
@@ -40,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NAMES", "RULES_URL", "Chooser", "Frame", "TableState", "button_label", "describe", "layout_slots", "legend_html",
-    "piles_after", "render_table", "round_summary_html", "rules_link", "scores_html", "seat_names", "status_text",
+    "render_table", "round_summary_html", "rules_link", "scores_html", "seat_names", "status_text",
     "targets_of",
 ]
 
@@ -48,8 +47,9 @@ __all__ = [
 NAMES = ("Ada", "Bea", "Cy", "Dee", "Eli", "Flo", "Gus", "Hal")
 
 #: Where the table's "Rules" link points: docs/rules.md of a checkout, relative to a notebook in notebooks/
-#: (JupyterLab opens it). A course that publishes the docs elsewhere sets its own address here.
-RULES_URL = "../docs/rules.md"
+#: (JupyterLab opens it). A course that publishes the docs elsewhere sets its own address here;
+#: ``None`` leaves the link out (the page of ``cabo-kit play``, whose server cannot serve the file).
+RULES_URL: str | None = "../docs/rules.md"
 
 #: Buttons by target, in the order they are shown.
 BUTTONS = ("btn:cabo", "btn:discard", "btn:confirm", "btn:left", "btn:right", "btn:pass")
@@ -401,73 +401,56 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
 
 
 
-def piles_after(before: "tuple[Sequence[Card], int, bool]", events: Iterable[Event]) -> tuple[Card | None, int, int]:
-    """The discard pile's top card, its size and the deck's size after ``events``, from the pile
-    (bottom first), the deck size and whether a penalty card was already drawn (after a failed
-    multi-exchange of 3 or more: its ``penalty`` event comes with the next move) before them: what
-    the table shows behind a round's scoring, once the engine has already dealt the next round.
-
-    >>> from cabo_kit.cards import Card
-    >>> two, ace = Card.parse("2D"), Card.parse("AD")
-    >>> piles_after(([two], 30, False), [Event("draw", 1, (), (Card.parse("??"),)), Event("discard", 1, (), (ace,))])
-    (Card('AD'), 2, 29)
-    """
-    pile, deck, drawn = list(before[0]), before[1], before[2]
-    matched: tuple[Card, ...] = ()
-    for kind, _seat, t, cards, info in events:
-        if kind == "penalty" and drawn:
-            drawn = False
-        elif kind in ("draw", "penalty"):
-            deck -= 1
-        elif kind in ("flip", "discard"):
-            deck -= kind == "flip"
-            pile += cards
-        elif kind == "take":
-            del pile[-1:]
-        elif kind == "exchange":
-            pile += cards[:-1]  # the cards given up; the last one is the card kept
-        elif kind == "multi":
-            matched = tuple(cards) if info == "ok" else ()
-        elif kind == "place" and matched:  # a matched multi-exchange: the picked cards land as the drawn card is placed
-            pile += matched
-            matched = ()
-        elif kind == "snap" and info == "match":
-            pile += cards
-        elif kind == "reshuffle":
-            del pile[:-1]
-            deck += t[0]
-    return (pile[-1] if pile else None), len(pile), deck
-
-
 # ------------------------------------------------------------------ help
 
 
-def rules_link() -> str:
+def rules_link() -> str | None:
     """The address of the rules: :data:`RULES_URL` at the presets' table (a column per preset; the
-    decisions cabo-kit made follow on the same page). Read when a table is drawn, so a course may
-    set ``RULES_URL`` at any time.
+    decisions cabo-kit made follow on the same page), or ``None`` (no link) when ``RULES_URL`` is
+    ``None``. Read when a table is drawn, so a course may set ``RULES_URL`` at any time.
 
     >>> rules_link()
     '../docs/rules.md#the-three-presets-at-a-glance'
     """
-    return f"{RULES_URL}#the-three-presets-at-a-glance"
+    return f"{RULES_URL}#the-three-presets-at-a-glance" if RULES_URL is not None else None
 
 
-def _sample(text: str, mark: str = "", *, up: bool = False, power: str | None = None) -> str:
+def _sample(card: "Card | str", mark: str = "", *, up: bool = False, power: str | None = None) -> str:
     """A sample card for the legend: drawn as a card, but no card of the game (no ``data-card``, no
     ``cabo-card``/``cabo-clickable`` class: tests and tools that read the table never count it)."""
-    html = card_html(Card.parse(text), up, power=power, inline=False, classes=f"cabo-sample {mark}".strip())
-    return re.sub(r' data-card="[^"]*"|<span class="ck-id">[^<]*</span>', "", html)
+    card = Card.parse(card) if isinstance(card, str) else card
+    return card_html(card, up, power=power, inline=False, classes=f"cabo-sample {mark}".strip(), ident=False)
+
+
+def _value_name(value: int, standard: bool) -> str:
+    return {11: "J", 12: "Q", 13: "black K"}.get(value, str(value)) if standard else str(value)
+
+
+_LEGENDS: dict[tuple[object, ...], str] = {}  # by what the legend depends on: the deck, jokers, powers
 
 
 def legend_html(rules: "Rules | None") -> str:
-    """What the table's marks mean, with a sample of each, for the deck of ``rules``.
+    """What the table's marks mean, with a sample of each, for the deck and powers of ``rules``.
 
     >>> import cabo_kit as ck
     >>> html = legend_html(ck.Rules.preset("deluxe"))
     >>> "▴" in html, "last move" in html, "0 to 4" in html
     (True, True, True)
+    >>> "peek (7, 8), spy (9, 10), swap (11, 12)" in html, "peek+swap" in html
+    (True, False)
+    >>> "peek+swap (black K)" in legend_html(ck.Rules.preset("rush"))
+    True
     """
+    key = (rules.deck, rules.jokers, rules.powers) if rules is not None else None
+    html = _LEGENDS.get(key) if key is not None else None
+    if html is None:
+        html = _legend(rules)
+        if key is not None:
+            _LEGENDS[key] = html
+    return html
+
+
+def _legend(rules: "Rules | None") -> str:
     standard = rules is not None and rules.deck == "standard"
     rows = [
         (_sample("??", "cabo-sample-clickable"), "a white glow: you may click it now"),
@@ -476,10 +459,19 @@ def legend_html(rules: "Rules | None") -> str:
         ('<span class="cabo-legend-seat">Bea</span>', "an orange frame around a seat: that player decides now"),
         (_sample("QS" if standard else "12", up=True),
          "a gold frame and ▴: the card lies face up, everyone sees it"),
-        (_sample("7H" if standard else "7", power="peek"),
-         "peek, spy, swap, peek+swap, spy+swap: the power of a card discarded after drawing it from the deck"),
-        ('<span class="cabo-tag cabo-tag-cabo">called Cabo</span>', "this player called Cabo: everyone else has one last turn"),
     ]
+    if rules is not None and rules.powers:
+        by_power: dict[str, list[str]] = {}
+        for value, power in rules.powers:
+            by_power.setdefault(_POWER_WORDS.get(power, power), []).append(_value_name(value, standard))
+        deck = rules.full_deck(rules.min_players)
+        first = rules.powers[0][0]
+        card = next(c for c in deck if c.value == first and rules.power_of(c) is not None)
+        words = ", ".join(f"{word} ({', '.join(values)})" for word, values in by_power.items())
+        rows.append((_sample(card, power=rules.powers[0][1]),
+                     f"{words}: the power of a card discarded after drawing it from the deck"))
+    rows.append(('<span class="cabo-tag cabo-tag-cabo">called Cabo</span>',
+                 "this player called Cabo: everyone else has one last turn"))
     if standard:
         colours = (f'{_sample("5H")}{_sample("5S")}', "red and black suits; A = 1, J = 11, Q = 12, black K = 13, red K = 0"
                    + ("; a joker (purple) counts -1" if rules is not None and rules.jokers else ""))
@@ -542,8 +534,8 @@ class TableState:
     notice: str = ""
     overlay: str = ""
     busy: bool = False
-    rules_name: str = ""
     rules: "Rules | None" = None
+    seed: int | str | None = None
 
 
 @dataclass
@@ -716,12 +708,16 @@ def render_table(state: TableState) -> str:
         f'<div class="cabo-buttons">{"".join(buttons)}</div></div>'
     )
     log = "".join(f"<li>{escape(line)}</li>" for line in state.log[-60:])
-    name = state.rules.name if state.rules is not None else state.rules_name.split(" · ")[0]
+    name = state.rules.name if state.rules is not None else ""
+    seed = f" · seed {state.seed}" if state.seed is not None else ""
+    address = rules_link()
+    link = "" if address is None else (
+        f'<a class="cabo-rules-link" href="{escape(address)}" target="_blank" rel="noopener"'
+        f' title="the rules cabo-kit plays: docs/rules.md">Rules ({escape(name)})</a>')
     header = (
         f'<div class="cabo-header"><span class="cabo-title">Cabo</span>'
-        f'<span class="cabo-rules">{escape(state.rules_name)} · round {state.round + 1}</span>'
-        f'<a class="cabo-rules-link" href="{escape(rules_link())}" target="_blank" rel="noopener"'
-        f' title="the rules cabo-kit plays: docs/rules.md">Rules ({escape(name)})</a>'
+        f'<span class="cabo-rules">{escape(name + seed)} · round {state.round + 1}</span>'
+        f'{link}'
         f'<details class="cabo-help"><summary class="cabo-help-toggle" title="what the marks on the table mean">'
         f'? Legend</summary>{legend_html(state.rules)}</details></div>'
     )

@@ -27,7 +27,7 @@ from ..play import Step, Stepper
 from ..record import GameRecord
 from ..rules import Power, Rules
 from .view import (
-    BUTTONS, Chooser, Frame, TableState, button_label, describe, piles_after, render_table, round_summary_html,
+    BUTTONS, Chooser, Frame, TableState, button_label, describe, render_table, round_summary_html,
     seat_names, status_text,
 )
 
@@ -203,8 +203,6 @@ class CardTable(_TableView):
         self._chooser: Chooser | None = None
         self._summary: str | None = None  # the round-end overlay while it is shown
         self._deferred: list[Event] = []  # events after a round's end, logged once Next is clicked
-        self._piles = self._pile_now()
-        self._ended_piles: tuple[Card | None, int, int] = (None, 0, 0)
         self._notice_faults()
         dealt = self.game.events_seen(self.seat)
         self._log_events(dealt)
@@ -260,7 +258,6 @@ class CardTable(_TableView):
             return
         assert self.seat is not None
         self._chooser = None
-        self._piles = self._pile_now()
         events = self.stepper.apply(action, self.seat)
         self._notice_faults()
         if not self._moved(events):
@@ -268,9 +265,10 @@ class CardTable(_TableView):
 
     def expire(self) -> None:
         """Turn down the cards shown for a moment from memory (``memory="none"``); the page sends this
-        when the moment is over (``frame["expire"]`` seconds). A choice being made is kept."""
+        when the moment is over (``frame["expire"]`` seconds). A choice being made is kept, and the
+        picture keeps its token: a click sent on it while it was being turned down still counts."""
         if self.frame.get("expire") and not self.busy:
-            self._show(self._state(set(self.view.highlight), {}))
+            self._show(self._state(set(self.view.highlight), {}), same_token=True)
 
     def fast_forward(self) -> None:
         """Play every pending bot move at once, up to your next decision or the end of the round."""
@@ -326,10 +324,6 @@ class CardTable(_TableView):
             self._log_events(events)
             return False
         self._log_events(events[: end + 1])
-        self._ended_piles = piles_after(self._piles, events[:end])
-        if self.memory != "engine":  # from memory the pile is its top card alone
-            top, pile, deck = self._ended_piles
-            self._ended_piles = (top, 1 if top is not None else 0, deck)
         self._deferred = events[end + 1:]
         self._round_end()
         return True
@@ -345,7 +339,6 @@ class CardTable(_TableView):
             self._show(self._state(highlight, reveal), busy=True, hold=hold)
             return
         while True:
-            self._piles = self._pile_now()
             step = stepper.step()
             if step is None:
                 self._idle(set(), {})
@@ -363,7 +356,6 @@ class CardTable(_TableView):
         Moves that change nothing on the table (a bot passing in a snap window, a bot's set-up
         look) are played at once with the next one, without a picture of their own."""
         events: list[Event] = []
-        self._piles = self._pile_now()
         while True:
             step = self.stepper.step()
             if step is None:
@@ -389,13 +381,6 @@ class CardTable(_TableView):
             self._chooser = None
         # Cards seen from memory are shown for their moment, then turned down, though the person decides next.
         self._show(self._state(highlight, reveal), expire=_REVEAL_HOLD if reveal else 0.0)
-
-    def _pile_now(self) -> tuple[tuple[Card, ...], int, bool]:
-        """The pile (bottom first), the deck size and whether a penalty card is drawn and not yet placed,
-        before a move: the ended round's piles are worked out from them."""
-        game = self.game
-        obs = game.observation(self.seat if self.seat is not None else game.current)
-        return tuple(obs.discard), obs.deck_size, game.drawn_from == "penalty"
 
     def _round_end(self) -> None:
         game = self.game
@@ -426,17 +411,20 @@ class CardTable(_TableView):
         obs = game.observation(seat if seat is not None else game.current)
         summary = self._summary is not None
         ended = game.results[-1] if summary else None
-        top, pile, deck = obs.top, len(obs.discard) if self.memory == "engine" else (1 if obs.discard else 0), obs.deck_size
+        top, pile, deck = obs.top, len(obs.discard), obs.deck_size
         if ended is not None:  # the ended round stays on the table, turned up, behind its scoring, with its piles
             hands = [tuple(h) for h in ended.final_hands]
             drawn = None
-            top, pile, deck = self._ended_piles
+            assert game.last_round_piles is not None
+            top, pile, deck = game.last_round_piles
         elif seat is None:
             hands = [tuple(h) for h in game.open_hands()]
             drawn = game.drawn_card
         else:
             hands = [tuple(h) for h in obs.hands]
             drawn = obs.drawn
+        if self.memory != "engine" and pile:  # from memory the pile is its top card alone
+            pile = 1
         for (s, p), card in reveal.items():
             if s < len(hands) and p < len(hands[s]):
                 hands[s] = hands[s][:p] + (card,) + hands[s][p + 1:]
@@ -470,12 +458,13 @@ class CardTable(_TableView):
             status=status, powers=self._powers(),
             clickable=clickable, selected=set(chooser.selected) if chooser else set(), highlight=highlight,
             buttons=buttons, log=list(self.log_lines), notice=self.notice, overlay=overlay,
-            rules_name=f"{self.rules.name} · seed {self.seed}", rules=self.rules,
+            rules=self.rules, seed=self.seed,
         )
 
-    def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0, expire: float = 0.0) -> None:
+    def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0, expire: float = 0.0,
+              same_token: bool = False) -> None:
         self.view = state
-        self._token += 1
+        self._token += not same_token
         frame = Frame(render_table(state), busy=busy, hold=hold, expire=expire).to_dict()
         frame["token"] = self._token
         self.frame = frame
@@ -597,6 +586,6 @@ class Replay(widgets.VBox):
             current=obs.current if not game.is_over else None, caller=obs.caller, to_move=tuple(game.to_move),
             scores=obs.scores, round_scores=obs.round_scores, round=obs.round,
             status=f"Action {self._at} of {self.steps}: {status}", powers=powers, highlight=_targets(last), log=log,
-            overlay=overlay, rules_name=f"{self.record.rules.name} · seed {self.record.seed}", rules=self.record.rules,
+            overlay=overlay, rules=self.record.rules, seed=self.record.seed,
         )
         self.table.frame = Frame(render_table(self.view)).to_dict()

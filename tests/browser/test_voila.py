@@ -89,8 +89,8 @@ def played(browser: Any, voila_url: str, artifacts: Path) -> Iterator[Played]:
 
 
 HEADER_JS = """() => { const r = document.querySelector('.cabo-table'), a = r.querySelector('.cabo-rules-link');
-  return {title: r.querySelector('.cabo-title').innerText, href: a.getAttribute('href'), link: a.innerText,
-          target: a.getAttribute('target'), toggle: r.querySelector('.cabo-help > summary').innerText}; }"""
+  return {title: r.querySelector('.cabo-title').innerText, link: a ? a.innerText : null,
+          rules: r.querySelector('.cabo-rules').innerText, toggle: r.querySelector('.cabo-help > summary').innerText}; }"""
 
 
 # Card texts as the engine writes them: deluxe 0..13, standard A..K with a suit, jokers.
@@ -204,10 +204,12 @@ def test_clicks_render_fast_enough(played: Played) -> None:
     assert median < 1000 and played.seconds < 60
 
 
-def test_the_table_has_a_title_a_rules_link_and_a_legend(played: Played) -> None:
+def test_the_table_has_a_title_no_dead_rules_link_and_a_legend(played: Played) -> None:
+    """The Voila server cannot serve docs/rules.md: the page names its rules but links nowhere
+    (the link itself is tested in tests/test_table.py)."""
     header = played.header
-    assert header["title"] == "Cabo" and header["link"] == "Rules (deluxe)" and header["target"] == "_blank"
-    assert header["href"].endswith("docs/rules.md#the-three-presets-at-a-glance"), header
+    assert header["title"] == "Cabo" and header["link"] is None, header
+    assert header["rules"].startswith("deluxe · seed "), header
     assert "? Legend" in header["toggle"]
     for words in ("▴", "you may click it now", "the last move touched", "decides now", "green 0 to 4", "called Cabo"):
         assert words in header["legend"], (words, header["legend"])
