@@ -24,6 +24,7 @@ from .actions import (
     is_legal,
 )
 from .cards import Card
+from .explain import why_illegal  # imported here: an isolated bot's process may import nothing new once it runs
 from .observation import Observation
 
 if TYPE_CHECKING:
@@ -185,12 +186,10 @@ class SimpleBot(Bot):
             return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo", obs)
         raise BotError(f"no decision is expected in phase '{phase}'")  # pragma: no cover
 
-    def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation | None = None) -> Action:
+    def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation) -> Action:
         if not is_legal(action, legal):
-            from .explain import legal_text, why_illegal
-
-            why = why_illegal(obs, legal, action) if obs is not None else f"legal now: {legal_text(legal)}"
-            raise BotError(f"{method}() led to {action}, which is not legal now: {why}{self._where(method)}")
+            raise BotError(f"{method}() led to {action}, which is not legal now: {why_illegal(obs, legal, action)}"
+                           f"{self._where(method)}")
         return action
 
     def _where(self, method: str) -> str:

@@ -326,3 +326,15 @@ def test_a_bot_hanging_in_this_process_is_stopped_too() -> None:
     (problem,) = report.problems
     assert "took longer than the 0.2 s limit: it was stopped after 0.4 s (does it loop forever?)" in problem
     assert check_bot(ck.bots.GreedyBot, games=2, replays=0).ok  # the timer leaves a quick bot alone
+
+
+def test_an_isolated_simplebots_illegal_answer_is_explained_with_nothing_left_to_import(tmp_path: Path) -> None:
+    # After the privilege drop a bot's process may import nothing new (harness.py): this file makes it so.
+    path = tmp_path / "calls_twice.py"
+    path.write_text("import sys\nimport cabo_kit as ck\n\nsys.meta_path.clear()\n\n\nclass Twice(ck.SimpleBot):\n"
+                    "    def draw(self, obs):\n        return 'cabo'\n")
+    report = check_bot(path, games=2, replays=0, limits=CHECK)
+    (problem,) = report.problems
+    assert problem.endswith("draw() led to cabo, which is not legal now: Cabo was already called this round (by "
+                            "seat 0): it can be called only once a round (legal now: deck, take) [your draw() is at "
+                            "calls_twice.py line 8]"), problem
