@@ -11,7 +11,8 @@ every preset and several table sizes, with the bot in every seat, and reports:
 - an illegal action, with why it is illegal now in the rules' words, and what was legal;
 - an exception, with its traceback (SimpleBot's own errors name the learner's hook and line);
 - a decision slower than the time limit (in a tournament that loses the game), and a bot
-  too slow for a game's time bank, after its first 3 slow decisions;
+  too slow for a game's time bank: over the bank in a game, or at a pace of more than the bank
+  over a long game, judged after its first 20 decisions (slow decisions within it: a note);
 - a crash of its process;
 - nondeterminism: the same game replayed with the same seed went differently;
 - as a note, what the bot printed: how many lines, and the first ones.
@@ -57,6 +58,8 @@ TABLE_SIZES = (2, 3, 4)
 
 DECISIONS_PER_GAME = 600
 """About the most decisions one game asks of a bot (a rush game with snap windows: measured up to ~620)."""
+SLOW_SAMPLE = 20
+"""Decisions timed before a game's pace is judged against its time bank (a few slow ones lose nothing)."""
 STOP_AFTER = 3
 """The check stops once the same problem has shown this many times (it would only repeat, slowly)."""
 SHOWN_LINES, SHOWN_BYTES = 20, 4096
@@ -78,7 +81,8 @@ class CheckReport:
     planned: int = 0
     decisions: int = 0
     slowest_s: float = 0.0
-    over_limit: bool = False
+    bank_used_s: float = 0.0
+    slow_calls: int = 0
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     isolated: bool = False
@@ -88,6 +92,11 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def over_limit(self) -> bool:
+        """Whether a decision reached the time limit (it was stopped there, or overran it in this process)."""
+        return self.slowest_s >= self.limit_s
 
     def __str__(self) -> str:
         where = "in its own process, as in a tournament" if self.isolated else "in this process"
@@ -416,51 +425,55 @@ def _with_alarm(seconds: float, fn: Any, *args: Any) -> Any:
 
 
 class _Game1:
-    """The state of one checked game: timing, slow decisions, what the bot answered."""
+    """The state of one checked game: timing (what the game's time bank would be charged), what the bot answered."""
 
-    def __init__(self, bot: Bot, label: str, limits: Limits, report: CheckReport) -> None:
-        self.bot, self.label, self.limits, self.report = bot, label, limits, report
-        self.isolated = isinstance(bot, IsolatedBot)
-        self.slow: list[float] = []
+    def __init__(self, label: str, limits: Limits, report: CheckReport, isolated: bool) -> None:
+        self.label, self.limits, self.report, self.isolated = label, limits, report, isolated
+        self.calls = 0
+        self.used_s = 0.0
         self.actions: list[str] = []
-        self.slow_s = min(limits.decision_s, limits.game_bank_s / DECISIONS_PER_GAME)
 
-    def call(self, what: str, fn: Any, *args: Any) -> Any:
+    def call(self, what: str, fn: Any, *args: Any, decision: bool = False) -> Any:
+        """``fn(*args)`` timed and guarded; a ``decision`` (not a hook) counts towards the game's pace."""
         t0 = time.perf_counter()
         try:
             out = fn(*args) if self.isolated else _with_alarm(2 * self.limits.decision_s, fn, *args)
         except _Hang:
-            self.report.over_limit = True
             self.report.slowest_s = max(self.report.slowest_s, time.perf_counter() - t0)
             raise _Stop(f"In {self.label}, {what} took longer than the {self.limits.decision_s:g} s limit: it was "
                         f"stopped after {2 * self.limits.decision_s:g} s (does it loop forever?). In a tournament "
                         "this loses the game.", "timeout") from None
         except BotFault as fault:
             if fault.kind == "timeout":
-                self.report.over_limit = True
-                self.report.slowest_s = max(self.report.slowest_s, self.limits.decision_s)
+                    self.report.slowest_s = max(self.report.slowest_s, self.limits.decision_s)
             sentence, kind = _fault_sentence(fault, f"In {self.label}, {what}")
             raise _Stop(sentence, kind) from None
         except Exception:  # noqa: BLE001 - a learner's bug, reported with its traceback
             raise _Stop(_exception_sentence(f"In {self.label}, {what}")) from None
         elapsed = time.perf_counter() - t0
-        report = self.report
-        if elapsed > report.slowest_s:
-            report.slowest_s = elapsed
-        if elapsed > self.limits.decision_s:  # in process (an isolated bot is stopped at the limit)
-            report.over_limit = True
-            raise _Stop(f"In {self.label}, {what} took longer than the {self.limits.decision_s:g} s limit "
+        report, limits = self.report, self.limits
+        report.slowest_s = max(report.slowest_s, elapsed)
+        if elapsed > limits.decision_s:  # in process (an isolated bot is stopped at the limit)
+            raise _Stop(f"In {self.label}, {what} took longer than the {limits.decision_s:g} s limit "
                         f"({elapsed:.2f} s). In a tournament this loses the game.", "timeout")
-        if elapsed > self.slow_s:
-            self.slow.append(elapsed)
-            if len(self.slow) >= STOP_AFTER:
-                bank = self.limits.game_bank_s
-                times = ", ".join(f"{t:.2f} s" for t in self.slow)
-                raise _Stop(
-                    f"In {self.label}, your bot is too slow for a tournament: {len(self.slow)} decisions took {times}. "
-                    f"A game can ask it for about {DECISIONS_PER_GAME} decisions (snap windows count) within a "
-                    f"{bank:g} s time bank, so keep a decision under {self.slow_s * 1000:.0f} ms on average, or it "
-                    "runs out of time and loses the game.", "slow")
+        self.calls += decision
+        self.used_s += elapsed  # the bank is charged for hooks too
+        report.bank_used_s = max(report.bank_used_s, self.used_s)
+        if elapsed > limits.game_bank_s / DECISIONS_PER_GAME:
+            report.slow_calls += 1
+        bank = limits.game_bank_s
+        if self.used_s > bank:  # in process (an isolated bot is stopped when its bank runs out)
+            raise _Stop(f"In {self.label}, your bot is too slow for a tournament: its decisions took "
+                        f"{self.used_s:.1f} s in all, more than a game's {bank:g} s time bank. In a tournament it "
+                        "runs out of time and loses the game.", "slow")
+        mean = self.used_s / max(self.calls, 1)
+        if self.calls >= SLOW_SAMPLE and mean * DECISIONS_PER_GAME > bank:
+            raise _Stop(
+                f"In {self.label}, your bot is too slow for a tournament: its first {self.calls} decisions took "
+                f"{self.used_s:.2f} s in all ({mean * 1000:.0f} ms on average). A game can ask it for about "
+                f"{DECISIONS_PER_GAME} decisions (snap windows count) within a {bank:g} s time bank: at this pace "
+                f"it runs out of time and loses the game. Keep a decision under "
+                f"{bank / DECISIONS_PER_GAME * 1000:.0f} ms on average.", "slow")
         return out
 
 
@@ -473,7 +486,7 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
     game = Game(rules, g.seed, g.n)
     bots: list[Bot] = [GreedyBot() if s % 2 else RandomBot() for s in range(g.n)]
     bots[g.seat] = bot
-    state = _Game1(bot, g.describe(index), limits, report)
+    state = _Game1(g.describe(index), limits, report, isinstance(bot, IsolatedBot))
     try:
         for seat, b in enumerate(bots):
             b.random = bot_random(g.seed, seat)
@@ -504,7 +517,7 @@ class _Watched(Bot):
         obs = observation
         where = f"round {obs.round + 1}, turn {obs.turn}, phase '{obs.phase}'"
         self._state.report.decisions += 1
-        answer = self._state.call(f"choose() at {where}", self._bot.choose, obs, legal_actions)
+        answer = self._state.call(f"choose() at {where}", self._bot.choose, obs, legal_actions, decision=True)
         action = _checked_action(answer, obs, legal_actions, f"In {self._state.label}, choose() at {where}")
         self._state.actions.append(str(action))
         return action
@@ -571,7 +584,7 @@ def check_bot(
     the first ``replays`` games are played again with the same seed to catch nondeterminism.
     Methods named like a hook but not one are found without running the bot; what the bot
     prints is counted and its first lines shown. The check stops once the same problem has
-    shown 3 times, or after a bot's first 3 slow decisions. ``progress``: a bar on a terminal
+    shown 3 times, or once a bot is too slow for a game's time bank. ``progress``: a bar on a terminal
     or in a notebook, a line per game on stderr elsewhere; by default only on a terminal or in a notebook.
 
     >>> import cabo_kit as ck
@@ -702,7 +715,6 @@ def check_bot(
                 report.games += 1
                 report.decisions += replay_report.decisions
                 report.slowest_s = max(report.slowest_s, replay_report.slowest_s)
-                report.over_limit |= replay_report.over_limit
                 if again is None:
                     key, sentence, _ = replay_found[0]
                     found.append((key, f"Replaying {g.describe(index)} with the same seed failed, though it went "
@@ -728,6 +740,12 @@ def check_bot(
     if capped:
         report.notes.append(f"Note: your bot printed more than the {limits.log_bytes // 1024} KiB log cap in a game; "
                             "the rest was dropped.")
+    if report.slow_calls and not any(key.startswith("slow:") for key, _, _ in found):
+        report.notes.append(
+            f"Note: {report.slow_calls} decision{'s' if report.slow_calls != 1 else ''} took over "
+            f"{limits.game_bank_s / DECISIONS_PER_GAME * 1000:.0f} ms; the most one game used was "
+            f"{report.bank_used_s:.1f} s of its {limits.game_bank_s:g} s time bank (a long game asks up to about "
+            f"{DECISIONS_PER_GAME} decisions).")
     if report.isolated and report.slowest_s > limits.decision_s / 2 and report.ok:
         report.notes.append(f"Note: the slowest decision used more than half of the {limits.decision_s:g} s limit; "
                             "a busier machine could push it over.")
