@@ -353,3 +353,13 @@ def test_a_bot_a_little_slow_loses_no_game_and_gets_a_note() -> None:
     assert re.fullmatch(r"Note: \d+ decisions took over 50 ms; the most one game used was \d+\.\d s of its 30 s "
                         r"time bank \(a long game asks up to about 600 decisions\)\.", report.notes[-1]), report.notes
     assert 2 < report.bank_used_s < 30
+
+
+def test_helpers_named_near_a_short_hook_get_no_hint_and_misspellings_do() -> None:
+    source = "import cabo_kit as ck\n\n\nclass Mine(ck.SimpleBot):\n" + "".join(
+        f"    def {name}(self, obs, *args):\n        return None\n\n"
+        for name in ("key", "seen", "have", "keep_low", "my_place", "on_round", "call_cabbo", "kep", "chose"))
+    hints = hints_in_source(source, "mine.py")
+    assert [h.split(": ")[0] + ": " + h.split(": ")[1].split("?")[0] for h in hints] == [
+        "`call_cabbo` (mine.py line 23): did you mean `call_cabo`", "`kep` (mine.py line 26): did you mean `keep`",
+        "`chose` (mine.py line 29): did you mean `choose`"]

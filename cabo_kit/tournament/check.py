@@ -5,7 +5,7 @@ same limits) and plays it isolated; ``check_bot(MyBot)`` (a class or an instance
 this process, for notebooks. Either way it plays seeded games against the reference bots on
 every preset and several table sizes, with the bot in every seat, and reports:
 
-- a method named within 2 edits of a hook but not one (``call_cabbo``: did you mean
+- a method named like a hook but not one (``call_cabbo``: did you mean
   ``call_cabo``?), found without running the bot;
 - an answer of the wrong type, with its value and type (``keep() returned True (bool)``);
 - an illegal action, with why it is illegal now in the rules' words, and what was legal;
@@ -29,6 +29,7 @@ shown 3 times, so it ends within seconds even for a bot that hangs.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import re
 import signal
@@ -165,24 +166,6 @@ class _Stop(Exception):
 # ---------------------------------------------------------------------- hook names, read without running the bot
 
 
-def _distance(a: str, b: str) -> int:
-    """Edits (insert, delete, substitute, swap two neighbours) from ``a`` to ``b``.
-
-    >>> _distance("call_cabbo", "call_cabo"), _distance("kepe", "keep"), _distance("keep_low", "keep")
-    (1, 1, 4)
-    """
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        row = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                row[j] = min(row[j], prev2[j - 2] + 1)
-        prev2, prev = prev, row
-    return prev[-1]
-
-
 def _reference_classes() -> set[type]:
     """The base classes and the reference bots: their methods are never a learner's misspelling."""
     from .. import bots as builtin
@@ -202,11 +185,20 @@ def _known_names() -> frozenset[str]:
 
 
 def _hint(name: str, known: frozenset[str]) -> str | None:
-    """The hook ``name`` is probably a misspelling of (at most 2 edits away), or ``None``."""
+    """The hook ``name`` is probably a misspelling of, or ``None``: a close match (difflib's, as the rest of the
+    kit's did-you-mean hints) of about its length (one letter more or less for a hook of 5 letters or fewer, two
+    for a longer one), so a helper such as ``key``, ``seen`` or ``keep_low`` is left alone.
+
+    >>> known = _known_names()
+    >>> [_hint(n, known) for n in ("call_cabbo", "kep", "chose", "kepe", "key", "seen", "have", "keep_low")]
+    ['call_cabo', 'keep', 'choose', 'keep', None, None, None, None]
+    """
     if name.startswith("_") or name in known:
         return None
-    best = min(BOT_HOOKS + SIMPLE_HOOKS, key=lambda hook: _distance(name, hook))
-    return best if _distance(name, best) <= 2 else None
+    for hook in difflib.get_close_matches(name, BOT_HOOKS + SIMPLE_HOOKS, n=1, cutoff=0.75):
+        if abs(len(name) - len(hook)) <= (1 if len(hook) <= 5 else 2):
+            return hook
+    return None
 
 
 def _hint_sentence(name: str, hook: str, where: str) -> str:
@@ -215,7 +207,7 @@ def _hint_sentence(name: str, hook: str, where: str) -> str:
 
 
 def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> list[str]:
-    """Sentences for methods named within 2 edits of a :class:`~cabo_kit.Bot` or :class:`~cabo_kit.SimpleBot`
+    """Sentences for methods named like a :class:`~cabo_kit.Bot` or :class:`~cabo_kit.SimpleBot`
     hook but not one (the game never calls them). Read without running the bot: the file's syntax
     tree for a path, the class's own methods for a class.
 
@@ -228,9 +220,9 @@ def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> 
     >>> [h.split(":")[0] for h in hook_hints(Typo)]
     ['`call_cabbo` (<doctest cabo_kit.tournament.check.hook_hints[1]> line 2)']
     """
-    known = _known_names()
     out: list[str] = []
     if isinstance(bot, type):
+        known = _known_names()
         ours = _reference_classes()
         for cls in bot.__mro__:
             if cls in ours:
