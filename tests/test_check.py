@@ -363,3 +363,62 @@ def test_helpers_named_near_a_short_hook_get_no_hint_and_misspellings_do() -> No
     assert [h.split(": ")[0] + ": " + h.split(": ")[1].split("?")[0] for h in hints] == [
         "`call_cabbo` (mine.py line 23): did you mean `call_cabo`", "`kep` (mine.py line 26): did you mean `keep`",
         "`chose` (mine.py line 29): did you mean `choose`"]
+
+
+def _at(preset: str, phase: str, power: str | None = None) -> ck.Observation:
+    """The first observation of a seeded random game in ``phase`` (with ``power`` in play)."""
+    import random
+
+    for seed in range(300):
+        game = ck.Game(ck.Rules.preset(preset), seed=seed, n_players=3 if preset == "traveller" else 2)
+        rnd = random.Random(seed)
+        while game.phase != "over" and game.to_move:
+            obs = game.observation(game.to_move[0])
+            if game.phase == phase and (power is None or obs.power == power):
+                return obs
+            game.apply(rnd.choice(list(obs.legal_actions)), seat=obs.seat)
+    raise LookupError(f"no {preset} game reached {phase} {power}")
+
+
+def _why_at(obs: ck.Observation, action: ck.Action) -> str:
+    assert action not in obs.legal_actions
+    return why_illegal(obs, obs.legal_actions, action).split(" (legal now:")[0]
+
+
+def test_the_powers_say_what_their_step_is_in_rush_and_traveller() -> None:
+    peek_swap = _at("rush", "power", "peek_swap")  # RULES 3.4: peek first, then the swap may follow
+    assert _why_at(peek_swap, ck.Swap(0, 1, 0)) == ("a peek-then-swap swaps only after its first step: peek at one of "
+                                                   "your own cards first, then you may swap (or 'pass')")
+    assert _why_at(peek_swap, ck.Spy(1, 0)) == "spying on another player's card is not this card's power"
+    swap = _at("rush", "swap", "peek_swap")  # the peek is already used: the power is this card's, but done
+    assert _why_at(swap, ck.Peek(0)) == ("this is the swap of a peek-then-swap: you have already peeked; now "
+                                         "'swap own seat:position' (any card of another player) or 'pass'")
+    spy_swap = _at("traveller", "power", "spy_swap")
+    assert _why_at(spy_swap, ck.Swap(0, 1, 0)).startswith("a spy-then-swap swaps only after its first step: spy on")
+    swap = _at("traveller", "swap", "spy_swap")
+    assert _why_at(swap, ck.Spy(1, 0)) == (
+        "this is the swap of a spy-then-swap: you have already spied; now swap the card you spied on with one of "
+        "yours ('swap own seat:position') or 'pass'")
+    assert _why_at(_at("deluxe", "power", "peek"), ck.Swap(0, 1, 0)) == "this card's power does not swap"
+    used_before = _why_at(_at("rush", "power", "peek"), ck.Snap(1, 0))  # deluxe and rush: before the discard
+    assert used_before.startswith("this is the peek power of the card you drew: peek at one of your face-down")
+    used_after = _why_at(_at("traveller", "power", "spy"), ck.Snap(1, 0))  # traveller: after its snap window
+    assert used_after.startswith("this is the spy power of the card you discarded: spy on a face-down card")
+
+
+def test_the_give_after_a_snap_is_mandatory_in_rush_and_optional_in_traveller() -> None:
+    rush = _at("rush", "give")
+    assert _why_at(rush, ck.Pass()) == ("in these rules the give after a snap is mandatory: give the player one of "
+                                        "your cards ('give position')")
+    assert _why_at(rush, ck.Give(9)).startswith("there is no position 9 in your hand: you hold ")
+    traveller = _at("traveller", "give")
+    assert _why_at(traveller, ck.Spy(1, 0)) == (
+        "this is after snapping another player's card: give them one of your cards ('give position') or 'pass' "
+        "(giving is optional in these rules)")
+
+
+def test_positions_out_of_order_or_repeated_are_named() -> None:
+    drawn = _at("deluxe", "drawn")
+    for positions in ((1, 0), (0, 0)):
+        assert _why_at(drawn, ck.Exchange(positions)) == "list positions in increasing order, each once"
+    assert _why_at(_at("deluxe", "look"), ck.InitialPeek((1, 0))) == "list positions in increasing order, each once"
