@@ -298,7 +298,7 @@ def test_the_report_shows_a_bots_first_printed_lines_from_the_tournament_logs(tm
     (logs / "ada-00000000000b.log").write_text("".join(f"again {i}\n" for i in range(15)))
     (logs / "ada_2-00000000000c.log").write_text("not ada\n")
     page = printed_html("ada", logs)
-    assert "It printed in 2 games" in page and "not ada" not in page
+    assert "It printed in 2 deals" in page and "not ada" not in page
     shown = page.split("<pre>")[1].split("</pre>")[0].splitlines()
     assert len(shown) == 20 and shown[0] == "ada says 0" and shown[-1] == "again 4"
     (logs / "big-00000000000d.log").write_text("x" * 10_000 + "\n")

@@ -44,6 +44,7 @@ from typing import Any, Sequence
 from ..actions import Action, ActionParseError
 from ..bot import BOT_HOOKS, Bot
 from ..explain import why_illegal
+from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
 from ..play import bot_random, run_game
 from ..rules import Rules
@@ -63,8 +64,6 @@ SLOW_SAMPLE = 20
 """Decisions timed before a game's pace is judged against its time bank (a few slow ones lose nothing)."""
 STOP_AFTER = 3
 """The check stops once the same problem has shown this many times (it would only repeat, slowly)."""
-SHOWN_LINES, SHOWN_BYTES = 20, 4096
-"""How much of a bot's printed output a report shows: at most this many first lines and bytes."""
 
 SIMPLE_HOOKS = ("initial_peek", "draw", "keep", "peek", "spy", "swap", "snap", "give", "call_cabo", "place")
 
@@ -309,17 +308,6 @@ class _Capture(io.TextIOBase):
         return self.lines + (1 if self.partial else 0)
 
 
-def first_lines(text: str, lines: int = SHOWN_LINES, size: int = SHOWN_BYTES) -> list[str]:
-    """The first ``lines`` lines of ``text`` within ``size`` bytes (a report shows no more of a bot's output).
-
-    >>> first_lines("a\\nb\\nc\\n", lines=2)
-    ['a', 'b']
-    """
-    cut = text.encode("utf-8", "replace")[:size].decode("utf-8", "ignore")
-    out = cut.splitlines()[:lines]
-    return out
-
-
 def printed_sentence(count: int, head: list[str], games: int = 0, capped: bool = False, lines: int = 5) -> str:
     """``your bot printed 212 lines; the first: ...`` (at most ``lines`` lines, 4 KiB).
 
@@ -491,7 +479,7 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
         run_game(game, players, [type(b).__name__ for b in players])  # the one game loop (play.py)
         state.call("on_game_end()", bot.on_game_end, list(game.sheet.totals), list(game.sheet.winners))
     except _Stop as stop:
-        found.append((_key(stop.kind, stop.sentence), stop.sentence, index))
+        found.append((fault_key(stop.kind, stop.sentence), stop.sentence, index))
         return None
     finally:
         if isinstance(bot, IsolatedBot):
@@ -534,19 +522,6 @@ def _checked_action(answer: Any, obs: Any, legal: Sequence[Action], what: str) -
         raise _Stop(f"{what} returned {str(action)!r}, which is not legal now: {why_illegal(obs, legal, action)}.",
                     "illegal")
     return action
-
-
-_WHEN = re.compile(r"choose\(\) at round \d+, turn \d+, phase '\w+'")
-
-
-def _key(kind: str, sentence: str) -> str:
-    """What makes two problems the same: their kind and last line, without numbers or the legal moves."""
-    last = sentence.rstrip().splitlines()[-1] if sentence.strip() else sentence
-    if last.startswith("In game "):
-        last = last.split("), ", 1)[-1]  # "In game 3 (rush, ...), choose() ..." -> what happened
-    last = _WHEN.sub("choose()", last)
-    last = last.split(" (legal now:")[0].split(" [your ")[0]
-    return kind + ":" + re.sub(r"\d+(\.\d+)?", "#", last)
 
 
 def _first_difference(a: list[str], b: list[str]) -> str:
@@ -693,7 +668,7 @@ def check_bot(
             report.games += 1
             took = f"{time.perf_counter() - t0:.1f} s"
             bar.game(index, g, f"ok, {took}" if len(found) == before else
-                     f"{found[-1][0].split(':')[0]} problem, {took}: {_short(found[-1][1])}")
+                     f"{found[-1][0].split(':')[0]} problem, {took}: {what_happened(found[-1][1], 90)}")
             if repeated():
                 break
         stop = repeated()
@@ -742,13 +717,6 @@ def check_bot(
         report.notes.append(f"Note: the slowest decision used more than half of the {limits.decision_s:g} s limit; "
                             "a busier machine could push it over.")
     return report
-
-
-def _short(sentence: str, width: int = 90) -> str:
-    """A problem in one line for the progress: what happened, without where."""
-    last = sentence.rstrip().splitlines()[-1] if sentence.strip() else sentence
-    last = _WHEN.sub("choose()", last.split("), ", 1)[-1] if last.startswith("In game ") else last)
-    return last if len(last) <= width else last[: width - 1] + "…"
 
 
 def group_problems(found: Sequence[tuple[str, str, int]]) -> list[str]:
