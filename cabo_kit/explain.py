@@ -22,7 +22,7 @@ from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy, Swap,
 )
 
-__all__ = ["why_illegal", "legal_text"]
+__all__ = ["why_illegal", "legal_text", "not_an_action", "not_legal"]
 
 MOMENT = {
     "look": "the look at your cards before the round: answer which of your cards you look at",
@@ -234,3 +234,26 @@ def why_illegal(obs: Any, legal: Sequence[Action], action: Action) -> str:
     except Exception:  # noqa: BLE001 - an explanation must never hide the fault it explains
         reason = None
     return f"{reason or 'it is not one of the legal moves now'} (legal now: {legal_text(legal)})"
+
+
+def not_an_action(answer: Any, error: Exception | None = None) -> str:
+    """What is wrong with a ``choose()`` answer that is no action: ``error`` is why its text did not parse.
+
+    The one wording of this fault, in process, in a bot's own process (``harness.py``) and in the engine's.
+
+    >>> not_an_action(0)
+    "choose() returned 0 (int), which is not an action: return one of legal_actions (an Action, or its text such as 'deck'), e.g. legal_actions[0]"
+    """
+    if isinstance(answer, str) and error is not None:
+        return f"choose() returned {answer!r:.120}, which is not an action: {error}"
+    return (f"choose() returned {answer!r:.120} ({type(answer).__name__}), which is not an action: return one of "
+            "legal_actions (an Action, or its text such as 'deck'), e.g. legal_actions[0]")
+
+
+def not_legal(action: Action, obs: Any, legal: Sequence[Action]) -> str:
+    """What is wrong with a ``choose()`` answer that is an action but not a legal one now, and why (:func:`why_illegal`).
+
+    >>> not_legal(Peek(0), None, (Pass(),))
+    "choose() returned 'peek 0', which is not legal now: it is not one of the legal moves now (legal now: pass)"
+    """
+    return f"choose() returned {str(action)!r:.120}, which is not legal now: {why_illegal(obs, legal, action)}"

@@ -422,3 +422,26 @@ def test_positions_out_of_order_or_repeated_are_named() -> None:
     for positions in ((1, 0), (0, 0)):
         assert _why_at(drawn, ck.Exchange(positions)) == "list positions in increasing order, each once"
     assert _why_at(_at("deluxe", "look"), ck.InitialPeek((1, 0))) == "list positions in increasing order, each once"
+
+
+def test_a_fault_reads_the_same_in_this_process_and_isolated(tmp_path: Path) -> None:
+    source = ("import cabo_kit as ck\n\n\nclass Stubborn(ck.Bot):\n    def choose(self, observation, legal_actions):\n"
+              "        return 'cabo'\n")
+    path = tmp_path / "stubborn.py"
+    path.write_text(source)
+    scope: dict[str, object] = {}
+    exec(compile(source, str(path), "exec"), scope)  # noqa: S102 - the same class, in this process
+    isolated, in_process = (check_bot(bot, games=2, replays=0, limits=CHECK).problems  # type: ignore[arg-type]
+                            for bot in (path, scope["Stubborn"]))
+    assert isolated == in_process and len(isolated) == 2, (isolated, in_process)  # deluxe, then rush
+    assert ": choose() returned 'cabo', which is not legal now: " in isolated[0]
+    from cabo_kit.tournament.isolation import BotFault, IsolatedBot, load_submission
+
+    bot = IsolatedBot(load_submission(STUDENT / "keep_true.py", CHECK), CHECK)
+    try:  # what a tournament stores: SimpleBot's sentence, not a traceback through cabo_kit
+        with pytest.raises(BotFault) as fault:
+            ck.play_game([bot, ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=0)
+    finally:
+        bot.close()
+    assert (fault.value.kind, fault.value.reason) == (
+        "error", "keep() returned True (bool): return a position (int) or None [your keep() is at keep_true.py line 5]")

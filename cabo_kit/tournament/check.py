@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..actions import Action, ActionParseError
-from ..bot import BOT_HOOKS, Bot
-from ..explain import why_illegal
+from ..bot import BOT_HOOKS, Bot, BotError
+from ..explain import not_an_action, not_legal
 from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
 from ..play import bot_random, run_game
@@ -362,9 +362,6 @@ class _Progress:
 def _fault_sentence(fault: BotFault, what: str) -> tuple[str, str]:
     reason = fault.reason
     if fault.kind == "error":
-        last = reason.rstrip().splitlines()[-1] if reason.strip() else ""
-        if last.startswith("cabo_kit.bot.BotError: "):  # SimpleBot's own words: the traceback shows only cabo_kit
-            return f"{what}: {last[len('cabo_kit.bot.BotError: '):]}", "error"
         return f"{what}: {reason}", "error"
     if fault.kind == "timeout":
         return f"{what} was too slow: {reason}. In a tournament this loses the game.", "timeout"
@@ -374,9 +371,7 @@ def _fault_sentence(fault: BotFault, what: str) -> tuple[str, str]:
 
 
 def _exception_sentence(what: str) -> str:
-    etype, value, tb = sys.exc_info()
-    from ..bot import BotError
-
+    value = sys.exc_info()[1]
     if isinstance(value, BotError):  # SimpleBot's own words name the hook, its answer and its line
         return f"{what}: {value}"
     return f"{what} raised an exception:\n{traceback.format_exc().rstrip()}"
@@ -495,11 +490,18 @@ class _Watched(Bot):
 
     def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
         obs = observation
-        where = f"round {obs.round + 1}, turn {obs.turn}, phase '{obs.phase}'"
-        self._state.report.decisions += 1
-        answer = self._state.call(f"choose() at {where}", self._bot.choose, obs, legal_actions, decision=True)
-        action = _checked_action(answer, obs, legal_actions, f"In {self._state.label}, choose() at {where}")
-        self._state.actions.append(str(action))
+        state = self._state
+        what = f"choose() at round {obs.round + 1}, turn {obs.turn}, phase '{obs.phase}'"
+        state.report.decisions += 1
+        answer = state.call(what, self._bot.choose, obs, legal_actions, decision=True)
+        if state.isolated:  # IsolatedBot.choose checked it, in the same words
+            action = answer
+        else:
+            problem = _answer_problem(answer, obs, legal_actions)
+            if isinstance(problem, str):
+                raise _Stop(f"In {state.label}, {what}: {problem}.", "illegal")
+            action = problem
+        state.actions.append(str(action))
         return action
 
     def on_round_start(self, observation: Any) -> None:
@@ -509,19 +511,13 @@ class _Watched(Bot):
         self._state.call("on_round_end()", self._bot.on_round_end, result)
 
 
-def _checked_action(answer: Any, obs: Any, legal: Sequence[Action], what: str) -> Action:
+def _answer_problem(answer: Any, obs: Any, legal: Sequence[Action]) -> Action | str:
+    """The action ``answer`` names if it is legal, else what is wrong with it (as an isolated bot's fault says it)."""
     try:
         action = Action.parse(answer)
     except ActionParseError as exc:
-        if not isinstance(answer, str):
-            raise _Stop(f"{what} returned {answer!r:.80} ({type(answer).__name__}), which is not an action: return "
-                        "one of legal_actions (an Action, or its text such as 'deck'), e.g. legal_actions[0].",
-                        "illegal") from None
-        raise _Stop(f"{what} returned {answer!r:.80}, which is not an action: {exc}", "illegal") from None
-    if action not in legal:
-        raise _Stop(f"{what} returned {str(action)!r}, which is not legal now: {why_illegal(obs, legal, action)}.",
-                    "illegal")
-    return action
+        return not_an_action(answer, exc)
+    return action if action in legal else not_legal(action, obs, legal)
 
 
 def _first_difference(a: list[str], b: list[str]) -> str:

@@ -54,6 +54,7 @@ from typing import IO, Any, NoReturn, Sequence
 from ..actions import Action, ActionParseError, LegalActions
 from ..bot import Bot
 from ..cards import Card
+from ..explain import not_an_action, not_legal
 from ..observation import EventLog, Observation, moment_of
 
 __all__ = ["Limits", "Submission", "SubmissionError", "load_submission", "IsolatedBot", "BotFault", "one_line_reason"]
@@ -721,6 +722,13 @@ def _read_with_timeout(fd: int, deadline: float) -> bytes:  # pragma: no cover -
     return out[0]
 
 
+def _raised(what: str, reply: dict[str, Any]) -> str:
+    """A fault reply's reason: SimpleBot's own sentence for its BotError (it names the learner's hook, answer and
+    line, where the traceback shows only cabo_kit's frames), else ``WHAT raised:`` and the traceback."""
+    says = reply.get("says")
+    return str(says) if says is not None else f"{what} raised:\n{str(reply['err']).rstrip()}"
+
+
 def _exit_reason(code: int | None, limits: Limits) -> str:
     import signal
 
@@ -1072,7 +1080,7 @@ class IsolatedBot(Bot):
         if elapsed > self.slowest:
             self.slowest = elapsed
         if "err" in reply:
-            self._fail(BotFault("error", f"{what} raised:\n{str(reply['err']).rstrip()}"))
+            self._fail(BotFault("error", _raised(what, reply)))
         return reply
 
     @staticmethod
@@ -1119,7 +1127,7 @@ class IsolatedBot(Bot):
             if elapsed > self.slowest:
                 self.slowest = elapsed
             if "err" in reply:
-                self._fail(BotFault("error", f"choose() raised:\n{str(reply['err']).rstrip()}"))
+                self._fail(BotFault("error", _raised("choose()", reply)))
         self.decisions += 1
         text = reply.get("a")
         if text.__class__ is str:
@@ -1134,12 +1142,9 @@ class IsolatedBot(Bot):
         try:
             action = Action.parse(text)
         except ActionParseError as exc:
-            self._fail(BotFault("illegal", f"choose() returned {text!r:.120}: {exc}"))
+            self._fail(BotFault("illegal", not_an_action(text, exc)))
         if action not in legal_actions:
-            from ..explain import why_illegal
-
-            self._fail(BotFault("illegal", f"choose() returned {text!r:.120}, which is not legal now: "
-                                           f"{why_illegal(observation, legal_actions, action)}"))
+            self._fail(BotFault("illegal", not_legal(action, observation, legal_actions)))
         return action
 
     def on_game_start(self, seat: int, n_players: int, rules: Any) -> None:
