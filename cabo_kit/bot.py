@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import os
 import random
 from abc import ABC, abstractmethod
 from operator import index as _index
@@ -48,6 +49,22 @@ def _shown(value: Any) -> str:
 def _guess(card: Card) -> int:
     """A card's value, or 7 (a little over the deck's mean) when unseen."""
     return 7 if card.value is None else card.value
+
+
+def defined_at(fn: Any) -> str | None:
+    """Where a function is defined, as a learner finds it: ``mybot.py line 12``, or ``line 3 of its cell`` in a
+    notebook; ``None`` when it has no source (a builtin).
+
+    >>> defined_at(defined_at).split(" line ")[0]
+    'bot.py'
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    file = code.co_filename
+    if file.startswith("<") or "ipykernel_" in file:  # a notebook cell or an interactive prompt
+        return f"line {code.co_firstlineno} of its cell"
+    return f"{os.path.basename(file)} line {code.co_firstlineno}"
 
 
 class BotError(ValueError):
@@ -195,15 +212,8 @@ class SimpleBot(Bot):
     def _where(self, method: str) -> str:
         """Where the learner's own ``method`` is (file and line), or ``""`` for SimpleBot's default."""
         fn = getattr(type(self), method, None)
-        code = getattr(fn, "__code__", None)
-        if code is None or fn is getattr(SimpleBot, method, None):
-            return ""
-        import os
-
-        file = code.co_filename
-        if file.startswith("<") or "ipykernel_" in file:  # a notebook cell or an interactive prompt
-            return f" [your {method}() is at line {code.co_firstlineno} of its cell]"
-        return f" [your {method}() is at {os.path.basename(file)} line {code.co_firstlineno}]"
+        where = None if fn is getattr(SimpleBot, method, None) else defined_at(fn)
+        return f" [your {method}() is at {where}]" if where else ""
 
     def _position(self, value: Any, method: str, expected: str) -> int:
         """``value`` as a position: an int (numpy's integers too); a bool, a float or anything else is a BotError."""
@@ -221,14 +231,14 @@ class SimpleBot(Bot):
             items = list(values)
         except TypeError:
             raise BotError(f"{method}() returned {_shown(values)}: return {expected}{self._where(method)}") from None
+        out = []
         for v in items:
-            if v.__class__ is not int:
-                try:
-                    self._position(v, method, expected)
-                except BotError:
-                    raise BotError(f"{method}() returned {_shown(values)}, which holds {_shown(v)}: return {expected}"
-                                   f"{self._where(method)}") from None
-        return [_index(v) for v in items]
+            try:
+                out.append(v if v.__class__ is int else self._position(v, method, expected))
+            except BotError:
+                raise BotError(f"{method}() returned {_shown(values)}, which holds {_shown(v)}: return {expected}"
+                               f"{self._where(method)}") from None
+        return out
 
     def _target(self, value: Any, method: str, size: int) -> tuple[int, ...]:
         expected = ("(seat, position) as two ints, or None" if size == 2

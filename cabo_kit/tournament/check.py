@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..actions import Action, ActionParseError
-from ..bot import BOT_HOOKS, Bot, BotError
+from ..bot import BOT_HOOKS, Bot, BotError, defined_at
 from ..explain import not_an_action, not_legal
 from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
@@ -217,7 +217,7 @@ def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> 
     ...     def keep_low(self, obs):
     ...         return 0
     >>> [h.split(":")[0] for h in hook_hints(Typo)]
-    ['`call_cabbo` (<doctest cabo_kit.tournament.check.hook_hints[1]> line 2)']
+    ['`call_cabbo` (line 2 of its cell)']
     """
     out: list[str] = []
     if isinstance(bot, type):
@@ -228,11 +228,8 @@ def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> 
                 continue
             for name, fn in vars(cls).items():
                 hook = _hint(name, known) if callable(fn) else None
-                code = getattr(fn, "__code__", None)
                 if hook is not None:
-                    where = (f"{Path(code.co_filename).name} line {code.co_firstlineno}" if code is not None
-                             else f"class {cls.__name__}")
-                    out.append(_hint_sentence(name, hook, where))
+                    out.append(_hint_sentence(name, hook, defined_at(fn) or f"class {cls.__name__}"))
         return out
     path = Path(bot)
     try:
