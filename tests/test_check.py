@@ -445,3 +445,39 @@ def test_a_fault_reads_the_same_in_this_process_and_isolated(tmp_path: Path) -> 
         bot.close()
     assert (fault.value.kind, fault.value.reason) == (
         "error", "keep() returned True (bool): return a position (int) or None [your keep() is at keep_true.py line 5]")
+
+
+def test_a_bot_swallowing_the_stop_with_a_bare_except_is_stopped_again_and_a_timer_set_before_goes_on() -> None:
+    import signal
+
+    class Bare(ck.SimpleBot):
+        def draw(self, obs):  # type: ignore[no-untyped-def]
+            while True:
+                try:
+                    time.sleep(0.01)
+                except:  # noqa: E722 - swallows the first stop; the timer stops it again
+                    pass
+                sum(range(100_000))
+
+    previous = signal.signal(signal.SIGALRM, lambda *_: None)
+    signal.setitimer(signal.ITIMER_REAL, 30)
+    try:
+        t0 = time.perf_counter()
+        report = check_bot(Bare, limits=Limits(decision_s=0.2))
+        took = time.perf_counter() - t0
+        left, _ = signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert took < 10 and report.games == 3, report.problems
+    assert "took longer than the 0.2 s limit: it was stopped after 0.4 s" in report.problems[0]
+    assert 30 - took - 1 < left <= 30 - took + 0.1  # the caller's timer still runs, less the time spent
+
+
+def test_a_replayed_game_does_not_count_what_the_bot_printed_twice() -> None:
+    class Hello(ck.SimpleBot):
+        def on_game_start(self, seat, n_players, rules):  # type: ignore[no-untyped-def]
+            print("hello", seat)
+
+    notes = [check_bot(Hello, games=2, replays=replays).notes[0] for replays in (0, 1)]
+    assert notes[0] == notes[1] and notes[0].startswith("Note: your bot printed 2 lines in 2 games; the first:\n")

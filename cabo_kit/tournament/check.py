@@ -388,12 +388,16 @@ def _with_alarm(seconds: float, fn: Any, *args: Any) -> Any:
         raise _Hang
 
     previous = signal.signal(signal.SIGALRM, overran)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Again every 50 ms after the first: a bot's bare ``except:`` may swallow one _Hang, not every one.
+    before, _ = signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+    t0 = time.perf_counter()
     try:
         return fn(*args)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if before:  # a timer set by someone else goes on with what was left of it
+            signal.setitimer(signal.ITIMER_REAL, max(before - (time.perf_counter() - t0), 0.001))
 
 
 class _Game1:
@@ -626,7 +630,9 @@ def check_bot(
         progress = sys.stderr.isatty() or _in_notebook()
     bar = _Progress(len(schedule), report.bot, progress)
 
-    def play(g: _Game, index: int, into: CheckReport, where: list[tuple[str, str, int]]) -> list[str] | None:
+    def play(g: _Game, index: int, into: CheckReport, where: list[tuple[str, str, int]],
+             replay: bool = False) -> list[str] | None:
+        """Play game ``g``; what the bot prints is counted in its first play only (a replay prints it again)."""
         nonlocal printed, printed_games, capped
         player = fresh()
         capture = _Capture()
@@ -638,10 +644,10 @@ def check_bot(
         finally:
             if isinstance(player, IsolatedBot):
                 text = player.log_text
-                capped |= len(text.encode()) >= limits.log_bytes - 64
+                capped |= not replay and len(text.encode()) >= limits.log_bytes - 64
                 capture.write(text)
                 player.close()
-            if capture.total:
+            if capture.total and not replay:
                 printed_games += 1
                 printed = (printed[0] + capture.total, printed[1] or capture.head)
 
@@ -653,6 +659,7 @@ def check_bot(
                 return key
         return None
 
+    stop: str | None = None
     try:
         for index, g in enumerate(schedule):
             before = len(found)
@@ -662,16 +669,16 @@ def check_bot(
             took = f"{time.perf_counter() - t0:.1f} s"
             bar.game(index, g, f"ok, {took}" if len(found) == before else
                      f"{found[-1][0].split(':')[0]} problem, {took}: {what_happened(found[-1][1], 90)}")
-            if repeated():
+            stop = repeated()
+            if stop is not None:
                 break
-        stop = repeated()
         if stop is None:
             for index, g in enumerate(schedule[:replays]):
                 if first_actions[index] is None:
                     continue
                 replay_report = CheckReport(bot=report.bot)
                 replay_found: list[tuple[str, str, int]] = []
-                again = play(g, index, replay_report, replay_found)
+                again = play(g, index, replay_report, replay_found, replay=True)
                 report.games += 1
                 report.decisions += replay_report.decisions
                 report.slowest_s = max(report.slowest_s, replay_report.slowest_s)
