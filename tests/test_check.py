@@ -443,8 +443,11 @@ def test_a_fault_reads_the_same_in_this_process_and_isolated(tmp_path: Path) -> 
             ck.play_game([bot, ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=0)
     finally:
         bot.close()
-    assert (fault.value.kind, fault.value.reason) == (
-        "error", "keep() returned True (bool): return a position (int) or None [your keep() is at keep_true.py line 5]")
+    says = "keep() returned True (bool): return a position (int) or None [your keep() is at keep_true.py line 5]"
+    assert (fault.value.kind, fault.value.reason, fault.value.says) == ("error", f"choose(): {says}", says)
+    from cabo_kit.tournament.store import fault_hook
+
+    assert fault_hook(fault.value.reason) == "choose()"  # repro finds the call that failed
 
 
 def test_a_bot_swallowing_the_stop_with_a_bare_except_is_stopped_again_and_a_timer_set_before_goes_on() -> None:

@@ -359,7 +359,7 @@ class _Progress:
 def _fault_sentence(fault: BotFault, what: str) -> tuple[str, str]:
     reason = fault.reason
     if fault.kind == "error":
-        return f"{what}: {reason}", "error"
+        return f"{what}: {fault.says or reason}", "error"
     if fault.kind == "timeout":
         return f"{what} was too slow: {reason}. In a tournament this loses the game.", "timeout"
     if fault.kind == "illegal":

@@ -173,16 +173,21 @@ class SubmissionError(Exception):
 
 
 class BotFault(Exception):
-    """An isolated bot failed: ``kind`` is ``"error"``, ``"timeout"``, ``"illegal"`` or ``"crash"``."""
+    """An isolated bot failed: ``kind`` is ``"error"``, ``"timeout"``, ``"illegal"`` or ``"crash"``.
+
+    ``reason`` starts with the call that failed (``choose()``...) where one did; ``says``: a SimpleBot's
+    ``BotError`` sentence alone (it names the learner's hook, answer and line), else ``""``.
+    """
 
     KINDS = ("error", "timeout", "illegal", "crash")
 
-    def __init__(self, kind: str, reason: str) -> None:
+    def __init__(self, kind: str, reason: str, says: str = "") -> None:
         if kind not in self.KINDS:
             raise ValueError(f"BotFault kind must be one of {self.KINDS}, not {kind!r}")
         super().__init__(f"{kind}: {reason}")
         self.kind = kind
         self.reason = reason
+        self.says = says
 
 
 # ---------------------------------------------------------------------- the engine's own safety
@@ -722,11 +727,14 @@ def _read_with_timeout(fd: int, deadline: float) -> bytes:  # pragma: no cover -
     return out[0]
 
 
-def _raised(what: str, reply: dict[str, Any]) -> str:
-    """A fault reply's reason: SimpleBot's own sentence for its BotError (it names the learner's hook, answer and
-    line, where the traceback shows only cabo_kit's frames), else ``WHAT raised:`` and the traceback."""
+def _raised(what: str, reply: dict[str, Any]) -> BotFault:
+    """The fault of a reply saying the bot raised: ``WHAT: `` and SimpleBot's own sentence for its BotError (it names
+    the learner's hook, answer and line, where the traceback shows only cabo_kit's frames), else ``WHAT raised:``
+    and the traceback."""
     says = reply.get("says")
-    return str(says) if says is not None else f"{what} raised:\n{str(reply['err']).rstrip()}"
+    if says is not None:
+        return BotFault("error", f"{what}: {says}", str(says))
+    return BotFault("error", f"{what} raised:\n{str(reply['err']).rstrip()}")
 
 
 def _exit_reason(code: int | None, limits: Limits) -> str:
@@ -1080,7 +1088,7 @@ class IsolatedBot(Bot):
         if elapsed > self.slowest:
             self.slowest = elapsed
         if "err" in reply:
-            self._fail(BotFault("error", _raised(what, reply)))
+            self._fail(_raised(what, reply))
         return reply
 
     @staticmethod
@@ -1127,7 +1135,7 @@ class IsolatedBot(Bot):
             if elapsed > self.slowest:
                 self.slowest = elapsed
             if "err" in reply:
-                self._fail(BotFault("error", _raised("choose()", reply)))
+                self._fail(_raised("choose()", reply))
         self.decisions += 1
         text = reply.get("a")
         if text.__class__ is str:
