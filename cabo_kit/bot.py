@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import os
 import random
 from abc import ABC, abstractmethod
 from operator import index as _index
@@ -24,6 +25,7 @@ from .actions import (
     is_legal,
 )
 from .cards import Card
+from .explain import why_illegal  # imported here: an isolated bot's process may import nothing new once it runs
 from .observation import Observation
 
 if TYPE_CHECKING:
@@ -47,6 +49,22 @@ def _shown(value: Any) -> str:
 def _guess(card: Card) -> int:
     """A card's value, or 7 (a little over the deck's mean) when unseen."""
     return 7 if card.value is None else card.value
+
+
+def defined_at(fn: Any) -> str | None:
+    """Where a function is defined, as a learner finds it: ``mybot.py line 12``, or ``line 3 of its cell`` in a
+    notebook; ``None`` when it has no source (a builtin).
+
+    >>> defined_at(defined_at).split(" line ")[0]
+    'bot.py'
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    file = code.co_filename
+    if file.startswith("<") or "ipykernel_" in file:  # a notebook cell or an interactive prompt
+        return f"line {code.co_firstlineno} of its cell"
+    return f"{os.path.basename(file)} line {code.co_firstlineno}"
 
 
 class BotError(ValueError):
@@ -185,26 +203,17 @@ class SimpleBot(Bot):
             return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo", obs)
         raise BotError(f"no decision is expected in phase '{phase}'")  # pragma: no cover
 
-    def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation | None = None) -> Action:
+    def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation) -> Action:
         if not is_legal(action, legal):
-            from .explain import legal_text, why_illegal
-
-            why = why_illegal(obs, legal, action) if obs is not None else f"legal now: {legal_text(legal)}"
-            raise BotError(f"{method}() led to {action}, which is not legal now: {why}{self._where(method)}")
+            raise BotError(f"{method}() led to {action}, which is not legal now: {why_illegal(obs, legal, action)}"
+                           f"{self._where(method)}")
         return action
 
     def _where(self, method: str) -> str:
         """Where the learner's own ``method`` is (file and line), or ``""`` for SimpleBot's default."""
         fn = getattr(type(self), method, None)
-        code = getattr(fn, "__code__", None)
-        if code is None or fn is getattr(SimpleBot, method, None):
-            return ""
-        import os
-
-        file = code.co_filename
-        if file.startswith("<") or "ipykernel_" in file:  # a notebook cell or an interactive prompt
-            return f" [your {method}() is at line {code.co_firstlineno} of its cell]"
-        return f" [your {method}() is at {os.path.basename(file)} line {code.co_firstlineno}]"
+        where = None if fn is getattr(SimpleBot, method, None) else defined_at(fn)
+        return f" [your {method}() is at {where}]" if where else ""
 
     def _position(self, value: Any, method: str, expected: str) -> int:
         """``value`` as a position: an int (numpy's integers too); a bool, a float or anything else is a BotError."""
@@ -222,14 +231,14 @@ class SimpleBot(Bot):
             items = list(values)
         except TypeError:
             raise BotError(f"{method}() returned {_shown(values)}: return {expected}{self._where(method)}") from None
+        out = []
         for v in items:
-            if v.__class__ is not int:
-                try:
-                    self._position(v, method, expected)
-                except BotError:
-                    raise BotError(f"{method}() returned {_shown(values)}, which holds {_shown(v)}: return {expected}"
-                                   f"{self._where(method)}") from None
-        return [_index(v) for v in items]
+            try:
+                out.append(v if v.__class__ is int else self._position(v, method, expected))
+            except BotError:
+                raise BotError(f"{method}() returned {_shown(values)}, which holds {_shown(v)}: return {expected}"
+                               f"{self._where(method)}") from None
+        return out
 
     def _target(self, value: Any, method: str, size: int) -> tuple[int, ...]:
         expected = ("(seat, position) as two ints, or None" if size == 2

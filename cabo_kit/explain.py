@@ -22,7 +22,7 @@ from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy, Swap,
 )
 
-__all__ = ["why_illegal", "legal_text"]
+__all__ = ["why_illegal", "legal_text", "not_an_action", "not_legal"]
 
 MOMENT = {
     "look": "the look at your cards before the round: answer which of your cards you look at",
@@ -30,12 +30,42 @@ MOMENT = {
               " or call Cabo ('cabo') where allowed",
     "drawn": "the moment to keep the card you drew ('exchange' it for one of your cards) or to 'discard' it",
     "snap": "a snap window: claim one face-down card ('snap seat:position') or 'pass'",
-    "power": "the power of the card you discarded: use it or 'pass'",
-    "swap": "the swap of a peek-then-swap: 'swap own seat:position' or 'pass'",
     "place": "after exchanging several cards: say where the card goes ('place index')",
-    "give": "after snapping another player's card: the card you give them ('give position')",
     "end_turn": "the end of your turn: call Cabo ('cabo') or 'pass'",
 }
+"""What each moment asks, in the rules' words; the power, swap and give moments depend on the rules (:func:`_moment`)."""
+
+_POWER_NAME = {"peek": "peek", "spy": "spy", "swap": "swap", "peek_swap": "peek-then-swap",
+               "spy_swap": "spy-then-swap"}
+_POWER_USE = {
+    "peek": "peek at one of your face-down cards ('peek position')",
+    "spy": "spy on a face-down card of another player ('spy seat:position')",
+    "swap": "swap one of your cards with another player's ('swap own seat:position')",
+    "peek_swap": "first peek at one of your face-down cards ('peek position'), then you may swap",
+    "spy_swap": "first spy on a face-down card of another player ('spy seat:position'), then you may swap it",
+}
+
+
+def _moment(phase: str, obs: Any) -> str | None:
+    """What this moment asks of the player, for the rules and the power in play (RULES.md sections 3.4 and 5)."""
+    rules, power = obs.rules, getattr(obs.power, "value", obs.power)
+    if phase == "power":
+        card = "drew" if rules.power_timing == "before_discard" else "discarded"
+        return (f"the {_POWER_NAME.get(power, power)} power of the card you {card}: "
+                f"{_POWER_USE.get(power, 'use it')} or 'pass'")
+    if phase == "swap":
+        if power == "spy_swap":
+            return ("the swap of a spy-then-swap: you have already spied; now swap the card you spied on with one of "
+                    "yours ('swap own seat:position') or 'pass'")
+        return ("the swap of a peek-then-swap: you have already peeked; now 'swap own seat:position' (any card of "
+                "another player) or 'pass'")
+    if phase == "give":
+        if rules.snap_give == "optional":
+            return ("after snapping another player's card: give them one of your cards ('give position') or 'pass' "
+                    "(giving is optional in these rules)")
+        return ("after snapping another player's card: the card you give them ('give position'; in these rules you "
+                "must give one)")
+    return MOMENT.get(phase)
 
 
 def legal_text(legal: Sequence[Action], limit: int = 12) -> str:
@@ -64,6 +94,16 @@ def _bad_position(obs: Any, seat: int, position: int, whose: str) -> str | None:
     if not 0 <= position < size:
         holder = "you hold" if seat == obs.seat else f"seat {seat} holds"
         return f"there is no position {position} in {whose}: {holder} {_positions(size)}"
+    return None
+
+
+def _bad_positions(positions: Sequence[int], held: int) -> str | None:
+    """A sentence if ``positions`` name a card you do not hold, or are not in increasing order, each once."""
+    for p in positions:
+        if not 0 <= p < held:
+            return f"there is no position {p} in your hand: you hold {_positions(held)}"
+    if list(positions) != sorted(set(positions)):
+        return "list positions in increasing order, each once"
     return None
 
 
@@ -100,17 +140,17 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
         if isinstance(action, Exchange):
             if not action.positions:
                 return "an exchange names at least one of your cards"
-            for p in action.positions:
-                if not 0 <= p < mine:
-                    return f"there is no position {p} in your hand: you hold {_positions(mine)}"
+            bad = _bad_positions(action.positions, mine)
+            if bad:
+                return bad
             if len(action.positions) > 1 and not rules.multi_exchange:
                 return "these rules exchange the drawn card for one card only (several cards: deluxe only)"
     if phase == "look" and isinstance(action, InitialPeek):
         k = rules.initial_peeks
-        for p in action.positions:
-            if not 0 <= p < mine:
-                return f"there is no position {p} in your hand: you hold {_positions(mine)}"
-        if len(set(action.positions)) != k:
+        bad = _bad_positions(action.positions, mine)
+        if bad:
+            return bad
+        if len(action.positions) != k:
             return f"you look at exactly {k} different card{'s' if k != 1 else ''} of your own"
     if phase == "snap" and isinstance(action, Snap):
         bad = _bad_position(obs, action.seat, action.position, "that hand")
@@ -119,8 +159,11 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
         if _face_up(obs, action.seat, action.position):
             return "that card is face up: a snap claims a face-down card"
     if phase in ("power", "swap"):
+        power = getattr(obs.power, "value", obs.power)
+        if phase == "swap" and isinstance(action, (Peek, Spy)):
+            return f"this is {_moment(phase, obs)}"
         if isinstance(action, Peek):
-            if obs.power not in ("peek", "peek_swap") or phase != "power":
+            if power not in ("peek", "peek_swap"):
                 return "peeking at your own card is not this card's power"
             bad = _bad_position(obs, me, action.position, "your hand")
             if bad:
@@ -128,7 +171,7 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
             if _face_up(obs, me, action.position):
                 return "that card is face up already: peek at one of your face-down cards"
         if isinstance(action, Spy):
-            if obs.power not in ("spy", "spy_swap") or phase != "power":
+            if power not in ("spy", "spy_swap"):
                 return "spying on another player's card is not this card's power"
             if action.seat == me:
                 return "spy looks at another player's card, not your own"
@@ -138,6 +181,12 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
             if _face_up(obs, action.seat, action.position):
                 return "that card is face up already: spy on a face-down card"
         if isinstance(action, Swap):
+            if power in ("peek", "spy"):
+                return "this card's power does not swap"
+            if phase == "power" and power in ("peek_swap", "spy_swap"):
+                first = "peek at one of your own cards" if power == "peek_swap" else "spy on another player's card"
+                return (f"a {_POWER_NAME[power]} swaps only after its first step: {first} first, then you may swap "
+                        f"(or 'pass')")
             if action.seat == me:
                 return "a swap exchanges one of your cards with another player's, not two of your own"
             bad = _bad_position(obs, me, action.own, "your hand") or _bad_position(
@@ -147,23 +196,23 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
             if obs.target is not None and (action.seat, action.position) != tuple(obs.target):
                 s, p = obs.target
                 return f"after spying, the swap is with exactly the card you looked at (seat {s}, position {p})"
-            if obs.power in ("peek", "spy"):
-                return "this card's power does not swap"
-    if phase == "give" and isinstance(action, Give):
-        bad = _bad_position(obs, me, action.position, "your hand")
-        if bad:
-            return bad
+    if phase == "give":
+        if isinstance(action, Give):
+            bad = _bad_position(obs, me, action.position, "your hand")
+            if bad:
+                return bad
+        if isinstance(action, Pass) and rules.snap_give == "mandatory":
+            return ("in these rules the give after a snap is mandatory: give the player one of your cards "
+                    "('give position')")
     if phase == "place" and isinstance(action, Place):
         options = [a.index for a in legal if isinstance(a, Place)]
         return f"the card goes at one of positions {', '.join(map(str, options))}"
-    if phase == "end_turn" and isinstance(action, CallCabo) and obs.caller is not None:
-        who = "you" if obs.caller == me else f"seat {obs.caller}"
-        return f"Cabo was already called this round (by {who}): it can be called only once a round"
+    moment = _moment(phase, obs)
     if isinstance(action, Pass) and phase in ("drawn", "choose", "look", "place"):
-        return f"there is no passing now: this is {MOMENT[phase]}"
+        return f"there is no passing now: this is {moment}"
     kinds = {type(a) for a in legal}
-    if type(action) not in kinds and phase in MOMENT:
-        return f"this is {MOMENT[phase]}"
+    if type(action) not in kinds and moment is not None:
+        return f"this is {moment}"
     return None
 
 
@@ -185,3 +234,26 @@ def why_illegal(obs: Any, legal: Sequence[Action], action: Action) -> str:
     except Exception:  # noqa: BLE001 - an explanation must never hide the fault it explains
         reason = None
     return f"{reason or 'it is not one of the legal moves now'} (legal now: {legal_text(legal)})"
+
+
+def not_an_action(answer: Any, error: Exception | None = None) -> str:
+    """What is wrong with a ``choose()`` answer that is no action: ``error`` is why its text did not parse.
+
+    The one wording of this fault, in process, in a bot's own process (``harness.py``) and in the engine's.
+
+    >>> not_an_action(0)
+    "choose() returned 0 (int), which is not an action: return one of legal_actions (an Action, or its text such as 'deck'), e.g. legal_actions[0]"
+    """
+    if isinstance(answer, str) and error is not None:
+        return f"choose() returned {answer!r:.120}, which is not an action: {error}"
+    return (f"choose() returned {answer!r:.120} ({type(answer).__name__}), which is not an action: return one of "
+            "legal_actions (an Action, or its text such as 'deck'), e.g. legal_actions[0]")
+
+
+def not_legal(action: Action, obs: Any, legal: Sequence[Action]) -> str:
+    """What is wrong with a ``choose()`` answer that is an action but not a legal one now, and why (:func:`why_illegal`).
+
+    >>> not_legal(Peek(0), None, (Pass(),))
+    "choose() returned 'peek 0', which is not legal now: it is not one of the legal moves now (legal now: pass)"
+    """
+    return f"choose() returned {str(action)!r:.120}, which is not legal now: {why_illegal(obs, legal, action)}"

@@ -31,6 +31,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from .faults import SHOWN_BYTES, SHOWN_LINES, fault_key, first_lines, last_line
+
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy, pandas and plotly load when a function runs
     import pandas as pd
     import plotly.graph_objects as go
@@ -473,27 +475,6 @@ class _Figures:
                            config={"displaylogo": False, "responsive": True}, validate=False)
 
 
-def _first_line(text: str, width: int = 140) -> str:
-    lines = [ln for ln in str(text).strip().splitlines() if ln.strip()]
-    line = lines[-1].strip() if lines else ""  # a traceback's last line says what went wrong
-    return line if len(line) <= width else line[: width - 1] + "…"
-
-
-_NUMBERS = re.compile(r"\d+(\.\d+)?")
-_WHEN = re.compile(r"choose\(\) at round \d+, turn \d+, phase '\w+'")
-
-
-def fault_key(status: object, fault: object) -> str:
-    """What makes two faults the same: their kind and their last line, numbers and the legal moves left out.
-
-    >>> fault_key("illegal", "choose() returned 'exchange 5', which is not legal now: there is no position 5 in your"
-    ...           " hand: you hold 4 cards (positions 0 to 3) (legal now: discard, exchange 0)")
-    "illegal:choose() returned 'exchange #', which is not legal now: there is no position # in your hand: you hold # cards (positions # to #)"
-    """
-    line = _first_line(str(fault), width=10_000).split(" (legal now:")[0].split(" [your ")[0]
-    return f"{status}:" + _NUMBERS.sub("#", _WHEN.sub("choose()", line))
-
-
 def bot_faults_html(faults: "pd.DataFrame", seed_of: dict[Any, Any] | None = None, examples: int = 5,
                     replay: Callable[[Any], str] | None = None) -> str:
     """A bot's faults grouped: one entry per kind of fault, with its count, the games, and one full example.
@@ -519,7 +500,7 @@ def bot_faults_html(faults: "pd.DataFrame", seed_of: dict[Any, Any] | None = Non
         how = f"<p>Replay it: {replay(r['game_id'])}</p>" if replay else ""
         out.append(
             f'<details><summary><span class="bad">{_esc(r["status"])}</span>, {times}: '
-            f'{_esc(_first_line(r["fault"]))}</summary>'
+            f'{_esc(last_line(r["fault"], 140))}</summary>'
             f'<p>For example in game <code>{_esc(r["game_id"])}</code> ({_esc(r["preset"])}, deal seed '
             f'{_esc(seed_of.get(r["game_id"], "?"))}, seat {_esc(r.get("seat", "?"))}):</p>'
             f'{how}'
@@ -527,44 +508,62 @@ def bot_faults_html(faults: "pd.DataFrame", seed_of: dict[Any, Any] | None = Non
     return "".join(out)
 
 
-PRINTED_LINES, PRINTED_BYTES = 20, 4096
+_LOG = re.compile(r"(.+)-[0-9a-f]{12}\.log")
 
 
-def printed_html(bot: str, logs_dir: "str | os.PathLike[str]") -> str:
-    """What a bot printed in the tournament: its first lines (at most 20 or 4 KiB), from ``logs/BOT-DEAL.log``.
+def log_files(logs_dir: "str | os.PathLike[str]") -> dict[str, list[Path]]:
+    """The tournament's non-empty log files (``logs/BOT-DEAL.log``, one per bot and deal) by bot, oldest first:
+    the folder listed once, each file looked at once.
+
+    >>> import tempfile, pathlib
+    >>> logs = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (logs / "ada-0123456789ab.log").write_text("hello\\n")
+    >>> _ = (logs / "ada_2-0123456789ab.log").write_text("")
+    >>> {bot: [p.name for p in files] for bot, files in log_files(logs).items()}
+    {'ada': ['ada-0123456789ab.log']}
+    """
+    found: dict[str, list[tuple[float, str, Path]]] = {}
+    try:
+        with os.scandir(logs_dir) as entries:
+            for entry in entries:
+                m = _LOG.fullmatch(entry.name)
+                if m is None:
+                    continue
+                st = entry.stat()
+                if st.st_size > 0:
+                    found.setdefault(m.group(1), []).append((st.st_mtime, entry.name, Path(entry.path)))
+    except OSError:
+        return {}
+    return {bot: [p for _, _, p in sorted(files)] for bot, files in found.items()}
+
+
+def printed_html(bot: str, logs_dir: "str | os.PathLike[str]", files: "list[Path] | None" = None) -> str:
+    """What a bot printed in the tournament: its first lines (at most 20 or 4 KiB), from ``logs/BOT-DEAL.log``
+    (one file per deal, holding every game of that deal); ``files``: the bot's, from :func:`log_files`.
 
     >>> import tempfile, pathlib
     >>> logs = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (logs / "ada-0123456789ab.log").write_text("hello\\n" * 30)
     >>> html = printed_html("ada", logs)
-    >>> html.count("hello"), "1 game" in html
+    >>> html.count("hello"), "in 1 deal " in html
     (20, True)
     """
-    pattern = re.compile(re.escape(bot) + r"-[0-9a-f]{12}\.log")
-    folder = Path(logs_dir)
-    try:
-        files = sorted((p for p in folder.iterdir() if pattern.fullmatch(p.name)), key=lambda p: (p.stat().st_mtime, p.name))
-    except OSError:
-        files = []
-    files = [p for p in files if p.stat().st_size > 0]
+    if files is None:
+        files = log_files(logs_dir).get(bot, [])
     if not files:
         return "<h4>Printed output</h4><p>None.</p>"
-    lines: list[str] = []
-    size = 0
+    text = ""
     for path in files:
         with open(path, "rb") as f:
-            data = f.read(PRINTED_BYTES - size)
-        for line in data.decode("utf-8", "replace").splitlines():
-            if len(lines) >= PRINTED_LINES:
-                break
-            lines.append(line)
-        size += len(data)
-        if len(lines) >= PRINTED_LINES or size >= PRINTED_BYTES:
+            text += f.read(SHOWN_BYTES - len(text.encode())).decode("utf-8", "replace")
+        if text and not text.endswith("\n"):
+            text += "\n"
+        if len(text.encode()) >= SHOWN_BYTES or text.count("\n") >= SHOWN_LINES:
             break
     n = len(files)
-    return (f"<h4>Printed output</h4><p>It printed in {n} game{'s' if n != 1 else ''} (the files "
-            f"<code>{_esc(folder.name)}/{_esc(bot)}-*.log</code>); the first lines:</p>"
-            f"<pre>{_esc(chr(10).join(lines))}</pre>")
+    return (f"<h4>Printed output</h4><p>It printed in {n} deal{'s' if n != 1 else ''} (the files "
+            f"<code>{_esc(Path(logs_dir).name)}/{_esc(bot)}-*.log</code>, one per deal); the first lines:</p>"
+            f"<pre>{_esc(chr(10).join(first_lines(text)))}</pre>")
 
 
 def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str | None]":
@@ -764,7 +763,7 @@ def report_html(
     parts.append('<h2 id="problems">Rejected files and faults</h2>')
     parts.append("<h3>Rejected files</h3>")
     if len(rejected):
-        rows = [[f"<code>{_esc(r['file'])}</code>", f"{_esc(_first_line(r['reason']))}<details><summary>full reason</summary>"
+        rows = [[f"<code>{_esc(r['file'])}</code>", f"{_esc(last_line(r['reason'], 140))}<details><summary>full reason</summary>"
                  f"<pre>{_esc(r['reason'])}</pre></details>"] for _, r in rejected.iterrows()]
         parts.append(_table(["file", "reason"], rows))
     else:
@@ -779,7 +778,7 @@ def report_html(
         listing = _table(
             ["bot", "fault", "game", "preset", "reason", "replay it with the bot's current file"],
             [[bot_link(r["bot"]), _esc(r["status"]), f'<code>{_esc(r["game_id"])}</code>', _esc(r["preset"]),
-              _esc(_first_line(r["fault"])), replay(r["game_id"])] for _, r in shown.iterrows()])
+              _esc(last_line(r["fault"], 140)), replay(r["game_id"])] for _, r in shown.iterrows()])
         parts.append(f'<details{" open" if len(shown) <= 20 else ""}><summary>Every fault and its reason</summary>'
                      f"{listing}</details>")
         more = f" ({len(faults) - len(shown)} more not listed here)" if len(faults) > len(shown) else ""
@@ -802,6 +801,7 @@ def report_html(
         best = ended.groupby("game_id")["total"].min()
         winner = ended[ended["rank"] == ended.groupby("game_id")["rank"].transform("min")].groupby("game_id")["bot"].agg(
             lambda s: ", ".join(str(x) for x in s))
+    logs = log_files(logs_dir) if logs_dir is not None else {}
     for b in bots:
         mine = seats[seats["bot"] == b]
         out = [f'<section class="bot" id="{anchor_of[b]}"><h3>{_esc(b)}</h3>']
@@ -847,7 +847,7 @@ def report_html(
         out.append(f"<h4>Faults ({len(mf)})</h4>")
         out.append(bot_faults_html(mf, seed_of, replay=replay) if len(mf) else "<p>None.</p>")
         if logs_dir is not None:
-            out.append(printed_html(b, logs_dir))
+            out.append(printed_html(b, logs_dir, logs.get(b, [])))
         lost = mine[(mine["rank"] > 1) & ~mine["_stopped"]].copy()  # a faulted game is listed with the faults
         out.append(f"<h4>Worst losses (up to {worst})</h4>")
         if len(lost):

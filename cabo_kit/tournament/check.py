@@ -5,13 +5,14 @@ same limits) and plays it isolated; ``check_bot(MyBot)`` (a class or an instance
 this process, for notebooks. Either way it plays seeded games against the reference bots on
 every preset and several table sizes, with the bot in every seat, and reports:
 
-- a method named within 2 edits of a hook but not one (``call_cabbo``: did you mean
+- a method named like a hook but not one (``call_cabbo``: did you mean
   ``call_cabo``?), found without running the bot;
 - an answer of the wrong type, with its value and type (``keep() returned True (bool)``);
 - an illegal action, with why it is illegal now in the rules' words, and what was legal;
 - an exception, with its traceback (SimpleBot's own errors name the learner's hook and line);
 - a decision slower than the time limit (in a tournament that loses the game), and a bot
-  too slow for a game's time bank, after its first 3 slow decisions;
+  too slow for a game's time bank: over the bank in a game, or at a pace of more than the bank
+  over a long game, judged after its first 20 decisions (slow decisions within it: a note);
 - a crash of its process;
 - nondeterminism: the same game replayed with the same seed went differently;
 - as a note, what the bot printed: how many lines, and the first ones.
@@ -28,6 +29,7 @@ shown 3 times, so it ends within seconds even for a bot that hangs.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import re
 import signal
@@ -40,8 +42,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..actions import Action, ActionParseError
-from ..bot import BOT_HOOKS, Bot
-from ..explain import why_illegal
+from ..bot import BOT_HOOKS, Bot, BotError, defined_at
+from ..explain import not_an_action, not_legal
+from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
 from ..play import bot_random, run_game
 from ..rules import Rules
@@ -57,10 +60,10 @@ TABLE_SIZES = (2, 3, 4)
 
 DECISIONS_PER_GAME = 600
 """About the most decisions one game asks of a bot (a rush game with snap windows: measured up to ~620)."""
+SLOW_SAMPLE = 20
+"""Decisions timed before a game's pace is judged against its time bank (a few slow ones lose nothing)."""
 STOP_AFTER = 3
 """The check stops once the same problem has shown this many times (it would only repeat, slowly)."""
-SHOWN_LINES, SHOWN_BYTES = 20, 4096
-"""How much of a bot's printed output a report shows: at most this many first lines and bytes."""
 
 SIMPLE_HOOKS = ("initial_peek", "draw", "keep", "peek", "spy", "swap", "snap", "give", "call_cabo", "place")
 
@@ -78,7 +81,8 @@ class CheckReport:
     planned: int = 0
     decisions: int = 0
     slowest_s: float = 0.0
-    over_limit: bool = False
+    bank_used_s: float = 0.0
+    slow_calls: int = 0
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     isolated: bool = False
@@ -88,6 +92,11 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def over_limit(self) -> bool:
+        """Whether a decision reached the time limit (it was stopped there, or overran it in this process)."""
+        return self.slowest_s >= self.limit_s
 
     def __str__(self) -> str:
         where = "in its own process, as in a tournament" if self.isolated else "in this process"
@@ -156,24 +165,6 @@ class _Stop(Exception):
 # ---------------------------------------------------------------------- hook names, read without running the bot
 
 
-def _distance(a: str, b: str) -> int:
-    """Edits (insert, delete, substitute, swap two neighbours) from ``a`` to ``b``.
-
-    >>> _distance("call_cabbo", "call_cabo"), _distance("kepe", "keep"), _distance("keep_low", "keep")
-    (1, 1, 4)
-    """
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        row = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                row[j] = min(row[j], prev2[j - 2] + 1)
-        prev2, prev = prev, row
-    return prev[-1]
-
-
 def _reference_classes() -> set[type]:
     """The base classes and the reference bots: their methods are never a learner's misspelling."""
     from .. import bots as builtin
@@ -193,11 +184,20 @@ def _known_names() -> frozenset[str]:
 
 
 def _hint(name: str, known: frozenset[str]) -> str | None:
-    """The hook ``name`` is probably a misspelling of (at most 2 edits away), or ``None``."""
+    """The hook ``name`` is probably a misspelling of, or ``None``: a close match (difflib's, as the rest of the
+    kit's did-you-mean hints) of about its length (one letter more or less for a hook of 5 letters or fewer, two
+    for a longer one), so a helper such as ``key``, ``seen`` or ``keep_low`` is left alone.
+
+    >>> known = _known_names()
+    >>> [_hint(n, known) for n in ("call_cabbo", "kep", "chose", "kepe", "key", "seen", "have", "keep_low")]
+    ['call_cabo', 'keep', 'choose', 'keep', None, None, None, None]
+    """
     if name.startswith("_") or name in known:
         return None
-    best = min(BOT_HOOKS + SIMPLE_HOOKS, key=lambda hook: _distance(name, hook))
-    return best if _distance(name, best) <= 2 else None
+    for hook in difflib.get_close_matches(name, BOT_HOOKS + SIMPLE_HOOKS, n=1, cutoff=0.75):
+        if abs(len(name) - len(hook)) <= (1 if len(hook) <= 5 else 2):
+            return hook
+    return None
 
 
 def _hint_sentence(name: str, hook: str, where: str) -> str:
@@ -206,7 +206,7 @@ def _hint_sentence(name: str, hook: str, where: str) -> str:
 
 
 def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> list[str]:
-    """Sentences for methods named within 2 edits of a :class:`~cabo_kit.Bot` or :class:`~cabo_kit.SimpleBot`
+    """Sentences for methods named like a :class:`~cabo_kit.Bot` or :class:`~cabo_kit.SimpleBot`
     hook but not one (the game never calls them). Read without running the bot: the file's syntax
     tree for a path, the class's own methods for a class.
 
@@ -217,22 +217,19 @@ def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> 
     ...     def keep_low(self, obs):
     ...         return 0
     >>> [h.split(":")[0] for h in hook_hints(Typo)]
-    ['`call_cabbo` (<doctest cabo_kit.tournament.check.hook_hints[1]> line 2)']
+    ['`call_cabbo` (line 2 of its cell)']
     """
-    known = _known_names()
     out: list[str] = []
     if isinstance(bot, type):
+        known = _known_names()
         ours = _reference_classes()
         for cls in bot.__mro__:
             if cls in ours:
                 continue
             for name, fn in vars(cls).items():
                 hook = _hint(name, known) if callable(fn) else None
-                code = getattr(fn, "__code__", None)
                 if hook is not None:
-                    where = (f"{Path(code.co_filename).name} line {code.co_firstlineno}" if code is not None
-                             else f"class {cls.__name__}")
-                    out.append(_hint_sentence(name, hook, where))
+                    out.append(_hint_sentence(name, hook, defined_at(fn) or f"class {cls.__name__}"))
         return out
     path = Path(bot)
     try:
@@ -308,17 +305,6 @@ class _Capture(io.TextIOBase):
         return self.lines + (1 if self.partial else 0)
 
 
-def first_lines(text: str, lines: int = SHOWN_LINES, size: int = SHOWN_BYTES) -> list[str]:
-    """The first ``lines`` lines of ``text`` within ``size`` bytes (a report shows no more of a bot's output).
-
-    >>> first_lines("a\\nb\\nc\\n", lines=2)
-    ['a', 'b']
-    """
-    cut = text.encode("utf-8", "replace")[:size].decode("utf-8", "ignore")
-    out = cut.splitlines()[:lines]
-    return out
-
-
 def printed_sentence(count: int, head: list[str], games: int = 0, capped: bool = False, lines: int = 5) -> str:
     """``your bot printed 212 lines; the first: ...`` (at most ``lines`` lines, 4 KiB).
 
@@ -373,10 +359,7 @@ class _Progress:
 def _fault_sentence(fault: BotFault, what: str) -> tuple[str, str]:
     reason = fault.reason
     if fault.kind == "error":
-        last = reason.rstrip().splitlines()[-1] if reason.strip() else ""
-        if last.startswith("cabo_kit.bot.BotError: "):  # SimpleBot's own words: the traceback shows only cabo_kit
-            return f"{what}: {last[len('cabo_kit.bot.BotError: '):]}", "error"
-        return f"{what}: {reason}", "error"
+        return f"{what}: {fault.says or reason}", "error"
     if fault.kind == "timeout":
         return f"{what} was too slow: {reason}. In a tournament this loses the game.", "timeout"
     if fault.kind == "illegal":
@@ -385,9 +368,7 @@ def _fault_sentence(fault: BotFault, what: str) -> tuple[str, str]:
 
 
 def _exception_sentence(what: str) -> str:
-    etype, value, tb = sys.exc_info()
-    from ..bot import BotError
-
+    value = sys.exc_info()[1]
     if isinstance(value, BotError):  # SimpleBot's own words name the hook, its answer and its line
         return f"{what}: {value}"
     return f"{what} raised an exception:\n{traceback.format_exc().rstrip()}"
@@ -407,60 +388,68 @@ def _with_alarm(seconds: float, fn: Any, *args: Any) -> Any:
         raise _Hang
 
     previous = signal.signal(signal.SIGALRM, overran)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Again every 50 ms after the first: a bot's bare ``except:`` may swallow one _Hang, not every one.
+    before, _ = signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+    t0 = time.perf_counter()
     try:
         return fn(*args)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if before:  # a timer set by someone else goes on with what was left of it
+            signal.setitimer(signal.ITIMER_REAL, max(before - (time.perf_counter() - t0), 0.001))
 
 
 class _Game1:
-    """The state of one checked game: timing, slow decisions, what the bot answered."""
+    """The state of one checked game: timing (what the game's time bank would be charged), what the bot answered."""
 
-    def __init__(self, bot: Bot, label: str, limits: Limits, report: CheckReport) -> None:
-        self.bot, self.label, self.limits, self.report = bot, label, limits, report
-        self.isolated = isinstance(bot, IsolatedBot)
-        self.slow: list[float] = []
+    def __init__(self, label: str, limits: Limits, report: CheckReport, isolated: bool) -> None:
+        self.label, self.limits, self.report, self.isolated = label, limits, report, isolated
+        self.calls = 0
+        self.used_s = 0.0
         self.actions: list[str] = []
-        self.slow_s = min(limits.decision_s, limits.game_bank_s / DECISIONS_PER_GAME)
 
-    def call(self, what: str, fn: Any, *args: Any) -> Any:
+    def call(self, what: str, fn: Any, *args: Any, decision: bool = False) -> Any:
+        """``fn(*args)`` timed and guarded; a ``decision`` (not a hook) counts towards the game's pace."""
         t0 = time.perf_counter()
         try:
             out = fn(*args) if self.isolated else _with_alarm(2 * self.limits.decision_s, fn, *args)
         except _Hang:
-            self.report.over_limit = True
             self.report.slowest_s = max(self.report.slowest_s, time.perf_counter() - t0)
             raise _Stop(f"In {self.label}, {what} took longer than the {self.limits.decision_s:g} s limit: it was "
                         f"stopped after {2 * self.limits.decision_s:g} s (does it loop forever?). In a tournament "
                         "this loses the game.", "timeout") from None
         except BotFault as fault:
             if fault.kind == "timeout":
-                self.report.over_limit = True
-                self.report.slowest_s = max(self.report.slowest_s, self.limits.decision_s)
+                    self.report.slowest_s = max(self.report.slowest_s, self.limits.decision_s)
             sentence, kind = _fault_sentence(fault, f"In {self.label}, {what}")
             raise _Stop(sentence, kind) from None
         except Exception:  # noqa: BLE001 - a learner's bug, reported with its traceback
             raise _Stop(_exception_sentence(f"In {self.label}, {what}")) from None
         elapsed = time.perf_counter() - t0
-        report = self.report
-        if elapsed > report.slowest_s:
-            report.slowest_s = elapsed
-        if elapsed > self.limits.decision_s:  # in process (an isolated bot is stopped at the limit)
-            report.over_limit = True
-            raise _Stop(f"In {self.label}, {what} took longer than the {self.limits.decision_s:g} s limit "
+        report, limits = self.report, self.limits
+        report.slowest_s = max(report.slowest_s, elapsed)
+        if elapsed > limits.decision_s:  # in process (an isolated bot is stopped at the limit)
+            raise _Stop(f"In {self.label}, {what} took longer than the {limits.decision_s:g} s limit "
                         f"({elapsed:.2f} s). In a tournament this loses the game.", "timeout")
-        if elapsed > self.slow_s:
-            self.slow.append(elapsed)
-            if len(self.slow) >= STOP_AFTER:
-                bank = self.limits.game_bank_s
-                times = ", ".join(f"{t:.2f} s" for t in self.slow)
-                raise _Stop(
-                    f"In {self.label}, your bot is too slow for a tournament: {len(self.slow)} decisions took {times}. "
-                    f"A game can ask it for about {DECISIONS_PER_GAME} decisions (snap windows count) within a "
-                    f"{bank:g} s time bank, so keep a decision under {self.slow_s * 1000:.0f} ms on average, or it "
-                    "runs out of time and loses the game.", "slow")
+        self.calls += decision
+        self.used_s += elapsed  # the bank is charged for hooks too
+        report.bank_used_s = max(report.bank_used_s, self.used_s)
+        if elapsed > limits.game_bank_s / DECISIONS_PER_GAME:
+            report.slow_calls += 1
+        bank = limits.game_bank_s
+        if self.used_s > bank:  # in process (an isolated bot is stopped when its bank runs out)
+            raise _Stop(f"In {self.label}, your bot is too slow for a tournament: its decisions took "
+                        f"{self.used_s:.1f} s in all, more than a game's {bank:g} s time bank. In a tournament it "
+                        "runs out of time and loses the game.", "slow")
+        mean = self.used_s / max(self.calls, 1)
+        if self.calls >= SLOW_SAMPLE and mean * DECISIONS_PER_GAME > bank:
+            raise _Stop(
+                f"In {self.label}, your bot is too slow for a tournament: its first {self.calls} decisions took "
+                f"{self.used_s:.2f} s in all ({mean * 1000:.0f} ms on average). A game can ask it for about "
+                f"{DECISIONS_PER_GAME} decisions (snap windows count) within a {bank:g} s time bank: at this pace "
+                f"it runs out of time and loses the game. Keep a decision under "
+                f"{bank / DECISIONS_PER_GAME * 1000:.0f} ms on average.", "slow")
         return out
 
 
@@ -473,7 +462,7 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
     game = Game(rules, g.seed, g.n)
     bots: list[Bot] = [GreedyBot() if s % 2 else RandomBot() for s in range(g.n)]
     bots[g.seat] = bot
-    state = _Game1(bot, g.describe(index), limits, report)
+    state = _Game1(g.describe(index), limits, report, isinstance(bot, IsolatedBot))
     try:
         for seat, b in enumerate(bots):
             b.random = bot_random(g.seed, seat)
@@ -486,7 +475,7 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
         run_game(game, players, [type(b).__name__ for b in players])  # the one game loop (play.py)
         state.call("on_game_end()", bot.on_game_end, list(game.sheet.totals), list(game.sheet.winners))
     except _Stop as stop:
-        found.append((_key(stop.kind, stop.sentence), stop.sentence, index))
+        found.append((fault_key(stop.kind, stop.sentence), stop.sentence, index))
         return None
     finally:
         if isinstance(bot, IsolatedBot):
@@ -502,11 +491,18 @@ class _Watched(Bot):
 
     def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Action:
         obs = observation
-        where = f"round {obs.round + 1}, turn {obs.turn}, phase '{obs.phase}'"
-        self._state.report.decisions += 1
-        answer = self._state.call(f"choose() at {where}", self._bot.choose, obs, legal_actions)
-        action = _checked_action(answer, obs, legal_actions, f"In {self._state.label}, choose() at {where}")
-        self._state.actions.append(str(action))
+        state = self._state
+        what = f"choose() at round {obs.round + 1}, turn {obs.turn}, phase '{obs.phase}'"
+        state.report.decisions += 1
+        answer = state.call(what, self._bot.choose, obs, legal_actions, decision=True)
+        if state.isolated:  # IsolatedBot.choose checked it, in the same words
+            action = answer
+        else:
+            problem = _answer_problem(answer, obs, legal_actions)
+            if isinstance(problem, str):
+                raise _Stop(f"In {state.label}, {what}: {problem}.", "illegal")
+            action = problem
+        state.actions.append(str(action))
         return action
 
     def on_round_start(self, observation: Any) -> None:
@@ -516,32 +512,13 @@ class _Watched(Bot):
         self._state.call("on_round_end()", self._bot.on_round_end, result)
 
 
-def _checked_action(answer: Any, obs: Any, legal: Sequence[Action], what: str) -> Action:
+def _answer_problem(answer: Any, obs: Any, legal: Sequence[Action]) -> Action | str:
+    """The action ``answer`` names if it is legal, else what is wrong with it (as an isolated bot's fault says it)."""
     try:
         action = Action.parse(answer)
     except ActionParseError as exc:
-        if not isinstance(answer, str):
-            raise _Stop(f"{what} returned {answer!r:.80} ({type(answer).__name__}), which is not an action: return "
-                        "one of legal_actions (an Action, or its text such as 'deck'), e.g. legal_actions[0].",
-                        "illegal") from None
-        raise _Stop(f"{what} returned {answer!r:.80}, which is not an action: {exc}", "illegal") from None
-    if action not in legal:
-        raise _Stop(f"{what} returned {str(action)!r}, which is not legal now: {why_illegal(obs, legal, action)}.",
-                    "illegal")
-    return action
-
-
-_WHEN = re.compile(r"choose\(\) at round \d+, turn \d+, phase '\w+'")
-
-
-def _key(kind: str, sentence: str) -> str:
-    """What makes two problems the same: their kind and last line, without numbers or the legal moves."""
-    last = sentence.rstrip().splitlines()[-1] if sentence.strip() else sentence
-    if last.startswith("In game "):
-        last = last.split("), ", 1)[-1]  # "In game 3 (rush, ...), choose() ..." -> what happened
-    last = _WHEN.sub("choose()", last)
-    last = last.split(" (legal now:")[0].split(" [your ")[0]
-    return kind + ":" + re.sub(r"\d+(\.\d+)?", "#", last)
+        return not_an_action(answer, exc)
+    return action if action in legal else not_legal(action, obs, legal)
 
 
 def _first_difference(a: list[str], b: list[str]) -> str:
@@ -571,7 +548,7 @@ def check_bot(
     the first ``replays`` games are played again with the same seed to catch nondeterminism.
     Methods named like a hook but not one are found without running the bot; what the bot
     prints is counted and its first lines shown. The check stops once the same problem has
-    shown 3 times, or after a bot's first 3 slow decisions. ``progress``: a bar on a terminal
+    shown 3 times, or once a bot is too slow for a game's time bank. ``progress``: a bar on a terminal
     or in a notebook, a line per game on stderr elsewhere; by default only on a terminal or in a notebook.
 
     >>> import cabo_kit as ck
@@ -653,7 +630,9 @@ def check_bot(
         progress = sys.stderr.isatty() or _in_notebook()
     bar = _Progress(len(schedule), report.bot, progress)
 
-    def play(g: _Game, index: int, into: CheckReport, where: list[tuple[str, str, int]]) -> list[str] | None:
+    def play(g: _Game, index: int, into: CheckReport, where: list[tuple[str, str, int]],
+             replay: bool = False) -> list[str] | None:
+        """Play game ``g``; what the bot prints is counted in its first play only (a replay prints it again)."""
         nonlocal printed, printed_games, capped
         player = fresh()
         capture = _Capture()
@@ -665,10 +644,10 @@ def check_bot(
         finally:
             if isinstance(player, IsolatedBot):
                 text = player.log_text
-                capped |= len(text.encode()) >= limits.log_bytes - 64
+                capped |= not replay and len(text.encode()) >= limits.log_bytes - 64
                 capture.write(text)
                 player.close()
-            if capture.total:
+            if capture.total and not replay:
                 printed_games += 1
                 printed = (printed[0] + capture.total, printed[1] or capture.head)
 
@@ -680,6 +659,7 @@ def check_bot(
                 return key
         return None
 
+    stop: str | None = None
     try:
         for index, g in enumerate(schedule):
             before = len(found)
@@ -688,21 +668,20 @@ def check_bot(
             report.games += 1
             took = f"{time.perf_counter() - t0:.1f} s"
             bar.game(index, g, f"ok, {took}" if len(found) == before else
-                     f"{found[-1][0].split(':')[0]} problem, {took}: {_short(found[-1][1])}")
-            if repeated():
+                     f"{found[-1][0].split(':')[0]} problem, {took}: {what_happened(found[-1][1], 90)}")
+            stop = repeated()
+            if stop is not None:
                 break
-        stop = repeated()
         if stop is None:
             for index, g in enumerate(schedule[:replays]):
                 if first_actions[index] is None:
                     continue
                 replay_report = CheckReport(bot=report.bot)
                 replay_found: list[tuple[str, str, int]] = []
-                again = play(g, index, replay_report, replay_found)
+                again = play(g, index, replay_report, replay_found, replay=True)
                 report.games += 1
                 report.decisions += replay_report.decisions
                 report.slowest_s = max(report.slowest_s, replay_report.slowest_s)
-                report.over_limit |= replay_report.over_limit
                 if again is None:
                     key, sentence, _ = replay_found[0]
                     found.append((key, f"Replaying {g.describe(index)} with the same seed failed, though it went "
@@ -728,17 +707,16 @@ def check_bot(
     if capped:
         report.notes.append(f"Note: your bot printed more than the {limits.log_bytes // 1024} KiB log cap in a game; "
                             "the rest was dropped.")
+    if report.slow_calls and not any(key.startswith("slow:") for key, _, _ in found):
+        report.notes.append(
+            f"Note: {report.slow_calls} decision{'s' if report.slow_calls != 1 else ''} took over "
+            f"{limits.game_bank_s / DECISIONS_PER_GAME * 1000:.0f} ms; the most one game used was "
+            f"{report.bank_used_s:.1f} s of its {limits.game_bank_s:g} s time bank (a long game asks up to about "
+            f"{DECISIONS_PER_GAME} decisions).")
     if report.isolated and report.slowest_s > limits.decision_s / 2 and report.ok:
         report.notes.append(f"Note: the slowest decision used more than half of the {limits.decision_s:g} s limit; "
                             "a busier machine could push it over.")
     return report
-
-
-def _short(sentence: str, width: int = 90) -> str:
-    """A problem in one line for the progress: what happened, without where."""
-    last = sentence.rstrip().splitlines()[-1] if sentence.strip() else sentence
-    last = _WHEN.sub("choose()", last.split("), ", 1)[-1] if last.startswith("In game ") else last)
-    return last if len(last) <= width else last[: width - 1] + "…"
 
 
 def group_problems(found: Sequence[tuple[str, str, int]]) -> list[str]:

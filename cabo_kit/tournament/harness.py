@@ -31,7 +31,7 @@ per-decision delta (see :class:`ObsDecoder`; parsed by :func:`typed_parser`); th
 are objects with ``"i"`` (the id) and ``"o"`` (``s`` game start, ``e`` round end, ``g`` game end,
 ``p`` ping, ``x`` echo the last observation; the last two for tests and benchmarks). Every reply
 is an object echoing the id; a round start, and a request with ``"q"``, get a reply only if they
-raise. The full ``Observation.to_dict()`` costs several hundred microseconds per decision to
+raise (``err``: the traceback; ``says``: a SimpleBot's ``BotError`` sentence). The full ``Observation.to_dict()`` costs several hundred microseconds per decision to
 encode and parse, the delta a few tens.
 """
 
@@ -288,6 +288,14 @@ class _Stage(Exception):
         super().__init__(text)
         self.stage = stage
         self.text = text
+
+
+def _fault(rid: int, exc: BaseException, bot_error: type) -> dict[str, Any]:
+    """The reply to a request the bot raised on: the traceback, and for SimpleBot's ``BotError`` its sentence
+    (``says``: it names the learner's hook, answer and line; the engine reports it alone)."""
+    if isinstance(exc, bot_error):
+        return {"i": rid, "err": _bot_traceback(), "says": str(exc)}
+    return {"i": rid, "err": _bot_traceback()}
 
 
 def _bot_traceback() -> str:
@@ -619,6 +627,8 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
     """Answer requests until the engine closes the request pipe."""
     import cabo_kit
     from cabo_kit.actions import Action
+    from cabo_kit.bot import BotError
+    from cabo_kit.explain import not_an_action
     from cabo_kit.game import RoundResult
 
     decoder = ObsDecoder()
@@ -665,13 +675,11 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 elif isinstance(action, str):
                     text = action[:200]
                 else:
-                    reply({"i": rid, "bad": f"choose() returned {action!r:.200} ({type(action).__name__}), which is "
-                                                  "not an action: return one of legal_actions (an Action, or its text "
-                                                  "such as 'deck'), e.g. legal_actions[0]"})
+                    reply({"i": rid, "bad": not_an_action(action)})
                     continue
                 write(wfd, b'{"i":%d,"a":%s}\n' % (rid, quote(text).encode()))
-            except BaseException:  # noqa: BLE001 - anything the bot raises is reported to the engine
-                reply({"i": rid, "err": _bot_traceback()})
+            except BaseException as exc:  # noqa: BLE001 - anything the bot raises is reported to the engine
+                reply(_fault(rid, exc, BotError))
             continue
         rid = req["i"]
         op = req["o"]
@@ -695,8 +703,8 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 continue
             if "q" not in req:  # a quiet request (a mid-game hook) is answered only if it raises
                 write(wfd, b'{"i":%d}\n' % rid)
-        except BaseException:  # noqa: BLE001 - anything the bot raises is reported to the engine
-            reply({"i": rid, "err": _bot_traceback()})
+        except BaseException as exc:  # noqa: BLE001 - anything the bot raises is reported to the engine
+            reply(_fault(rid, exc, BotError))
 
 
 _PLAIN: list[Any] = []

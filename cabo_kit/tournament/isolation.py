@@ -54,6 +54,7 @@ from typing import IO, Any, NoReturn, Sequence
 from ..actions import Action, ActionParseError, LegalActions
 from ..bot import Bot
 from ..cards import Card
+from ..explain import not_an_action, not_legal
 from ..observation import EventLog, Observation, moment_of
 
 __all__ = ["Limits", "Submission", "SubmissionError", "load_submission", "IsolatedBot", "BotFault", "one_line_reason"]
@@ -172,16 +173,21 @@ class SubmissionError(Exception):
 
 
 class BotFault(Exception):
-    """An isolated bot failed: ``kind`` is ``"error"``, ``"timeout"``, ``"illegal"`` or ``"crash"``."""
+    """An isolated bot failed: ``kind`` is ``"error"``, ``"timeout"``, ``"illegal"`` or ``"crash"``.
+
+    ``reason`` starts with the call that failed (``choose()``...) where one did; ``says``: a SimpleBot's
+    ``BotError`` sentence alone (it names the learner's hook, answer and line), else ``""``.
+    """
 
     KINDS = ("error", "timeout", "illegal", "crash")
 
-    def __init__(self, kind: str, reason: str) -> None:
+    def __init__(self, kind: str, reason: str, says: str = "") -> None:
         if kind not in self.KINDS:
             raise ValueError(f"BotFault kind must be one of {self.KINDS}, not {kind!r}")
         super().__init__(f"{kind}: {reason}")
         self.kind = kind
         self.reason = reason
+        self.says = says
 
 
 # ---------------------------------------------------------------------- the engine's own safety
@@ -721,6 +727,16 @@ def _read_with_timeout(fd: int, deadline: float) -> bytes:  # pragma: no cover -
     return out[0]
 
 
+def _raised(what: str, reply: dict[str, Any]) -> BotFault:
+    """The fault of a reply saying the bot raised: ``WHAT: `` and SimpleBot's own sentence for its BotError (it names
+    the learner's hook, answer and line, where the traceback shows only cabo_kit's frames), else ``WHAT raised:``
+    and the traceback."""
+    says = reply.get("says")
+    if says is not None:
+        return BotFault("error", f"{what}: {says}", str(says))
+    return BotFault("error", f"{what} raised:\n{str(reply['err']).rstrip()}")
+
+
 def _exit_reason(code: int | None, limits: Limits) -> str:
     import signal
 
@@ -1072,7 +1088,7 @@ class IsolatedBot(Bot):
         if elapsed > self.slowest:
             self.slowest = elapsed
         if "err" in reply:
-            self._fail(BotFault("error", f"{what} raised:\n{str(reply['err']).rstrip()}"))
+            self._fail(_raised(what, reply))
         return reply
 
     @staticmethod
@@ -1119,7 +1135,7 @@ class IsolatedBot(Bot):
             if elapsed > self.slowest:
                 self.slowest = elapsed
             if "err" in reply:
-                self._fail(BotFault("error", f"choose() raised:\n{str(reply['err']).rstrip()}"))
+                self._fail(_raised("choose()", reply))
         self.decisions += 1
         text = reply.get("a")
         if text.__class__ is str:
@@ -1134,12 +1150,9 @@ class IsolatedBot(Bot):
         try:
             action = Action.parse(text)
         except ActionParseError as exc:
-            self._fail(BotFault("illegal", f"choose() returned {text!r:.120}: {exc}"))
+            self._fail(BotFault("illegal", not_an_action(text, exc)))
         if action not in legal_actions:
-            from ..explain import why_illegal
-
-            self._fail(BotFault("illegal", f"choose() returned {text!r:.120}, which is not legal now: "
-                                           f"{why_illegal(observation, legal_actions, action)}"))
+            self._fail(BotFault("illegal", not_legal(action, observation, legal_actions)))
         return action
 
     def on_game_start(self, seat: int, n_players: int, rules: Any) -> None:
