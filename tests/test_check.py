@@ -261,13 +261,14 @@ def test_illegal_answers_say_why_now() -> None:
 
 def test_the_tournament_names_the_line_of_a_misspelt_base_class_in_the_students_file(tmp_path: Path) -> None:
     from cabo_kit.tournament.config import TournamentConfig
-    from cabo_kit.tournament.runner import _short_reason, collect_entrants
+    from cabo_kit.tournament.isolation import one_line_reason
+    from cabo_kit.tournament.runner import collect_entrants
 
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "misspelt_base.py").write_bytes((STUDENT / "misspelt_base.py").read_bytes())
     _, rejected = collect_entrants(tmp_path, TournamentConfig())
     ((file, reason),) = rejected
-    assert _short_reason(reason, file) == ("line 4: AttributeError: module 'cabo_kit' has no "
+    assert one_line_reason(reason, file) == ("line 4: AttributeError: module 'cabo_kit' has no "
                                            "attribute 'SimpleBt': did you mean cabo_kit.SimpleBot?")
     checked = check_bot(STUDENT / "misspelt_base.py", limits=CHECK).problems[0]
     assert checked.startswith("The file is rejected, as a tournament would reject it: misspelt_base.py line 4: "

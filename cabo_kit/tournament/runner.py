@@ -420,17 +420,19 @@ def run_tournament(
         if lacking:
             raise ConfigError(f"precision = {target:g} rates the games as they come in, which needs {', '.join(lacking)}: "
                               "pip install 'cabo-kit[report]', or set precision = 0 for a fixed number of games")
+    from .isolation import one_line_reason
+
     started = time.perf_counter()
     entrants, rejected = collect_entrants(folder, cfg, loader)
     if len(entrants) < 2:  # nothing can be played: say so before writing anything into the folder
         names = ", ".join(b.name for b in entrants) or "no bot"
-        why = ("; ".join(f"rejected {f}: {_short_reason(r, f)}" for f, r in rejected) if rejected
+        why = ("; ".join(f"rejected {f}: {one_line_reason(r, f)}" for f, r in rejected) if rejected
                else f"no bot files in {folder / 'bots'}")
         raise ConfigError(f"only {names} can play ({why}): a table needs at least 2 different bots; put one "
                           "submission per .py file in bots/ (check each first: cabo-kit check-bot FILE), or add "
                           "reference bots in tournament.toml")
     for file, reason in rejected:
-        say(f"rejected {file}: {_short_reason(reason, file)}")
+        say(f"rejected {file}: {one_line_reason(reason, file)}")
     kind = executor or cfg.executor
     n_workers = workers or cfg.workers or default_workers()
     summary = RunSummary(folder, entrants, rejected, workers=n_workers, executor=kind)
@@ -616,13 +618,6 @@ def _adaptive(
             store.add_scheduled(gid for _, ids in planned for gid in ids)
             play(tasks_of(planned))
     return [notes[p] for p in sorted(notes)]
-
-
-def _short_reason(reason: str, filename: str = "") -> str:
-    """A rejection reason in one line, with the line of the rejected file it names (see ``one_line_reason``)."""
-    from .isolation import one_line_reason
-
-    return one_line_reason(reason, filename)
 
 
 # ------------------------------------------------------------------ outputs
