@@ -536,7 +536,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
-    sub = p.add_subparsers(dest="action", metavar="run|report|repro|copies")
+    sub = p.add_subparsers(dest="action", metavar="run|report|repro|copies|grades")
     run = sub.add_parser("run", help="play the missing games, then write the leaderboard and the report")
     run.add_argument("folder", metavar="DIR", help="the tournament folder (tournament.toml, bots/*.py)")
     run.add_argument("--games", type=_positive,
@@ -562,10 +562,15 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
     copies = sub.add_parser("copies", help="flag files that play move for move like a reference bot or another file")
     copies.add_argument("folder", metavar="DIR", help="the tournament folder")
     copies.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
+    grades = sub.add_parser("grades", help="grade each file against tournament.toml's grading bots (above, level, "
+                                           "below), playing the grading games still missing; writes DIR/grades.csv")
+    grades.add_argument("folder", metavar="DIR", help="the tournament folder")
+    grades.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
+    grades.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    """``cabo-kit tournament run|report|repro|copies DIR``: see docs/tournaments.md.
+    """``cabo-kit tournament run|report|repro|copies|grades DIR``: see docs/tournaments.md.
 
     Exit status: 0 done; 1 the folder or its results store cannot be used now (in use by
     another run, damaged, not writable: the message says which file and what to do); 2 a
@@ -579,7 +584,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     if getattr(args, "action", None) is None:
         raise UsageError(f"say what to do: {PROG} tournament run DIR | {PROG} tournament report DIR | "
-                         f"{PROG} tournament repro DIR FAULT | {PROG} tournament copies DIR")
+                         f"{PROG} tournament repro DIR FAULT | {PROG} tournament copies DIR | "
+                         f"{PROG} tournament grades DIR")
     if args.action == "repro":  # needs neither pandas nor plotly
         from .tournament.replay_fault import ReproError, repro_cli
 
@@ -592,6 +598,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             return 1
     if args.action == "copies":
         return _tournament_copies(args)
+    if args.action == "grades":
+        return _tournament_grades(args)
     missing = missing_report_modules()
     if missing:
         raise UsageError(f"tournaments need {', '.join(missing)} for their ratings and report: {REPORT_HINT}")
@@ -639,6 +647,41 @@ def _tournament_copies(args: argparse.Namespace) -> int:
             return 1
         if report is not None:
             print(f"report: {report} (its section \"Possible copies\")")
+    return 0
+
+
+def _tournament_grades(args: argparse.Namespace) -> int:
+    """``cabo-kit tournament grades DIR``: play the missing grading games, write DIR/grades.csv, print the grades
+    (and rewrite the leaderboard and report when the folder has a results store, for their grade columns)."""
+    from pathlib import Path
+
+    from .tournament.config import ConfigError, load_config
+    from .tournament.executors import ExecutorError
+    from .tournament.grades import format_grades, play_grades
+    from .tournament.lock import FolderError
+    from .tournament.store import DB_NAME, StoreError
+
+    folder = Path(args.folder)
+    if not (folder / "bots").is_dir():
+        raise UsageError(f"{folder / 'bots'} is not a folder: put the submissions there, one .py file each")
+    try:
+        cfg, _ = load_config(folder)
+        if not cfg.grading:
+            raise UsageError(f'{folder / "tournament.toml"} names no grading bot: add grading = ["GreedyBot"] '
+                             "(docs/tournaments.md, \"Grades\")")
+        run = play_grades(folder, cfg, workers=args.workers, progress=_show_progress(args),
+                          command=f"{PROG} tournament grades {shlex.quote(args.folder)}")
+        print(format_grades(run.grades))
+        if (folder / DB_NAME).exists() and not missing_report_modules():
+            from .tournament.runner import write_outputs
+
+            write_outputs(folder, out=None)
+            print(f"leaderboard.csv and report.html rewritten with a column per grading bot")
+    except (ConfigError, ExecutorError) as exc:
+        raise UsageError(str(exc)) from None
+    except (StoreError, FolderError) as exc:
+        print(f"{PROG} tournament grades: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

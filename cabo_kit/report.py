@@ -707,8 +707,12 @@ def report_html(
                 if extra:
                     row.append(f'{sk.loc[r["bot"], "mu"]:.1f} ± {sk.loc[r["bot"], "sigma"]:.1f}' if r["bot"] in sk.index else "–")
                 rows.append(row)
-            parts.append(f"<div><h3>{_esc(preset)}</h3>" + _table(header, rows, [True, False, True, True, True, True, True, True])
-                         + "</div>")
+            numeric = [True, False, True, True, True, True, True, True][:len(header)]
+            graded = [c for c in board.columns if str(c).startswith("vs ")]  # grades.grade_columns: one per grading bot
+            header, numeric = header + graded, numeric + [False] * len(graded)
+            for row, (_, r) in zip(rows, part.iterrows()):
+                row += [_esc(r[c]) if isinstance(r[c], str) and r[c] else "–" for c in graded]
+            parts.append(f"<div><h3>{_esc(preset)}</h3>" + _table(header, rows, numeric) + "</div>")
         parts.append("</div>")
         parts.append('<p class="muted">Elo: maximum-likelihood Bradley-Terry fit of the pairwise results inside '
                      "each game (lower rank wins, equal rank is a draw); intervals: percentiles of "

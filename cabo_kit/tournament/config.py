@@ -45,6 +45,8 @@ executor = "local"         # "local" (process pool) or "dask"
 workers = 0                # 0: one per core this process may use
 scheduler = ""             # Dask scheduler address; "" starts a local Dask cluster
 memory = "engine"          # what observations remember: "engine" or "none"
+grading = []               # built-in bots to grade each file against, one on one, e.g.
+                           # ["GreedyBot"]: above / level / below (docs: "Grades")
 
 [limits]                   # per submitted bot, enforced by the isolation harness
 decision_s = 1.0           # seconds per decision
@@ -54,7 +56,7 @@ cpu_s = 600                # CPU seconds per bot process (a backstop)
 log_bytes = 262144         # bytes of the bot's own output kept in its log
 """
 
-_TOP_KEYS = ("presets", "table_sizes", "games", "seed", "precision", "max_games", "reference", "executor", "workers", "scheduler", "memory", "limits")
+_TOP_KEYS = ("presets", "table_sizes", "games", "seed", "precision", "max_games", "reference", "executor", "workers", "scheduler", "memory", "limits", "grading")
 _LIMIT_KEYS = ("decision_s", "game_bank_s", "memory_mb", "cpu_s", "log_bytes")
 
 
@@ -95,6 +97,7 @@ class TournamentConfig:
     scheduler: str = ""
     memory: str = "engine"
     limits: dict[str, float] = field(default_factory=dict)
+    grading: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "tournament.toml") -> "TournamentConfig":
@@ -153,6 +156,8 @@ class TournamentConfig:
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                     raise ConfigError(f"{source}: limits.{key} = {value!r}: write a positive number")
             kw["limits"] = dict(limits)
+        if "grading" in data:
+            kw["grading"] = _grading(data["grading"], source)
         cfg = cls(**kw)
         for entry in cfg.presets:
             rules = entry.rules
@@ -161,6 +166,9 @@ class TournamentConfig:
                     rules.check_players(n)
                 except RulesError as exc:
                     raise ConfigError(f"{source}: table_sizes has {n}, but {exc}; change table_sizes or the preset") from None
+        if cfg.grading and not any(e.rules.min_players <= 2 for e in cfg.presets):
+            raise ConfigError(f"{source}: grading plays one-on-one matches, but no preset here allows 2 players: "
+                              "add one that does (deluxe, rush) or remove grading")
         return cfg
 
     def make_limits(self) -> Any:
@@ -212,6 +220,21 @@ def _presets(value: Any, source: str) -> tuple[PresetEntry, ...]:
             raise ConfigError(f"{source}: presets lists {name!r} with the same overrides twice; remove one")
         out.append(entry)
     return tuple(out)
+
+
+def _grading(value: Any, source: str) -> tuple[str, ...]:
+    """``grading``: built-in bot names (exact case), each checked with a did-you-mean hint."""
+    from ..bot import Bot
+    from .. import bots
+
+    known = [n for n in bots.__all__ if isinstance(getattr(bots, n), type) and issubclass(getattr(bots, n), Bot)]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f'{source}: grading = {value!r}: write a list of built-in bot names, e.g. grading = ["GreedyBot"]')
+    for name in value:
+        if name not in known:
+            raise ConfigError(f"{source}: grading bot {name!r} is not built in{_hint(name, known)}; "
+                              f"choose from {', '.join(known)}")
+    return tuple(dict.fromkeys(value))
 
 
 def _is_int(value: Any) -> bool:

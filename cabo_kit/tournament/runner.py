@@ -443,8 +443,14 @@ def run_tournament(
     try:
         if lock.note:
             say(lock.note)
-        return _play_all(folder, cfg, entrants, rejected, planned, summary, games, target, budget, kind, n_workers,
-                         scheduler, progress, say, started)
+        summary = _play_all(folder, cfg, entrants, rejected, planned, summary, games, target, budget, kind, n_workers,
+                            scheduler, progress, say, started)
+        if cfg.grading:  # after the main schedule, in the same hold of the folder: docs/tournaments.md, "Grades"
+            from .grades import play_grades
+
+            play_grades(folder, cfg, entrants, workers=n_workers, executor=kind, scheduler=scheduler,
+                        progress=progress, out=say, command=command)
+        return summary
     finally:
         lock.release()
 
@@ -713,6 +719,9 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
             "the run rewrites leaderboard.csv and report.html when it ends")
     board = fit_elo(seats)
     say(format_leaderboard(board))
+    from .grades import grade_columns
+
+    board = grade_columns(folder, board, seats)  # a "vs BAR" column per grading bot, last
     from ..report import write_report
 
     report = folder / "report.html"
