@@ -1,0 +1,201 @@
+"""Grades against a bar the teacher picks (issue 18, must 6): tournament.toml's ``grading``, the one-on-one
+duplicate-deal matches, grades.csv, the leaderboard's column, and the games kept out of the ratings."""
+
+from __future__ import annotations
+
+import csv
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from cabo_kit.cli import main
+from cabo_kit.tournament import grades
+from cabo_kit.tournament.config import ConfigError, TournamentConfig
+from cabo_kit.tournament.grades import GRADES_CSV, GRADES_DB, decide, load_grades, play_grades
+from cabo_kit.tournament.runner import run_tournament, write_outputs
+from cabo_kit.tournament.store import DB_NAME, Store, load_frames
+
+ROOT = Path(__file__).resolve().parent.parent
+BATCH, CAP = 4, 24  # deals between looks, games per file, bar and preset: small, so the tests stay quick
+TOML = 'presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["RandomBot"]\n'
+
+
+def _folder(root: Path, grading: bool) -> Path:
+    folder = root / ("graded" if grading else "plain")
+    (folder / "bots").mkdir(parents=True)
+    counting = (ROOT / "bots" / "counting_bot.py").read_text()
+    (folder / "bots" / "ann.py").write_text(counting.replace("class CountingBot(", "class AnnBot("))
+    rand = (ROOT / "bots" / "random_bot.py").read_text()
+    (folder / "bots" / "rex.py").write_text(rand.replace("class RandomBot(", "class RexBot("))
+    (folder / "tournament.toml").write_text(TOML + ('grading = ["RandomBot"]\n' if grading else ""))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A class of two files (a renamed CountingBot, a renamed RandomBot) graded against RandomBot."""
+    folder = _folder(tmp_path_factory.mktemp("grades"), grading=True)
+    lines: list[str] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(grades, "BATCH_DEALS", BATCH)
+        mp.setattr(grades, "MAX_GAMES", CAP)
+        run_tournament(folder, workers=2, progress=False, out=lines.append)
+        write_outputs(folder, out=None)
+    return folder, lines
+
+
+@pytest.fixture
+def small(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(grades, "BATCH_DEALS", BATCH)
+    monkeypatch.setattr(grades, "MAX_GAMES", CAP)
+
+
+def _grade(folder: Path, bot: str) -> grades.Grade:
+    _, seats = load_frames(folder)
+    versions = seats.drop_duplicates("bot").set_index("bot")["version"]
+    (g,) = [g for g in load_grades(folder, [(bot, versions[bot])]) if g.bot == bot]
+    return g
+
+
+def _stored(folder: Path) -> int:
+    con = sqlite3.connect(folder / GRADES_DB)
+    try:
+        return int(con.execute("SELECT count(*) FROM games").fetchone()[0])
+    finally:
+        con.close()
+
+
+def test_stronger_file_is_above_and_a_copy_of_the_bar_is_level(graded, small) -> None:
+    folder, lines = graded
+    ann, rex = _grade(folder, "ann"), _grade(folder, "rex")
+    assert ann.verdict == "above" and ann.low > 0.5 and 0 < ann.games < CAP and ann.games % (2 * BATCH) == 0
+    # RandomBot's own code: the same deal from both seats mirrors, so every deal is shared and it ends level at the cap
+    assert (rex.verdict, rex.games, rex.score) == ("level", CAP, 0.5)
+    assert rex.low < 0.5 < rex.high and ann.faults == rex.faults == 0
+    announced = next(line for line in lines if line.startswith("grading 2 files against RandomBot"))
+    assert f"at most {2 * CAP} in all" in announced
+    assert any(line.startswith(f"grading: {ann.games + rex.games} games played") for line in lines)
+    assert _stored(folder) == ann.games + rex.games
+
+
+def test_grades_csv_has_one_row_per_file(graded) -> None:
+    folder, _ = graded
+    with open(folder / GRADES_CSV, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["bot"] for r in rows] == ["ann", "rex"]  # the files only, not the reference bot
+    assert list(rows[0]) == ["bot", "file", "vs_RandomBot", "vs_RandomBot_rush", "vs_RandomBot_rush_score",
+                             "vs_RandomBot_rush_elo", "vs_RandomBot_rush_games"]
+    ann, rex = rows
+    assert (ann["file"], ann["vs_RandomBot"], ann["vs_RandomBot_rush"]) == ("ann.py", "above", "above")
+    assert (rex["vs_RandomBot"], rex["vs_RandomBot_rush_games"]) == ("level", str(CAP))
+    assert rex["vs_RandomBot_rush_score"].startswith("0.50 [") and rex["vs_RandomBot_rush_elo"].startswith("+0 [")
+
+
+def test_leaderboard_and_report_get_a_column_per_grading_bot(graded) -> None:
+    folder, _ = graded
+    with open(folder / "leaderboard.csv", newline="") as f:
+        rows = {r["bot"]: r for r in csv.DictReader(f)}
+    assert list(rows["ann"])[-1] == "vs RandomBot"
+    assert rows["ann"]["vs RandomBot"].startswith("above (+") and rows["ann"]["vs RandomBot"].endswith(" games)")
+    assert rows["rex"]["vs RandomBot"].startswith("level (+0 [-") and rows["rex"]["vs RandomBot"].endswith(f"{CAP} games)")
+    assert rows["RandomBot"]["vs RandomBot"] == ""  # a reference bot is not graded
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    assert "<th>vs RandomBot</th>" in page and rows["ann"]["vs RandomBot"] in page
+
+
+def test_grading_games_do_not_change_the_ratings(graded, tmp_path) -> None:
+    folder, _ = graded
+    plain = _folder(tmp_path, grading=False)
+    run_tournament(plain, workers=2, progress=False, out=None)
+    write_outputs(plain, out=None)
+    with open(folder / "leaderboard.csv", newline="") as f:
+        graded_rows = [r for r in csv.DictReader(f)]
+    with open(plain / "leaderboard.csv", newline="") as f:
+        plain_rows = [r for r in csv.DictReader(f)]
+    assert [{k: v for k, v in r.items() if k != "vs RandomBot"} for r in graded_rows] == plain_rows
+    games, _ = load_frames(folder / DB_NAME, current_only=False)
+    assert len(games) == 6 and not (folder / GRADES_DB).samefile(folder / DB_NAME)
+    con = sqlite3.connect(folder / GRADES_DB)
+    graded_ids = {r[0] for r in con.execute("SELECT game_id FROM games")}
+    con.close()
+    assert graded_ids and not graded_ids & set(games["game_id"])
+
+
+def test_rerun_plays_nothing_and_a_killed_run_replays_only_what_is_missing(graded, small, tmp_path) -> None:
+    src, _ = graded
+    folder = tmp_path / "copy"
+    shutil.copytree(src, folder)
+    before = [_grade(folder, b) for b in ("ann", "rex")]
+    lines: list[str] = []
+    assert run_tournament(folder, workers=1, progress=False, out=lines.append).played == 0
+    assert any(line.startswith("grading: 0 games played") for line in lines)
+    with Store(folder / GRADES_DB) as store:  # as if the run had been killed before these two were stored
+        gone = sorted(store.existing_ids())[:2]
+        for gid in gone:
+            store.delete_game(gid)
+    run = play_grades(folder, workers=1, out=None)
+    assert run.played == 2 and _stored(folder) == sum(g.games for g in before)
+    assert [_grade(folder, b) for b in ("ann", "rex")] == before  # the same seed, the same games, the same grades
+
+
+def test_cli_grades_prints_the_table(graded, small, tmp_path, capsys) -> None:
+    src, _ = graded
+    folder = tmp_path / "copy"
+    shutil.copytree(src, folder)
+    (folder / GRADES_CSV).unlink()
+    assert main(["tournament", "grades", str(folder), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "grading: 0 games played" in out and "ann  RandomBot  rush    above" in out
+    assert "rex level with RandomBot" in out and (folder / GRADES_CSV).exists()
+    (folder / "tournament.toml").write_text(TOML)
+    assert main(["tournament", "grades", str(folder)]) == 2
+    assert 'grading = ["GreedyBot"]' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value, message", [
+    ('["GreedBot"]', "grading bot 'GreedBot' is not built in (did you mean 'GreedyBot'?); choose from RandomBot"),
+    ('"GreedyBot"', 'write a list of built-in bot names, e.g. grading = ["GreedyBot"]'),
+    ('["SimpleBot"]', "grading bot 'SimpleBot' is not built in"),
+])
+def test_config_errors(value: str, message: str, tmp_path) -> None:
+    (tmp_path / "tournament.toml").write_text(f"grading = {value}\n")
+    from cabo_kit.tournament.config import load_config
+
+    with pytest.raises(ConfigError, match="^" + str(tmp_path / "tournament.toml").replace("\\", "\\\\") + ": ") as err:
+        load_config(tmp_path)
+    assert message in str(err.value)
+
+
+def test_config_grading_default_and_two_player_presets() -> None:
+    assert TournamentConfig().grading == ()
+    cfg = TournamentConfig.from_dict({"grading": ["GreedyBot", "GreedyBot"], "table_sizes": [3]})
+    assert cfg.grading == ("GreedyBot",)
+    assert [e.preset for e in grades.graded_presets(cfg)] == ["deluxe", "rush"]  # traveller needs 3 players
+    with pytest.raises(ConfigError, match="no preset here allows 2 players"):
+        TournamentConfig.from_dict({"grading": ["GreedyBot"], "presets": ["traveller"], "table_sizes": [3]})
+
+
+def test_decide_reads_batches_in_order() -> None:
+    assert decide([1.0] * 20, batch=4, cap=40).verdict == "above"
+    assert decide([0.0] * 20, batch=4, cap=40).verdict == "below"
+    even = decide([0.5] * 20, batch=4, cap=40)
+    assert (even.verdict, even.deals) == ("level", 20)
+    waiting = decide([0.5] * 4 + [None] + [0.5] * 15, batch=4, cap=40)  # deal 5 not played: the second look waits
+    assert (waiting.verdict, waiting.deals, waiting.needed) == ("", 4, 8)
+    # what comes after the deciding batch is never read
+    assert decide([1.0] * 12 + [0.0] * 8, batch=4, cap=40) == decide([1.0] * 12 + [None] * 8, batch=4, cap=40)
+
+
+def test_looking_after_every_batch_keeps_false_calls_under_one_in_twenty() -> None:
+    rng = random.Random(7)
+    calls = 0
+    for _ in range(300):  # two even players: independent games, each won half the time
+        deals = [(int(rng.random() < 0.5) + int(rng.random() < 0.5)) / 2 for _ in range(100)]
+        calls += decide(deals, batch=8, cap=200).verdict != "level"
+    assert calls <= 15
+    strong = [decide([(int(rng.random() < 0.75) + int(rng.random() < 0.75)) / 2 for _ in range(100)], batch=8, cap=200)
+              for _ in range(50)]
+    assert sum(d.verdict == "above" for d in strong) >= 45 and sum(d.deals for d in strong) < 50 * 100 / 2
