@@ -546,7 +546,7 @@ def grade_columns(folder: str | Path, board: "pd.DataFrame", seats: "pd.DataFram
     grades = load_grades(folder, list(zip(files["bot"], files["version"])), cfg)
     board = board.copy()
     for bar in cfg.grading:
-        cells = {}
+        cells: dict[tuple[str, str], list[Grade]] = {}
         for entry in graded_presets(cfg):
             for g in grades:
                 if g.bar == bar and g.preset == _label(entry, cfg):
