@@ -373,17 +373,17 @@ def play_grades(
                     if not tasks:
                         break
                     todo = sum(len(t.rotations) for t in tasks)
-                    if ex is None:
-                        n = workers or cfg.workers or default_workers()
-                        ex = make_executor(executor or cfg.executor, min(n, len(tasks)) if n else None,
+                    if ex is None:  # every worker, whatever the first round's size: later rounds may be larger
+                        ex = make_executor(executor or cfg.executor, workers or cfg.workers or default_workers(),
                                            scheduler or cfg.scheduler or None)
                         if progress:
                             import sys
 
                             from tqdm import tqdm
 
-                            bar_ = tqdm(total=0, unit="game", desc="grading", file=sys.stderr, dynamic_ncols=True)
-                    if bar_ is not None:
+                            bar_ = tqdm(total=todo, unit="game", desc="grading", file=sys.stderr, dynamic_ncols=True)
+                            todo = 0
+                    if bar_ is not None and todo:
                         bar_.total += todo
                         bar_.refresh()
                     for results in ex.run(run_match, tasks):
@@ -434,8 +434,8 @@ def _announce(say: Callable[[str], None], cfg: TournamentConfig, students: Seque
     say(f"grading {len(students)} files against {', '.join(cfg.grading)} one on one in "
         f"{', '.join(_label(e, cfg) for e in entries)} (duplicate deals, batches of {per_batch} games until the "
         f"95% interval decides, at most {limit} games per file, bar and preset): {len(state) - open_} of "
-        f"{len(state)} grades already decided ({have} games stored); now {sum(len(t.rotations) for t in tasks)} "
-        f"games, at most {at_most} in all")
+        f"{len(state)} grades already decided ({have} games stored); {sum(len(t.rotations) for t in tasks)} "
+        f"games to play in the first round, at most {at_most} in all")
 
 
 def _overall(grades: Sequence[Grade], bot: str, bar: str) -> str:
@@ -535,11 +535,17 @@ def format_grades(grades: Sequence[Grade]) -> str:
 def grade_columns(folder: str | Path, board: "pd.DataFrame", seats: "pd.DataFrame") -> "pd.DataFrame":
     """The leaderboard with a column ``vs BAR`` per grading bot (the row's preset's grade of each file).
 
-    The files' versions are those of the rated games (``seats``); the reference bots' cells are empty.
-    Without ``grading`` (or without ``grades.sqlite``) the board is returned unchanged.
+    The files' versions are those of the rated games (``seats``); the reference bots' cells are empty, and
+    so are those of a preset not graded (for 3 or more players). Without ``grading``, or with a
+    ``tournament.toml`` that does not load, the board is returned unchanged.
     """
+    from .config import ConfigError
+
     folder = Path(folder)
-    cfg, _ = load_config(folder)
+    try:
+        cfg, _ = load_config(folder)
+    except ConfigError:  # `tournament run` and `tournament grades` name the problem; the report still shows the ratings
+        return board
     if not cfg.grading or not len(board):
         return board
     files = seats[~seats["bot"].isin(cfg.reference)].drop_duplicates("bot")
