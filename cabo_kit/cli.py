@@ -672,6 +672,8 @@ def _tournament_grades(args: argparse.Namespace) -> int:
         run = play_grades(folder, cfg, workers=args.workers, progress=_show_progress(args),
                           command=f"{PROG} tournament grades {shlex.quote(args.folder)}")
         print(format_grades(run.grades))
+        for file, _ in run.rejected:
+            print(f"{file}: rejected, no grade (the reason: {PROG} check-bot {shlex.quote(str(folder / 'bots' / file))})")
         if (folder / DB_NAME).exists() and not missing_report_modules():
             from .tournament.runner import write_outputs
 

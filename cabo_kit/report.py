@@ -722,6 +722,11 @@ def report_html(
                      "Win rate: a shared win counts 1/k; a bot's own faulted games count as lost, and a game "
                      "another seat's fault stopped is left out of it (games counts every game). "
                      "OpenSkill: Plackett-Luce, a second opinion.</p>")
+        if any(str(c).startswith("vs ") for c in board.columns):
+            parts.append('<p class="muted">vs BOT: each file\'s grade against that bot one on one in this preset '
+                         "(above, level or below: whether the 95% interval of its score share excludes an even match), "
+                         "the Elo difference with its interval, and the games of those separate matches, which the "
+                         "ratings above do not use.</p>")
     else:
         parts.append("<p>No games yet.</p>")
 

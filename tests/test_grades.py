@@ -30,13 +30,16 @@ def _folder(root: Path, grading: bool) -> Path:
     (folder / "bots" / "ann.py").write_text(counting.replace("class CountingBot(", "class AnnBot("))
     rand = (ROOT / "bots" / "random_bot.py").read_text()
     (folder / "bots" / "rex.py").write_text(rand.replace("class RandomBot(", "class RexBot("))
+    shutil.copy(ROOT / "tests" / "fault_bots" / "raises.py", folder / "bots" / "zed.py")  # raises at its 2nd decision
+    shutil.copy(ROOT / "tests" / "fault_bots" / "bad_syntax.py", folder / "bots" / "bad.py")  # rejected
     (folder / "tournament.toml").write_text(TOML + ('grading = ["RandomBot"]\n' if grading else ""))
     return folder
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
-    """A class of two files (a renamed CountingBot, a renamed RandomBot) graded against RandomBot."""
+    """A class (a renamed CountingBot, a renamed RandomBot, a file that raises, one that does not load) graded
+    against RandomBot."""
     folder = _folder(tmp_path_factory.mktemp("grades"), grading=True)
     lines: list[str] = []
     with pytest.MonkeyPatch.context() as mp:
@@ -75,20 +78,30 @@ def test_stronger_file_is_above_and_a_copy_of_the_bar_is_level(graded, small) ->
     # RandomBot's own code: the same deal from both seats mirrors, so every deal is shared and it ends level at the cap
     assert (rex.verdict, rex.games, rex.score) == ("level", CAP, 0.5)
     assert rex.low < 0.5 < rex.high and ann.faults == rex.faults == 0
-    announced = next(line for line in lines if line.startswith("grading 2 files against RandomBot"))
-    assert f"at most {2 * CAP} in all" in announced
-    assert any(line.startswith(f"grading: {ann.games + rex.games} games played") for line in lines)
-    assert _stored(folder) == ann.games + rex.games
+
+
+def test_a_file_that_faults_is_below_with_its_faults_counted(graded, small) -> None:
+    folder, lines = graded
+    zed = _grade(folder, "zed")
+    assert (zed.verdict, zed.score, zed.faults) == ("below", 0.0, zed.games) and zed.high < 0.5
+    games = sum(_grade(folder, b).games for b in ("ann", "rex", "zed"))
+    announced = next(line for line in lines if line.startswith("grading 3 files against RandomBot"))
+    assert f"at most {3 * CAP} in all" in announced
+    assert any(line.startswith(f"grading: {games} games played") and "1 rejected files (no grade)" in line
+               for line in lines)
+    assert _stored(folder) == games
 
 
 def test_grades_csv_has_one_row_per_file(graded) -> None:
     folder, _ = graded
     with open(folder / GRADES_CSV, newline="") as f:
         rows = list(csv.DictReader(f))
-    assert [r["bot"] for r in rows] == ["ann", "rex"]  # the files only, not the reference bot
+    assert [r["bot"] for r in rows] == ["ann", "bad", "rex", "zed"]  # the files only, not the reference bot
     assert list(rows[0]) == ["bot", "file", "vs_RandomBot", "vs_RandomBot_rush", "vs_RandomBot_rush_score",
-                             "vs_RandomBot_rush_elo", "vs_RandomBot_rush_games"]
-    ann, rex = rows
+                             "vs_RandomBot_rush_elo", "vs_RandomBot_rush_games", "vs_RandomBot_rush_faults"]
+    ann, bad, rex, zed = rows
+    assert (bad["file"], bad["vs_RandomBot"], bad["vs_RandomBot_rush_games"]) == ("bad.py", "rejected", "0")
+    assert zed["vs_RandomBot_rush"] == "below" and zed["vs_RandomBot_rush_faults"] == zed["vs_RandomBot_rush_games"]
     assert (ann["file"], ann["vs_RandomBot"], ann["vs_RandomBot_rush"]) == ("ann.py", "above", "above")
     assert (rex["vs_RandomBot"], rex["vs_RandomBot_rush_games"]) == ("level", str(CAP))
     assert rex["vs_RandomBot_rush_score"].startswith("0.50 [") and rex["vs_RandomBot_rush_elo"].startswith("+0 [")
@@ -117,7 +130,7 @@ def test_grading_games_do_not_change_the_ratings(graded, tmp_path) -> None:
         plain_rows = [r for r in csv.DictReader(f)]
     assert [{k: v for k, v in r.items() if k != "vs RandomBot"} for r in graded_rows] == plain_rows
     games, _ = load_frames(folder / DB_NAME, current_only=False)
-    assert len(games) == 6 and not (folder / GRADES_DB).samefile(folder / DB_NAME)
+    assert len(games) == len(load_frames(plain / DB_NAME, current_only=False)[0])  # the main schedule's games only
     con = sqlite3.connect(folder / GRADES_DB)
     graded_ids = {r[0] for r in con.execute("SELECT game_id FROM games")}
     con.close()
@@ -128,7 +141,7 @@ def test_rerun_plays_nothing_and_a_killed_run_replays_only_what_is_missing(grade
     src, _ = graded
     folder = tmp_path / "copy"
     shutil.copytree(src, folder)
-    before = [_grade(folder, b) for b in ("ann", "rex")]
+    before = [_grade(folder, b) for b in ("ann", "rex", "zed")]
     lines: list[str] = []
     assert run_tournament(folder, workers=1, progress=False, out=lines.append).played == 0
     assert any(line.startswith("grading: 0 games played") for line in lines)
@@ -138,7 +151,7 @@ def test_rerun_plays_nothing_and_a_killed_run_replays_only_what_is_missing(grade
             store.delete_game(gid)
     run = play_grades(folder, workers=1, out=None)
     assert run.played == 2 and _stored(folder) == sum(g.games for g in before)
-    assert [_grade(folder, b) for b in ("ann", "rex")] == before  # the same seed, the same games, the same grades
+    assert [_grade(folder, b) for b in ("ann", "rex", "zed")] == before  # the same seed, the same games, the same grades
 
 
 def test_cli_grades_prints_the_table(graded, small, tmp_path, capsys) -> None:
@@ -149,7 +162,8 @@ def test_cli_grades_prints_the_table(graded, small, tmp_path, capsys) -> None:
     assert main(["tournament", "grades", str(folder), "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "grading: 0 games played" in out and "ann  RandomBot  rush    above" in out
-    assert "rex level with RandomBot" in out and (folder / GRADES_CSV).exists()
+    assert "rex level with RandomBot" in out and "zed below RandomBot" in out and (folder / GRADES_CSV).exists()
+    assert "bad.py: rejected, no grade" in out
     (folder / "tournament.toml").write_text(TOML)
     assert main(["tournament", "grades", str(folder)]) == 2
     assert 'grading = ["GreedyBot"]' in capsys.readouterr().err

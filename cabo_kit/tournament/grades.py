@@ -289,6 +289,7 @@ class GradeRun:
 
     grades: list[Grade]
     students: list[tuple[str, str]]  # (bot name, file name)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (file, reason): no grade, a row that says so
     played: int = 0
     stored: int = 0
     seconds: float = 0.0
@@ -309,11 +310,13 @@ def play_grades(
     batch: int | None = None,
     cap: int | None = None,
     command: str | None = None,
+    rejected: Sequence[tuple[str, str]] = (),
 ) -> GradeRun:
     """Play the grading games still missing (holding the folder), then write ``DIR/grades.csv``.
 
     ``cfg`` and ``entrants`` default to the folder's (``tournament.toml`` and its loadable
-    ``bots/*.py``); only submitted files are graded. ``batch`` (deals between looks) and ``cap``
+    ``bots/*.py``; ``rejected``: the files that did not load, listed in the CSV without a grade);
+    only submitted files are graded. ``batch`` (deals between looks) and ``cap``
     (games per file, bar and preset) default to :data:`BATCH_DEALS` and :data:`MAX_GAMES`.
 
     >>> import tempfile, pathlib
@@ -335,10 +338,10 @@ def play_grades(
     if not cfg.grading:
         return GradeRun([], [])
     if entrants is None:
-        entrants, _ = collect_entrants(folder, cfg)
+        entrants, rejected = collect_entrants(folder, cfg)
     students = [b for b in entrants if b.kind == "file"]
-    run = GradeRun([], [(b.name, b.filename or f"{b.name}.py") for b in students])
-    if not students:
+    run = GradeRun([], [(b.name, b.filename or f"{b.name}.py") for b in students], list(rejected))
+    if not students and not rejected:
         return run
     entries = graded_presets(cfg)
     skipped = [_label(e, cfg) for e in cfg.presets if e not in entries]
@@ -399,12 +402,13 @@ def play_grades(
                 if bar_ is not None:
                     bar_.close()
         run.grades = [g for g, *_ in _grades(stored, cfg, students, batch, cap)]
-        run.csv_path = write_grades_csv(folder, run.grades, run.students, cfg)
+        run.csv_path = write_grades_csv(folder, run.grades, run.students, cfg, run.rejected)
     run.seconds = time.perf_counter() - started
     tally = "; ".join(f"vs {b}: " + ", ".join(
         f"{sum(1 for s, _ in run.students if _overall(run.grades, s, b) == v)} {v}" for v in VERDICTS)
         for b in cfg.grading)
-    say(f"grading: {run.played} games played ({run.seconds:.1f} s); overall {tally}; wrote {run.csv_path}")
+    no_grade = f", {len(run.rejected)} rejected files (no grade)" if run.rejected else ""
+    say(f"grading: {run.played} games played ({run.seconds:.1f} s); overall {tally}{no_grade}; wrote {run.csv_path}")
     return run
 
 
@@ -476,14 +480,16 @@ def _columns(cfg: TournamentConfig) -> list[str]:
         cols.append(f"vs_{bar}")
         for entry in graded_presets(cfg):
             p = _label(entry, cfg).replace(" ", "_")
-            cols += [f"vs_{bar}_{p}", f"vs_{bar}_{p}_score", f"vs_{bar}_{p}_elo", f"vs_{bar}_{p}_games"]
+            cols += [f"vs_{bar}_{p}", f"vs_{bar}_{p}_score", f"vs_{bar}_{p}_elo", f"vs_{bar}_{p}_games",
+                     f"vs_{bar}_{p}_faults"]
     return cols
 
 
 def write_grades_csv(folder: str | Path, grades: Sequence[Grade], students: Sequence[tuple[str, str]],
-                     cfg: TournamentConfig) -> Path:
+                     cfg: TournamentConfig, rejected: Sequence[tuple[str, str]] = ()) -> Path:
     """``DIR/grades.csv``: one row per file; per bar its overall grade, and per preset the grade, the score
-    share with its interval, the Elo difference with its interval and the games."""
+    share with its interval, the Elo difference with its interval, the games and the games lost to the
+    file's own faults. A file the tournament rejected gets a row that says ``rejected``."""
     from .runner import _written
 
     path = Path(folder) / GRADES_CSV
@@ -495,8 +501,13 @@ def write_grades_csv(folder: str | Path, grades: Sequence[Grade], students: Sequ
             row.append(_overall(grades, name, bar))
             for entry in graded_presets(cfg):
                 g = by.get((name, bar, _label(entry, cfg)))
-                row += [g.verdict, g.share_text(), g.elo_text(), str(g.games)] if g else ["", "", "", "0"]
+                row += ([g.verdict, g.share_text(), g.elo_text(), str(g.games), str(g.faults)] if g
+                        else ["", "", "", "0", "0"])
         rows.append(row)
+    for file, _ in rejected:
+        rows.append([Path(file).stem, file] + ["rejected", *["rejected", "", "", "0", "0"] * len(graded_presets(cfg))]
+                    * len(cfg.grading))
+    rows.sort(key=lambda r: r[1])
     tmp = path.with_name(path.name + ".tmp")
     with _written(path):
         with open(tmp, "w", newline="", encoding="utf-8") as f:
@@ -520,10 +531,14 @@ def format_grades(grades: Sequence[Grade]) -> str:
     rows = [[g.bot, g.bar, g.preset, g.verdict or "-", g.share_text(), g.elo_text(), str(g.games)] for g in grades]
     if not rows:
         return "no grades: no bot files, or grading is not set in tournament.toml"
+    if any(g.faults for g in grades):  # games the file lost to its own faults (each a loss)
+        head.append("faults")
+        for row, g in zip(rows, grades):
+            row.append(str(g.faults))
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i == 6 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        return "  ".join(c.rjust(w) if i >= 6 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     pairs = list(dict.fromkeys((g.bot, g.bar) for g in grades))
     summary = "; ".join(f"{b} {_overall(grades, b, bar) or 'not graded yet'}"

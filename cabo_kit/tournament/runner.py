@@ -449,7 +449,7 @@ def run_tournament(
             from .grades import play_grades
 
             play_grades(folder, cfg, entrants, workers=n_workers, executor=kind, scheduler=scheduler,
-                        progress=progress, out=say, command=command)
+                        progress=progress, out=say, command=command, rejected=rejected)
         return summary
     finally:
         lock.release()
