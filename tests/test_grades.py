@@ -213,3 +213,15 @@ def test_looking_after_every_batch_keeps_false_calls_under_one_in_twenty() -> No
     strong = [decide([(int(rng.random() < 0.75) + int(rng.random() < 0.75)) / 2 for _ in range(100)], batch=8, cap=200)
               for _ in range(50)]
     assert sum(d.verdict == "above" for d in strong) >= 45 and sum(d.deals for d in strong) < 50 * 100 / 2
+
+
+def test_a_changed_file_is_graded_again_and_only_it(graded, small, tmp_path) -> None:
+    src, _ = graded
+    folder = tmp_path / "copy"
+    shutil.copytree(src, folder)
+    stored = _stored(folder)
+    with open(folder / "bots" / "zed.py", "a") as f:
+        f.write("# a new version\n")
+    run = play_grades(folder, workers=1, out=None)
+    zed = next(g for g in run.grades if g.bot == "zed")
+    assert zed.verdict == "below" and run.played == zed.games and _stored(folder) == stored + zed.games

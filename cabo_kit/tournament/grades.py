@@ -52,8 +52,8 @@ if TYPE_CHECKING:
 
     from .runner import BotSpec, MatchTask
 
-__all__ = ["Grade", "GradeRun", "decide", "share_interval", "elo_of", "play_grades", "load_grades", "format_grades",
-           "grade_columns", "graded_presets", "GRADES_DB", "GRADES_CSV", "BATCH_DEALS", "MAX_GAMES"]
+__all__ = ["Grade", "GradeRun", "Decision", "decide", "share_interval", "elo_of", "play_grades", "load_grades",
+           "format_grades", "grade_columns", "graded_presets", "GRADES_DB", "GRADES_CSV", "BATCH_DEALS", "MAX_GAMES"]
 
 GRADES_DB = "grades.sqlite"
 GRADES_CSV = "grades.csv"
@@ -275,8 +275,9 @@ def _bars(cfg: TournamentConfig) -> list["BotSpec"]:
 def _grades(stored: Stored, cfg: TournamentConfig, students: Sequence["BotSpec"], batch: int | None = None,
             cap: int | None = None) -> list[tuple[Grade, Decision, "BotSpec", "BotSpec", PresetEntry]]:
     out = []
+    bars = _bars(cfg)
     for student in students:
-        for bar in _bars(cfg):
+        for bar in bars:
             for entry in graded_presets(cfg):
                 g, d = _grade(stored, student, bar, entry, _label(entry, cfg), batch, cap)
                 out.append((g, d, student, bar, entry))
