@@ -436,11 +436,14 @@ def _announce(say: Callable[[str], None], cfg: TournamentConfig, students: Seque
     open_ = sum(1 for _, d, *_ in state if not d.verdict)
     have = sum(g.games for g, *_ in state)
     at_most = sum(limit - g.games for g, d, *_ in state if not d.verdict)
-    say(f"grading {len(students)} files against {', '.join(cfg.grading)} one on one in "
-        f"{', '.join(_label(e, cfg) for e in entries)} (duplicate deals, batches of {per_batch} games until the "
-        f"95% interval decides, at most {limit} games per file, bar and preset): {len(state) - open_} of "
-        f"{len(state)} grades already decided ({have} games stored); {sum(len(t.rotations) for t in tasks)} "
-        f"games to play in the first round, at most {at_most} in all")
+    head = (f"grading {len(students)} files against {', '.join(cfg.grading)} one on one in "
+            f"{', '.join(_label(e, cfg) for e in entries)} (duplicate deals, batches of {per_batch} games until the "
+            f"95% interval decides, at most {limit} games per file, bar and preset)")
+    if not open_:
+        say(f"{head}: all {len(state)} grades already decided ({have} games stored), nothing to play")
+        return
+    say(f"{head}: {len(state) - open_} of {len(state)} grades already decided ({have} games stored); "
+        f"{sum(len(t.rotations) for t in tasks)} games to play in the first round, at most {at_most} in all")
 
 
 def _overall(grades: Sequence[Grade], bot: str, bar: str) -> str:
