@@ -638,7 +638,7 @@ def _tournament_copies(args: argparse.Namespace) -> int:
             print(f"{PROG} tournament copies: {exc}", file=sys.stderr)
             return 1
         if report is not None:
-            print(f"report: {report} (its section \"Possible copies\")")
+            print(f"teacher's page: {folder / 'teacher.html'} (its section \"Possible copies\")")
     return 0
 
 

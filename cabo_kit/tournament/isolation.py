@@ -1080,6 +1080,10 @@ class IsolatedBot(Bot):
                 reason = f"{what} took longer than the {limits.decision_s:g} s limit"
             self._fail(BotFault("timeout", reason))
         except BotFault as fault:
+            if pending and fault.kind == "crash":  # it died in a hook sent ahead, or in this call: name both
+                hooks = list(pending.values())
+                fault = BotFault("crash", f"{', '.join(hooks)} or the {what} after {'it' if len(hooks) == 1 else 'them'}"
+                                          f": {fault.reason}")
             self._fail(fault)
         pending.clear()
         elapsed = time.perf_counter() - t0
