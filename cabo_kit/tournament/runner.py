@@ -245,8 +245,8 @@ def named_fault(kind: str, reason: str, call: str) -> str:
 
     >>> named_fault("crash", "the bot's process was killed by signal 9", "on_game_start()")
     "on_game_start(): the bot's process was killed by signal 9"
-    >>> named_fault("error", "on_round_end() raised:\nTraceback ...", "choose()")
-    'on_round_end() raised:\nTraceback ...'
+    >>> named_fault("error", "on_round_end() raised:\\nTraceback ...", "choose()")
+    'on_round_end() raised:\\nTraceback ...'
     """
     from .store import fault_hook
 
