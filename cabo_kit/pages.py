@@ -312,7 +312,9 @@ def bot_page_html(bot: str, views: Sequence[FaultView], overview: str = "", prin
     True
     """
     n = len(views)
-    counts = ", ".join(f"{sum(v.kind == k for v in views)} {k}" for k in sorted({v.kind for v in views}))
+    from .report import _kinds
+
+    counts = ", ".join(f"{sum(v.kind == k for v in views)} {k}" for k in _kinds({v.kind for v in views}))
     body = [f"<h1>{_esc(bot)}</h1>",
             f'<p class="summary">{_esc(title)}: this page is for the author of {_esc(bot)} and the teacher. '
             f"Faults: {n}{' (' + _esc(counts) + ')' if n else ''}.</p>",
