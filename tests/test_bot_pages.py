@@ -19,12 +19,12 @@ import pytest
 
 import cabo_kit
 from cabo_kit.pages import FaultView, _faults_html, own_traceback, scrub
+from cabo_kit.tournament.replay_fault import repro
 from cabo_kit.tournament.runner import run_tournament, write_outputs
 from cabo_kit.tournament.store import load_faults
 
 pytest.importorskip("pandas")
-plotly = pytest.importorskip("plotly")
-import plotly.offline  # noqa: E402
+pytest.importorskip("plotly")
 
 HOSTILE = "<script>alert(1)</script>"
 SOURCE_LINE = "secret = [1, 2][7]  # SECRET_SOURCE_LINE"
@@ -87,6 +87,8 @@ def test_the_public_report_has_fault_counts_and_no_code_output_traceback_or_path
     problems = page.split('id="problems"')[1].split('id="bots"')[0]
     assert "<th>error</th><th>illegal</th>" in problems and "<code>broken.py</code>" in problems
     # the page's own text, without plotly's JavaScript (whose code names SyntaxError...); the figures' data stay
+    import plotly.offline
+
     text = page.replace(plotly.offline.get_plotlyjs(), "")
     for secret in ("SECRET_SOURCE_LINE", "[1, 2][7]", "alert(1)", "&lt;script&gt;", "Traceback", "IndexError",
                    "line 12", "swap 0 9:9", "SyntaxError", "expected ':'", "tournament repro", "Possible copies",
@@ -144,6 +146,10 @@ def test_a_crash_in_a_hook_is_named_after_the_hook(tmp_path: Path) -> None:
     assert ("at_round", "on_round_start()") in hooks  # sent ahead of the next choose(), which the reason also names
     reasons = {f.bot: f.reason for f in load_faults(folder)}
     assert reasons["at_round"].startswith("on_round_start() or the choose() after it: the bot's process exited")
+    # the replay waits for each hook, so it names the one that died exactly
+    replayed = repro(folder, "at_round")
+    assert replayed.status == "fails" and replayed.hook == "on_round_start()"
+    assert replayed.message.startswith("the faulted decision still fails: on_round_start(): the bot's process exited")
     write_outputs(folder, out=None)
     page = (folder / "bot-pages" / "at_start.html").read_text(encoding="utf-8")
     assert "in <code>on_game_start()</code>" in page and "The game at that point" in page

@@ -250,9 +250,18 @@ class _Replayed(Bot):
 
     def on_round_start(self, observation: Observation) -> None:
         self.bot.on_round_start(observation)
+        self._settle()
 
     def on_round_end(self, result: Any) -> None:
         self.bot.on_round_end(result)
+        self._settle()
+
+    def _settle(self) -> None:
+        # An isolated bot's hook runs ahead of its next choose(): wait for it here, so a hook that kills the
+        # process is named (the tournament's reason could only say "on_round_start() or the choose() after it").
+        settle = getattr(self.bot, "settle", None)
+        if settle is not None:
+            settle()
 
     def on_game_end(self, totals: list[int], winners: list[int]) -> None:
         self.bot.on_game_end(totals, winners)
@@ -364,12 +373,19 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
         result.message = "fixed: the game now ends without a fault (on_game_end() returns)"
         return
     result.reason = reason
+    from .store import fault_hook
+
+    result.hook = fault_hook(reason) or result.hook  # the replay names the call exactly (see _Replayed._settle)
     if result.hook == "choose()" and len(game.history) == steps:  # what the record's view shows at the fault
         given = game.observation(f.seat)
         result.observation, result.round, result.turn, result.phase = given, given.round, given.turn, str(given.phase)
         at = _where(result.round, result.turn, result.phase)
     sentence = fault_sentence(reason, filename)
-    if len(game.history) < steps:
+    # A hook the tournament sent ahead of the faulted choose() (its reason names it): the replay waits for each hook,
+    # so it stops there, before the others' moves up to that choose(), and names the hook.
+    head = f.reason.strip().splitlines()[0] if f.reason.strip() else ""
+    ahead = result.hook != "choose()" and result.hook in head and "choose()" in head
+    if len(game.history) < steps and not ahead:
         result.status = "differs"
         result.message = f"your bot's earlier answers now differ from the record at {at}: it now fails there: {sentence}; {later}"
         return
