@@ -1,6 +1,6 @@
 """Replaying a tournament fault with a bot's current file: ``cabo-kit tournament repro DIR FAULT``.
 
-A fault is named by its game's id (the report shows its first 8 hex digits; any prefix that
+A fault is named by its game's id (the bot's page shows its first 8 hex digits; any prefix that
 only one fault has will do) or by a bot's name (that bot's first fault). :func:`repro` plays
 the faulted game again from its start: the same rules, deal seed, table size and seat, the
 engine's chance events as they came (they follow from the seed), the other seats' answers
@@ -54,7 +54,7 @@ __all__ = ["ReproError", "ReproResult", "repro", "find_fault", "short_ids", "rep
            "fault_sentence", "repro_cli"]
 
 MIN_ID = 8
-"""Hex digits of a game id the report shows to name a fault (more when two faults share them)."""
+"""Hex digits of a game id the pages show to name a fault (more when two faults share them)."""
 
 
 class ReproError(ValueError):
@@ -143,7 +143,7 @@ def _pick(faults: list[StoredFault], key: str, db: Path) -> StoredFault:
     """The fault of ``faults`` (those of the store ``db``) named ``key``: see :func:`find_fault`."""
     key = key.strip()
     if not key:
-        raise ReproError("say which fault: its game id as the report shows it (e.g. 3f2a9c1b), or a bot's name")
+        raise ReproError("say which fault: its game id as the bot's page shows it (e.g. 3f2a9c1b), or a bot's name")
     if not faults:
         raise ReproError(f"{db} holds no fault: every game stored ended normally")
     by_bot = [f for f in faults if f.bot == key]
@@ -162,7 +162,7 @@ def _pick(faults: list[StoredFault], key: str, db: Path) -> StoredFault:
     example = ", ".join(f"{names[f.game_id]} ({f.bot})" for f in faults[:3])
     what = "a game id needs at least 4 hex digits" if hexy and len(key) < 4 else f"no fault's game id starts with {key!r}"
     raise ReproError(f"no fault {key!r} in {db}: {what}, and no bot of that name faulted. Name a fault by its game id "
-                     f"as the report shows it (e.g. {example}) or by a bot's name (faulted: {', '.join(bots)})")
+                     f"as the bot's page shows it (e.g. {example}) or by a bot's name (faulted: {', '.join(bots)})")
 
 
 # ------------------------------------------------------------------ sentences
@@ -436,7 +436,7 @@ def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], f
                  file: str | os.PathLike[str] | None = None, short: str | None = None) -> Path:
     """Write a standalone pytest file replaying ``fault`` (paths relative to the test file, so the folder may move).
 
-    ``short``: the id the report shows for it (found from the store if not given). Returns the path
+    ``short``: the id the pages show for it (found from the store if not given). Returns the path
     written (``.py`` added if missing). It runs with plain ``pytest``.
     """
     folder = Path(folder)
