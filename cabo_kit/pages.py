@@ -209,8 +209,8 @@ def fault_views(db: "str | os.PathLike[str]", faults: "pd.DataFrame", folder_nam
     its game rebuilt from the store ``db``'s record up to the fault. ``folder_name``: how the repro command names
     the tournament folder (its name only, not its path); ``logs``: the folder of the bots' logs.
     """
-    from .tournament.replay_fault import fault_sentence, repro_command, short_ids
-    from .tournament.store import StoreError, _db_path, fault_hook, load_record
+    from .tournament.replay_fault import fault_call, fault_sentence, repro_command, short_ids
+    from .tournament.store import StoreError, _db_path, load_record
 
     db = _db_path(Path(db))
     folder = db.parent
@@ -220,7 +220,7 @@ def fault_views(db: "str | os.PathLike[str]", faults: "pd.DataFrame", folder_nam
     for _, r in faults.iterrows():
         gid, bot, seat, reason = str(r["game_id"]), str(r["bot"]), int(r["seat"]), str(r["fault"])
         filename = f"{bot}.py"
-        call = fault_hook(reason) or "choose()"
+        call = fault_call(reason)
         obs, seen, rnd, turn, phase = None, "", 0, 0, ""
         try:
             obs, seen = _where(load_record(db, gid), seat)

@@ -153,6 +153,8 @@ def test_a_crash_in_a_hook_is_named_after_the_hook(tmp_path: Path) -> None:
     write_outputs(folder, out=None)
     page = (folder / "bot-pages" / "at_start.html").read_text(encoding="utf-8")
     assert "in <code>on_game_start()</code>" in page and "The game at that point" in page
+    page = (folder / "bot-pages" / "at_round.html").read_text(encoding="utf-8")
+    assert "in <code>on_round_start() or the choose() after it</code>" in page
 
 
 def _view(i: int, kind: str, what: str) -> FaultView:

@@ -51,7 +51,7 @@ from ..observation import Observation
 from .store import DB_NAME, StoredFault, load_faults, load_record
 
 __all__ = ["ReproError", "ReproResult", "repro", "find_fault", "short_ids", "repro_command", "write_pytest",
-           "fault_sentence", "repro_cli"]
+           "fault_call", "fault_sentence", "repro_cli"]
 
 MIN_ID = 8
 """Hex digits of a game id the pages show to name a fault (more when two faults share them)."""
@@ -193,6 +193,23 @@ def fault_sentence(reason: str, filename: str = "") -> str:
     if head.endswith(" raised"):
         return f"{head} {last}{where}"
     return f"{head}: {last}{where}" if head != last else f"{last}{where}"
+
+
+def fault_call(reason: str) -> str:
+    """The call a fault's reason names, as it names it: the hooks sent ahead of a decision and that decision when the
+    process died among them (it cannot say which), else the one call (``"choose()"`` when it names none).
+
+    >>> fault_call("on_round_start() or the choose() after it: the bot's process exited with code 3")
+    'on_round_start() or the choose() after it'
+    >>> fault_call("on_game_end() raised:\\nTraceback ..."), fault_call("the bot's process was killed")
+    ('on_game_end()', 'choose()')
+    """
+    from .store import fault_hook
+
+    head = reason.lstrip().split("\n", 1)[0]
+    if fault_hook(head) and re.match(r"[\w(), ]+ or the \w+\(\) after (it|them): ", head):
+        return head.split(": ", 1)[0]
+    return fault_hook(reason) or "choose()"
 
 
 def _where(round_: int, turn: int, phase: str) -> str:
@@ -479,7 +496,7 @@ def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str
     given = record.view(f.seat, len(record.actions))  # the game where the fault stopped it
     where = f" at {_where(given.round, given.turn, str(given.phase))}"
     out(f"fault {short}: {f.bot} (seat {f.seat}) in game {f.game_id} ({f.preset}, {f.table_size} players, "
-        f"deal seed {f.deal_seed}){where}, in {f.hook}")
+        f"deal seed {f.deal_seed}){where}, in {fault_call(f.reason)}")
     out(f"  in the tournament: {f.kind}: {fault_sentence(f.reason, f'{f.bot}.py')}"
         + ("" if f.current else " (a game of an earlier run, with an older version of the file)"))
     result = repro(folder, f, file)
