@@ -550,12 +550,13 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
     run.add_argument("--executor", choices=("local", "dask"), help="local process pool or a Dask cluster")
     run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
-    report = sub.add_parser("report", help="rewrite leaderboard.csv and report.html from the results store")
+    report = sub.add_parser("report", help="rewrite leaderboard.csv, report.html (for the class), teacher.html and "
+                                           "bot-pages/ (one per bot, for its author) from the results store")
     report.add_argument("folder", metavar="DIR", help="the tournament folder")
     repro = sub.add_parser("repro", help="replay a fault with the bot's current file: does the faulted decision still fail?")
     repro.add_argument("folder", metavar="DIR", help="the tournament folder")
     repro.add_argument("fault", metavar="FAULT",
-                       help="the faulted game's id as the report shows it (e.g. 3f2a9c1b), or a bot's name (its first fault)")
+                       help="the faulted game's id as the bot's page shows it (e.g. 3f2a9c1b), or a bot's name (its first fault)")
     repro.add_argument("--file", metavar="PATH", help="the bot file to replay with (default: DIR/bots/BOT.py)")
     repro.add_argument("--pytest", metavar="PATH", dest="pytest_path",
                        help="also write a standalone test file replaying the fault (fails until it is fixed)")
@@ -646,7 +647,7 @@ def _tournament_copies(args: argparse.Namespace) -> int:
             print(f"{PROG} tournament copies: {exc}", file=sys.stderr)
             return 1
         if report is not None:
-            print(f"report: {report} (its section \"Possible copies\")")
+            print(f"teacher's page: {folder / 'teacher.html'} (its section \"Possible copies\")")
     return 0
 
 

@@ -11,9 +11,10 @@ them, and return plotly figures, so a notebook can show any of them on its own:
 * :func:`score_distribution` (from ``seats``).
 
 :func:`write_report` puts them all in one ``report.html`` that works offline (plotly's
-JavaScript is embedded once), with HTML tables, rejected files, faults, and a section per
-bot that a teacher can hand to its author. Every text that comes from a bot file or a
-traceback is escaped.
+JavaScript is embedded once), with HTML tables and a results section per bot. It is safe to
+show the class: faults appear as kinds and counts, rejected files by name; reasons, tracebacks,
+printed output and copy flags go to the bots' own pages and the teacher's page
+(:mod:`cabo_kit.pages`). Every text that comes from a bot file is escaped.
 
 >>> import pandas as pd
 >>> board = pd.DataFrame({"bot": ["A", "B"], "preset": "rush", "elo": [1100.0, 1000.0],
@@ -31,7 +32,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from .faults import SHOWN_BYTES, SHOWN_LINES, fault_key, first_lines, last_line
+from .faults import SHOWN_BYTES, SHOWN_LINES, first_lines
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy, pandas and plotly load when a function runs
     import pandas as pd
@@ -475,39 +476,6 @@ class _Figures:
                            config={"displaylogo": False, "responsive": True}, validate=False)
 
 
-def bot_faults_html(faults: "pd.DataFrame", seed_of: dict[Any, Any] | None = None, examples: int = 5,
-                    replay: Callable[[Any], str] | None = None) -> str:
-    """A bot's faults grouped: one entry per kind of fault, with its count, the games, and one full example.
-
-    >>> import pandas as pd
-    >>> f = pd.DataFrame({"game_id": ["g1", "g2", "g3"], "preset": "rush", "seat": 0, "status": "error",
-    ...                   "fault": ["Traceback ...\\nValueError: boom 1", "Traceback ...\\nValueError: boom 2", "x"]})
-    >>> html = bot_faults_html(f)
-    >>> "2 times" in html, html.count("<details>")
-    (True, 2)
-    """
-    seed_of = seed_of or {}
-    groups: dict[str, list[Any]] = {}
-    for _, r in faults.iterrows():
-        groups.setdefault(fault_key(r["status"], r["fault"]), []).append(r)
-    out = []
-    for rows in sorted(groups.values(), key=lambda rs: -len(rs)):
-        r = rows[0]
-        times = f"{len(rows)} times" if len(rows) > 1 else "once"
-        others = [f"<code>{_esc(x['game_id'])}</code>" for x in rows[1:examples + 1]]
-        more = f" and {len(rows) - 1 - examples} more" if len(rows) - 1 > examples else ""
-        also = f"<p class=\"muted\">Also in {', '.join(others)}{more}.</p>" if others else ""
-        how = f"<p>Replay it: {replay(r['game_id'])}</p>" if replay else ""
-        out.append(
-            f'<details><summary><span class="bad">{_esc(r["status"])}</span>, {times}: '
-            f'{_esc(last_line(r["fault"], 140))}</summary>'
-            f'<p>For example in game <code>{_esc(r["game_id"])}</code> ({_esc(r["preset"])}, deal seed '
-            f'{_esc(seed_of.get(r["game_id"], "?"))}, seat {_esc(r.get("seat", "?"))}):</p>'
-            f'{how}'
-            f'<pre>{_esc(r["fault"])}</pre>{also}</details>')
-    return "".join(out)
-
-
 _LOG = re.compile(r"(.+)-[0-9a-f]{12}\.log")
 
 
@@ -609,13 +577,12 @@ def report_html(
     bootstrap: int = 1000,
     seed: int = 0,
     worst: int = 5,
-    db_path: str | None = None,
-    logs_dir: "str | os.PathLike[str] | None" = None,
 ) -> str:
     """The whole report as one HTML string (see :func:`write_report`, which saves it).
 
-    ``logs_dir``: the tournament's ``logs/`` folder, where each bot's printed output lies (one
-    file per bot and deal): each bot's section shows the first lines.
+    Safe to show the class: ranks, intervals, results, and per bot its faults' kinds and counts;
+    never a reason, a traceback, printed output or a path of this machine (those are on the
+    bots' own pages and the teacher's page: :mod:`cabo_kit.pages`).
 
     >>> import pandas as pd
     >>> seats = pd.DataFrame({"game_id": ["g", "g"], "deal_id": "d", "game_index": 0, "preset": "rush",
@@ -632,13 +599,11 @@ def report_html(
     import pandas as pd
     import plotly.offline
 
-    from .tournament.outcomes import RATES, fair_win, fault_flags, per_rule
+    from .tournament.outcomes import per_rule
     from .tournament.ratings import elo_history, fit_elo, openskill_ratings
 
-    if len(seats):
-        # Scored from the statuses (as the ratings do), whatever shares a hand-made or old frame holds.
-        faulter, stopped = fault_flags(seats)
-        seats = seats.assign(win=fair_win(seats), _faulter=faulter, _stopped=stopped)
+    # Scored from the statuses (as the ratings do), whatever shares a hand-made or old frame holds.
+    seats = _scored(seats)
     if rejected is None:
         rejected = pd.DataFrame({"file": [], "reason": []})
     fitted_here = board is None
@@ -660,14 +625,6 @@ def report_html(
 
     faults = seats[seats["status"] != "ok"] if len(seats) else seats
     n_fault_games = int(games["status"].ne("ok").sum()) if len(games) and "status" in games.columns else len(faults)
-    from .tournament.replay_fault import repro_command, short_ids
-
-    fault_id = short_ids([str(g) for g in faults["game_id"]]) if len(faults) else {}
-    home = _folder_of(db_path)
-    folder = "DIR" if home is None else str(home)
-
-    def replay(gid: object) -> str:
-        return f"<code>{_esc(repro_command(folder, fault_id[str(gid)]))}</code>"
     seed_of = dict(zip(games["game_id"], games["deal_seed"])) if len(games) and "deal_seed" in games.columns else {}
 
     parts: list[str] = []
@@ -766,54 +723,104 @@ def report_html(
     if len(seats):
         parts.append('<div class="card">' + fig(score_distribution(seats)) + "</div>")
 
-    parts.append(copies_section(home))
-
-    # Rejected files and faults
+    # Rejected files and faults: names, kinds and counts only (reasons, tracebacks and printed output quote
+    # students' code: they are on teacher.html and each bot's own page)
     parts.append('<h2 id="problems">Rejected files and faults</h2>')
     parts.append("<h3>Rejected files</h3>")
     if len(rejected):
-        rows = [[f"<code>{_esc(r['file'])}</code>", f"{_esc(last_line(r['reason'], 140))}<details><summary>full reason</summary>"
-                 f"<pre>{_esc(r['reason'])}</pre></details>"] for _, r in rejected.iterrows()]
-        parts.append(_table(["file", "reason"], rows))
+        parts.append(f"<p>{len(rejected)} file{'s' if len(rejected) != 1 else ''} did not load and did not play: "
+                     + ", ".join(f"<code>{_esc(f)}</code>" for f in rejected["file"])
+                     + '. <span class="muted">Why: on the teacher\'s page.</span></p>')
     else:
         parts.append("<p>None: every file loaded.</p>")
     parts.append("<h3>Faults</h3>")
     if len(faults):
-        summary = faults.groupby(["bot", "status"]).size().reset_index(name="games")
-        parts.append(_table(["bot", "fault", "games"],
-                            [[bot_link(r["bot"]), _esc(r["status"]), str(r["games"])] for _, r in summary.iterrows()],
-                            [False, False, True]))
-        shown = faults.sort_values(["bot", "game_index"], kind="stable").head(100) if "game_index" in faults.columns else faults.head(100)
-        listing = _table(
-            ["bot", "fault", "game", "preset", "reason", "replay it with the bot's current file"],
-            [[bot_link(r["bot"]), _esc(r["status"]), f'<code>{_esc(r["game_id"])}</code>', _esc(r["preset"]),
-              _esc(last_line(r["fault"], 140)), replay(r["game_id"])] for _, r in shown.iterrows()])
-        parts.append(f'<details{" open" if len(shown) <= 20 else ""}><summary>Every fault and its reason</summary>'
-                     f"{listing}</details>")
-        more = f" ({len(faults) - len(shown)} more not listed here)" if len(faults) > len(shown) else ""
-        parts.append(f'<p class="muted">Each fault with its full traceback is in the bot\'s own section below{more}. '
-                     "<code>cabo-kit tournament repro</code> replays the faulted game with the bot's file as it is now "
-                     "(the other seats' recorded answers forced) and says whether the faulted decision still fails; "
-                     "<code>--pytest test_fault.py</code> also writes a test of it.</p>")
+        parts.append(fault_counts_html(faults, bot_link))
+        parts.append('<p class="muted">Games lost to a fault of the bot, by kind: error (it raised), timeout, illegal '
+                     "(an answer the rules do not allow now), crash (its process died). Each author gets a page with "
+                     "every fault of their bot: where it happened, the rule broken, what the bot saw, its traceback "
+                     "and how to replay it.</p>")
     else:
         parts.append("<p>None: no bot raised, timed out, played an illegal action or crashed.</p>")
 
-    # Bot sections
+    # Bot sections: results only
     parts.append('<h2 id="bots">Bots</h2>')
-    parts.append('<p class="muted">One section per bot, to hand to its author. Replay a game with '
-                 + (f"<code>cabo_kit.tournament.store.load_record({_esc(repr(db_path))}, GAME_ID)</code>" if db_path
-                    else "<code>cabo_kit.tournament.store.load_record(DB, GAME_ID)</code>")
-                 + ".</p>")
     parts.append("<p>" + " · ".join(bot_link(b) for b in bots) + "</p>")
-    if len(seats):
-        ended = seats[~seats["_stopped"]]
-        best = ended.groupby("game_id")["total"].min()
-        winner = ended[ended["rank"] == ended.groupby("game_id")["rank"].transform("min")].groupby("game_id")["bot"].agg(
-            lambda s: ", ".join(str(x) for x in s))
-    logs = log_files(logs_dir) if logs_dir is not None else {}
+    overviews = bot_overviews(seats, board, outcomes, seed_of, worst)
     for b in bots:
         mine = seats[seats["bot"] == b]
-        out = [f'<section class="bot" id="{anchor_of[b]}"><h3>{_esc(b)}</h3>']
+        mf = mine[mine["status"] != "ok"]
+        counts = mf["status"].value_counts()
+        said = ", ".join(f"{int(counts[k])} {_esc(k)}" for k in _kinds(counts.index))
+        parts.append(f'<section class="bot" id="{anchor_of[b]}"><h3>{_esc(b)}</h3>{overviews.get(b, "")}'
+                     f"<h4>Faults ({len(mf)})</h4><p>{said + '.' if len(mf) else 'None.'}</p></section>")
+
+    script = plotly.offline.get_plotlyjs()
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_esc(title)}</title>"
+        f"<style>{_CSS}</style><script type=\"text/javascript\">{script}</script></head>"
+        "<body><main>\n" + "\n".join(parts) + "\n</main></body></html>\n"
+    )
+
+
+def _kinds(kinds: Any) -> list[str]:
+    """Fault kinds in the order of :data:`~cabo_kit.tournament.outcomes.FAULT_KINDS`, then any other."""
+    from .tournament.outcomes import FAULT_KINDS
+
+    have = [str(k) for k in kinds]
+    return [k for k in FAULT_KINDS if k in have] + sorted(k for k in have if k not in FAULT_KINDS)
+
+
+def fault_counts_html(faults: "pd.DataFrame", name: Callable[[Any], str] | None = None) -> str:
+    """Faults per bot and kind as a table: counts and games only, never a reason (the public report shows it).
+
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"bot": ["a", "a", "b"], "game_id": ["g1", "g2", "g1"], "status": ["crash", "error", "crash"],
+    ...                   "fault": ["secret", "secret", "secret"]})
+    >>> html = fault_counts_html(f)
+    >>> "secret" in html, "<td>a</td>" in html
+    (False, True)
+    """
+    name = name or _esc
+    kinds = _kinds(faults["status"].unique())
+    rows = []
+    for bot, mine in faults.groupby("bot", sort=True):
+        counts = mine["status"].value_counts()
+        rows.append([name(bot)] + [str(int(counts.get(k, 0))) for k in kinds] + [str(len(mine))])
+    return _table(["bot"] + kinds + ["games lost to a fault"], rows, [False] + [True] * (len(kinds) + 1))
+
+
+def _scored(seats: "pd.DataFrame") -> "pd.DataFrame":
+    """``seats`` with the scores every table reads: ``win`` from the statuses, ``_faulter``, ``_stopped``."""
+    from .tournament.outcomes import fair_win, fault_flags
+
+    if not len(seats) or "_stopped" in seats.columns:
+        return seats
+    faulter, stopped = fault_flags(seats)
+    return seats.assign(win=fair_win(seats), _faulter=faulter, _stopped=stopped)
+
+
+def bot_overviews(seats: "pd.DataFrame", board: "pd.DataFrame", outcomes: "pd.DataFrame | None",
+                  seed_of: dict[Any, Any] | None = None, worst: int = 5) -> dict[str, str]:
+    """Each bot's results as HTML: per preset its games, Elo, place, win rate, ...; its per-rule outcomes; its worst
+    losses. Numbers and game ids only (no reason, no printed output): the report's bot sections and the bots' own
+    pages show them.
+    """
+    from .tournament.outcomes import RATES
+
+    seats = _scored(seats)
+    seed_of = seed_of or {}
+    out_of: dict[str, str] = {}
+    if not len(seats):
+        return out_of
+    ended = seats[~seats["_stopped"]]
+    best = ended.groupby("game_id")["total"].min()
+    winner = ended[ended["rank"] == ended.groupby("game_id")["rank"].transform("min")].groupby("game_id")["bot"].agg(
+        lambda s: ", ".join(str(x) for x in s))
+    for b in sorted(str(x) for x in seats["bot"].unique()):
+        mine = seats[seats["bot"] == b]
+        out = []
         versions = sorted(str(v) for v in mine["version"].unique()) if "version" in mine.columns else []
         if versions:
             out.append(f'<p class="muted">file version {_esc(", ".join(versions))}</p>')
@@ -851,12 +858,7 @@ def report_html(
                     rrows.append([_esc(meaning)] + cells)
             if rrows:
                 out.append("<details><summary>Per-rule outcomes (95% intervals)</summary>"
-                           + _table(["rate"] + [str(p) for p in sorted(mo["preset"].unique())], rrows) + "</details>")
-        mf = mine[mine["status"] != "ok"]
-        out.append(f"<h4>Faults ({len(mf)})</h4>")
-        out.append(bot_faults_html(mf, seed_of, replay=replay) if len(mf) else "<p>None.</p>")
-        if logs_dir is not None:
-            out.append(printed_html(b, logs_dir, logs.get(b, [])))
+                           + _table(["rate"] + [_esc(p) for p in sorted(mo["preset"].unique())], rrows) + "</details>")
         lost = mine[(mine["rank"] > 1) & ~mine["_stopped"]].copy()  # a faulted game is listed with the faults
         out.append(f"<h4>Worst losses (up to {worst})</h4>")
         if len(lost):
@@ -871,22 +873,14 @@ def report_html(
         elif mine["_stopped"].any():
             own = int(mine["_faulter"].sum())
             other = int((mine["_stopped"] & ~mine["_faulter"]).sum())
-            why = ("listed above" if not other else f"{own} by its own fault, listed above, and {other} by another "
-                   "bot's fault, not rated for it" if own else f"by another bot's fault: not rated for it")
+            why = ("listed with the faults" if not other else f"{own} by its own fault, listed with the faults, and "
+                   f"{other} by another bot's fault, not rated for it" if own else "by another bot's fault: not rated for it")
             out.append(f"<p>None in the games that ended normally ({own + other} stopped by a fault: {why}).</p>"
                        if (~mine["_stopped"]).any() else f"<p>None: a fault stopped each of its games ({why}).</p>")
         else:
             out.append("<p>None: it never ranked below first.</p>")
-        out.append("</section>")
-        parts.append("".join(out))
-
-    script = plotly.offline.get_plotlyjs()
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_esc(title)}</title>"
-        f"<style>{_CSS}</style><script type=\"text/javascript\">{script}</script></head>"
-        "<body><main>\n" + "\n".join(parts) + "\n</main></body></html>\n"
-    )
+        out_of[b] = "".join(out)
+    return out_of
 
 
 def copies_section(folder: "str | os.PathLike[str] | None") -> str:
@@ -946,11 +940,9 @@ def write_report(
     >>> "bad.py" in path.read_text(encoding="utf-8")
     True
     """
-    games, seats, rejected, db_path = _as_frames(source)
-    folder = _folder_of(db_path)
-    logs = folder / "logs" if folder is not None and (folder / "logs").is_dir() else None
+    games, seats, rejected, _ = _as_frames(source)
     page = report_html(games, seats, rejected, title=title, board=board, anchor=anchor, bootstrap=bootstrap,
-                       seed=seed, worst=worst, db_path=db_path, logs_dir=logs)
+                       seed=seed, worst=worst)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

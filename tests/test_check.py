@@ -55,7 +55,7 @@ import pytest  # noqa: E402
 
 import cabo_kit as ck  # noqa: E402
 from cabo_kit.explain import why_illegal  # noqa: E402
-from cabo_kit.report import bot_faults_html, printed_html  # noqa: E402
+from cabo_kit.report import printed_html  # noqa: E402
 from cabo_kit.tournament.check import check_bot_cli, group_problems, hints_in_source, hook_hints  # noqa: E402
 
 STUDENT = Path(__file__).with_name("student_bots")
@@ -278,18 +278,7 @@ def test_the_tournament_names_the_line_of_a_misspelt_base_class_in_the_students_
 def test_identical_faults_are_grouped_with_their_count_and_one_example() -> None:
     assert group_problems([("a", "In game 1, x.", 0), ("b", "In game 2, y.", 1), ("a", "In game 3, x.", 2)]) == [
         "In game 1, x.\n(2 times in all: games 1 and 3.)", "In game 2, y."]
-    pd = pytest.importorskip("pandas")
-    faults = pd.DataFrame({
-        "game_id": [f"g{i}" for i in range(21)], "preset": "rush", "seat": 0,
-        "status": ["illegal"] * 20 + ["error"],
-        "fault": [f"choose() returned 'exchange {4 + i % 3}', which is not legal now: there is no position {4 + i % 3}"
-                  f" in your hand: you hold 4 cards (positions 0 to 3) (legal now: discard)" for i in range(20)]
-                 + ["Traceback (most recent call last):\nValueError: boom"]})
-    page = bot_faults_html(faults, {"g0": 7})
-    assert page.count("<details>") == 2 and page.count("<pre>") == 2
-    assert "illegal</span>, 20 times: choose() returned &#x27;exchange 4&#x27;" in page
-    assert "error</span>, once: ValueError: boom" in page and "deal seed 7" in page
-    assert "and 14 more." in page  # 5 other games named, the rest counted
+    # A tournament's faults are grouped on the bot's page: tests/test_bot_pages.py.
 
 
 def test_the_report_shows_a_bots_first_printed_lines_from_the_tournament_logs(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ def test_the_report_leaves_stopped_games_out_of_totals_and_places(played: Path) 
     cells = [c for c in section.split("<tbody>")[1].split("</tr>")[0].split("<td")[1:]]
     text = [c.split(">", 1)[1].split("</td>")[0] for c in cells]
     assert text[1] == "36" and text[4:] == ["0.0%", "0", "3.00", "–", "36"], text
-    assert "None: a fault stopped each of its games (listed above)." in section
+    assert "None: a fault stopped each of its games (listed with the faults)." in section
 
 
 def class_with_a_late_faulter(seed: int) -> pd.DataFrame:

@@ -3,7 +3,7 @@ faulted game with the bot's current file, saying "still fails" on the broken fil
 
 One test per kind of fault (exception, illegal answer, timeout, bad type, and a failing hook), the store of
 tests/data/store_v1 (written by cabo-kit 8b557dd) opened unchanged and its faults replayed, the `--pytest` file run
-by plain pytest, and the report's fault entries.
+by plain pytest, and the bots' and the teacher's pages' fault entries.
 """
 
 from __future__ import annotations
@@ -234,14 +234,16 @@ def test_cli_repro_prints_the_replay_and_its_pytest_file_fails_until_the_fix(tmp
     assert "no fault 'zzzz'" in capsys.readouterr().err
 
 
-def test_the_report_shows_the_repro_command_for_each_fault(tmp_path: Path) -> None:
+def test_the_bot_page_and_the_teacher_page_show_the_repro_command_for_each_fault(tmp_path: Path) -> None:
     from cabo_kit.tournament.runner import write_outputs
 
     folder = _class(tmp_path, KINDS["illegal"][0])
     write_outputs(folder, out=None)
-    page = (folder / "report.html").read_text(encoding="utf-8")
-    problems, bots = page.split('<h2 id="problems">')[1].split('<h2 id="bots">')
-    for f in load_faults(folder):  # every fault in the faults table
-        assert f"<code>cabo-kit tournament repro {folder} {f.game_id[:8]}</code>" in problems
-    # and the faults in the bot's own section
-    assert f"Replay it: <code>cabo-kit tournament repro {folder} " in bots.split('id="bot-2"')[1]
+    public = (folder / "report.html").read_text(encoding="utf-8")
+    mine = (folder / "bot-pages" / "mine.html").read_text(encoding="utf-8")
+    teacher = (folder / "teacher.html").read_text(encoding="utf-8")
+    for f in load_faults(folder):
+        # the bot's page names the folder only (a student gets it), the teacher's page its whole path
+        assert f"<code>cabo-kit tournament repro class {f.game_id[:8]}</code>" in mine
+        assert f"<code>cabo-kit tournament repro {folder} {f.game_id[:8]}</code>" in teacher
+    assert "tournament repro" not in public and str(folder) not in public

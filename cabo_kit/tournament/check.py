@@ -702,7 +702,7 @@ def check_bot(
     report.problems.extend(group_problems(found))
     if printed[0]:
         report.notes.append(printed_sentence(printed[0], printed[1], printed_games, capped)
-                            + "\n  In a tournament this goes to a log file (the report shows its first lines); "
+                            + "\n  In a tournament this goes to a log file (your bot's page shows its first lines); "
                               "printing also costs decision time.")
     if capped:
         report.notes.append(f"Note: your bot printed more than the {limits.log_bytes // 1024} KiB log cap in a game; "

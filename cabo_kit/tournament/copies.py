@@ -22,7 +22,7 @@ CountingBot with one method changed (never calls Cabo) on 86%. A pair is flagged
 copy, a copy with its comments and names changed, or a bot that changes one small part of another.
 
 Answers are cached per file version (its hash) in ``DIR/copies.json``, with the flags of the
-last check, which the report shows; a rerun only probes new or changed files.
+last check, which the teacher's page (teacher.html) shows; a rerun only probes new or changed files.
 
 >>> THRESHOLD, MIN_DECISIONS
 (0.8, 20)

@@ -389,7 +389,7 @@ def _play(result: DuelResult, game_seed: int, seats: list[Bot], names: list[str]
     rules = result.rules
     k = len(seats)
     game = Game(rules, game_seed, k, memory=memory)
-    cell = [-1]
+    cell: list[Any] = [-1, ""]
     try:
         for s, b in enumerate(seats):
             b.random = bot_random(game_seed, s)

@@ -1071,8 +1071,9 @@ class IsolatedBot(Bot):
         except _Timeout:
             elapsed = time.perf_counter() - t0
             self.time_used += elapsed
-            if pending:
-                what = f"{what} (with {', '.join(pending.values())} before it)"
+            ahead = [h for h in pending.values() if h != what]  # (settle() waits for the very hook it names)
+            if ahead:
+                what = f"{what} (with {', '.join(ahead)} before it)"
             if budget < allowed:
                 reason = (f"{what} ran out of the game's time bank ({limits.game_bank_s:g} s in all; "
                           f"{bank_left:.3g} s were left)")
@@ -1080,6 +1081,10 @@ class IsolatedBot(Bot):
                 reason = f"{what} took longer than the {limits.decision_s:g} s limit"
             self._fail(BotFault("timeout", reason))
         except BotFault as fault:
+            if pending and fault.kind == "crash":  # it died in a hook sent ahead, or in this call: name both
+                hooks = [h for h in pending.values() if h != what]
+                fault = BotFault("crash", (f"{', '.join(hooks)} or the {what} after {'it' if len(hooks) == 1 else 'them'}"
+                                           if hooks else what) + f": {fault.reason}")
             self._fail(fault)
         pending.clear()
         elapsed = time.perf_counter() - t0
@@ -1176,6 +1181,18 @@ class IsolatedBot(Bot):
 
     def on_game_end(self, totals: list[int], winners: list[int]) -> None:
         self._call({"o": "g", "totals": list(totals), "winners": list(winners)}, "on_game_end()")
+
+    def settle(self) -> None:
+        """Wait until the last mid-game hook has run in the bot's process, and raise its fault named after it.
+
+        The hooks otherwise ride ahead of the next ``choose()`` (one wake-up instead of two), so a
+        process that dies there cannot say which call it died in; a replay of a fault
+        (:func:`~cabo_kit.tournament.replay_fault.repro`) calls this after each hook to name it.
+        """
+        if self.fault is not None:
+            raise self.fault
+        if self._pending:
+            self._call({"o": "p"}, list(self._pending.values())[-1])
 
     def _echo(self) -> dict[str, Any] | None:
         """The last observation as the bot's process rebuilt it (``to_dict()``), for tests."""

@@ -1,6 +1,6 @@
 """Replaying a tournament fault with a bot's current file: ``cabo-kit tournament repro DIR FAULT``.
 
-A fault is named by its game's id (the report shows its first 8 hex digits; any prefix that
+A fault is named by its game's id (the bot's page shows its first 8 hex digits; any prefix that
 only one fault has will do) or by a bot's name (that bot's first fault). :func:`repro` plays
 the faulted game again from its start: the same rules, deal seed, table size and seat, the
 engine's chance events as they came (they follow from the seed), the other seats' answers
@@ -51,10 +51,10 @@ from ..observation import Observation
 from .store import DB_NAME, StoredFault, load_faults, load_record
 
 __all__ = ["ReproError", "ReproResult", "repro", "find_fault", "short_ids", "repro_command", "write_pytest",
-           "fault_sentence", "repro_cli"]
+           "fault_call", "fault_sentence", "repro_cli"]
 
 MIN_ID = 8
-"""Hex digits of a game id the report shows to name a fault (more when two faults share them)."""
+"""Hex digits of a game id the pages show to name a fault (more when two faults share them)."""
 
 
 class ReproError(ValueError):
@@ -143,7 +143,7 @@ def _pick(faults: list[StoredFault], key: str, db: Path) -> StoredFault:
     """The fault of ``faults`` (those of the store ``db``) named ``key``: see :func:`find_fault`."""
     key = key.strip()
     if not key:
-        raise ReproError("say which fault: its game id as the report shows it (e.g. 3f2a9c1b), or a bot's name")
+        raise ReproError("say which fault: its game id as the bot's page shows it (e.g. 3f2a9c1b), or a bot's name")
     if not faults:
         raise ReproError(f"{db} holds no fault: every game stored ended normally")
     by_bot = [f for f in faults if f.bot == key]
@@ -162,7 +162,7 @@ def _pick(faults: list[StoredFault], key: str, db: Path) -> StoredFault:
     example = ", ".join(f"{names[f.game_id]} ({f.bot})" for f in faults[:3])
     what = "a game id needs at least 4 hex digits" if hexy and len(key) < 4 else f"no fault's game id starts with {key!r}"
     raise ReproError(f"no fault {key!r} in {db}: {what}, and no bot of that name faulted. Name a fault by its game id "
-                     f"as the report shows it (e.g. {example}) or by a bot's name (faulted: {', '.join(bots)})")
+                     f"as the bot's page shows it (e.g. {example}) or by a bot's name (faulted: {', '.join(bots)})")
 
 
 # ------------------------------------------------------------------ sentences
@@ -193,6 +193,23 @@ def fault_sentence(reason: str, filename: str = "") -> str:
     if head.endswith(" raised"):
         return f"{head} {last}{where}"
     return f"{head}: {last}{where}" if head != last else f"{last}{where}"
+
+
+def fault_call(reason: str) -> str:
+    """The call a fault's reason names, as it names it: the hooks sent ahead of a decision and that decision when the
+    process died among them (it cannot say which), else the one call (``"choose()"`` when it names none).
+
+    >>> fault_call("on_round_start() or the choose() after it: the bot's process exited with code 3")
+    'on_round_start() or the choose() after it'
+    >>> fault_call("on_game_end() raised:\\nTraceback ..."), fault_call("the bot's process was killed")
+    ('on_game_end()', 'choose()')
+    """
+    from .store import fault_hook
+
+    head = reason.lstrip().split("\n", 1)[0]
+    if fault_hook(head) and re.match(r"[\w(), ]+ or the \w+\(\) after (it|them): ", head):
+        return head.split(": ", 1)[0]
+    return fault_hook(reason) or "choose()"
 
 
 def _where(round_: int, turn: int, phase: str) -> str:
@@ -250,9 +267,18 @@ class _Replayed(Bot):
 
     def on_round_start(self, observation: Observation) -> None:
         self.bot.on_round_start(observation)
+        self._settle()
 
     def on_round_end(self, result: Any) -> None:
         self.bot.on_round_end(result)
+        self._settle()
+
+    def _settle(self) -> None:
+        # An isolated bot's hook runs ahead of its next choose(): wait for it here, so a hook that kills the
+        # process is named (the tournament's reason could only say "on_round_start() or the choose() after it").
+        settle = getattr(self.bot, "settle", None)
+        if settle is not None:
+            settle()
 
     def on_game_end(self, totals: list[int], winners: list[int]) -> None:
         self.bot.on_game_end(totals, winners)
@@ -364,12 +390,19 @@ def _conclude(result: ReproResult, game: Any, stop: _Stop | None, fault_seat: in
         result.message = "fixed: the game now ends without a fault (on_game_end() returns)"
         return
     result.reason = reason
+    from .store import fault_hook
+
+    result.hook = fault_hook(reason) or result.hook  # the replay names the call exactly (see _Replayed._settle)
     if result.hook == "choose()" and len(game.history) == steps:  # what the record's view shows at the fault
         given = game.observation(f.seat)
         result.observation, result.round, result.turn, result.phase = given, given.round, given.turn, str(given.phase)
         at = _where(result.round, result.turn, result.phase)
     sentence = fault_sentence(reason, filename)
-    if len(game.history) < steps:
+    # A hook the tournament sent ahead of the faulted choose() (its reason names it): the replay waits for each hook,
+    # so it stops there, before the others' moves up to that choose(), and names the hook.
+    head = f.reason.strip().splitlines()[0] if f.reason.strip() else ""
+    ahead = result.hook != "choose()" and result.hook in head and "choose()" in head
+    if len(game.history) < steps and not ahead:
         result.status = "differs"
         result.message = f"your bot's earlier answers now differ from the record at {at}: it now fails there: {sentence}; {later}"
         return
@@ -420,7 +453,7 @@ def write_pytest(path: str | os.PathLike[str], folder: str | os.PathLike[str], f
                  file: str | os.PathLike[str] | None = None, short: str | None = None) -> Path:
     """Write a standalone pytest file replaying ``fault`` (paths relative to the test file, so the folder may move).
 
-    ``short``: the id the report shows for it (found from the store if not given). Returns the path
+    ``short``: the id the pages show for it (found from the store if not given). Returns the path
     written (``.py`` added if missing). It runs with plain ``pytest``.
     """
     folder = Path(folder)
@@ -463,7 +496,7 @@ def repro_cli(folder: str, fault: str, file: str | None = None, pytest_path: str
     given = record.view(f.seat, len(record.actions))  # the game where the fault stopped it
     where = f" at {_where(given.round, given.turn, str(given.phase))}"
     out(f"fault {short}: {f.bot} (seat {f.seat}) in game {f.game_id} ({f.preset}, {f.table_size} players, "
-        f"deal seed {f.deal_seed}){where}, in {f.hook}")
+        f"deal seed {f.deal_seed}){where}, in {fault_call(f.reason)}")
     out(f"  in the tournament: {f.kind}: {fault_sentence(f.reason, f'{f.bot}.py')}"
         + ("" if f.current else " (a game of an earlier run, with an older version of the file)"))
     result = repro(folder, f, file)

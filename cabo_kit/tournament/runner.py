@@ -217,46 +217,68 @@ def _fault_of(exc: BaseException) -> tuple[str, str]:
 
 
 class _AtSeat(Bot):
-    """A bot as the game loop sees it in a tournament: notes its seat before each call, so a fault is blamed right."""
+    """A bot as the game loop sees it in a tournament: notes its seat and the call before each call, so a fault is
+    blamed on the right seat and named after the right hook (``cell``: ``[seat, call]``)."""
 
-    def __init__(self, bot: Any, seat: int, cell: list[int]) -> None:
+    def __init__(self, bot: Any, seat: int, cell: list[Any]) -> None:
         self._bot, self._seat, self._cell = bot, seat, cell
         self._choose = bot.choose
 
     def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
-        self._cell[0] = self._seat
+        cell = self._cell
+        cell[0], cell[1] = self._seat, "choose()"
         return self._choose(observation, legal_actions)
 
     def on_round_start(self, observation: Any) -> None:
-        self._cell[0] = self._seat
+        self._cell[0], self._cell[1] = self._seat, "on_round_start()"
         self._bot.on_round_start(observation)
 
     def on_round_end(self, result: Any) -> None:
-        self._cell[0] = self._seat
+        self._cell[0], self._cell[1] = self._seat, "on_round_end()"
         self._bot.on_round_end(result)
+
+
+def named_fault(kind: str, reason: str, call: str) -> str:
+    """A fault's reason that starts with the call that failed: ``call`` put in front where the reason names none
+    (a crashed process, a traceback from a bot in this process), so the store, the bot's page and ``repro`` name
+    the hook (:func:`~cabo_kit.tournament.store.fault_hook`).
+
+    >>> named_fault("crash", "the bot's process was killed by signal 9", "on_game_start()")
+    "on_game_start(): the bot's process was killed by signal 9"
+    >>> named_fault("error", "on_round_end() raised:\\nTraceback ...", "choose()")
+    'on_round_end() raised:\\nTraceback ...'
+    """
+    from .store import fault_hook
+
+    if not call or fault_hook(reason):
+        return reason
+    if kind == "error" and reason.startswith("Traceback"):
+        return f"{call} raised:\n{reason}"
+    return f"{call}: {reason}"
 
 
 def play_one(game: Game, bots: Sequence[Any], names: Sequence[str]) -> tuple[int | None, str, str]:
     """Play ``game`` to its end or to the first fault; return ``(fault seat or None, kind, reason)``.
 
     Any exception from a bot (a :class:`~cabo_kit.tournament.isolation.BotFault` from an
-    isolated one) stops the game at once with that seat at fault. The game loop is
+    isolated one) stops the game at once with that seat at fault; the reason starts with the
+    call that failed (:func:`named_fault`). The game loop is
     :func:`cabo_kit.play.run_game`, the same one ``play_game`` uses (round summaries without
     losing snap claims, RULES.md section 7).
     """
-    cell = [-1]
+    cell: list[Any] = [-1, ""]
     try:
         for seat, bot in enumerate(bots):
-            cell[0] = seat
+            cell[0], cell[1] = seat, "on_game_start()"
             bot.on_game_start(seat, game.n, game.rules)
         run_game(game, [_AtSeat(b, s, cell) for s, b in enumerate(bots)], names)
         totals, winners = list(game.sheet.totals), list(game.sheet.winners)
         for seat, bot in enumerate(bots):
-            cell[0] = seat
+            cell[0], cell[1] = seat, "on_game_end()"
             bot.on_game_end(totals, winners)
     except Exception as exc:  # any bot failure is that seat's fault; the engine itself is trusted
         kind, reason = _fault_of(exc)
-        return cell[0], kind, reason
+        return cell[0], kind, named_fault(kind, reason, cell[1])
     return None, "", ""
 
 
@@ -700,7 +722,8 @@ def _written(path: Path) -> Iterator[None]:
 
 
 def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print) -> tuple[Any, Path | None]:
-    """Write ``DIR/leaderboard.csv`` and ``DIR/report.html`` from the store; print the table.
+    """Write ``DIR/leaderboard.csv``, ``DIR/report.html`` (for the class), ``DIR/teacher.html`` and a page per bot in
+    ``DIR/bot-pages/`` (:func:`cabo_kit.pages.write_pages`) from the store; print the table.
 
     Returns the leaderboard frame and the report's path (``None`` if no report could be written).
     It only reads the store, so it works on a read-only store, and while a run holds the folder
@@ -729,5 +752,11 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
         board.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
     with _written(report):
         write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board)
-    say(f"leaderboard: {folder / 'leaderboard.csv'}\nreport: {report}")
+    from ..pages import PAGES_DIR, TEACHER_PAGE, write_pages
+
+    with _written(folder / TEACHER_PAGE):
+        write_pages(folder, board=board)
+    say(f"leaderboard: {folder / 'leaderboard.csv'}\nreport: {report} (for the class)\n"
+        f"teacher's page: {folder / TEACHER_PAGE} (copies, rejected files, faults)\n"
+        f"bots' pages: {folder / PAGES_DIR}/NAME.html (one per bot, for its author)")
     return board, report

@@ -1,0 +1,423 @@
+"""A tournament's private pages: one per bot for its author (``DIR/bot-pages/NAME.html``) and the teacher's
+(``DIR/teacher.html``).
+
+``report.html`` (:mod:`cabo_kit.report`) is safe to show the class: it gives faults as kinds and
+counts only. What a student needs to fix their bot, and what only the teacher should see, is here:
+
+* **a bot's page** has its results (the report's numbers) and every fault, grouped by kind
+  (``error``, ``timeout``, ``illegal``, ``crash``), each kind with its count and games, a few
+  examples in full: the round and turn, the call that failed, the rule broken in the rules' words
+  (:func:`cabo_kit.explain.why_illegal`), what the bot saw there (``Observation.describe()``,
+  rebuilt from the game's record), its traceback (the frames of its own file only, paths
+  replaced by the file's name), what it printed in that deal, and the command that replays it;
+  then every fault as a compact table. It quotes only that bot's own code and output.
+* **the teacher's page** has the copy flags (``cabo-kit tournament copies``), the rejected files
+  with their full reasons, every bot's faults by kind with the replay commands, and a link to
+  every bot's page.
+
+Every text that comes from a bot (its name, traceback, printed output) is escaped: a bot that
+prints ``<script>`` shows that text and runs nothing. The pages are plain HTML (no plotly), a few
+kilobytes each; :func:`write_pages` writes them all from the results store.
+
+>>> print(own_traceback('choose() raised:\\nTraceback (most recent call last):\\n'
+...     '  File "/home/t/lib/cabo_kit/tournament/harness.py", line 680, in serve\\n'
+...     '    action = bot.choose(obs, obs.legal_actions)\\n'
+...     '  File "/tmp/run-3/alice.py", line 7, in choose\\n    return max(known)\\n'
+...     'ValueError: max() arg is an empty sequence', "alice.py"))
+choose() raised:
+Traceback (most recent call last):
+  ...
+  File "alice.py", line 7, in choose
+    return max(known)
+ValueError: max() arg is an empty sequence
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .faults import fault_key, first_lines, what_happened
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pandas as pd
+
+__all__ = ["FaultView", "bot_page_html", "fault_views", "own_traceback", "page_name", "scrub", "teacher_html",
+           "write_pages"]
+
+PAGES_DIR = "bot-pages"
+"""The folder of the bots' pages, in the tournament folder."""
+TEACHER_PAGE = "teacher.html"
+"""The teacher's page, in the tournament folder."""
+EXAMPLES = 3
+"""Faults of each kind shown in full on a bot's page (the others are rows of its table)."""
+
+_FRAME = re.compile(r'^(\s*)File "([^"]*)", line (\d+)(.*)$')
+_PY_PATH = re.compile(r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|:;,()\\/]+)+[\\/]([^\s"\'<>|:;,()\\/]+\.py)\b')
+_ANSWER = re.compile(r"returned '((?:[^'\\]|\\.)*)', which is not legal now")
+
+
+def _esc(text: object) -> str:
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def scrub(text: str, folder: "str | os.PathLike[str] | None" = None) -> str:
+    """``text`` without this machine's paths: a path to a ``.py`` file becomes its name, the tournament folder
+    ``DIR``, the home folder ``~``, the Python installation ``<python>``.
+
+    >>> import os
+    >>> scrub('File "/usr/lib/python3.12/site-packages/cabo_kit/game.py" opened ' + os.path.expanduser("~/notes.txt"))
+    'File "game.py" opened ~/notes.txt'
+    """
+    import sys
+    import sysconfig
+
+    text = _PY_PATH.sub(r"\1", text)
+    places: list[tuple[str, str]] = []
+    if folder is not None:
+        places += [(str(Path(folder).resolve()), "DIR"), (os.path.abspath(folder), "DIR")]
+    for key in ("purelib", "platlib", "stdlib"):
+        try:
+            places.append((sysconfig.get_paths()[key], "<python>"))
+        except KeyError:  # pragma: no cover - an unusual installation scheme
+            pass
+    places += [(sys.prefix, "<python>"), (sys.base_prefix, "<python>"), (os.path.expanduser("~"), "~")]
+    for path, name in sorted(places, key=lambda p: -len(p[0])):
+        if len(path) > 1:
+            text = text.replace(path, name)
+    return text
+
+
+def own_traceback(reason: str, filename: str) -> str:
+    """A fault's reason with only the traceback frames of the bot's own file ``filename`` (its path replaced by the
+    name); the frames of cabo_kit and the libraries become one ``...`` line. A reason without a traceback is kept.
+    """
+    out: list[str] = []
+    keep = True
+    for line in reason.rstrip().splitlines():
+        m = _FRAME.match(line)
+        if m:
+            keep = os.path.basename(m.group(2).replace("\\", "/")) == filename
+            if keep:
+                out.append(f'{m.group(1)}File "{filename}", line {m.group(3)}{m.group(4)}')
+            elif not out or out[-1].strip() != "...":
+                out.append(f"{m.group(1)}...")
+            continue
+        if line.startswith((" ", "\t")) and not keep:
+            continue  # a source line (or ^^^ marks) of a frame not in the bot's file
+        keep = True
+        out.append(line)
+    return "\n".join(out)
+
+
+def page_name(bot: str, taken: "set[str] | None" = None) -> str:
+    """The file name of ``bot``'s page: its name with characters a file name should not hold replaced, unique among
+    ``taken`` (which it joins).
+
+    >>> page_name("alice"), page_name("<b>o b")
+    ('alice.html', '_b_o_b.html')
+    """
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", bot).strip(".") or "bot"
+    name, n = f"{stem}.html", 1
+    while taken is not None and name.lower() in taken:
+        n += 1
+        name = f"{stem}-{n}.html"
+    if taken is not None:
+        taken.add(name.lower())
+    return name
+
+
+@dataclass
+class FaultView:
+    """One fault as the bot's page shows it.
+
+    ``fault_id``: the short game id ``repro`` takes; ``call``: the call that failed (``choose()``,
+    ``on_round_start()``...); ``round`` (from 1), ``turn``, ``phase``: where the game stopped;
+    ``what``: what happened in one line; ``rule``: the rule broken, in the rules' words (illegal
+    answers), else ``""``; ``seen``: what the bot saw there (``Observation.describe()`` and the
+    legal actions), ``""`` if the record could not be read; ``traceback``: the reason with only
+    the bot's own frames; ``printed``: the first lines the bot printed in that deal;
+    ``repro``: the command that replays it.
+    """
+
+    game_id: str
+    fault_id: str
+    bot: str
+    kind: str
+    preset: str
+    seat: int
+    deal_seed: Any
+    call: str
+    round: int
+    turn: int
+    phase: str
+    what: str
+    rule: str
+    seen: str
+    traceback: str
+    printed: str
+    repro: str
+
+
+def _where(record: Any, seat: int) -> tuple[Any, str]:
+    """The observation of ``seat`` where the record ends (the fault), and its text (describe() and the legal moves)."""
+    from .explain import legal_text
+
+    obs = record.view(seat, len(record.actions))
+    legal = obs.legal_actions
+    seen = obs.describe() + ("\n  legal  : " + legal_text(legal, 24) if len(legal) else "\n  (not this seat's move)")
+    return obs, seen
+
+
+def _rule(reason: str, obs: Any) -> str:
+    """The rule an illegal answer broke, in the rules' words (:func:`cabo_kit.explain.why_illegal`)."""
+    from .actions import Action, ActionParseError
+    from .explain import why_illegal
+
+    m = _ANSWER.search(reason)
+    if m is not None and obs is not None:
+        try:
+            action = Action.parse(m.group(1))
+        except (ActionParseError, ValueError):
+            action = None
+        if action is not None:
+            return why_illegal(obs, obs.legal_actions, action)
+    line = what_happened(reason)  # "not an action", or a store of another version: its own words
+    return line.split("which is not legal now: ", 1)[-1] if "not legal now" in line else line
+
+
+def _printed(logs: Path | None, bot: str, deal_id: str, folder: Path | None) -> str:
+    """The first lines ``bot`` printed in that deal (its log, ``logs/BOT-DEAL.log``), paths scrubbed."""
+    if logs is None or not deal_id:
+        return ""
+    path = logs / f"{bot}-{str(deal_id)[:12]}.log"
+    try:
+        with open(path, "rb") as f:
+            text = f.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return scrub("\n".join(first_lines(text)), folder)
+
+
+def fault_views(db: "str | os.PathLike[str]", faults: "pd.DataFrame", folder_name: str = "DIR",
+                logs: "str | os.PathLike[str] | None" = None) -> list[FaultView]:
+    """Each fault of ``faults`` (rows of the ``seats`` frame whose ``status`` is not ``ok``) as a :class:`FaultView`,
+    its game rebuilt from the store ``db``'s record up to the fault. ``folder_name``: how the repro command names
+    the tournament folder (its name only, not its path); ``logs``: the folder of the bots' logs.
+    """
+    from .tournament.replay_fault import fault_call, fault_sentence, repro_command, short_ids
+    from .tournament.store import StoreError, _db_path, load_record
+
+    db = _db_path(Path(db))
+    folder = db.parent
+    ids = short_ids([str(g) for g in faults["game_id"]]) if len(faults) else {}
+    logs_dir = Path(logs) if logs is not None else None
+    views = []
+    for _, r in faults.iterrows():
+        gid, bot, seat, reason = str(r["game_id"]), str(r["bot"]), int(r["seat"]), str(r["fault"])
+        filename = f"{bot}.py"
+        call = fault_call(reason)
+        obs, seen, rnd, turn, phase = None, "", 0, 0, ""
+        try:
+            obs, seen = _where(load_record(db, gid), seat)
+            rnd, turn, phase = obs.round + 1, obs.turn, str(obs.phase)
+        except (StoreError, ValueError, KeyError, IndexError, TypeError):  # an old or damaged record: the rest stays
+            seen = ""
+        kind = str(r["status"])
+        views.append(FaultView(
+            game_id=gid, fault_id=ids.get(gid, gid[:8]), bot=bot, kind=kind, preset=str(r["preset"]), seat=seat,
+            deal_seed=r.get("deal_seed", "?"), call=call, round=rnd, turn=turn, phase=phase,
+            what=scrub(fault_sentence(reason, filename), folder),
+            rule=_rule(reason, obs) if kind == "illegal" else "", seen=seen,
+            traceback=scrub(own_traceback(reason, filename), folder),
+            printed=_printed(logs_dir, bot, str(r.get("deal_id", "")), folder),
+            repro=repro_command(folder_name, ids.get(gid, gid))))
+    return views
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    from .report import _table as table
+
+    return table(header, rows)
+
+
+def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES) -> str:
+    """A bot's faults grouped by kind: count and games, a few in full, then all of them as a table."""
+    from .report import _kinds
+
+    if not views:
+        return "<p>None: it never raised, timed out, answered illegally or crashed.</p>"
+    out = []
+    for kind in _kinds({v.kind for v in views}):
+        mine = [v for v in views if v.kind == kind]
+        games = sorted({v.game_id for v in mine})
+        out.append(f'<h3 id="{_esc(kind)}"><span class="bad">{_esc(kind)}</span>: {len(mine)} '
+                   f"fault{'s' if len(mine) != 1 else ''} in {len(games)} game{'s' if len(games) != 1 else ''}</h3>")
+        # The examples: one of each different thing that happened first, then the next ones.
+        seen: dict[str, int] = {}
+        for v in mine:
+            seen[fault_key(v.kind, v.what)] = seen.get(fault_key(v.kind, v.what), 0) + 1
+        firsts = list({fault_key(v.kind, v.what): v for v in reversed(mine)}.values())[::-1]
+        shown = (firsts + [v for v in mine if v not in firsts])[:examples]
+        for v in shown:
+            same = seen[fault_key(v.kind, v.what)]
+            times = f" ({same} faults like it)" if same > 1 else ""
+            head = v.what.split(" which is not legal now: ")[0] + " which is not legal now" if v.rule and \
+                " which is not legal now: " in v.what else v.what
+            parts = [f'<div class="fault"><p><b>{_esc(head)}</b>{_esc(times)}</p>',
+                     f"<p>Game <code>{_esc(v.fault_id)}</code> ({_esc(v.preset)}, deal seed {_esc(v.deal_seed)}, "
+                     f"seat {v.seat}): round {v.round}, turn {v.turn}, phase {_esc(v.phase)}, in "
+                     f"<code>{_esc(v.call)}</code>.</p>"]
+            if v.rule:
+                parts.append(f"<p>The rule: {_esc(v.rule)}</p>")
+            if v.seen:
+                label = ("What the bot was given at that decision" if v.call == "choose()" else
+                         "The game at that point, as the bot could see it")
+                parts.append(f"<p>{label}:</p><pre>{_esc(v.seen)}</pre>")
+            if v.traceback and v.traceback.strip() != v.what:
+                parts.append(f"<p>What was raised (the lines of its own file):</p><pre>{_esc(v.traceback)}</pre>")
+            if v.printed:
+                parts.append(f"<p>What it printed in that deal (first lines):</p><pre>{_esc(v.printed)}</pre>")
+            parts.append(f"<p>Replay it with the bot's current file: <code>{_esc(v.repro)}</code></p></div>")
+            out.append("".join(parts))
+        rows = [[f"<code>{_esc(v.fault_id)}</code>", _esc(v.preset), str(v.round), str(v.turn), _esc(v.phase),
+                 f"<code>{_esc(v.call)}</code>", _esc(v.rule or v.what)] for v in mine]
+        out.append(f"<details{' open' if len(mine) <= 20 else ''}><summary>All {len(mine)} {_esc(kind)} faults</summary>"
+                   + _table(["fault", "preset", "round", "turn", "phase", "call", "what happened"], rows) + "</details>")
+    return "".join(out)
+
+
+_CSS_EXTRA = ".fault{background:#fff;border:1px solid #d9dde5;border-radius:6px;padding:4px 14px;margin:10px 0}"
+
+
+def _page(title: str, body: str) -> str:
+    from .report import _CSS
+
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_esc(title)}</title>"
+            f"<style>{_CSS}{_CSS_EXTRA}</style></head><body><main>\n{body}\n</main></body></html>\n")
+
+
+def bot_page_html(bot: str, views: Sequence[FaultView], overview: str = "", printed: str = "",
+                  title: str = "Cabo tournament") -> str:
+    """One bot's page: its results (``overview``, HTML from :func:`cabo_kit.report.bot_overviews`), its faults by kind
+    (:func:`fault_views`), and ``printed`` (HTML of what it printed, from :func:`cabo_kit.report.printed_html`).
+
+    >>> page = bot_page_html("<b>ob", [])
+    >>> "&lt;b&gt;ob" in page and "<b>ob" not in page
+    True
+    """
+    n = len(views)
+    from .report import _kinds
+
+    counts = ", ".join(f"{sum(v.kind == k for v in views)} {k}" for k in _kinds({v.kind for v in views}))
+    body = [f"<h1>{_esc(bot)}</h1>",
+            f'<p class="summary">{_esc(title)}: this page is for the author of {_esc(bot)} and the teacher. '
+            f"Faults: {n}{' (' + _esc(counts) + ')' if n else ''}.</p>",
+            '<h2 id="results">Results</h2>', overview or "<p>No games.</p>",
+            f'<h2 id="faults">Faults ({n})</h2>', _faults_html(views)]
+    if n:
+        body.append('<p class="muted">Each fault lost its game. The replay plays the game again from its start with the '
+                    "bot's current file (the other seats' recorded answers forced) and says whether the faulted "
+                    "call still fails; <code>--pytest test_fault.py</code> also writes a test of it.</p>")
+    if printed:
+        body.append(printed)
+    return _page(f"{bot}: {title}", "\n".join(body))
+
+
+def teacher_html(title: str, pages: dict[str, str], views: Sequence[FaultView], rejected: "pd.DataFrame",
+                 folder: "str | os.PathLike[str] | None") -> str:
+    """The teacher's page: links to every bot's page (``pages``: bot -> file name in ``bot-pages/``), the copy flags
+    (:func:`cabo_kit.report.copies_section`), the rejected files with their full reasons, and each fault's replay.
+    """
+    from .report import _kinds, copies_section
+    from .tournament.replay_fault import repro_command
+
+    body = [f"<h1>{_esc(title)}: the teacher's page</h1>",
+            '<p class="summary">For the teacher only: it names possible copies and quotes rejected files. '
+            "<code>report.html</code> is the page to show the class; each student gets their bot's page.</p>",
+            '<h2 id="pages">Bot pages</h2>']
+    rows = []
+    for bot, name in sorted(pages.items()):
+        mine = [v for v in views if v.bot == bot]
+        kinds = ", ".join(f"{sum(v.kind == k for v in mine)} {k}" for k in _kinds({v.kind for v in mine}))
+        rows.append([_esc(bot), f'<a href="{PAGES_DIR}/{_esc(name)}">{PAGES_DIR}/{_esc(name)}</a>',
+                     str(len(mine)), _esc(kinds)])
+    body.append(_table(["bot", "its page (hand it to its author)", "faults", "by kind"], rows))
+    body.append(copies_section(folder))
+    body.append('<h2 id="rejected">Rejected files</h2>')
+    if len(rejected):
+        body.append(_table(["file", "reason"], [[f"<code>{_esc(r['file'])}</code>", f"<pre>{_esc(r['reason'])}</pre>"]
+                                                for _, r in rejected.iterrows()]))
+    else:
+        body.append("<p>None: every file loaded.</p>")
+    body.append('<h2 id="faults">Faults</h2>')
+    if views:
+        where = str(Path(folder).resolve()) if folder is not None else "DIR"
+        body.append(_table(["bot", "kind", "fault", "what happened", "replay it"], [
+            [_esc(v.bot), _esc(v.kind), f"<code>{_esc(v.fault_id)}</code>", _esc(v.what),
+             f"<code>{_esc(repro_command(where, v.fault_id))}</code>"] for v in views]))
+    else:
+        body.append("<p>None.</p>")
+    return _page(f"{title}: teacher", "\n".join(body))
+
+
+def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" = None, title: str | None = None,
+                worst: int = 5) -> tuple[Path, dict[str, Path]]:
+    """Write ``DIR/teacher.html`` and a page per bot in ``DIR/bot-pages/`` from the tournament's store; return the
+    teacher's page and ``{bot: its page}``.
+
+    ``source``: the tournament folder or its ``results.sqlite``; ``board``: the fit of
+    :func:`~cabo_kit.tournament.ratings.fit_elo` (fitted here if not given). Pages of bots no
+    longer in the store are removed.
+    """
+    import pandas as pd
+
+    from .report import _scored, bot_overviews, log_files, printed_html
+    from .tournament.outcomes import per_rule
+    from .tournament.ratings import fit_elo
+    from .tournament.store import _db_path, load_frames, load_rejected
+
+    db = _db_path(Path(source))
+    folder = db.parent
+    title = title or f"Cabo tournament: {folder.resolve().name}"
+    games, seats = load_frames(db)
+    rejected = load_rejected(db)
+    if board is None:
+        board = fit_elo(seats)
+    seats = _scored(seats)
+    if len(seats) and len(games) and "deal_seed" in games.columns:
+        seats = seats.merge(games[["game_id", "deal_seed"]], on="game_id", how="left")
+    seed_of = dict(zip(games["game_id"], games["deal_seed"])) if len(games) and "deal_seed" in games.columns else {}
+    faults = seats[seats["status"] != "ok"] if len(seats) else pd.DataFrame()
+    if len(faults) and "game_index" in faults.columns:
+        faults = faults.sort_values(["game_index", "seat"], kind="stable")
+    logs = folder / "logs" if (folder / "logs").is_dir() else None
+    views = fault_views(db, faults, folder.resolve().name, logs) if len(faults) else []
+    overviews = bot_overviews(seats, board, per_rule(seats) if len(seats) else None, seed_of, worst)
+    logged = log_files(logs) if logs is not None else {}
+    out_dir = folder / PAGES_DIR
+    out_dir.mkdir(exist_ok=True)
+    taken: set[str] = set()
+    written: dict[str, Path] = {}
+    for bot in sorted(overviews):
+        printed = printed_html(bot, logs, logged.get(bot, [])) if logs is not None else ""
+        page = bot_page_html(bot, [v for v in views if v.bot == bot], overviews[bot], scrub(printed, folder), title)
+        written[bot] = _write(out_dir / page_name(bot, taken), page)
+    for old in out_dir.glob("*.html"):
+        if old.name.lower() not in taken:
+            old.unlink()
+    teacher = _write(folder / TEACHER_PAGE, teacher_html(title, {b: p.name for b, p in written.items()}, views,
+                                                          rejected, folder))
+    return teacher, written
+
+
+def _write(path: Path, text: str) -> Path:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path

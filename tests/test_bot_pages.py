@@ -1,0 +1,185 @@
+"""The report safe to share, a page per bot for its author, and the teacher's page (issue 18, must 5).
+
+One small tournament (rush, 2 players) with a bot that raises at a line of its own source in seat 0,
+answers illegally in seat 1, and prints markup and paths: report.html must carry none of its code,
+output, traceback or this machine's paths, but its fault counts; its page must carry all of that,
+escaped, with where each fault happened, the rule broken, what it saw and the replay command; the
+teacher's page the copy flags and the rejected file's reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import site
+from pathlib import Path
+
+import pytest
+
+import cabo_kit
+from cabo_kit.pages import FaultView, _faults_html, own_traceback, scrub
+from cabo_kit.tournament.replay_fault import repro
+from cabo_kit.tournament.runner import run_tournament, write_outputs
+from cabo_kit.tournament.store import load_faults
+
+pytest.importorskip("pandas")
+pytest.importorskip("plotly")
+
+HOSTILE = "<script>alert(1)</script>"
+SOURCE_LINE = "secret = [1, 2][7]  # SECRET_SOURCE_LINE"
+
+EVIL = f'''import os
+import cabo_kit as ck
+
+
+class Evil(ck.Bot):
+    n = 0
+
+    def choose(self, obs, legal):
+        self.n += 1
+        print({HOSTILE!r}, __file__, os.path.expanduser("~"))
+        if self.n == 3 and obs.seat == 0:
+            {SOURCE_LINE}
+        if self.n == 2 and obs.seat == 1:
+            return ck.Swap(0, 9, 9)
+        return legal[0]
+'''
+
+TOML = """presets = ["rush"]
+table_sizes = [2]
+games = 2
+reference = ["RandomBot"]
+
+[limits]
+decision_s = 0.5
+"""
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("pages") / "class 3B"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(TOML)
+    (folder / "bots" / "evil.py").write_text(EVIL)
+    (folder / "bots" / "steady.py").write_text((Path(__file__).parent / "tournament_bots" / "steady.py").read_text())
+    (folder / "bots" / "broken.py").write_text("import cabo_kit as ck\nclass B(ck.Bot):\n    def choose(self, o, l)\n")
+    # a copy check's result, as `cabo-kit tournament copies` saves it
+    (folder / "copies.json").write_text(json.dumps({
+        "flags": [{"a": "steady", "b": "CountingBot", "reference": True, "agreed": 98, "decisions": 100}],
+        "checked": ["evil", "steady"], "threshold": 0.8, "decisions": 1200}))
+    run_tournament(folder, workers=1, progress=False, out=None)
+    write_outputs(folder, out=None)
+    return folder
+
+
+def _machine_paths(folder: Path) -> list[str]:
+    install = Path(cabo_kit.__file__).resolve().parent
+    places = [str(folder), str(folder.resolve()), str(folder.parent), str(install), str(install.parent),
+              os.path.expanduser("~") + "/", "site-packages"]
+    return places + [p for p in site.getsitepackages() if p]
+
+
+def test_the_public_report_has_fault_counts_and_no_code_output_traceback_or_path(tournament: Path) -> None:
+    page = (tournament / "report.html").read_text(encoding="utf-8")
+    evil = re.search(r'<section class="bot" id="bot-\d+"><h3>evil</h3>(.*?)</section>', page, flags=re.S)
+    assert evil is not None and "Faults (4)</h4><p>2 error, 2 illegal.</p>" in evil.group(1)
+    problems = page.split('id="problems"')[1].split('id="bots"')[0]
+    assert "<th>error</th><th>illegal</th>" in problems and "<code>broken.py</code>" in problems
+    # the page's own text, without plotly's JavaScript (whose code names SyntaxError...); the figures' data stay
+    import plotly.offline
+
+    text = page.replace(plotly.offline.get_plotlyjs(), "")
+    for secret in ("SECRET_SOURCE_LINE", "[1, 2][7]", "alert(1)", "&lt;script&gt;", "Traceback", "IndexError",
+                   "line 12", "swap 0 9:9", "SyntaxError", "expected ':'", "tournament repro", "Possible copies",
+                   "CountingBot (reference)", "evil.py"):
+        assert secret not in text, secret
+    for path in _machine_paths(tournament):
+        assert path not in page, path
+
+
+def test_the_bot_page_has_every_fault_by_kind_with_where_the_rule_what_it_saw_and_the_replay(tournament: Path) -> None:
+    page = (tournament / "bot-pages" / "evil.html").read_text(encoding="utf-8")
+    faults = load_faults(tournament)
+    assert len(faults) == 4
+    assert '<span class="bad">error</span>: 2 faults in 2 games' in page
+    assert '<span class="bad">illegal</span>: 2 faults in 2 games' in page
+    for f in faults:  # every fault, with its replay command (the folder's name, not its path)
+        assert f"<code>cabo-kit tournament repro &#x27;class 3B&#x27; {f.game_id[:8]}</code>" in page
+    # where, the call, what it saw (Observation.describe()) and the legal moves
+    assert "round 1, turn 0, phase drawn, in <code>choose()</code>" in page
+    assert "What the bot was given at that decision:</p><pre>seat 0, round 1, turn 0, phase drawn" in page
+    assert "  legal  : discard, exchange 0" in page
+    # the rule broken, in the rules' words (explain.why_illegal)
+    assert "The rule: this is" in page and "(legal now: " in page
+    # its traceback: its own file's lines only, named by the file's name
+    assert "File &quot;evil.py&quot;, line 12, in choose" in page and "SECRET_SOURCE_LINE" in page
+    assert "harness.py" not in page and "cabo_kit/" not in page
+    # what it printed, escaped: the markup is text; the paths it printed are gone
+    assert HOSTILE not in page and "&lt;script&gt;alert(1)&lt;/script&gt; evil.py ~" in page
+    for path in _machine_paths(tournament):
+        assert path not in page, path
+    other = (tournament / "bot-pages" / "steady.html").read_text(encoding="utf-8")
+    assert "SECRET_SOURCE_LINE" not in other and "alert(1)" not in other  # nobody else's code or output
+
+
+def test_the_teacher_page_links_every_page_and_has_the_copies_and_the_rejected_reasons(tournament: Path) -> None:
+    page = (tournament / "teacher.html").read_text(encoding="utf-8")
+    for name in ("evil", "steady", "RandomBot"):
+        assert f'<a href="bot-pages/{name}.html">' in page and (tournament / "bot-pages" / f"{name}.html").is_file()
+    assert '<h2 id="copies">Possible copies</h2>' in page and "<code>steady.py</code>" in page
+    assert "CountingBot (reference)" in page and "98%" in page
+    assert "broken.py" in page and "SyntaxError" in page  # the full reason
+    assert f"cabo-kit tournament repro &#x27;{tournament}&#x27;" in page
+
+
+def test_a_crash_in_a_hook_is_named_after_the_hook(tmp_path: Path) -> None:
+    folder = tmp_path / "hooks"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(TOML.replace("games = 2", "games = 1"))
+    head = "import os\nimport cabo_kit as ck\n\nclass B(ck.Bot):\n    def choose(self, obs, legal):\n        return legal[0]\n\n"
+    (folder / "bots" / "at_start.py").write_text(head + "    def on_game_start(self, seat, n, rules):\n        os._exit(4)\n")
+    (folder / "bots" / "at_round.py").write_text(head + "    def on_round_start(self, obs):\n        os._exit(3)\n")
+    run_tournament(folder, workers=1, progress=False, out=None)
+    hooks = {(f.bot, f.hook) for f in load_faults(folder)}
+    assert ("at_start", "on_game_start()") in hooks
+    assert ("at_round", "on_round_start()") in hooks  # sent ahead of the next choose(), which the reason also names
+    reasons = {f.bot: f.reason for f in load_faults(folder)}
+    assert reasons["at_round"].startswith("on_round_start() or the choose() after it: the bot's process exited")
+    # the replay waits for each hook, so it names the one that died exactly
+    replayed = repro(folder, "at_round")
+    assert replayed.status == "fails" and replayed.hook == "on_round_start()"
+    assert replayed.message.startswith("the faulted decision still fails: on_round_start(): the bot's process exited")
+    write_outputs(folder, out=None)
+    page = (folder / "bot-pages" / "at_start.html").read_text(encoding="utf-8")
+    assert "in <code>on_game_start()</code>" in page and "The game at that point" in page
+    page = (folder / "bot-pages" / "at_round.html").read_text(encoding="utf-8")
+    assert "in <code>on_round_start() or the choose() after it</code>" in page
+
+
+def _view(i: int, kind: str, what: str) -> FaultView:
+    return FaultView(game_id=f"g{i:02d}", fault_id=f"g{i:02d}", bot="b", kind=kind, preset="rush", seat=0, deal_seed=7,
+                     call="choose()", round=1, turn=i, phase="drawn", what=what, rule="", seen="", traceback=what,
+                     printed="", repro=f"cabo-kit tournament repro DIR g{i:02d}")
+
+
+def test_faults_are_grouped_by_kind_with_a_few_examples_and_every_one_in_the_table() -> None:
+    views = [_view(i, "illegal", f"choose() returned 'exchange {4 + i % 3}', which is not legal now: there is no "
+                                 f"position {4 + i % 3} in your hand") for i in range(30)]
+    views.append(_view(30, "error", "choose() raised ValueError: boom (b.py, line 3)"))
+    page = _faults_html(views)
+    assert page.index("error</span>: 1 fault in 1 game") < page.index("illegal</span>: 30 faults in 30 games")
+    assert "(30 faults like it)" in page
+    assert page.count('<div class="fault">') == 1 + 3  # a few examples in full
+    assert all(f"<code>g{i:02d}</code>" in page for i in range(31))  # and every fault in the tables, not only 20
+
+
+def test_a_traceback_keeps_the_bots_own_frames_and_scrub_removes_paths() -> None:
+    home = os.path.expanduser("~")
+    tb = (f'choose() raised:\nTraceback (most recent call last):\n  File "{home}/venv/lib/cabo_kit/harness.py", line 9, '
+          'in serve\n    action = bot.choose(o, l)\n  File "/tmp/w1/zed.py", line 4, in choose\n    return 1/0\n'
+          '  File "/usr/lib/python3/fractions.py", line 2, in f\n    x\nZeroDivisionError: division by zero')
+    assert own_traceback(tb, "zed.py").splitlines() == [
+        "choose() raised:", "Traceback (most recent call last):", "  ...", '  File "zed.py", line 4, in choose',
+        "    return 1/0", "  ...", "ZeroDivisionError: division by zero"]
+    assert scrub(f"open {home}/x.txt in /tmp/w1/zed.py", "/tmp/w1") == "open ~/x.txt in zed.py"
