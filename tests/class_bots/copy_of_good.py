@@ -28,7 +28,7 @@ class TheBestBot(cabo_kit.SimpleBot):
         t = o.top
         w = self.worst_position(o)
         if t is not None and t.value is not None and w is not None:
-            if t.value <= 3 and t.value < self.value(o.my_hand[w]) - 1:
+            if t.value <= 4 and t.value < self.value(o.my_hand[w]) - 1:
                 return "discard"
         return "deck"
 
@@ -59,6 +59,14 @@ class TheBestBot(cabo_kit.SimpleBot):
         if best is None:
             return None
         return (w, best[1], best[2])
+
+    def spy(self, o):
+        order = sorted(o.opponents, key=lambda seat: sum(self.value(c) for c in o.hands[seat]))
+        for seat in order:
+            for i, c in enumerate(o.hands[seat]):
+                if c.value is None and not o.face_up[seat][i]:
+                    return (seat, i)
+        return None
 
     def give(self, o):
         return self.worst_position(o)

@@ -23,7 +23,7 @@ class Good(ck.SimpleBot):
             return "cabo"
         top, worst = obs.top, self.worst_position(obs)
         if top is not None and top.value is not None and worst is not None:
-            if top.value <= 3 and top.value < self.value(obs.my_hand[worst]) - 1:
+            if top.value <= 4 and top.value < self.value(obs.my_hand[worst]) - 1:
                 return "discard"
         return "deck"
 
@@ -49,6 +49,15 @@ class Good(ck.SimpleBot):
             if v is not None and v + 2 <= mine and (best is None or v < best[0]):
                 best = (v, s, p)
         return None if best is None else (worst, best[1], best[2])
+
+    def spy(self, obs):
+        # watch the opponent who looks lowest: the one most likely to call Cabo
+        rivals = sorted(obs.opponents, key=lambda s: sum(self.value(c) for c in obs.hands[s]))
+        for s in rivals:
+            for p, c in enumerate(obs.hands[s]):
+                if c.value is None and not obs.face_up[s][p]:
+                    return (s, p)
+        return None
 
     def give(self, obs):
         return self.worst_position(obs)
