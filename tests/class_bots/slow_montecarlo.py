@@ -1,12 +1,13 @@
 """Monte Carlo: every draw and keep decision plays out random futures and picks the best on average.
 
 A fixed number of rollouts per option (so the bot is deterministic, from its seeded self.random):
-thorough, and slow: about 0.1 s a decision (up to 0.2 s) on the project's machine.
+thorough, and slow: about 0.1 s a decision on the project's machine (up to 0.2 s when it is busy),
+and 10-20 s of the 30 s time bank in a long deluxe game.
 """
 
 import cabo_kit as ck
 
-ROLLOUTS = 4000  # random futures per option
+ROLLOUTS = 3000  # random futures per option
 HORIZON = 4      # own turns played out in each future
 
 
