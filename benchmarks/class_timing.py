@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
-import re
+import math
 import shutil
 import sqlite3
 import subprocess
@@ -107,6 +106,25 @@ def store_games(folder: Path) -> int:
         return 0
     with sqlite3.connect(path) as db:
         return int(db.execute("select count(*) from games").fetchone()[0])
+
+
+def elo_table(folder: Path) -> dict[tuple[str, str], float]:
+    """``(bot, preset) -> elo`` from ``leaderboard.csv`` (empty when there is none)."""
+    path = folder / "leaderboard.csv"
+    if not path.exists():
+        return {}
+    with path.open() as f:
+        return {(row["bot"], row["preset"]): float(row["elo"]) for row in csv.DictReader(f) if row.get("elo")}
+
+
+def grade_counts(rows: list[dict[str, str]]) -> str:
+    """Per column of ``grades.csv`` whose values start with above/level/below: how many of each."""
+    out = []
+    for column in rows[0] if rows else []:
+        words = [(row[column] or "").split(" ")[0].lower() for row in rows]
+        if words and all(w in ("above", "level", "below") for w in words):
+            out.append(f"{column}: " + ", ".join(f"{words.count(w)} {w}" for w in ("above", "level", "below")))
+    return "; ".join(out)
 
 
 @dataclass
@@ -208,9 +226,13 @@ def main(argv: list[str] | None = None) -> None:
             with grades.open() as f:
                 rows = list(csv.DictReader(f))
             s.result = f"grades.csv: {len(rows)} rows, columns {', '.join(rows[0]) if rows else '-'}"
+            counts = grade_counts(rows)
+            if counts:
+                s.result += f"; {counts}"
         else:
             s.result = lines_with(out, "grade", "wrote") or "no grades.csv written"
 
+    elo_before = elo_table(folder)
     late = f"s{args.students + 1:02d}.py"
     shutil.copyfile(STYLES_DIR / LATE_STYLE, folder / "bots" / late)
     text = (folder / "bots" / late).read_text()  # its own Cabo threshold: not a copy of the student with the same style
@@ -218,6 +240,11 @@ def main(argv: list[str] | None = None) -> None:
     s, out = step(f"late file {late}, run again", ["tournament", "run", d, "--no-progress"])
     added = store_games(folder) - first
     s.result = f"{added} games added ({added / max(first, 1):.0%} of the first run's)"
+    elo_after = elo_table(folder)
+    moved = [(abs(elo_after[k] - v), k) for k, v in elo_before.items() if k in elo_after and math.isfinite(elo_after[k] - v)]
+    if moved:
+        change, (bot, preset) = max(moved)
+        s.result += f"; the largest Elo change of a bot already there: {change:.0f} ({bot}, {preset})"
 
     print()
     print(f"| step | command | seconds | result |")
