@@ -176,7 +176,8 @@ def test_slow_bots_are_reported_after_their_first_slow_decisions_and_the_check_e
     t0 = time.perf_counter()
     slow = check_bot(STUDENT / "slow_03.py", limits=TOURNAMENT)
     assert time.perf_counter() - t0 < 10
-    (problem,) = slow.problems  # judged on the game's pace: 0.3 s per draw() runs out of the 30 s bank
+    problem, slower = slow.problems  # judged on the game's pace: 0.3 s per draw() runs out of the 30 s bank
+    assert slower.startswith("Your bot is far slower than the reference bots. At these limits this file adds about ")
     assert re.fullmatch(
         r"In game 1 \(deluxe, 2 players, seed 0, your seat 0\), your bot is too slow for a tournament: its first 20 "
         r"decisions took \d\.\d\d s in all \(1\d\d ms on average\)\. A game can ask it for about 600 decisions "
@@ -185,7 +186,7 @@ def test_slow_bots_are_reported_after_their_first_slow_decisions_and_the_check_e
     head = str(slow).splitlines()
     assert head[0].startswith("slow_03 (Slow): 1 of 9 games, ")
     assert re.search(r"slowest decision 3\d\d\.\d ms\.$", head[0]), head[0]  # agrees with the problem
-    assert head[1] == ("The check stopped after 1 of 9 games: your bot's first slow decisions. "
+    assert head[2] == ("The check stopped after 1 of 9 games: your bot's first slow decisions. "
                        "Fix it and run the check again.")
 
 
@@ -350,7 +351,8 @@ def test_a_bot_a_little_slow_loses_no_game_and_gets_a_note() -> None:
             return super().draw(obs)
 
     report = check_bot(Sleepy, games=1, replays=0, limits=TOURNAMENT)
-    assert report.ok, report.problems
+    (problem,) = report.problems  # no game lost; but it makes a class tournament minutes longer (issue 18)
+    assert problem.startswith("Your bot is far slower than the reference bots. At these limits this file adds about ")
     assert re.fullmatch(r"Note: \d+ decisions took over 50 ms; the most one game used was \d+\.\d s of its 30 s "
                         r"time bank \(a long game asks up to about 600 decisions\)\.", report.notes[-1]), report.notes
     assert 2 < report.bank_used_s < 30
