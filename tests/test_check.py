@@ -487,3 +487,127 @@ def test_a_replayed_game_does_not_count_what_the_bot_printed_twice() -> None:
 
     notes = [check_bot(Hello, games=2, replays=replays).notes[0] for replays in (0, 1)]
     assert notes[0] == notes[1] and notes[0].startswith("Note: your bot printed 2 lines in 2 games; the first:\n")
+
+
+# ---------------------------------------------------------------------- checked with a class's settings (issue 18)
+
+import shutil  # noqa: E402
+
+from cabo_kit.cli import main  # noqa: E402
+from cabo_kit.tournament import Limits as PublicLimits  # noqa: E402
+from cabo_kit.tournament.check import ClassTime, class_settings  # noqa: E402
+from cabo_kit.tournament.config import ConfigError  # noqa: E402
+
+CLASS_TOML = """presets = [{preset = "rush", hand_size = 5}]
+table_sizes = [3]
+games = 12
+workers = 1
+memory = "none"
+
+[limits]
+decision_s = 0.5
+game_bank_s = 20
+"""
+CHECKED = ("Checked with the settings of {folder}/tournament.toml: rush with hand_size=5; 3 players; limits 0.5 s a "
+           "decision, 20 s a game, 1024 MB; memory 'none'.")
+GREEDY_COPY = "import cabo_kit as ck\n\n\nclass {name}(ck.bots.GreedyBot):\n    pass\n"
+
+
+def _class(tmp_path: Path, *slow: str) -> Path:
+    """A class folder: its tournament.toml, four ordinary files, and copies of the slow bot named ``slow``."""
+    folder = tmp_path / "my-class"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(CLASS_TOML)
+    for name in ("ada", "bob", "cy", "dee"):
+        (folder / "bots" / f"{name}.py").write_text(GREEDY_COPY.format(name=name.title()))
+    for name in slow:
+        shutil.copy(STUDENT / "monte_carlo.py", folder / "bots" / name)
+    return folder
+
+
+def test_check_bot_class_warns_about_a_far_slower_bot_with_the_minutes_it_adds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _class(tmp_path, "eve.py")
+    t0 = time.perf_counter()
+    assert main(["check-bot", str(folder / "bots" / "eve.py"), "--class", str(folder)]) == 1
+    assert time.perf_counter() - t0 < 15  # stopped after its first 20 decisions (0.1 s each)
+    out = capsys.readouterr().out
+    assert out.splitlines()[1] == CHECKED.format(folder=folder)
+    # 5 files and RandomBot at 3 seats, games = 12: 2 rounds of the balanced design, 18 games each, on 1 worker.
+    warning = next(line for line in out.splitlines() if "far slower" in line)
+    assert re.match(r"\d\. Your bot is far slower than the reference bots\. At these limits this file adds about "
+                    r"\d+ minutes to a 5-file class \(its 18 games, on 1 worker\), where a file as fast as "
+                    r"(GreedyBot|CountingBot) adds (about \d+ s|under a second): the class takes about \d+ minutes "
+                    r"instead of about \d+ s\. Its decisions take 1\d\d ms on average, \d+ times", warning), warning
+    assert warning.endswith("Make its decisions faster (e.g. fewer simulations or rollouts a decision, a cheaper "
+                            "evaluation, or stop searching once the answer is clear), then check it again.")
+    assert "Time: " not in out  # said once, in the warning
+
+
+def test_check_bot_class_plays_the_classs_rules_sizes_memory_and_names_them(tmp_path: Path) -> None:
+    folder = _class(tmp_path)
+    spy = folder / "bots" / "spy.py"  # prints the settings it is played with: the isolated process got them
+    spy.write_text("import cabo_kit as ck\n\n\nclass Spy(ck.bots.GreedyBot):\n"
+                   "    def on_round_start(self, obs):\n"
+                   "        print(obs.rules.name, obs.rules.hand_size, obs.n_players, obs.memory)\n"
+                   "        super().on_round_start(obs)\n")
+    report = check_bot(spy, games=3, replays=0, class_dir=folder)
+    assert report.ok, report.problems
+    assert report.settings == CHECKED.format(folder=folder)
+    assert {t.combo for t in report._played} == {("rush with hand_size=5", 3)} and report.games == 3
+    assert "\n    rush 5 3 none\n" in report.notes[0], report.notes
+    time_note = report.notes[-1]  # an ordinary bot: a note, no warning
+    assert re.fullmatch(r"Time: At these limits this file adds (about \d+ s|under a second) to a 5-file class \(its "
+                        r"18 games, on 1 worker\), where a file as fast as (GreedyBot|CountingBot) adds (about \d+ s|"
+                        r"under a second): the class takes about \d+ s( instead of about \d+ s)?\. Its decisions take "
+                        r"\d+\.\d ms on average.*\.", time_note), time_note
+    assert report.timing is not None and not report.timing.far_slower and report.timing.ratio < SLOW
+    assert report.timing.files == 5 and report.timing.workers == 1 and report.timing.games == 18
+
+
+SLOW = 10  # check.SLOW_RATIO
+
+
+def test_check_bot_without_a_class_names_the_defaults_and_a_class_of_30(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(GREEDY_COPY.format(name="Mine"))
+    report = check_bot(path, games=2, replays=0)
+    assert report.settings == ("Checked with the default settings (a class's own: --class DIR): deluxe, rush, "
+                               "traveller; 2, 3 and 4 players; limits 1 s a decision, 30 s a game, 1024 MB; "
+                               "memory 'engine'.")
+    assert report.timing is not None and report.timing.files == 30 and report.timing.games == 96  # 3 x 32
+    assert "to a 30-file class (its 96 games, on " in report.notes[-1]
+
+
+def test_check_bot_class_errors_name_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(GREEDY_COPY.format(name="Mine"))
+    assert main(["check-bot", str(path), "--class", str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == (f"cabo-kit check-bot: --class {tmp_path / 'nowhere'}: no such folder; give the "
+                                       "tournament folder (the one that holds tournament.toml and bots/)\n")
+    assert main(["check-bot", str(path), "--class", str(tmp_path)]) == 2  # a folder, but not a class's
+    assert "no tournament.toml and no bots/ folder in it" in capsys.readouterr().err
+    folder = _class(tmp_path)
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [3]\n[limits]\ndecison_s = 0.5\n')
+    assert main(["check-bot", str(path), "--class", str(folder)]) == 2
+    assert capsys.readouterr().err.endswith("unknown key limits.decison_s (did you mean 'decision_s'?)\n")
+    (folder / "tournament.toml").write_text("presets = [\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        check_bot(path, class_dir=folder)
+    with pytest.raises(ValueError, match="give class_dir alone or limits alone"):
+        check_bot(path, class_dir=folder, limits=CHECK)
+    (folder / "tournament.toml").unlink()  # bots/ alone: the defaults, as the tournament would run
+    assert class_settings(folder, path).source == f"the default settings ({folder} has no tournament.toml)"
+    assert class_settings(folder, path).files == 5
+
+
+def test_limits_are_public_and_the_class_time_model_adds_up() -> None:
+    assert PublicLimits is Limits
+    t = ClassTime(files=40, workers=2, games=96, seconds_per_decision=0.05, reference="GreedyBot",
+                  reference_seconds_per_decision=0.0004, added_s=1200, reference_added_s=20, class_s=1980)
+    assert t.far_slower and round(t.ratio) == 125
+    assert not ClassTime(40, 2, 96, 0.05, "GreedyBot", 0.0004, 50, 20, 830).far_slower  # 125 times, 30 s more
+    assert ClassTime(40, 2, 960, 0.002, "GreedyBot", 0.0004, 400, 80, 3520).far_slower  # 5 times, 5 minutes more
+    assert t.sentence().startswith("At these limits this file adds about 20 minutes to a 40-file class (its 96 "
+                                   "games, on 2 workers), where a file as fast as GreedyBot adds about 20 s: the "
+                                   "class takes about 33 minutes instead of about 13 minutes.")

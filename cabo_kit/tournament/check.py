@@ -225,7 +225,7 @@ class ClassSettings:
 
     @property
     def limits(self) -> Limits:
-        return self.cfg.make_limits()  # type: ignore[no-any-return]
+        return self.cfg.make_limits()
 
     @property
     def source(self) -> str:
@@ -258,7 +258,7 @@ def class_settings(folder: str | Path | None, bot_file: str | Path | None = None
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> (folder / "bots").mkdir()
-    >>> _ = (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [3]\n[limits]\ndecision_s = 0.5\n')
+    >>> _ = (folder / "tournament.toml").write_text('presets = ["rush"]\\ntable_sizes = [3]\\n[limits]\\ndecision_s = 0.5\\n')
     >>> for name in ("ada", "bob"):
     ...     _ = (folder / "bots" / f"{name}.py").write_text("")
     >>> s = class_settings(folder, "new_bot.py")
