@@ -620,18 +620,20 @@ def test_the_class_time_model_counts_its_games_its_decisions_the_bank_and_the_wo
     def model(precision: float, bot_decision_s: float, workers: int = 2) -> ClassTime:
         cfg = TournamentConfig.from_dict({"presets": ["rush"], "table_sizes": [4], "precision": precision,
                                           "max_games": 500, "workers": workers})
-        # the bot: 100 decisions a game and 0.1 s of hooks; the table's own time 0.2 s a game
+        # The bot: 100 decisions in a game of 400 actions, 0.1 s of hooks, 0.2 s of the table's own time. GreedyBot
+        # (0.2 ms a decision, 10 ms of hooks) played the same deal among working bots: 800 actions, a game twice as
+        # long, so the bot would make 200 decisions there and the table take 0.4 s.
         mine = [_GameTime(("rush", 4), 100, 100 * bot_decision_s, 100 * bot_decision_s + 0.1,
-                          100 * bot_decision_s + 0.3, True)]
-        greedy = [_GameTime(("rush", 4), 80, 0.016, 0.026, 0.226, True)]  # 0.2 ms a decision, 10 ms of hooks
+                          100 * bot_decision_s + 0.3, True, 400)]
+        greedy = [_GameTime(("rush", 4), 80, 0.016, 0.026, 1.0, True, 800)]
         return class_time(ClassSettings(cfg, files=10), Limits(game_bank_s=30), "mine", mine,
                           {"GreedyBot": greedy, "CountingBot": greedy[:1]}) or pytest.fail("no estimate")
 
     t = model(0, 0.01)  # games = 32 at 4 seats: 32 games each
     assert t.games == 32 and t.workers == 2 and t.ratio == pytest.approx(50)
-    assert t.added_s == pytest.approx(32 * (100 * 0.01 + 0.1 + 0.2 / 4) / 2)
-    assert t.reference_added_s == pytest.approx(32 * (80 * 0.0002 + 0.01 + 0.2 / 4) / 2)
+    assert t.added_s == pytest.approx(32 * (200 * 0.01 + 0.1 + 0.4 / 4) / 2)
+    assert t.reference_added_s == pytest.approx(32 * (80 * 0.0002 + 0.01 + 0.4 / 4) / 2)
     assert t.class_s == pytest.approx(9 * t.reference_added_s + t.added_s)
     assert model(50, 0.01).games == 192 and model(25, 0.01).games == 500  # 4 x 192 is over max_games
-    slow = model(0, 1.0, workers=1)  # 100 s of decisions a game: its 30 s bank ends every game
-    assert slow.added_s == pytest.approx(32 * (30 + 0.1 + 0.2 / 4))
+    slow = model(0, 1.0, workers=1)  # 200 s of decisions a game: its 30 s bank ends every game
+    assert slow.added_s == pytest.approx(32 * (30 + 0.1 + 0.4 / 4))

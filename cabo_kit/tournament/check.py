@@ -298,6 +298,7 @@ class _GameTime:
     seat_s: float  # decisions and hooks (an isolated bot's process start is in its on_game_start)
     wall_s: float  # the whole game
     complete: bool
+    actions: int = 0  # every seat's, in all: how long the game was
 
 
 def _about(seconds: float) -> str:
@@ -328,13 +329,14 @@ class ClassTime:
     class's ``games`` rounded up to whole duplicate deals by the tournament's own schedule; with
     ``precision`` set, at least :data:`PRECISION_GAMES` scaled by ``(50 / precision)**2``, within
     ``max_games``), so a file adds its own seat in each of its games (its decisions a game, as the check
-    counted them on those rules and table size, times its mean time a decision, never more than the
-    game's time bank, plus its hooks and process start) and ``1/k`` of the table's own cost (the engine),
-    all divided over the class's workers (``workers``, else one per usable core). The same is
-    computed for the slower of the reference bots (:data:`TIME_REFERENCES`), played isolated, as the
-    checked file, in the same seats of the same deals during the check: ``reference_added_s`` is what a
-    file as fast as it adds, and ``class_s`` the whole class with this file, the other files as fast as
-    the reference bot. Measured on this machine, as loaded as it is now.
+    counted them on those rules and table size and scaled to a class's longer games, times its mean time
+    a decision, never more than the game's time bank, plus its hooks and process start) and ``1/k`` of
+    the table's own cost (the engine), all divided over the class's workers (``workers``, else one per
+    usable core). The same is computed for the slower of the reference bots (:data:`TIME_REFERENCES`),
+    played as the checked file was (isolated for a file) in its seats of the same deals, at tables of
+    working bots (:func:`class_time`): ``reference_added_s`` is what a file as fast as it adds, and
+    ``class_s`` the whole class with this file, the other files as fast as the reference bot. Measured on
+    this machine, as loaded as it is now (docs/tournaments.md compares it with real runs).
     """
 
     files: int
@@ -396,8 +398,6 @@ def _per_combo(played: Sequence[_GameTime], combo: tuple[str, int], what: str, c
     """The mean of ``what`` over the games of ``combo`` (over all games when none is of it); NaN if none."""
     games = [g for g in played if not complete or g.complete]
     mine = [g for g in games if g.combo == combo] or games
-    if what == "engine":
-        return _mean([max(g.wall_s - g.seat_s, 0.0) for g in mine])
     return _mean([float(getattr(g, what)) for g in mine])
 
 
@@ -410,20 +410,29 @@ def _seat_time(played: Sequence[_GameTime]) -> tuple[float, float]:
 
 def class_time(settings: ClassSettings, limits: Limits, name: str, played: Sequence[_GameTime],
                references: dict[str, list[_GameTime]], in_process: bool = False) -> ClassTime | None:
-    """The :class:`ClassTime` of a checked bot (``played``: its first plays) against the timed reference bots;
-    ``None`` when the bot made no timed decision or no reference game was timed."""
+    """The :class:`ClassTime` of a checked bot against the timed reference bots; ``None`` when the bot made no
+    timed decision or no reference game was timed.
+
+    ``played``: the bot's first plays of the check's games; ``references``: each reference bot's plays of
+    the same games, in the same order, at tables of working bots (:func:`_time_references`). A class's
+    games last as long as those: the bot's decisions a game are scaled by how many more actions the
+    reference's game of the same deal had, and the table's own time (the engine's, per action, measured in
+    the check's games) by its actions.
+    """
     from .executors import default_workers
     from .schedule import games_per_bot, make_schedule
 
     cfg = settings.cfg
     extra_decision, extra_game = (ISOLATION_S, START_S) if in_process else (0.0, 0.0)
     t_bot, h_bot = _seat_time(played)
-    refs = {r: _seat_time(g) for r, g in references.items() if g and sum(x.decisions for x in g)}
+    refs = {r: _seat_time(g) for r, g in references.items() if sum(x.decisions for x in g)}
     if not refs or not t_bot == t_bot:
         return None
     ref = max(refs, key=lambda r: refs[r][0])
     t_ref, h_ref = refs[ref]
-    first = next(iter(references.values()))
+    actions = sum(g.actions for g in played)
+    engine_per_action = sum(max(g.wall_s - g.seat_s, 0.0) for g in played) / actions if actions else 0.0
+    pairs = [(b, r) for b, r in zip(played, references[ref]) if b.complete and b.actions and r.actions]
     others = settings.others or tuple(f"file{i:02d}" for i in range(1, settings.files))
     names = list(dict.fromkeys([name, *others[: settings.files - 1], *cfg.reference]))
     workers = cfg.workers or default_workers()
@@ -438,13 +447,13 @@ def class_time(settings: ClassSettings, limits: Limits, name: str, played: Seque
             if g and cfg.precision > 0:
                 g = max(g, min(cfg.max_games, k * math.ceil(PRECISION_GAMES * (50 / cfg.precision) ** 2 / k)))
             d_ref = _per_combo(references[ref], combo, "decisions")
-            d_bot = _per_combo(played, combo, "decisions", complete=True)
-            if not d_bot == d_bot:  # no game of its own ran to its end: as many decisions as the reference's
-                d_bot = d_ref
-            engine = _per_combo(first, combo, "engine") + extra_game
+            table = engine_per_action * _per_combo(references[ref], combo, "actions")
+            mine = [(b, r) for b, r in pairs if b.combo == combo] or pairs
+            # Where no game of its own ran to its end: as many decisions as the reference's.
+            d_bot = _mean([b.decisions * r.actions / b.actions for b, r in mine]) if mine else d_ref
             games += g
-            added += g * (min(d_bot * (t_bot + extra_decision), bank) + h_bot + extra_game + engine / k)
-            added_ref += g * (d_ref * (t_ref + extra_decision) + h_ref + extra_game + engine / k)
+            added += g * (min(d_bot * (t_bot + extra_decision), bank) + h_bot + extra_game + table / k)
+            added_ref += g * (d_ref * (t_ref + extra_decision) + h_ref + extra_game + table / k)
     added, added_ref = added / workers, added_ref / workers
     return ClassTime(settings.files, workers, games, t_bot + extra_decision, ref, t_ref + extra_decision, added,
                      added_ref, (settings.files - 1) * added_ref + added, in_process)
@@ -753,13 +762,16 @@ class _Game1:
 
 
 def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckReport,
-              found: list[tuple[str, str, int]]) -> list[str] | None:
-    """Play one game; return the checked bot's actions (as text), or None if it failed (problem in ``found``)."""
+              found: list[tuple[str, str, int]], opponents: Sequence[type[Bot]] = ()) -> list[str] | None:
+    """Play one game; return the checked bot's actions (as text), or None if it failed (problem in ``found``).
+
+    The other seats: ``opponents`` in turn, by default RandomBot and GreedyBot (the check's own games)."""
     from ..bots import GreedyBot, RandomBot
 
     rules = g.make_rules()
     game = Game(rules, g.seed, g.n, memory=g.memory)
-    bots: list[Bot] = [GreedyBot() if s % 2 else RandomBot() for s in range(g.n)]
+    others = tuple(opponents) or (RandomBot, GreedyBot)
+    bots: list[Bot] = [others[s % len(others)]() for s in range(g.n)]
     bots[g.seat] = bot
     state = _Game1(g.describe(index), limits, report, isinstance(bot, IsolatedBot))
     t0 = time.perf_counter()
@@ -783,7 +795,7 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
         if isinstance(bot, IsolatedBot):
             report.slowest_s = max(report.slowest_s, bot.slowest)
         report._played.append(_GameTime((g.preset, g.n), state.calls, state.decision_s, state.used_s,
-                                        time.perf_counter() - t0, complete))
+                                        time.perf_counter() - t0, complete, len(game.history)))
         report.thinking_s += state.decision_s
         report.timed += state.calls
     return state.actions
@@ -1074,8 +1086,13 @@ def check_bot(
 
 def _time_references(games: Sequence[_Game], limits: Limits, isolated: bool) -> dict[str, list[_GameTime]]:
     """Play each of :data:`TIME_REFERENCES` in the checked bot's seats of ``games``, as it was played (isolated,
-    from a file of one line that subclasses it, or in this process), and return each one's game timings."""
+    from a file of one line that subclasses it, or in this process), and return each one's game timings.
+
+    The other seats are GreedyBot and CountingBot in turn, as a class of working bots: games among them
+    last longer than the check's, whose RandomBot seats end them early (about twice as many actions)."""
     from .. import bots as builtin
+
+    CLASS_LIKE = (builtin.CountingBot, builtin.GreedyBot)
 
     out: dict[str, list[_GameTime]] = {}
     with tempfile.TemporaryDirectory(prefix="cabo-check-") as tmp:
@@ -1091,11 +1108,11 @@ def _time_references(games: Sequence[_Game], limits: Limits, isolated: bool) -> 
                 player = IsolatedBot(Submission(name, version, path, name), limits)
             try:
                 for index, g in enumerate(games):
-                    _play_one(player if player is not None else cls(), g, index, limits, scratch, [])
+                    _play_one(player if player is not None else cls(), g, index, limits, scratch, [], CLASS_LIKE)
             finally:
                 if player is not None:
                     player.close()
-            out[name] = [t for t in scratch._played if t.decisions]
+            out[name] = scratch._played
     return out
 
 
