@@ -637,3 +637,16 @@ def test_the_class_time_model_counts_its_games_its_decisions_the_bank_and_the_wo
     assert model(50, 0.01).games == 192 and model(25, 0.01).games == 500  # 4 x 192 is over max_games
     slow = model(0, 1.0, workers=1)  # 200 s of decisions a game: its 30 s bank ends every game
     assert slow.added_s == pytest.approx(32 * (30 + 0.1 + 0.4 / 4))
+
+
+def test_a_class_that_adds_greedybot_refuses_a_file_named_so_and_a_class_checks_in_process_too(tmp_path: Path) -> None:
+    folder = _class(tmp_path)
+    (folder / "tournament.toml").write_text(CLASS_TOML.replace("[limits]", 'reference = ["RandomBot", "GreedyBot"]\n\n[limits]'))
+    path = tmp_path / "GreedyBot.py"
+    path.write_text(SUBCLASS)
+    report = check_bot(path, games=1, replays=0, class_dir=folder)
+    assert any("is the name of the built-in reference bot GreedyBot" in p for p in report.problems), report.problems
+    in_process = check_bot(ck.bots.CountingBot, games=1, replays=0, class_dir=folder)
+    assert in_process.ok and in_process.settings == CHECKED.format(folder=folder)
+    assert in_process.timing is not None and in_process.timing.in_process
+    assert "(measured in this process, plus what isolation adds)" in in_process.notes[-1]
