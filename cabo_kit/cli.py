@@ -659,7 +659,7 @@ def add_check_bot_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_check_bot(args: argparse.Namespace) -> int:
-    """``cabo-kit check-bot FILE [--class DIR]``: load and play the file as a tournament would; non-zero on a problem."""
+    """``cabo-kit check-bot FILE [--class DIR]``: play the file as a tournament would; non-zero on a problem."""
     from .tournament.check import check_bot_cli
     from .tournament.config import ConfigError
 

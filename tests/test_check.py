@@ -641,7 +641,8 @@ def test_the_class_time_model_counts_its_games_its_decisions_the_bank_and_the_wo
 
 def test_a_class_that_adds_greedybot_refuses_a_file_named_so_and_a_class_checks_in_process_too(tmp_path: Path) -> None:
     folder = _class(tmp_path)
-    (folder / "tournament.toml").write_text(CLASS_TOML.replace("[limits]", 'reference = ["RandomBot", "GreedyBot"]\n\n[limits]'))
+    toml = CLASS_TOML.replace("[limits]", 'reference = ["RandomBot", "GreedyBot"]\n\n[limits]')
+    (folder / "tournament.toml").write_text(toml)
     path = tmp_path / "GreedyBot.py"
     path.write_text(SUBCLASS)
     report = check_bot(path, games=1, replays=0, class_dir=folder)

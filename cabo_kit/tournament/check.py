@@ -87,7 +87,7 @@ TOO_SLOW_EXTRA_S = 180.0
 """A bot that adds this many seconds more than a file as fast as the reference bots is warned about, however fast
 its decisions are (it plays many games, or long ones)."""
 ISOLATION_S = 150e-6
-"""Wall time isolation adds to a decision (docs/tournaments.md, "Speed": 130-150 us): added to a check in this process."""
+"""Wall time isolation adds to a decision (docs/tournaments.md, "Speed": 130-150 us); added to a check in process."""
 START_S = 0.005
 """Wall time to start a bot's process for a game (docs/tournaments.md, "Speed": 4-5 ms): added to a check in this
 process."""
@@ -258,7 +258,8 @@ def class_settings(folder: str | Path | None, bot_file: str | Path | None = None
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> (folder / "bots").mkdir()
-    >>> _ = (folder / "tournament.toml").write_text('presets = ["rush"]\\ntable_sizes = [3]\\n[limits]\\ndecision_s = 0.5\\n')
+    >>> toml = 'presets = ["rush"]\\ntable_sizes = [3]\\n[limits]\\ndecision_s = 0.5\\n'
+    >>> _ = (folder / "tournament.toml").write_text(toml)
     >>> for name in ("ada", "bob"):
     ...     _ = (folder / "bots" / f"{name}.py").write_text("")
     >>> s = class_settings(folder, "new_bot.py")
