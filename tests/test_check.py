@@ -495,21 +495,21 @@ import shutil  # noqa: E402
 
 from cabo_kit.cli import main  # noqa: E402
 from cabo_kit.tournament import Limits as PublicLimits  # noqa: E402
-from cabo_kit.tournament.check import ClassTime, class_settings  # noqa: E402
+from cabo_kit.tournament.check import SLOW_RATIO, ClassTime, class_settings  # noqa: E402
 from cabo_kit.tournament.config import ConfigError  # noqa: E402
 
 CLASS_TOML = """presets = [{preset = "rush", hand_size = 5}]
 table_sizes = [3]
 games = 12
 workers = 1
-memory = "none"
 
 [limits]
 decision_s = 0.5
 game_bank_s = 20
 """
 CHECKED = ("Checked with the settings of {folder}/tournament.toml: rush with hand_size=5; 3 players; limits 0.5 s a "
-           "decision, 20 s a game, 1024 MB; memory 'none'.")
+           "decision, 20 s a game, 1024 MB; memory 'engine'.")
+ABOUT = r"(about \d+ (s|minutes)|under a second)"
 GREEDY_COPY = "import cabo_kit as ck\n\n\nclass {name}(ck.bots.GreedyBot):\n    pass\n"
 
 
@@ -537,8 +537,8 @@ def test_check_bot_class_warns_about_a_far_slower_bot_with_the_minutes_it_adds(
     warning = next(line for line in out.splitlines() if "far slower" in line)
     assert re.match(r"\d\. Your bot is far slower than the reference bots\. At these limits this file adds about "
                     r"\d+ minutes to a 5-file class \(its 18 games, on 1 worker\), where a file as fast as "
-                    r"(GreedyBot|CountingBot) adds (about \d+ s|under a second): the class takes about \d+ minutes "
-                    r"instead of about \d+ s\. Its decisions take 1\d\d ms on average, \d+ times", warning), warning
+                    r"(GreedyBot|CountingBot) adds " + ABOUT + r": the class takes about \d+ minutes instead of "
+                    + ABOUT + r"\. Its decisions take 1\d\d ms on average, \d+ times", warning), warning
     assert warning.endswith("Make its decisions faster (e.g. fewer simulations or rollouts a decision, a cheaper "
                             "evaluation, or stop searching once the answer is clear), then check it again.")
     assert "Time: " not in out  # said once, in the warning
@@ -546,6 +546,7 @@ def test_check_bot_class_warns_about_a_far_slower_bot_with_the_minutes_it_adds(
 
 def test_check_bot_class_plays_the_classs_rules_sizes_memory_and_names_them(tmp_path: Path) -> None:
     folder = _class(tmp_path)
+    (folder / "tournament.toml").write_text(CLASS_TOML.replace("workers = 1", 'workers = 1\nmemory = "none"'))
     spy = folder / "bots" / "spy.py"  # prints the settings it is played with: the isolated process got them
     spy.write_text("import cabo_kit as ck\n\n\nclass Spy(ck.bots.GreedyBot):\n"
                    "    def on_round_start(self, obs):\n"
@@ -553,27 +554,30 @@ def test_check_bot_class_plays_the_classs_rules_sizes_memory_and_names_them(tmp_
                    "        super().on_round_start(obs)\n")
     report = check_bot(spy, games=3, replays=0, class_dir=folder)
     assert report.ok, report.problems
-    assert report.settings == CHECKED.format(folder=folder)
+    assert report.settings == CHECKED.format(folder=folder).replace("'engine'", "'none'")
     assert {t.combo for t in report._played} == {("rush with hand_size=5", 3)} and report.games == 3
     assert "\n    rush 5 3 none\n" in report.notes[0], report.notes
-    time_note = report.notes[-1]  # an ordinary bot: a note, no warning
-    assert re.fullmatch(r"Time: At these limits this file adds (about \d+ s|under a second) to a 5-file class \(its "
-                        r"18 games, on 1 worker\), where a file as fast as (GreedyBot|CountingBot) adds (about \d+ s|"
-                        r"under a second): the class takes about \d+ s( instead of about \d+ s)?\. Its decisions take "
-                        r"\d+\.\d ms on average.*\.", time_note), time_note
-    assert report.timing is not None and not report.timing.far_slower and report.timing.ratio < SLOW
-    assert report.timing.files == 5 and report.timing.workers == 1 and report.timing.games == 18
 
 
-SLOW = 10  # check.SLOW_RATIO
+def test_check_bot_class_an_ordinary_bot_gets_the_time_it_adds_and_no_warning(tmp_path: Path) -> None:
+    folder = _class(tmp_path)  # ada is one of its 4 files; with RandomBot, 18 games each at 3 seats
+    report = check_bot(folder / "bots" / "ada.py", games=3, class_dir=folder)
+    assert report.ok, report.problems
+    time_note = report.notes[-1]
+    assert re.fullmatch(r"Time: At these limits this file adds " + ABOUT + r" to a 4-file class \(its 18 games, on 1 "
+                        r"worker\), where a file as fast as (GreedyBot|CountingBot) adds " + ABOUT + r": the class "
+                        r"takes " + ABOUT + r"( instead of " + ABOUT + r")?\. Its decisions take \d+\.\d ms on "
+                        r"average.*\.", time_note), time_note
+    assert report.timing is not None and not report.timing.far_slower and report.timing.ratio < SLOW_RATIO
+    assert report.timing.files == 4 and report.timing.workers == 1 and report.timing.games == 18
 
 
 def test_check_bot_without_a_class_names_the_defaults_and_a_class_of_30(tmp_path: Path) -> None:
     path = tmp_path / "mine.py"
     path.write_text(GREEDY_COPY.format(name="Mine"))
     report = check_bot(path, games=2, replays=0)
-    assert report.settings == ("Checked with the default settings (a class's own: --class DIR): deluxe, rush, "
-                               "traveller; 2, 3 and 4 players; limits 1 s a decision, 30 s a game, 1024 MB; "
+    assert report.settings == ("Checked with the default settings (a class's own: --class DIR, in Python "
+                               "class_dir=DIR): deluxe, rush, traveller; 2, 3 and 4 players; limits 1 s a decision, 30 s a game, 1024 MB; "
                                "memory 'engine'.")
     assert report.timing is not None and report.timing.files == 30 and report.timing.games == 96  # 3 x 32
     assert "to a 30-file class (its 96 games, on " in report.notes[-1]

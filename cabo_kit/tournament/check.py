@@ -51,7 +51,7 @@ from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
 from ..play import bot_random, run_game
 from ..rules import Rules
-from .config import ConfigError, TournamentConfig, load_config
+from .config import TournamentConfig, load_config
 from .isolation import (
     BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission, one_line_reason,
 )
@@ -122,11 +122,6 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-    @property
-    def ms_per_decision(self) -> float:
-        """The bot's mean wall time a decision in the check's first plays (as the engine waits for it), in ms."""
-        return self.thinking_s / self.timed * 1000 if self.timed else math.nan
 
     @property
     def over_limit(self) -> bool:
@@ -221,7 +216,6 @@ class ClassSettings:
     folder: Path | None = None
     files: int = DEFAULT_CLASS_FILES
     others: tuple[str, ...] = ()
-    note: str = ""
 
     @property
     def limits(self) -> Limits:
@@ -231,7 +225,7 @@ class ClassSettings:
     def source(self) -> str:
         """Where the settings come from, for the report's line on what was checked."""
         if self.folder is None:
-            return "the default settings (a class's own: --class DIR)"
+            return "the default settings (a class's own: --class DIR, in Python class_dir=DIR)"
         if (self.folder / "tournament.toml").exists():
             return f"the settings of {self.folder / 'tournament.toml'}"
         return f"the default settings ({self.folder} has no tournament.toml)"
@@ -278,15 +272,11 @@ def class_settings(folder: str | Path | None, bot_file: str | Path | None = None
         raise FileNotFoundError(f"--class {folder}: {'not a folder' if folder.exists() else 'no such folder'}; {hint}")
     if not (folder / "tournament.toml").exists() and not (folder / "bots").is_dir():
         raise FileNotFoundError(f"--class {folder}: no tournament.toml and no bots/ folder in it; {hint}")
-    cfg, note = load_config(folder)  # a bad file raises ConfigError naming the key and the fix
-    try:
-        cfg.make_limits()
-    except ValueError as exc:  # pragma: no cover - the config checks every limit is positive
-        raise ConfigError(f"{folder / 'tournament.toml'}: [limits]: {exc}") from None
+    cfg, _ = load_config(folder)  # a bad file raises ConfigError naming the key and the fix
     stems = [p.stem for p in sorted((folder / "bots").glob("*.py")) if not p.name.startswith("_")]
     mine = Path(bot_file).stem if bot_file is not None else None
     others = tuple(s for s in stems if s != mine)
-    return ClassSettings(cfg, folder, len(others) + 1, others, note)
+    return ClassSettings(cfg, folder, len(others) + 1, others)
 
 
 @dataclass
@@ -368,9 +358,8 @@ class ClassTime:
         >>> t = ClassTime(40, 2, 96, 0.054, "CountingBot", 0.0004, 1200, 25, 2175)
         >>> print(t.sentence())  # doctest: +NORMALIZE_WHITESPACE
         At these limits this file adds about 20 minutes to a 40-file class (its 96 games, on 2 workers), where a
-        file as fast as CountingBot adds about 25 s: the class takes about 36 minutes instead of about 17 minutes.
-        Its
-        decisions take 54 ms on average, 135 times CountingBot's 0.4 ms.
+        file as fast as CountingBot adds about 25 s: the class takes about 36 minutes instead of about 17
+        minutes. Its decisions take 54 ms on average, 135 times CountingBot's 0.4 ms.
         """
         ref = self.reference
         instead = self.files * self.reference_added_s
