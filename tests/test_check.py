@@ -623,7 +623,7 @@ def test_the_class_time_model_counts_its_games_its_decisions_the_bank_and_the_wo
 
     def model(precision: float, bot_decision_s: float, workers: int = 2) -> ClassTime:
         cfg = TournamentConfig.from_dict({"presets": ["rush"], "table_sizes": [4], "precision": precision,
-                                          "max_games": 500, "workers": workers})
+                                          "max_games": 300, "workers": workers})
         # The bot: 100 decisions in a game of 400 actions, 0.1 s of hooks, 0.2 s of the table's own time. GreedyBot
         # (0.2 ms a decision, 10 ms of hooks) played the same deal among working bots: 800 actions, a game twice as
         # long, so the bot would make 200 decisions there and the table take 0.4 s.
@@ -638,7 +638,7 @@ def test_the_class_time_model_counts_its_games_its_decisions_the_bank_and_the_wo
     assert t.added_s == pytest.approx(32 * (200 * 0.01 + 0.1 + 0.4 / 4) / 2)
     assert t.reference_added_s == pytest.approx(32 * (80 * 0.0002 + 0.01 + 0.4 / 4) / 2)
     assert t.class_s == pytest.approx(9 * t.reference_added_s + t.added_s)
-    assert model(50, 0.01).games == 192 and model(25, 0.01).games == 500  # 4 x 192 is over max_games
+    assert model(50, 0.01).games == 112 and model(25, 0.01).games == 300  # 110 in whole deals; 4 x 110 > 300
     slow = model(0, 1.0, workers=1)  # 200 s of decisions a game: its 30 s bank ends every game
     assert slow.added_s == pytest.approx(32 * (30 + 0.1 + 0.4 / 4))
 

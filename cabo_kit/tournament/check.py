@@ -74,9 +74,10 @@ SIMPLE_HOOKS = ("initial_peek", "draw", "keep", "peek", "spy", "swap", "snap", "
 
 DEFAULT_CLASS_FILES = 30
 """The class size the time estimate assumes without a class folder (``--class DIR`` counts DIR/bots)."""
-PRECISION_GAMES = 192
-"""Games per bot, preset and table size for every two-sided interval to reach +-50 Elo (docs/tournaments.md,
-"How many games": a round robin of the 30-bot class; an adaptive run needs about as many for a bot of the field)."""
+PRECISION_GAMES = 110
+"""Games per bot of the field, preset and table size until every two-sided interval is within +-50 Elo in an
+adaptive run (docs/tournaments.md, "Speed": the 30-bot class's run played 1,884 games, 720 of them the seeding,
+the rest among its 20 bots of the field: 32 + 78 each; a plain round robin needs 192)."""
 TIME_REFERENCES = ("GreedyBot", "CountingBot")
 """The reference bots timed on the check's own deals, in the checked bot's seats, for its speed's yardstick."""
 SLOW_RATIO = 10
