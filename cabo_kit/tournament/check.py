@@ -99,7 +99,10 @@ class CheckReport:
     """What :func:`check_bot` found. ``ok`` is true when there is no problem; ``str(report)`` says it all.
 
     ``problems`` holds one sentence per kind of problem (identical ones grouped, with their
-    count); ``notes`` what is worth knowing but loses no game (printed output, a near limit).
+    count); ``notes`` what is worth knowing but loses no game (printed output, a near limit, the time
+    the bot adds to a class tournament); ``settings`` the line saying what was checked (rules, table
+    sizes, limits, memory, and whose settings); ``timing`` the :class:`ClassTime` estimate, if the bot
+    made a timed decision; ``thinking_s`` and ``timed`` its decisions' wall time and count in the first plays.
     """
 
     bot: str
