@@ -80,6 +80,8 @@ adaptive run (docs/tournaments.md, "Speed": the 30-bot class's run played 1,884 
 the rest among its 20 bots of the field: 32 + 78 each; a plain round robin needs 192)."""
 TIME_REFERENCES = ("GreedyBot", "CountingBot")
 """The reference bots timed on the check's own deals, in the checked bot's seats, for its speed's yardstick."""
+TIME_GAMES = 12
+"""The reference bots are timed on at most this many of the check's deals (a long check stays about as long)."""
 SLOW_RATIO = 10
 """A bot this many times slower a decision than the slower reference bot is warned about when it also adds
 ``SLOW_EXTRA_S`` seconds more to the class tournament than a file as fast as that bot would."""
@@ -1050,7 +1052,7 @@ def check_bot(
         bar.close()
     report.problems.extend(group_problems(found))
     if report.timed and (stop is None or stop.startswith("slow:")):  # else: fix it first, its time means little
-        first_plays = schedule[:len(report._played)]
+        first_plays = schedule[:min(len(report._played), TIME_GAMES)]
         name = submission.name if submission is not None else report.bot
         references = _time_references(first_plays, limits, isolated=submission is not None)
         report.timing = class_time(settings, limits, name, report._played, references,
