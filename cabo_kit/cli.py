@@ -689,21 +689,33 @@ def _tournament_grades(args: argparse.Namespace) -> int:
 
 
 def add_check_bot_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Check a bot file before submitting it: seeded games against the reference bots, played "
+                     "isolated as in a tournament, its problems in plain sentences, and how long it would make a "
+                     "class tournament take. Exit status 1 on a problem.")
     p.add_argument("file", metavar="FILE", help="a bot file, as you would submit it")
     p.add_argument("--games", type=int, default=9, help="seeded games to play (default 9; the check stops early "
                                                         "once the same problem has shown 3 times)")
     p.add_argument("--seed", type=int, default=0, help="the first game's seed (default 0)")
+    p.add_argument("--class", dest="class_dir", metavar="DIR", default=None,
+                   help="a class tournament's folder: play with its tournament.toml (presets and their overrides, "
+                        "table sizes, memory, limits), and say how long this file makes that class's tournament "
+                        "take (its files in DIR/bots; without --class: the defaults and a class of 30 files)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr (a bar on a terminal, else a line "
                                                         "per game)")
 
 
 def cmd_check_bot(args: argparse.Namespace) -> int:
-    """``cabo-kit check-bot FILE``: load and play the file as a tournament would; non-zero on a problem."""
+    """``cabo-kit check-bot FILE [--class DIR]``: play the file as a tournament would; non-zero on a problem."""
     from .tournament.check import check_bot_cli
+    from .tournament.config import ConfigError
 
     if args.games < 1:
         raise UsageError(f"--games must be at least 1, not {args.games}")
-    return int(check_bot_cli(args.file, games=args.games, seed=args.seed, progress=not args.quiet))
+    try:
+        return int(check_bot_cli(args.file, games=args.games, seed=args.seed, progress=not args.quiet,
+                                 class_dir=args.class_dir))
+    except (ConfigError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def add_duel_arguments(p: argparse.ArgumentParser) -> None:

@@ -176,7 +176,8 @@ def test_slow_bots_are_reported_after_their_first_slow_decisions_and_the_check_e
     t0 = time.perf_counter()
     slow = check_bot(STUDENT / "slow_03.py", limits=TOURNAMENT)
     assert time.perf_counter() - t0 < 10
-    (problem,) = slow.problems  # judged on the game's pace: 0.3 s per draw() runs out of the 30 s bank
+    problem, slower = slow.problems  # judged on the game's pace: 0.3 s per draw() runs out of the 30 s bank
+    assert slower.startswith("Your bot is far slower than the reference bots. At these limits this file adds about ")
     assert re.fullmatch(
         r"In game 1 \(deluxe, 2 players, seed 0, your seat 0\), your bot is too slow for a tournament: its first 20 "
         r"decisions took \d\.\d\d s in all \(1\d\d ms on average\)\. A game can ask it for about 600 decisions "
@@ -185,7 +186,7 @@ def test_slow_bots_are_reported_after_their_first_slow_decisions_and_the_check_e
     head = str(slow).splitlines()
     assert head[0].startswith("slow_03 (Slow): 1 of 9 games, ")
     assert re.search(r"slowest decision 3\d\d\.\d ms\.$", head[0]), head[0]  # agrees with the problem
-    assert head[1] == ("The check stopped after 1 of 9 games: your bot's first slow decisions. "
+    assert head[2] == ("The check stopped after 1 of 9 games: your bot's first slow decisions. "
                        "Fix it and run the check again.")
 
 
@@ -339,7 +340,8 @@ def test_a_bot_a_little_slow_loses_no_game_and_gets_a_note() -> None:
             return super().draw(obs)
 
     report = check_bot(Sleepy, games=1, replays=0, limits=TOURNAMENT)
-    assert report.ok, report.problems
+    (problem,) = report.problems  # no game lost; but it makes a class tournament minutes longer (issue 18)
+    assert problem.startswith("Your bot is far slower than the reference bots. At these limits this file adds about ")
     assert re.fullmatch(r"Note: \d+ decisions took over 50 ms; the most one game used was \d+\.\d s of its 30 s "
                         r"time bank \(a long game asks up to about 600 decisions\)\.", report.notes[-1]), report.notes
     assert 2 < report.bank_used_s < 30
@@ -474,3 +476,171 @@ def test_a_replayed_game_does_not_count_what_the_bot_printed_twice() -> None:
 
     notes = [check_bot(Hello, games=2, replays=replays).notes[0] for replays in (0, 1)]
     assert notes[0] == notes[1] and notes[0].startswith("Note: your bot printed 2 lines in 2 games; the first:\n")
+
+
+# ---------------------------------------------------------------------- checked with a class's settings (issue 18)
+
+import shutil  # noqa: E402
+
+from cabo_kit.cli import main  # noqa: E402
+from cabo_kit.tournament import Limits as PublicLimits  # noqa: E402
+from cabo_kit.tournament.check import SLOW_RATIO, ClassTime, class_settings  # noqa: E402
+from cabo_kit.tournament.config import ConfigError  # noqa: E402
+
+CLASS_TOML = """presets = [{preset = "rush", hand_size = 5}]
+table_sizes = [3]
+games = 12
+workers = 1
+
+[limits]
+decision_s = 0.5
+game_bank_s = 20
+"""
+CHECKED = ("Checked with the settings of {folder}/tournament.toml: rush with hand_size=5; 3 players; limits 0.5 s a "
+           "decision, 20 s a game, 1024 MB; memory 'engine'.")
+ABOUT = r"(about \d+ (s|minutes)|under a second)"
+GREEDY_COPY = "import cabo_kit as ck\n\n\nclass {name}(ck.bots.GreedyBot):\n    pass\n"
+
+
+def _class(tmp_path: Path, *slow: str) -> Path:
+    """A class folder: its tournament.toml, four ordinary files, and copies of the slow bot named ``slow``."""
+    folder = tmp_path / "my-class"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(CLASS_TOML)
+    for name in ("ada", "bob", "cy", "dee"):
+        (folder / "bots" / f"{name}.py").write_text(GREEDY_COPY.format(name=name.title()))
+    for name in slow:
+        shutil.copy(STUDENT / "monte_carlo.py", folder / "bots" / name)
+    return folder
+
+
+def test_check_bot_class_warns_about_a_far_slower_bot_with_the_minutes_it_adds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _class(tmp_path, "eve.py")
+    t0 = time.perf_counter()
+    assert main(["check-bot", str(folder / "bots" / "eve.py"), "--class", str(folder)]) == 1
+    assert time.perf_counter() - t0 < 15  # stopped after its first 20 decisions (0.1 s each)
+    out = capsys.readouterr().out
+    assert out.splitlines()[1] == CHECKED.format(folder=folder)
+    # 5 files and RandomBot at 3 seats, games = 12: 2 rounds of the balanced design, 18 games each, on 1 worker.
+    warning = next(line for line in out.splitlines() if "far slower" in line)
+    assert re.match(r"\d\. Your bot is far slower than the reference bots\. At these limits this file adds about "
+                    r"\d+ minutes to a 5-file class \(its 18 games, on 1 worker\), where a file as fast as "
+                    r"(GreedyBot|CountingBot) adds " + ABOUT + r": the class takes about \d+ minutes instead of "
+                    + ABOUT + r"\. Its decisions take 1\d\d ms on average, \d+ times", warning), warning
+    assert warning.endswith("Make its decisions faster (e.g. fewer simulations or rollouts a decision, a cheaper "
+                            "evaluation, or stop searching once the answer is clear), then check it again.")
+    assert "Time: " not in out  # said once, in the warning
+
+
+def test_check_bot_class_plays_the_classs_rules_sizes_memory_and_names_them(tmp_path: Path) -> None:
+    folder = _class(tmp_path)
+    (folder / "tournament.toml").write_text(CLASS_TOML.replace("workers = 1", 'workers = 1\nmemory = "none"'))
+    spy = folder / "bots" / "spy.py"  # prints the settings it is played with: the isolated process got them
+    spy.write_text("import cabo_kit as ck\n\n\nclass Spy(ck.bots.GreedyBot):\n"
+                   "    def on_round_start(self, obs):\n"
+                   "        print(obs.rules.name, obs.rules.hand_size, obs.n_players, obs.memory)\n"
+                   "        super().on_round_start(obs)\n")
+    report = check_bot(spy, games=2, replays=0, class_dir=folder)
+    assert report.ok, report.problems
+    assert report.settings == CHECKED.format(folder=folder).replace("'engine'", "'none'")
+    assert {t.combo for t in report._played} == {("rush with hand_size=5", 3)} and report.games == 2
+    assert "\n    rush 5 3 none\n" in report.notes[0], report.notes
+
+
+def test_check_bot_class_an_ordinary_bot_gets_the_time_it_adds_and_no_warning(tmp_path: Path) -> None:
+    folder = _class(tmp_path)  # ada is one of its 4 files; with RandomBot, 18 games each at 3 seats
+    report = check_bot(folder / "bots" / "ada.py", games=3, class_dir=folder)
+    assert report.ok, report.problems
+    time_note = report.notes[-1]
+    assert re.fullmatch(r"Time: At these limits this file adds " + ABOUT + r" to a 4-file class \(its 18 games, on 1 "
+                        r"worker\), where a file as fast as (GreedyBot|CountingBot) adds " + ABOUT + r": the class "
+                        r"takes " + ABOUT + r"( instead of " + ABOUT + r")?\. Its decisions take \d+\.\d ms on "
+                        r"average.*\.", time_note), time_note
+    assert report.timing is not None and not report.timing.far_slower and report.timing.ratio < SLOW_RATIO
+    assert report.timing.files == 4 and report.timing.workers == 1 and report.timing.games == 18
+
+
+def test_check_bot_without_a_class_names_the_defaults_and_a_class_of_30(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(GREEDY_COPY.format(name="Mine"))
+    report = check_bot(path, games=2, replays=0)
+    assert report.settings == ("Checked with the default settings (a class's own: --class DIR, in Python "
+                               "class_dir=DIR): deluxe, rush, traveller; 2, 3 and 4 players; limits 1 s a decision, 30 s a game, 1024 MB; "
+                               "memory 'engine'.")
+    assert report.timing is not None and report.timing.files == 30 and report.timing.games == 96  # 3 x 32
+    assert "to a 30-file class (its 96 games, on " in report.notes[-1]
+
+
+def test_check_bot_class_errors_name_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(GREEDY_COPY.format(name="Mine"))
+    assert main(["check-bot", str(path), "--class", str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == (f"cabo-kit check-bot: --class {tmp_path / 'nowhere'}: no such folder; give the "
+                                       "tournament folder (the one that holds tournament.toml and bots/)\n")
+    assert main(["check-bot", str(path), "--class", str(tmp_path)]) == 2  # a folder, but not a class's
+    assert "no tournament.toml and no bots/ folder in it" in capsys.readouterr().err
+    folder = _class(tmp_path)
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [3]\n[limits]\ndecison_s = 0.5\n')
+    assert main(["check-bot", str(path), "--class", str(folder)]) == 2
+    assert capsys.readouterr().err.endswith("unknown key limits.decison_s (did you mean 'decision_s'?)\n")
+    (folder / "tournament.toml").write_text("presets = [\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        check_bot(path, class_dir=folder)
+    with pytest.raises(ValueError, match="give class_dir alone or limits alone"):
+        check_bot(path, class_dir=folder, limits=CHECK)
+    (folder / "tournament.toml").unlink()  # bots/ alone: the defaults, as the tournament would run
+    assert class_settings(folder, path).source == f"the default settings ({folder} has no tournament.toml)"
+    assert class_settings(folder, path).files == 5
+
+
+def test_limits_are_public_and_the_class_time_model_adds_up() -> None:
+    assert PublicLimits is Limits
+    t = ClassTime(files=40, workers=2, games=96, seconds_per_decision=0.05, reference="GreedyBot",
+                  reference_seconds_per_decision=0.0004, added_s=1200, reference_added_s=20, class_s=1980)
+    assert t.far_slower and round(t.ratio) == 125
+    assert not ClassTime(40, 2, 96, 0.05, "GreedyBot", 0.0004, 50, 20, 830).far_slower  # 125 times, 30 s more
+    assert ClassTime(40, 2, 960, 0.002, "GreedyBot", 0.0004, 400, 80, 3520).far_slower  # 5 times, 5 minutes more
+    assert t.sentence().startswith("At these limits this file adds about 20 minutes to a 40-file class (its 96 "
+                                   "games, on 2 workers), where a file as fast as GreedyBot adds about 20 s: the "
+                                   "class takes about 33 minutes instead of about 13 minutes.")
+
+
+def test_the_class_time_model_counts_its_games_its_decisions_the_bank_and_the_workers() -> None:
+    from cabo_kit.tournament.check import ClassSettings, _GameTime, class_time
+    from cabo_kit.tournament.config import TournamentConfig
+
+    def model(precision: float, bot_decision_s: float, workers: int = 2) -> ClassTime:
+        cfg = TournamentConfig.from_dict({"presets": ["rush"], "table_sizes": [4], "precision": precision,
+                                          "max_games": 300, "workers": workers})
+        # The bot: 100 decisions in a game of 400 actions, 0.1 s of hooks, 0.2 s of the table's own time. GreedyBot
+        # (0.2 ms a decision, 10 ms of hooks) played the same deal among working bots: 800 actions, a game twice as
+        # long, so the bot would make 200 decisions there and the table take 0.4 s.
+        mine = [_GameTime(("rush", 4), 100, 100 * bot_decision_s, 100 * bot_decision_s + 0.1,
+                          100 * bot_decision_s + 0.3, True, 400)]
+        greedy = [_GameTime(("rush", 4), 80, 0.016, 0.026, 1.0, True, 800)]
+        return class_time(ClassSettings(cfg, files=10), Limits(game_bank_s=30), "mine", mine,
+                          {"GreedyBot": greedy, "CountingBot": greedy[:1]}) or pytest.fail("no estimate")
+
+    t = model(0, 0.01)  # games = 32 at 4 seats: 32 games each
+    assert t.games == 32 and t.workers == 2 and t.ratio == pytest.approx(50)
+    assert t.added_s == pytest.approx(32 * (200 * 0.01 + 0.1 + 0.4 / 4) / 2)
+    assert t.reference_added_s == pytest.approx(32 * (80 * 0.0002 + 0.01 + 0.4 / 4) / 2)
+    assert t.class_s == pytest.approx(9 * t.reference_added_s + t.added_s)
+    assert model(50, 0.01).games == 112 and model(25, 0.01).games == 300  # 110 in whole deals; 4 x 110 > 300
+    slow = model(0, 1.0, workers=1)  # 200 s of decisions a game: its 30 s bank ends every game
+    assert slow.added_s == pytest.approx(32 * (30 + 0.1 + 0.4 / 4))
+
+
+def test_a_class_that_adds_greedybot_refuses_a_file_named_so_and_a_class_checks_in_process_too(tmp_path: Path) -> None:
+    folder = _class(tmp_path)
+    toml = CLASS_TOML.replace("[limits]", 'reference = ["RandomBot", "GreedyBot"]\n\n[limits]')
+    (folder / "tournament.toml").write_text(toml)
+    path = tmp_path / "GreedyBot.py"
+    path.write_text(SUBCLASS)
+    report = check_bot(path, games=1, replays=0, class_dir=folder)
+    assert any("is the name of the built-in reference bot GreedyBot" in p for p in report.problems), report.problems
+    in_process = check_bot(ck.bots.CountingBot, games=1, replays=0, class_dir=folder)
+    assert in_process.ok and in_process.settings == CHECKED.format(folder=folder)
+    assert in_process.timing is not None and in_process.timing.in_process
+    assert "(measured in this process, plus what isolation adds)" in in_process.notes[-1]

@@ -30,10 +30,13 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import hashlib
 import io
+import math
 import re
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -48,11 +51,13 @@ from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
 from ..play import bot_random, run_game
 from ..rules import Rules
+from .config import TournamentConfig, load_config
 from .isolation import (
     BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission, one_line_reason,
 )
 
-__all__ = ["CheckReport", "check_bot", "check_bot_cli", "hook_hints", "hints_in_source"]
+__all__ = ["CheckReport", "ClassSettings", "ClassTime", "check_bot", "check_bot_cli", "class_settings", "hook_hints",
+           "hints_in_source"]
 
 PRESETS = ("deluxe", "rush", "traveller")
 TABLE_SIZES = (2, 3, 4)
@@ -67,13 +72,39 @@ STOP_AFTER = 3
 
 SIMPLE_HOOKS = ("initial_peek", "draw", "keep", "peek", "spy", "swap", "snap", "give", "call_cabo", "place")
 
+DEFAULT_CLASS_FILES = 30
+"""The class size the time estimate assumes without a class folder (``--class DIR`` counts DIR/bots)."""
+PRECISION_GAMES = 110
+"""Games per bot of the field, preset and table size until every two-sided interval is within +-50 Elo in an
+adaptive run (docs/tournaments.md, "Speed": the 30-bot class's run played 1,884 games, 720 of them the seeding,
+the rest among its 20 bots of the field: 32 + 78 each; a plain round robin needs 192)."""
+TIME_REFERENCES = ("GreedyBot", "CountingBot")
+"""The reference bots timed on the check's own deals, in the checked bot's seats, for its speed's yardstick."""
+TIME_GAMES = 12
+"""The reference bots are timed on at most this many of the check's deals (a long check stays about as long)."""
+SLOW_RATIO = 10
+"""A bot this many times slower a decision than the slower reference bot is warned about when it also adds
+``SLOW_EXTRA_S`` seconds more to the class tournament than a file as fast as that bot would."""
+SLOW_EXTRA_S = 60.0
+TOO_SLOW_EXTRA_S = 180.0
+"""A bot that adds this many seconds more than a file as fast as the reference bots is warned about, however fast
+its decisions are (it plays many games, or long ones)."""
+ISOLATION_S = 150e-6
+"""Wall time isolation adds to a decision (docs/tournaments.md, "Speed": 130-150 us); added to a check in process."""
+START_S = 0.005
+"""Wall time to start a bot's process for a game (docs/tournaments.md, "Speed": 4-5 ms): added to a check in this
+process."""
+
 
 @dataclass
 class CheckReport:
     """What :func:`check_bot` found. ``ok`` is true when there is no problem; ``str(report)`` says it all.
 
     ``problems`` holds one sentence per kind of problem (identical ones grouped, with their
-    count); ``notes`` what is worth knowing but loses no game (printed output, a near limit).
+    count); ``notes`` what is worth knowing but loses no game (printed output, a near limit, the time
+    the bot adds to a class tournament); ``settings`` the line saying what was checked (rules, table
+    sizes, limits, memory, and whose settings); ``timing`` the :class:`ClassTime` estimate, if the bot
+    made a timed decision; ``thinking_s`` and ``timed`` its decisions' wall time and count in the first plays.
     """
 
     bot: str
@@ -88,6 +119,11 @@ class CheckReport:
     isolated: bool = False
     stopped: str = ""
     limit_s: float = 1.0
+    settings: str = ""
+    timing: "ClassTime | None" = None
+    thinking_s: float = 0.0
+    timed: int = 0
+    _played: list["_GameTime"] = field(default_factory=list, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -112,6 +148,8 @@ class CheckReport:
             head = (f"{self.bot}: {played}, {self.decisions} decision{'s' if self.decisions != 1 else ''} "
                     f"asked, played {where}; {slowest}.")
         lines = [head]
+        if self.settings:
+            lines.append(self.settings)
         if self.stopped:
             lines.append(self.stopped)
         if self.ok:
@@ -133,24 +171,288 @@ class CheckReport:
 
 @dataclass
 class _Game:
-    preset: str
+    preset: str  # the rules' label: a preset's name, with its overrides if any ("deluxe with hand_size=5")
     n: int
     seat: int
     seed: int
+    rules: Rules | None = None
+    memory: str = "engine"
 
     def describe(self, index: int) -> str:
         return f"game {index + 1} ({self.preset}, {self.n} players, seed {self.seed}, your seat {self.seat})"
 
+    def make_rules(self) -> Rules:
+        return self.rules if self.rules is not None else Rules.preset(self.preset)
 
-def _schedule(games: int, seed: int, presets: Sequence[str], table_sizes: Sequence[int]) -> list[_Game]:
+
+def rules_label(rules: Rules) -> str:
+    """A preset's name, with the rules' differences from it: ``deluxe with hand_size=5``.
+
+    >>> rules_label(Rules.preset("rush")), rules_label(Rules.preset("deluxe", hand_size=5))
+    ('rush', 'deluxe with hand_size=5')
+    """
+    changed = rules.differences()
+    return rules.name + (" with " + ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
+                                              for k, v in changed.items()) if changed else "")
+
+
+def _schedule(games: int, seed: int, presets: Sequence[Rules], table_sizes: Sequence[int],
+              memory: str = "engine") -> list[_Game]:
     out: list[_Game] = []
     for i in range(games):
-        preset = presets[i % len(presets)]
-        rules = Rules.preset(preset)
+        rules = presets[i % len(presets)]
         sizes = [n for n in table_sizes if rules.min_players <= n <= rules.max_players] or [rules.min_players]
         n = sizes[(i // len(presets)) % len(sizes)]
-        out.append(_Game(preset, n, i % n, seed + i))
+        out.append(_Game(rules_label(rules), n, i % n, seed + i, rules, memory))
     return out
+
+
+# ---------------------------------------------------------------------- a class's settings, and the time a bot costs it
+
+
+@dataclass(frozen=True)
+class ClassSettings:
+    """What a check plays with: a class folder's ``tournament.toml`` (or the defaults) and its number of files.
+
+    ``files`` counts the ``.py`` files of ``folder/bots`` (as the tournament loads them), the checked
+    file among them if it is not there yet; without a folder, :data:`DEFAULT_CLASS_FILES`.
+    """
+
+    cfg: TournamentConfig
+    folder: Path | None = None
+    files: int = DEFAULT_CLASS_FILES
+    others: tuple[str, ...] = ()
+
+    @property
+    def limits(self) -> Limits:
+        return self.cfg.make_limits()
+
+    @property
+    def source(self) -> str:
+        """Where the settings come from, for the report's line on what was checked."""
+        if self.folder is None:
+            return "the default settings (a class's own: --class DIR, in Python class_dir=DIR)"
+        if (self.folder / "tournament.toml").exists():
+            return f"the settings of {self.folder / 'tournament.toml'}"
+        return f"the default settings ({self.folder} has no tournament.toml)"
+
+
+def _settings_line(source: str, rules: Sequence[Rules], sizes: Sequence[int], limits: Limits, memory: str) -> str:
+    """What the check played and under which limits, in one line."""
+    return (f"Checked with {source}: {', '.join(rules_label(r) for r in rules)}; {_and([str(n) for n in sizes])} "
+            f"players; limits {limits.decision_s:g} s a decision, {limits.game_bank_s:g} s a game, "
+            f"{limits.memory_mb} MB; memory {memory!r}.")
+
+
+def _and(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def class_settings(folder: str | Path | None, bot_file: str | Path | None = None) -> ClassSettings:
+    """The settings a check with ``--class folder`` plays with: ``folder/tournament.toml`` and ``folder/bots``.
+
+    ``None``: the defaults and a class of :data:`DEFAULT_CLASS_FILES` files. A folder that does not exist,
+    or holds neither ``tournament.toml`` nor ``bots/``, raises :class:`FileNotFoundError`; a bad
+    ``tournament.toml``, :class:`~cabo_kit.tournament.config.ConfigError`: both say what to fix.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "bots").mkdir()
+    >>> toml = 'presets = ["rush"]\\ntable_sizes = [3]\\n[limits]\\ndecision_s = 0.5\\n'
+    >>> _ = (folder / "tournament.toml").write_text(toml)
+    >>> for name in ("ada", "bob"):
+    ...     _ = (folder / "bots" / f"{name}.py").write_text("")
+    >>> s = class_settings(folder, "new_bot.py")
+    >>> s.files, s.others, s.limits.decision_s
+    (3, ('ada', 'bob'), 0.5)
+    >>> class_settings(folder / "nowhere")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: --class .../nowhere: no such folder; give the tournament folder (the one that holds tournament.toml and bots/)
+    """
+    if folder is None:
+        return ClassSettings(TournamentConfig())
+    folder = Path(folder)
+    hint = "give the tournament folder (the one that holds tournament.toml and bots/)"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"--class {folder}: {'not a folder' if folder.exists() else 'no such folder'}; {hint}")
+    if not (folder / "tournament.toml").exists() and not (folder / "bots").is_dir():
+        raise FileNotFoundError(f"--class {folder}: no tournament.toml and no bots/ folder in it; {hint}")
+    cfg, _ = load_config(folder)  # a bad file raises ConfigError naming the key and the fix
+    stems = [p.stem for p in sorted((folder / "bots").glob("*.py")) if not p.name.startswith("_")]
+    mine = Path(bot_file).stem if bot_file is not None else None
+    others = tuple(s for s in stems if s != mine)
+    return ClassSettings(cfg, folder, len(others) + 1, others)
+
+
+@dataclass
+class _GameTime:
+    """One checked game's timing: its rules and size, the seat's decisions and wall times."""
+
+    combo: tuple[str, int]
+    decisions: int
+    decision_s: float
+    seat_s: float  # decisions and hooks (an isolated bot's process start is in its on_game_start)
+    wall_s: float  # the whole game
+    complete: bool
+    actions: int = 0  # every seat's, in all: how long the game was
+
+
+def _about(seconds: float) -> str:
+    """``about 40 s``, ``about 12 minutes``, ``about 1.5 hours``; ``under a second``.
+
+    >>> _about(0.4), _about(42.4), _about(150), _about(5400)
+    ('under a second', 'about 42 s', 'about 2 minutes', 'about 1.5 hours')
+    """
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"about {seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"about {seconds / 60:.0f} minutes"
+    return f"about {seconds / 3600:.1f} hours"
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1000
+    return f"{ms:.1f} ms" if ms < 10 else f"{ms:.0f} ms"
+
+
+@dataclass(frozen=True)
+class ClassTime:
+    """How long a bot makes a class tournament take, from what :func:`check_bot` measured.
+
+    The model: each bot of a class plays the same games (``games``: per preset and table size, the
+    class's ``games`` rounded up to whole duplicate deals by the tournament's own schedule; with
+    ``precision`` set, at least :data:`PRECISION_GAMES` scaled by ``(50 / precision)**2``, within
+    ``max_games``), so a file adds its own seat in each of its games (its decisions a game, as the check
+    counted them on those rules and table size and scaled to a class's longer games, times its mean time
+    a decision, never more than the game's time bank, plus its hooks and process start) and ``1/k`` of
+    the table's own cost (the engine), all divided over the class's workers (``workers``, else one per
+    usable core). The same is computed for the slower of the reference bots (:data:`TIME_REFERENCES`),
+    played as the checked file was (isolated for a file) in its seats of the same deals, at tables of
+    working bots (:func:`class_time`): ``reference_added_s`` is what a file as fast as it adds, and
+    ``class_s`` the whole class with this file, the other files as fast as the reference bot. Measured on
+    this machine, as loaded as it is now (docs/tournaments.md compares it with real runs).
+    """
+
+    files: int
+    workers: int
+    games: int
+    seconds_per_decision: float
+    reference: str
+    reference_seconds_per_decision: float
+    added_s: float
+    reference_added_s: float
+    class_s: float
+    in_process: bool = False
+
+    @property
+    def ratio(self) -> float:
+        """How many times slower a decision this bot is than the reference bot."""
+        return self.seconds_per_decision / max(self.reference_seconds_per_decision, 1e-9)
+
+    @property
+    def far_slower(self) -> bool:
+        """Whether to warn: ``SLOW_RATIO`` times slower and ``SLOW_EXTRA_S`` more time, or ``TOO_SLOW_EXTRA_S`` more."""
+        extra = self.added_s - self.reference_added_s
+        return (self.ratio >= SLOW_RATIO and extra >= SLOW_EXTRA_S) or extra >= TOO_SLOW_EXTRA_S
+
+    def sentence(self) -> str:
+        """The time this file adds to the class, against a file as fast as the reference bot.
+
+        >>> t = ClassTime(40, 2, 96, 0.054, "CountingBot", 0.0004, 1200, 25, 2175)
+        >>> print(t.sentence())  # doctest: +NORMALIZE_WHITESPACE
+        At these limits this file adds about 20 minutes to a 40-file class (its 96 games, on 2 workers), where a
+        file as fast as CountingBot adds about 25 s: the class takes about 36 minutes instead of about 17
+        minutes. Its decisions take 54 ms on average, 135 times CountingBot's 0.4 ms.
+        """
+        ref = self.reference
+        instead = self.files * self.reference_added_s
+        whole = f"the class takes {_about(self.class_s)}" + (
+            f" instead of {_about(instead)}" if self.class_s >= 1.2 * instead else "")
+        times = (f", {self.ratio:.0f} times {ref}'s {_ms(self.reference_seconds_per_decision)}" if self.ratio >= 2
+                 else f" ({ref}: {_ms(self.reference_seconds_per_decision)})")
+        where = " (measured in this process, plus what isolation adds)" if self.in_process else ""
+        return (f"At these limits this file adds {_about(self.added_s)} to a {self.files}-file class "
+                f"(its {self.games} games, on {self.workers} worker{'s' if self.workers != 1 else ''}), where a file "
+                f"as fast as {ref} adds {_about(self.reference_added_s)}: {whole}. Its decisions take "
+                f"{_ms(self.seconds_per_decision)} on average{where}{times}.")
+
+    def warning(self) -> str:
+        """The problem sentence for a bot :attr:`far_slower` than the reference bots: what it costs, what to do."""
+        return ("Your bot is far slower than the reference bots. " + self.sentence() +
+                " Make its decisions faster (e.g. fewer simulations or rollouts a decision, a cheaper evaluation, "
+                "or stop searching once the answer is clear), then check it again.")
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _per_combo(played: Sequence[_GameTime], combo: tuple[str, int], what: str, complete: bool = False) -> float:
+    """The mean of ``what`` over the games of ``combo`` (over all games when none is of it); NaN if none."""
+    games = [g for g in played if not complete or g.complete]
+    mine = [g for g in games if g.combo == combo] or games
+    return _mean([float(getattr(g, what)) for g in mine])
+
+
+def _seat_time(played: Sequence[_GameTime]) -> tuple[float, float]:
+    """Mean seconds a decision, and mean seconds a game outside decisions (hooks, the process start)."""
+    decisions = sum(g.decisions for g in played)
+    per_decision = sum(g.decision_s for g in played) / decisions if decisions else math.nan
+    return per_decision, _mean([max(g.seat_s - g.decision_s, 0.0) for g in played])
+
+
+def class_time(settings: ClassSettings, limits: Limits, name: str, played: Sequence[_GameTime],
+               references: dict[str, list[_GameTime]], in_process: bool = False) -> ClassTime | None:
+    """The :class:`ClassTime` of a checked bot against the timed reference bots; ``None`` when the bot made no
+    timed decision or no reference game was timed.
+
+    ``played``: the bot's first plays of the check's games; ``references``: each reference bot's plays of
+    the same games, in the same order, at tables of working bots (:func:`_time_references`). A class's
+    games last as long as those: the bot's decisions a game are scaled by how many more actions the
+    reference's game of the same deal had, and the table's own time (the engine's, per action, measured in
+    the check's games) by its actions.
+    """
+    from .executors import default_workers
+    from .schedule import games_per_bot, make_schedule
+
+    cfg = settings.cfg
+    extra_decision, extra_game = (ISOLATION_S, START_S) if in_process else (0.0, 0.0)
+    t_bot, h_bot = _seat_time(played)
+    refs = {r: _seat_time(g) for r, g in references.items() if sum(x.decisions for x in g)}
+    if not refs or not t_bot == t_bot:
+        return None
+    ref = max(refs, key=lambda r: refs[r][0])
+    t_ref, h_ref = refs[ref]
+    actions = sum(g.actions for g in played)
+    engine_per_action = sum(max(g.wall_s - g.seat_s, 0.0) for g in played) / actions if actions else 0.0
+    pairs = [(b, r) for b, r in zip(played, references[ref]) if b.complete and b.actions and r.actions]
+    others = settings.others or tuple(f"file{i:02d}" for i in range(1, settings.files))
+    names = list(dict.fromkeys([name, *others[: settings.files - 1], *cfg.reference]))
+    workers = cfg.workers or default_workers()
+    bank = limits.game_bank_s
+    games = 0
+    added = added_ref = 0.0
+    for entry in cfg.presets:
+        label = rules_label(entry.rules)
+        for k in cfg.table_sizes:
+            combo = (label, k)
+            g = games_per_bot(make_schedule(names, entry.preset, entry.rules_json, k, cfg.games, cfg.seed)).get(name, 0)
+            if g and cfg.precision > 0:
+                g = max(g, min(cfg.max_games, k * math.ceil(PRECISION_GAMES * (50 / cfg.precision) ** 2 / k)))
+            d_ref = _per_combo(references[ref], combo, "decisions")
+            table = engine_per_action * _per_combo(references[ref], combo, "actions")
+            mine = [(b, r) for b, r in pairs if b.combo == combo] or pairs
+            # Where no game of its own ran to its end: as many decisions as the reference's.
+            d_bot = _mean([b.decisions * r.actions / b.actions for b, r in mine]) if mine else d_ref
+            games += g
+            added += g * (min(d_bot * (t_bot + extra_decision), bank) + h_bot + extra_game + table / k)
+            added_ref += g * (d_ref * (t_ref + extra_decision) + h_ref + extra_game + table / k)
+    added, added_ref = added / workers, added_ref / workers
+    return ClassTime(settings.files, workers, games, t_bot + extra_decision, ref, t_ref + extra_decision, added,
+                     added_ref, (settings.files - 1) * added_ref + added, in_process)
 
 
 class _Stop(Exception):
@@ -407,6 +709,7 @@ class _Game1:
         self.label, self.limits, self.report, self.isolated = label, limits, report, isolated
         self.calls = 0
         self.used_s = 0.0
+        self.decision_s = 0.0
         self.actions: list[str] = []
 
     def call(self, what: str, fn: Any, *args: Any, decision: bool = False) -> Any:
@@ -433,6 +736,7 @@ class _Game1:
             raise _Stop(f"In {self.label}, {what} took longer than the {limits.decision_s:g} s limit "
                         f"({elapsed:.2f} s). In a tournament this loses the game.", "timeout")
         self.calls += decision
+        self.decision_s += elapsed if decision else 0.0
         self.used_s += elapsed  # the bank is charged for hooks too
         report.bank_used_s = max(report.bank_used_s, self.used_s)
         if elapsed > limits.game_bank_s / DECISIONS_PER_GAME:
@@ -454,15 +758,20 @@ class _Game1:
 
 
 def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckReport,
-              found: list[tuple[str, str, int]]) -> list[str] | None:
-    """Play one game; return the checked bot's actions (as text), or None if it failed (problem in ``found``)."""
+              found: list[tuple[str, str, int]], opponents: Sequence[type[Bot]] = ()) -> list[str] | None:
+    """Play one game; return the checked bot's actions (as text), or None if it failed (problem in ``found``).
+
+    The other seats: ``opponents`` in turn, by default RandomBot and GreedyBot (the check's own games)."""
     from ..bots import GreedyBot, RandomBot
 
-    rules = Rules.preset(g.preset)
-    game = Game(rules, g.seed, g.n)
-    bots: list[Bot] = [GreedyBot() if s % 2 else RandomBot() for s in range(g.n)]
+    rules = g.make_rules()
+    game = Game(rules, g.seed, g.n, memory=g.memory)
+    others = tuple(opponents) or (RandomBot, GreedyBot)
+    bots: list[Bot] = [others[s % len(others)]() for s in range(g.n)]
     bots[g.seat] = bot
     state = _Game1(g.describe(index), limits, report, isinstance(bot, IsolatedBot))
+    t0 = time.perf_counter()
+    complete = False
     try:
         for seat, b in enumerate(bots):
             b.random = bot_random(g.seed, seat)
@@ -474,12 +783,17 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
         players[g.seat] = _Watched(bot, state)
         run_game(game, players, [type(b).__name__ for b in players])  # the one game loop (play.py)
         state.call("on_game_end()", bot.on_game_end, list(game.sheet.totals), list(game.sheet.winners))
+        complete = True
     except _Stop as stop:
         found.append((fault_key(stop.kind, stop.sentence), stop.sentence, index))
         return None
     finally:
         if isinstance(bot, IsolatedBot):
             report.slowest_s = max(report.slowest_s, bot.slowest)
+        report._played.append(_GameTime((g.preset, g.n), state.calls, state.decision_s, state.used_s,
+                                        time.perf_counter() - t0, complete, len(game.history)))
+        report.thinking_s += state.decision_s
+        report.timed += state.calls
     return state.actions
 
 
@@ -534,22 +848,42 @@ def check_bot(
     seed: int = 0,
     *,
     limits: Limits | None = None,
-    presets: Sequence[str] = PRESETS,
-    table_sizes: Sequence[int] = TABLE_SIZES,
+    presets: Sequence[str | Rules] | None = None,
+    table_sizes: Sequence[int] | None = None,
+    memory: str | None = None,
     replays: int = 1,
     progress: bool | None = None,
+    class_dir: str | Path | None = None,
 ) -> CheckReport:
     """Play seeded games with ``bot`` and report its problems in plain sentences.
 
     ``bot`` is a file path (loaded and played isolated, exactly as a tournament does), a
     :class:`~cabo_kit.Bot` subclass, or an instance (played in this process; a fresh
     instance per game when the class builds without arguments). Games cycle through
-    ``presets`` and ``table_sizes`` with the bot in every seat, against the reference bots;
-    the first ``replays`` games are played again with the same seed to catch nondeterminism.
+    ``presets`` (names or :class:`~cabo_kit.Rules`; default deluxe, rush, traveller) and
+    ``table_sizes`` (default 2, 3, 4) with the bot in every seat, against the reference bots, under
+    ``limits`` (default :class:`Limits() <cabo_kit.tournament.Limits>`) with observations remembering
+    ``memory`` (``"engine"``); the first ``replays`` games are played again with the same seed to
+    catch nondeterminism.
+
+    ``class_dir``: a class tournament's folder (``cabo-kit check-bot FILE --class DIR``). The check then
+    plays with what the class's ``tournament.toml`` sets (its presets with their overrides, table sizes,
+    memory and ``[limits]``: give none of those four with it) and names it in the report; a missing folder
+    raises :class:`FileNotFoundError`, a bad ``tournament.toml``
+    :class:`~cabo_kit.tournament.config.ConfigError`, each saying what to fix.
+
     Methods named like a hook but not one are found without running the bot; what the bot
     prints is counted and its first lines shown. The check stops once the same problem has
     shown 3 times, or once a bot is too slow for a game's time bank. ``progress``: a bar on a terminal
     or in a notebook, a line per game on stderr elsewhere; by default only on a terminal or in a notebook.
+
+    **Time.** The report says how long the bot makes the class tournament take (``report.timing``, a
+    :class:`ClassTime`: with ``class_dir`` that class's games, file count and workers, else
+    :data:`DEFAULT_CLASS_FILES` files with the default ``tournament.toml``). After its own games the
+    check plays GreedyBot and CountingBot in its seats of the same deals, the same way (isolated for a file,
+    in this process for a class), and compares their time a decision with the bot's. A bot
+    :data:`SLOW_RATIO` times slower than the slower of them that adds a minute or more to the class
+    (or any bot that adds three minutes more than they would) has a problem saying so and what to do.
 
     >>> import cabo_kit as ck
     >>> class Stubborn(ck.Bot):
@@ -559,7 +893,24 @@ def check_bot(
     >>> report.ok, "returned 'cabo', which is not legal now" in report.problems[0]
     (False, True)
     """
-    limits = limits or Limits()
+    bot_file = bot if isinstance(bot, (str, Path)) else None
+    if class_dir is not None:
+        given = [k for k, v in (("limits", limits), ("presets", presets), ("table_sizes", table_sizes),
+                                ("memory", memory)) if v is not None]
+        if given:
+            raise ValueError(f"check_bot(): give class_dir alone or {', '.join(given)} alone: the class's "
+                             "tournament.toml sets its presets, table sizes, memory and limits")
+        settings = class_settings(class_dir, bot_file)
+        limits = settings.limits
+        rule_set = [entry.rules for entry in settings.cfg.presets]
+        table_sizes = settings.cfg.table_sizes
+        memory = settings.cfg.memory
+    else:
+        settings = class_settings(None)
+        limits = limits or Limits()
+        rule_set = [p if isinstance(p, Rules) else Rules.preset(p) for p in (presets or PRESETS)]
+        table_sizes = table_sizes or TABLE_SIZES
+        memory = memory or "engine"
     submission: Submission | None = None
     hints: list[str] = []
     if isinstance(bot, (str, Path)):
@@ -578,13 +929,12 @@ def check_bot(
         report = CheckReport(bot=f"{submission.name} ({submission.class_name})", isolated=True,
                              limit_s=limits.decision_s)
         from .. import bots as builtin
-        from .config import TournamentConfig
 
         reference = getattr(builtin, submission.name, None) if submission.name in builtin.__all__ else None
         if isinstance(reference, type) and issubclass(reference, Bot):
             clash = (f"The file's name {path.name!r} is the name of the built-in reference bot {submission.name}: "
                      f"a tournament that adds that bot rejects this file. Rename it, e.g. my_{path.stem.lower()}.py.")
-            if submission.name in TournamentConfig().reference:  # added by default, as the rating anchor
+            if submission.name in settings.cfg.reference:  # the class (by default: as the rating anchor) adds it
                 report.problems.append(clash)
             else:
                 report.notes.append("Note: " + clash)
@@ -599,6 +949,7 @@ def check_bot(
     else:
         raise TypeError(f"check_bot() takes a file path, a Bot subclass or a Bot instance, not {bot!r}")
     report.problems.extend(hints)
+    report.settings = _settings_line(settings.source, rule_set, table_sizes, limits, memory)
 
     def fresh() -> Bot:
         if submission is not None:
@@ -619,7 +970,7 @@ def check_bot(
                                    f"arguments):\n{traceback.format_exc().rstrip()}")
             return report
 
-    schedule = _schedule(games, seed, presets, table_sizes)
+    schedule = _schedule(games, seed, rule_set, table_sizes, memory)
     report.planned = len(schedule)
     found: list[tuple[str, str, int]] = []
     first_actions: list[list[str] | None] = []
@@ -700,6 +1051,14 @@ def check_bot(
     finally:
         bar.close()
     report.problems.extend(group_problems(found))
+    if report.timed and (stop is None or stop.startswith("slow:")):  # else: fix it first, its time means little
+        first_plays = schedule[:min(len(report._played), TIME_GAMES)]
+        name = submission.name if submission is not None else report.bot
+        references = _time_references(first_plays, limits, isolated=submission is not None)
+        report.timing = class_time(settings, limits, name, report._played, references,
+                                   in_process=submission is None)
+        if report.timing is not None and report.timing.far_slower:
+            report.problems.append(report.timing.warning())
     if printed[0]:
         report.notes.append(printed_sentence(printed[0], printed[1], printed_games, capped)
                             + "\n  In a tournament this goes to a log file (your bot's page shows its first lines); "
@@ -716,7 +1075,41 @@ def check_bot(
     if report.isolated and report.slowest_s > limits.decision_s / 2 and report.ok:
         report.notes.append(f"Note: the slowest decision used more than half of the {limits.decision_s:g} s limit; "
                             "a busier machine could push it over.")
+    if report.timing is not None and not report.timing.far_slower:
+        report.notes.append("Time: " + report.timing.sentence())
     return report
+
+
+def _time_references(games: Sequence[_Game], limits: Limits, isolated: bool) -> dict[str, list[_GameTime]]:
+    """Play each of :data:`TIME_REFERENCES` in the checked bot's seats of ``games``, as it was played (isolated,
+    from a file of one line that subclasses it, or in this process), and return each one's game timings.
+
+    The other seats are GreedyBot and CountingBot in turn, as a class of working bots: games among them
+    last longer than the check's, whose RandomBot seats end them early (about twice as many actions)."""
+    from .. import bots as builtin
+
+    CLASS_LIKE = (builtin.CountingBot, builtin.GreedyBot)
+
+    out: dict[str, list[_GameTime]] = {}
+    with tempfile.TemporaryDirectory(prefix="cabo-check-") as tmp:
+        for name in TIME_REFERENCES:
+            cls = getattr(builtin, name)
+            scratch = CheckReport(bot=name)
+            player: IsolatedBot | None = None
+            if isolated:
+                path = Path(tmp) / f"{name.lower()}.py"
+                source = f"from cabo_kit.bots import {name} as _Base\n\n\nclass {name}(_Base):\n    pass\n".encode()
+                path.write_bytes(source)
+                version = hashlib.sha256(source).hexdigest()[:12]  # as load_submission names it: the harness checks
+                player = IsolatedBot(Submission(name, version, path, name), limits)
+            try:
+                for index, g in enumerate(games):
+                    _play_one(player if player is not None else cls(), g, index, limits, scratch, [], CLASS_LIKE)
+            finally:
+                if player is not None:
+                    player.close()
+            out[name] = scratch._played
+    return out
 
 
 def group_problems(found: Sequence[tuple[str, str, int]]) -> list[str]:
@@ -748,10 +1141,12 @@ def group_problems(found: Sequence[tuple[str, str, int]]) -> list[str]:
     return out
 
 
-def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0, progress: bool = True) -> int:
-    """``cabo-kit check-bot FILE``: print the report; return 0 when there is no problem, else 1.
+def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0, progress: bool = True,
+                  class_dir: str | Path | None = None) -> int:
+    """``cabo-kit check-bot FILE [--class DIR]``: print the report; return 0 when there is no problem, else 1.
 
     Progress goes to stderr (a bar on a terminal, a line per game elsewhere), the report to stdout.
+    ``class_dir``: as :func:`check_bot`'s (a bad folder or ``tournament.toml`` raises, before any game).
 
     >>> import tempfile, pathlib
     >>> bad = pathlib.Path(tempfile.mkdtemp()) / "empty.py"
@@ -762,6 +1157,6 @@ def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0, progress: boo
     1. The file is rejected, as a tournament would reject it: empty.py has no Bot subclass of its own: ...
     1
     """
-    report = check_bot(path, games=games, seed=seed, progress=progress)
+    report = check_bot(path, games=games, seed=seed, progress=progress, class_dir=class_dir)
     print(report)
     return 0 if report.ok else 1

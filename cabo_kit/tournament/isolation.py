@@ -126,17 +126,27 @@ def _warn_once(key: str, message: str) -> None:
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-bot limits.
+    """What each submitted bot may use, enforced by its isolated process (public: ``cabo_kit.tournament.Limits``).
 
-    ``decision_s``: wall time for one decision (or hook). ``game_bank_s``: total wall time
-    the bot may use over one game (each call's deadline is the smaller of the two).
-    ``memory_mb``: address space (RLIMIT_AS). ``cpu_s``: CPU seconds over the process's
-    life, a backstop (RLIMIT_CPU). ``log_bytes``: the cap of the bot's output log.
-    ``start_s``: wall time to start the harness, import the bot and build it (not
-    charged to the bank).
+    - ``decision_s`` (1.0): wall seconds for one decision or hook call; over it, the bot loses the game (a timeout).
+    - ``game_bank_s`` (30.0): wall seconds the bot may use over one game in all; each call's deadline is the
+      smaller of ``decision_s`` and what is left of the bank.
+    - ``memory_mb`` (1024): the process's address space (RLIMIT_AS).
+    - ``cpu_s`` (600): CPU seconds over the process's life, a backstop (RLIMIT_CPU).
+    - ``log_bytes`` (262144): the cap of the bot's own output kept in its log.
+    - ``start_s`` (20.0): wall seconds to start the process, import the bot and build it (not charged to
+      the bank; not set by ``tournament.toml``).
+
+    ``tournament.toml``'s ``[limits]`` table sets the first five
+    (:meth:`~cabo_kit.tournament.config.TournamentConfig.make_limits`); ``cabo-kit check-bot FILE --class DIR``
+    checks a file under DIR's, and ``check_bot(path, limits=Limits(...))`` under any.
 
     >>> Limits(decision_s=0.2).game_bank_s
     30.0
+    >>> Limits(decision_s=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: Limits.decision_s must be positive, not 0
     """
 
     decision_s: float = 1.0
