@@ -153,3 +153,21 @@ def test_an_anchor_keeps_unchanged_bots_where_they_were_when_a_strong_file_joins
     for bot in "ABC":
         assert abs(anchored[1][bot] - anchored[0][bot]) < 1.0  # only the tiny prior couples them
         assert centred[0][bot] - centred[1][bot] > 40.0       # the field's mean moved by L's entry
+
+
+def test_the_anchor_setting_is_checked_with_the_fix(tmp_path: Path) -> None:
+    from cabo_kit.tournament.config import ConfigError, TournamentConfig
+
+    cfg = TournamentConfig.from_dict({"anchor": "GreedyBot"})  # a built-in anchor plays as a reference bot
+    assert cfg.anchor == "GreedyBot" and cfg.reference == ("RandomBot", "GreedyBot")
+    assert TournamentConfig.from_dict({}).anchor == ""
+    with pytest.raises(ConfigError, match='anchor = 3: write the name of a bot, e.g. anchor = "GreedyBot"'):
+        TournamentConfig.from_dict({"anchor": 3})
+    folder = tmp_path / "t"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\n'
+                                            'reference = ["RandomBot", "GreedyBot"]\nanchor = "alice"\n')
+    with pytest.raises(ConfigError, match=r"anchor = 'alice' is not playing: no bots/alice.py; write the name of a "
+                                          r"bot that plays \(RandomBot, GreedyBot\)"):
+        run_tournament(folder, workers=1, progress=False, out=None)
+    assert sorted(p.name for p in folder.iterdir()) == ["bots", "tournament.toml"]  # nothing written
