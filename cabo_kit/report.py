@@ -85,13 +85,22 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
     """The leaderboard as a dot plot with error bars: one panel per preset, best bot on top.
 
     ``board``: the frame of :func:`~cabo_kit.tournament.ratings.fit_elo`. A dashed line marks
-    1000 (the mean of the field, or the anchor when the board was fitted with one).
+    1000 (the mean of the field, or the anchor when the board was fitted with one). Each panel's
+    axis spans the two-sided intervals (with a margin; a one-sided bound just beyond them is taken
+    in), so a bot that almost never wins, whose estimate rests on the prior alone (say -1514),
+    does not squeeze the class into a sliver: a one-sided bot is drawn as a bar from its bound
+    to the panel's edge, an arrowhead at the edge and its text ("below 690") by the bound, and
+    one not bounded at all as that text alone. The hover text keeps every number.
 
     >>> import pandas as pd
-    >>> board = pd.DataFrame({"bot": ["A"], "preset": "rush", "elo": [1000.0], "elo_low": [990.0],
-    ...                       "elo_high": [1010.0], "games": [4], "win_rate": [0.5]})
-    >>> [trace.name for trace in leaderboard_figure(board).data]
-    ['rush']
+    >>> board = pd.DataFrame({"bot": ["A", "B", "Z"], "preset": "rush", "elo": [1040.0, 960.0, -1514.0],
+    ...     "elo_low": [1000.0, 920.0, float("-inf")], "elo_high": [1080.0, 1000.0, 690.0],
+    ...     "games": [40, 40, 40], "win_rate": [0.6, 0.4, 0.0]})
+    >>> fig = leaderboard_figure(board)
+    >>> [round(x) for x in fig.layout.xaxis.range], [t.name for t in fig.data][:1]   # Z at the left edge
+    ([895, 1105], ['rush'])
+    >>> [t.text for t in fig.data if t.mode == "text+markers"]
+    [('below 690',)]
     """
     import numpy as np
     import plotly.graph_objects as go
@@ -101,42 +110,86 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
     cols = max(len(presets), 1)
     fig = make_subplots(rows=1, cols=cols, subplot_titles=presets or ["no games"], horizontal_spacing=0.12)
     most = 1
+    colour = "#1f4e9c"
     for c, preset in enumerate(presets, start=1):
         part = board[board["preset"] == preset].sort_values("elo", ascending=True)
         most = max(most, len(part))
         elo = part["elo"].to_numpy(dtype=float)
-        # An open side (-inf / inf: not bounded by the results) is drawn 400 Elo long, ends in an
-        # arrowhead, and is said in the hover text.
-        low = np.nan_to_num(part["elo_low"].to_numpy(dtype=float), nan=0.0, neginf=np.nan, posinf=np.nan)
-        high = np.nan_to_num(part["elo_high"].to_numpy(dtype=float), nan=0.0, neginf=np.nan, posinf=np.nan)
-        low = np.where(np.isnan(low), elo - 400.0, low)
-        high = np.where(np.isnan(high), elo + 400.0, high)
-        has = ~np.isnan(part["elo_low"].to_numpy(dtype=float))
+        low = part["elo_low"].to_numpy(dtype=float)
+        high = part["elo_high"].to_numpy(dtype=float)
+        two = np.isfinite(low) & np.isfinite(high)
         labels = [_label(b) for b in part["bot"]]
+        lo, hi = _axis_span(elo, low, high, two)
         hover = [
-            f"{lab}<br>Elo {e:.0f} [{_num(lo)}, {_num(hi)}]<br>{g} games, win rate {w:.1%}"
-            for lab, e, lo, hi, g, w in zip(labels, elo, part["elo_low"], part["elo_high"], part["games"], part["win_rate"])
+            f"{lab}<br>Elo {e:.0f} [{_num(a)}, {_num(b)}]<br>{g} games, win rate {w:.1%}"
+            for lab, e, a, b, g, w in zip(labels, elo, low, high, part["games"], part["win_rate"])
         ]
         fig.add_trace(go.Scatter(
-            x=elo, y=labels, mode="markers", name=preset, marker={"size": 9, "color": "#1f4e9c"},
-            error_x={"type": "data", "symmetric": False, "array": np.where(has, high - elo, 0.0),
-                     "arrayminus": np.where(has, elo - low, 0.0), "thickness": 1.5, "width": 4},
-            hovertext=hover, hoverinfo="text", showlegend=False,
+            x=elo[two], y=[lab for lab, t in zip(labels, two) if t], mode="markers", name=preset,
+            marker={"size": 9, "color": colour},
+            error_x={"type": "data", "symmetric": False, "array": (high - elo)[two],
+                     "arrayminus": (elo - low)[two], "thickness": 1.5, "width": 4},
+            hovertext=[h for h, t in zip(hover, two) if t], hoverinfo="text", showlegend=False,
         ), row=1, col=c)
-        # An open side goes on: an arrowhead at the end of its bar says so.
-        for raw, ends, symbol in ((part["elo_low"], low, "triangle-left"), (part["elo_high"], high, "triangle-right")):
-            is_open = np.isinf(raw.to_numpy(dtype=float))
-            if is_open.any():
+        # One-sided (or unbounded) bots: a bar from the bound to the edge, an arrowhead there, the words by the bound.
+        for i in np.flatnonzero(~two):
+            below, above = np.isinf(low[i]) and np.isfinite(high[i]), np.isinf(high[i]) and np.isfinite(low[i])
+            bound = high[i] if below else low[i] if above else float("nan")
+            text = _interval_words(low[i], high[i])
+            if below or above:
+                at = min(max(bound, lo), hi)
+                edge = lo if below else hi
                 fig.add_trace(go.Scatter(
-                    x=ends[is_open], y=[lab for lab, o in zip(labels, is_open) if o], mode="markers",
-                    marker={"symbol": symbol, "size": 10, "color": "#1f4e9c"}, hoverinfo="skip", showlegend=False,
-                ), row=1, col=c)
+                    x=[edge, at], y=[labels[i]] * 2, mode="lines", line={"color": colour, "width": 1.5},
+                    hoverinfo="skip", showlegend=False), row=1, col=c)
+                fig.add_trace(go.Scatter(
+                    x=[edge], y=[labels[i]], mode="markers",
+                    marker={"symbol": "triangle-left" if below else "triangle-right", "size": 10, "color": colour},
+                    hoverinfo="skip", showlegend=False), row=1, col=c)
+            else:
+                at = (lo + hi) / 2
+            fig.add_trace(go.Scatter(
+                x=[at], y=[labels[i]], mode="text+markers", text=[text], marker={"size": 4, "color": colour},
+                textposition="middle right" if below or not above else "middle left",
+                textfont={"color": colour, "size": 11}, hovertext=[hover[i]], hoverinfo="text", showlegend=False,
+            ), row=1, col=c)
         fig.add_vline(x=1000, line={"dash": "dash", "color": "#999", "width": 1}, row=1, col=c)
         fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels, row=1, col=c)
-        fig.update_xaxes(title_text="Elo", row=1, col=c)
+        fig.update_xaxes(title_text="Elo", range=[lo, hi], row=1, col=c)
     fig.update_layout(title=title, height=max(320, 24 * most + 140), margin={"l": 10, "r": 20, "t": 80, "b": 50},
                       )
     return _styled(fig)
+
+
+def _interval_words(low: float, high: float) -> str:
+    """A one-sided interval as the leaderboard says it: ``below 690``, ``above 1210``, ``not bounded``."""
+    if low == float("-inf") and high == float("inf"):
+        return "not bounded"
+    if low == float("-inf"):
+        return f"below {high:.0f}"
+    if high == float("inf"):
+        return f"above {low:.0f}"
+    return "no interval"
+
+
+def _axis_span(elo: "Any", low: "Any", high: "Any", two: "Any") -> tuple[float, float]:
+    """A panel's Elo axis: the two-sided intervals, one-sided bounds that lie within a quarter of that span
+    beyond them, and a margin; with no two-sided bot, every finite bound and estimate."""
+    import numpy as np
+
+    if two.any():
+        lo, hi = float(np.min(low[two])), float(np.max(high[two]))
+        span = max(hi - lo, 100.0)
+        bounds = np.r_[low[~two], high[~two]]
+        bounds = bounds[np.isfinite(bounds)]
+        lo = min([lo, *[float(b) for b in bounds if lo - span / 4 <= b < lo]])
+        hi = max([hi, *[float(b) for b in bounds if hi < b <= hi + span / 4]])
+    else:
+        values = np.r_[elo, low, high]
+        values = values[np.isfinite(values)]
+        lo, hi = (float(values.min()), float(values.max())) if len(values) else (900.0, 1100.0)
+    pad = max(0.08 * (hi - lo), 25.0)
+    return lo - pad, hi + pad
 
 
 def elo_history_figure(history: "pd.DataFrame", title: str = "Online Elo over the games") -> "go.Figure":

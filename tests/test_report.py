@@ -234,3 +234,20 @@ def test_the_folder_of_a_store_given_as_folder_or_file(tmp_path: Path) -> None:
     assert _folder_of(tmp_path / "results.sqlite") == tmp_path
     assert _folder_of(str(tmp_path)) == tmp_path
     assert _folder_of(None) is None
+
+
+def test_a_bot_that_never_wins_does_not_stretch_the_leaderboard_axis() -> None:
+    """Issue 18, must 3: the axis comes from the two-sided bots; the one-sided one sits at the edge with its text."""
+    board = pd.DataFrame({
+        "bot": ["A", "B", "C", "D", "never_wins", "unbeaten"], "preset": "rush",
+        "elo": [1060.0, 1010.0, 980.0, 950.0, -1514.0, 2400.0],
+        "elo_low": [1010.0, 960.0, 930.0, 900.0, float("-inf"), 1150.0],
+        "elo_high": [1110.0, 1060.0, 1030.0, 1000.0, 690.0, float("inf")],
+        "games": 96, "win_rate": [0.4, 0.3, 0.2, 0.1, 0.0, 0.9]})
+    fig = report.leaderboard_figure(board)
+    low, high = fig.layout.xaxis.range
+    assert 800 < low < 900 and 1150 < high < 1250  # the class fills the panel (the bound 1150 is taken in)
+    texts = {t.text[0]: t.x[0] for t in fig.data if t.mode == "text+markers"}
+    assert texts == {"below 690": low, "above 1150": 1150.0}  # 690 is clipped to the edge, 1150 is drawn
+    arrows = [t for t in fig.data if t.mode == "markers" and t.marker.symbol in ("triangle-left", "triangle-right")]
+    assert sorted((t.marker.symbol, t.x[0]) for t in arrows) == [("triangle-left", low), ("triangle-right", high)]

@@ -141,3 +141,38 @@ def test_no_bot_is_seated_past_the_budget() -> None:
     ms = adaptive_matches(r, "rush", "{}", 4, 0, 1, target=50, max_games=30)
     counts = games_per_bot(ms)
     assert "f00" not in counts and ms and all(20 + n <= 30 for n in counts.values())
+
+
+def test_a_slow_bot_is_drawn_less_and_plays_no_more_than_its_interval_needs() -> None:
+    """Issue 18, must 2: a table's cost in time against what it teaches."""
+    from cabo_kit.tournament.schedule import adaptive_matches
+
+    r = {f"f{i:02d}": (1000.0 + 10.0 * i, 80.0, 32) for i in range(10)}
+    r["slow"] = (1040.0, 40.0, 32)  # its own interval is fine: it wants no games
+    equal = games_per_bot(adaptive_matches(r, "rush", "{}", 4, seed=2, batch=1, target=50, max_games=1000))
+    assert equal.get("slow", 0) >= 16  # a good partner in strength: drawn often when time is free
+    costly = adaptive_matches(r, "rush", "{}", 4, seed=2, batch=1, target=50, max_games=1000, costs={"slow": 10.0})
+    assert "slow" not in games_per_bot(costly)
+    # Wide itself, it gets what it lacks (a batch at most doubles its games), not more.
+    r["slow"] = (1040.0, 80.0, 32)
+    own = games_per_bot(adaptive_matches(r, "rush", "{}", 4, seed=2, batch=1, target=50, max_games=1000,
+                                         costs={"slow": 10.0}))["slow"]
+    assert 32 <= own <= 32 + 4
+    # Equal costs give exactly the batch without costs.
+    assert adaptive_matches(r, "rush", "{}", 4, 2, 1, 50, 1000, costs={b: 1.0 for b in r}) == \
+        adaptive_matches(r, "rush", "{}", 4, 2, 1, 50, 1000)
+
+
+def test_speed_classes_ignore_timing_noise() -> None:
+    """CPU times differ from run to run; the classes the schedule sees must not (seeded jitter of +-40%)."""
+    import random
+
+    from cabo_kit.tournament.schedule import speed_classes
+
+    base = {**{f"b{i}": 0.02 + 0.002 * i for i in range(12)}, "mc": 1.0, "slowish": 0.06}
+    expected = {**{f"b{i}": 1.0 for i in range(12)}, "mc": 10.0, "slowish": 1.0}  # mc: about 30 times the median
+    rng = random.Random(3)
+    for _ in range(200):
+        noisy = {b: c * rng.uniform(0.6, 1.4) for b, c in base.items()}
+        assert speed_classes(noisy) == expected
+    assert speed_classes({"a": float("nan"), "b": 0.0}) == {"a": 1.0, "b": 1.0}

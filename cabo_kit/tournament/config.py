@@ -41,6 +41,10 @@ precision = 0              # > 0: after those games, play adaptively until every
 max_games = 2000           # with precision: no bot plays more games than this per preset
                            # and table size (the game budget)
 reference = ["RandomBot"]  # built-in bots added as trusted opponents (a reference point)
+anchor = ""                # "": Elo centred on the field (the mean of the two-sided bots is
+                           # 1000); a bot's name, e.g. "GreedyBot": that bot is 1000, so an
+                           # unchanged bot keeps its Elo when others join (a built-in bot
+                           # named here plays as a reference bot)
 executor = "local"         # "local" (process pool) or "dask"
 workers = 0                # 0: one per core this process may use
 scheduler = ""             # Dask scheduler address; "" starts a local Dask cluster
@@ -56,7 +60,8 @@ cpu_s = 600                # CPU seconds per bot process (a backstop)
 log_bytes = 262144         # bytes of the bot's own output kept in its log
 """
 
-_TOP_KEYS = ("presets", "table_sizes", "games", "seed", "precision", "max_games", "reference", "executor", "workers", "scheduler", "memory", "limits", "grading")
+_TOP_KEYS = ("presets", "table_sizes", "games", "seed", "precision", "max_games", "reference", "anchor", "executor", "workers",
+             "scheduler", "memory", "limits", "grading")
 _LIMIT_KEYS = ("decision_s", "game_bank_s", "memory_mb", "cpu_s", "log_bytes")
 
 
@@ -92,6 +97,7 @@ class TournamentConfig:
     precision: float = 0.0
     max_games: int = 2000
     reference: tuple[str, ...] = ("RandomBot",)
+    anchor: str = ""
     executor: str = "local"
     workers: int = 0
     scheduler: str = ""
@@ -137,6 +143,16 @@ class TournamentConfig:
                 if r not in known:
                     raise ConfigError(f"{source}: reference bot {r!r} is not built in{_hint(r, known)}; choose from {', '.join(known)}")
             kw["reference"] = tuple(dict.fromkeys(ref))
+        if "anchor" in data:
+            anchor = data["anchor"]
+            if not isinstance(anchor, str) or anchor != anchor.strip() or any(c in anchor for c in "/\\."):
+                raise ConfigError(f'{source}: anchor = {anchor!r}: write the name of a bot, e.g. anchor = "GreedyBot" '
+                                  'or a file\'s name without .py; "" centres the Elo on the field')
+            from .. import bots
+
+            if anchor in bots.__all__ and anchor not in kw.get("reference", cls.reference):
+                kw["reference"] = (*kw.get("reference", cls.reference), anchor)  # the anchor must play
+            kw["anchor"] = anchor
         for key, choices in (("executor", ("local", "dask")), ("memory", ("engine", "none"))):
             if key in data:
                 if data[key] not in choices:
@@ -170,6 +186,26 @@ class TournamentConfig:
             raise ConfigError(f"{source}: grading plays one-on-one matches, but no preset here allows 2 players: "
                               "add one that does (deluxe, rush) or remove grading")
         return cfg
+
+    def check_anchor(self, names: Any, rejected: Any = ()) -> None:
+        """Raise :class:`ConfigError` unless ``anchor`` is "" or one of ``names`` (the bots that play).
+
+        A built-in bot named as the anchor is added to ``reference`` when the file is read, so
+        only a submission's name can fail here: its file is missing or was rejected.
+
+        >>> cfg = TournamentConfig.from_dict({"anchor": "greedy"})
+        >>> cfg.check_anchor(["alice", "RandomBot"])
+        Traceback (most recent call last):
+        ...
+        cabo_kit.tournament.config.ConfigError: tournament.toml: anchor = 'greedy' is not playing: no bots/greedy.py; write the name of a bot that plays (alice, RandomBot), a built-in bot such as "GreedyBot" (it is then added as a reference bot), or "" to centre the Elo on the field
+        """
+        names = list(names)
+        if not self.anchor or self.anchor in names:
+            return
+        why = next((f"bots/{f} was rejected" for f, _ in rejected if Path(f).stem == self.anchor), f"no bots/{self.anchor}.py")
+        raise ConfigError(f"tournament.toml: anchor = {self.anchor!r} is not playing: {why}; write the name of a bot that "
+                          f"plays ({', '.join(names)}), a built-in bot such as \"GreedyBot\" (it is then added as a "
+                          "reference bot), or \"\" to centre the Elo on the field")
 
     def make_limits(self) -> Any:
         """The isolation :class:`~cabo_kit.tournament.isolation.Limits` these settings ask for."""

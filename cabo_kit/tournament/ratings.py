@@ -335,19 +335,23 @@ def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: "str | np.ndarray 
     return elo - centre + 1000.0
 
 
-def field_tiers(wins: "np.ndarray", elo: "np.ndarray", upset_share: float = UPSET_SHARE) -> "np.ndarray":
+def field_tiers(wins: "np.ndarray", elo: "np.ndarray", upset_share: float = UPSET_SHARE,
+                core: int | None = None) -> "np.ndarray":
     """Which bots form the field (0), and which sit above (1) or below (-1) it across a one-sided gap.
 
     ``wins[i, j]``: comparisons ``i`` won against ``j`` (draws half each), ``elo`` the estimates.
     The bots are sorted by ``elo``; a cut of that list is a gap when the lower part won under
     ``upset_share`` of at least :data:`GAP_EVIDENCE` comparisons across it (or there were none). The gaps split the list
-    into groups; the largest group (the higher one on a tie) is the field, and the bots above and
+    into groups; the largest group (the higher one on a tie) is the field, or the group of bot
+    ``core`` when given (a named anchor: the bots its results measure), and the bots above and
     below it are rated on one side only (:data:`UPSET_SHARE` says why).
 
     >>> import numpy as np
     >>> wins = np.array([[0, 60, 300], [40, 0, 300], [1, 1, 0]])   # C won 2 of 600 against A and B
     >>> field_tiers(wins, np.array([1100.0, 1060.0, 300.0])).tolist()
     [0, 0, -1]
+    >>> field_tiers(wins, np.array([1100.0, 1060.0, 300.0]), core=2).tolist()   # measured from C: A and B above
+    [1, 1, 0]
     """
     import numpy as np
 
@@ -366,9 +370,13 @@ def field_tiers(wins: "np.ndarray", elo: "np.ndarray", upset_share: float = UPSE
             cuts.append(c)
     bounds = [0, *cuts, n]
     groups = [(bounds[g + 1] - bounds[g], -g, g) for g in range(len(bounds) - 1)]
-    _, _, core = max(groups)
+    if core is None:
+        _, _, group = max(groups)
+    else:
+        at = order.index(core)
+        group = max(g for g in range(len(bounds) - 1) if bounds[g] <= at)
     for pos, i in enumerate(order):
-        tier[i] = 1 if pos < bounds[core] else -1 if pos >= bounds[core + 1] else 0
+        tier[i] = 1 if pos < bounds[group] else -1 if pos >= bounds[group + 1] else 0
     return tier
 
 
@@ -453,7 +461,9 @@ def fit_elo(
     bot's interval carries its own uncertainty, not that of a gap it is not part of; the
     estimate of a separated bot stays in the table (``upset_share=0`` centres on every bot).
     With ``anchor`` a bot's name, that bot is 1000 instead (where it played that preset) and
-    every interval is relative to it, as before this default. The interval is the percentile interval of ``bootstrap`` refits on the preset's deals drawn
+    every interval is relative to it: a bot's rating then keeps its value when others join, but
+    its interval carries the anchor's uncertainty too; the field is the anchor's group, and the
+    bots that rare upsets alone separate from it are one-sided as above. The interval is the percentile interval of ``bootstrap`` refits on the preset's deals drawn
     with replacement: a deal's seat rotations always move together, so the interval
     accounts for deals that favour one seat or one hand (the deals a fault stopped in every
     rotation, which hold only the faulting seats' losses to the others, are drawn apart from
@@ -481,7 +491,7 @@ def fit_elo(
     (``games``: every game the bot sat in; ``win_rate``: the mean of
     :func:`~cabo_kit.tournament.outcomes.fair_win`, where a shared win counts 1/k, the bot's own
     faulted games count as lost and the games another seat's fault ended are left out), sorted by preset, then Elo,
-    best first. ``board.attrs["field"]`` maps each preset to its field's bots (all of them with a
+    best first. ``board.attrs["field"]`` maps each preset to its field's bots (the anchor's group with a
     named anchor).
 
     >>> import pandas as pd
@@ -539,9 +549,10 @@ def fit_elo(
         theta = bradley_terry(full, prior_games=prior_games)
         # Each preset draws from its own stream, so adding a preset never changes another's intervals.
         rng = np.random.default_rng([seed, zlib.crc32(str(preset).encode())])
-        tier = np.zeros(n, dtype=np.int64)
         centre: "str | np.ndarray | None" = anchor
-        if anchor is None or anchor not in bots:
+        if anchor is not None and anchor in bots:
+            tier = field_tiers(full, theta, upset_share, core=bots.index(anchor))
+        else:
             tier = field_tiers(full, theta, upset_share)
             centre = tier == 0
         elo = _anchor_shift(theta * ELO_SCALE, bots, centre)

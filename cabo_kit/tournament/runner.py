@@ -455,6 +455,7 @@ def run_tournament(
                           "reference bots in tournament.toml")
     for file, reason in rejected:
         say(f"rejected {file}: {one_line_reason(reason, file)}")
+    cfg.check_anchor([b.name for b in entrants], rejected)
     kind = executor or cfg.executor
     n_workers = workers or cfg.workers or default_workers()
     summary = RunSummary(folder, entrants, rejected, workers=n_workers, executor=kind)
@@ -595,11 +596,23 @@ def _adaptive(
 ) -> list[str]:
     """The adaptive phase: batch after batch, rate each preset and seat the bots whose intervals are too wide.
 
-    Batch ``b`` is planned from the stored games of the balanced schedule and batches ``1 .. b-1``
-    only (the ``scheduled`` table: every earlier batch is complete before the next is planned),
-    so the batches, and the results, are the same on any executor, and a killed run re-plans the
-    same batches and plays only what is missing. Returns one line per preset on how it ended.
+    **Reuse.** Every stored game of this tournament (its seed, presets and table sizes) whose bots
+    are all current entrants at their current versions counts, whether the balanced schedule or
+    an adaptive batch of an earlier run played it (:func:`_reusable`). So a late or changed file
+    plays its own balanced games, and then only what the intervals still need.
+
+    **Batches.** Batch ``b`` is planned from the games scheduled so far (the ``scheduled`` table:
+    every earlier batch is complete before the next is planned), so the batches, and the results,
+    are the same on any executor. Each adaptive game's ``order_key`` carries a fingerprint of what
+    its batch was planned from (the ids of the preset's games, the target, budget, anchor and speed
+    classes). A rerun walks the stored batches in order: a batch whose fingerprint is that of the
+    games now scheduled before it was planned from exactly these games, so it is planned again (the
+    same matches) and only its missing games are played: a killed run resumes to the same results.
+    A batch planned from other games (before a file joined or changed) is kept as it is, its
+    reusable games added, nothing planned in its place; after the last stored batch, new batches
+    are planned as in a first run. Returns one line per preset on how it ended.
     """
+    import dataclasses
     from collections import Counter
 
     from .ratings import fit_elo, precision_needs
@@ -609,6 +622,12 @@ def _adaptive(
     by_name = {b.name: b for b in entrants}
     groups = [(e, k) for e in cfg.presets for k in cfg.table_sizes if len(entrants) >= k]
     sharing = Counter(e.preset for e, _ in groups)
+    extra, stored, top = _reusable(cfg, entrants, store, groups)
+    named = store.scheduled_ids()
+    extra = {p: [gid for gid in ids if gid not in named] for p, ids in extra.items()}
+    store.add_scheduled(gid for ids in extra.values() for gid in ids)
+    kept: Counter[str] = Counter({p: len(ids) for p, ids in extra.items()})  # per preset: games of earlier runs counted as they are
+    anchor = cfg.anchor or None
     active = list(groups)
     notes: dict[str, str] = {}
     batch = 0
@@ -616,36 +635,118 @@ def _adaptive(
         batch += 1
         _, seats = load_frames(folder / DB_NAME)
         boards: dict[str, Any] = {}
+        state: dict[str, tuple[Any, dict[str, float], str, bool]] = {}
         planned: list[tuple[Match, list[str]]] = []
         for entry, k in list(active):
-            if entry.preset not in boards:
-                boards[entry.preset] = fit_elo(seats[seats["preset"] == entry.preset])
-            board = boards[entry.preset]
-            ratings = {b: r for b, r in precision_needs(board, entry.preset).items() if b in by_name}
-            matches = adaptive_matches(ratings, entry.preset, entry.rules_json, k, cfg.seed, batch, target, budget,
-                                       share=1.0 / sharing[entry.preset])
+            p = entry.preset
+            if p not in state:
+                part = seats[seats["preset"] == p]
+                costs = _speed_classes(part, by_name)
+                fp = _fingerprint(part, target, budget, 1.0 / sharing[p], anchor, costs)
+                old = stored.get((p, batch))
+                state[p] = (part, costs, fp, batch > top.get(p, 0) or (old is not None and old[0] == {fp}))
+            part, costs, fp, replan = state[p]
+            if not replan:
+                continue  # planned from other games by an earlier run: its reusable games are kept below
+            if p not in boards:
+                boards[p] = fit_elo(part, anchor=anchor)
+            ratings = {b: r for b, r in precision_needs(boards[p], p).items() if b in by_name}
+            matches = adaptive_matches(ratings, p, entry.rules_json, k, cfg.seed, batch, target, budget,
+                                       share=1.0 / sharing[p], costs=costs)
             if not matches:
                 active.remove((entry, k))
                 widest = max((h for _, h, _ in ratings.values() if h == h), default=0.0)
-                n_games = int(seats[seats["preset"] == entry.preset]["game_id"].nunique())
+                n_games = int(part["game_id"].nunique())
+                from_before = f" ({kept[p]} of them kept from earlier runs)" if kept[p] else ""
                 if widest <= target:
-                    notes[entry.preset] = (f"{entry.preset}: every two-sided interval within +-{target:g} Elo "
-                                           f"(widest +-{widest:.0f}) after {n_games} games, {batch - 1} adaptive batches")
+                    notes[p] = (f"{p}: every two-sided interval within +-{target:g} Elo "
+                                f"(widest +-{widest:.0f}) after {n_games} games{from_before}, {batch - 1} adaptive batches")
                 else:
                     shown = (f"the widest two-sided interval at +-{widest:.0f} Elo" if widest < math.inf
                              else "a bot of the field still bounded on one side only")
-                    notes[entry.preset] = (f"{entry.preset}: the game budget (max_games = {budget}) is reached with "
-                                           f"{shown} after {n_games} games; "
-                                           "raise max_games (or --max-games) to go on")
+                    notes[p] = (f"{p}: the game budget (max_games = {budget}) is reached with "
+                                f"{shown} after {n_games} games{from_before}; "
+                                "raise max_games (or --max-games) to go on")
                 continue
             for m in matches:
+                m = dataclasses.replace(m, order_key=f"{m.order_key}:{fp}")
                 ids = [game_id(m.preset, m.rules, k, m.deal_key, rot,
                                [(b, by_name[b].version) for b in m.seats(rot)]) for rot in range(k)]
                 planned.append((m, ids))
+        again: list[str] = []
+        for p, (_, _, _, replan) in state.items():
+            old = stored.get((p, batch))
+            if old is not None:
+                again.extend(old[1])
+                if not replan:
+                    kept[p] += len(old[1])
+        if again:
+            store.add_scheduled(again)
         if planned:
             store.add_scheduled(gid for _, ids in planned for gid in ids)
             play(tasks_of(planned))
     return [notes[p] for p in sorted(notes)]
+
+
+def _reusable(
+    cfg: TournamentConfig, entrants: Sequence[BotSpec], store: Store, groups: Sequence[tuple[Any, int]],
+) -> tuple[dict[str, list[str]], dict[tuple[str, int], tuple[set[str], list[str]]], dict[str, int]]:
+    """The stored games a rerun can count: ``(balanced ids, adaptive batches, last batch per preset)``.
+
+    A game counts when it belongs to one of ``groups`` (preset, rules, table size), its deal is
+    one this seed makes (:func:`~cabo_kit.tournament.schedule.stored_deal_keys`: another seed's
+    games are another tournament) and every seat is a current entrant at its current version.
+    Balanced games not in the current schedule, by preset (e.g. tables of the random design that a
+    late bot moved; those the schedule names are scheduled already). Adaptive games, by
+    ``(preset, batch)``: the fingerprints they carry and their ids. The last batch per preset is
+    over every stored adaptive game of this seed, current or not, so new batches never reuse a number.
+    """
+    from .schedule import deal_seed, stored_deal_keys
+
+    current = {b.name: b.version for b in entrants}
+    wanted = {(e.preset, e.rules_json, k) for e, k in groups}
+    extra: dict[str, list[str]] = {}
+    stored: dict[tuple[str, int], tuple[set[str], list[str]]] = {}
+    top: dict[str, int] = {}
+    for gid, (preset, rules, k, order_key, seed, _rot, seats) in store.lineups().items():
+        if (preset, rules, k) not in wanted:
+            continue
+        keys = stored_deal_keys(order_key, [b for b, _ in seats])
+        if not any(deal_seed(cfg.seed, preset, rules, k, key) == seed for key in keys):
+            continue
+        parts = order_key.split(":")
+        adaptive = parts[0].startswith("a")
+        if adaptive:
+            top[preset] = max(top.get(preset, 0), int(parts[0][1:]))
+        if any(current.get(bot) != version for bot, version in seats):
+            continue
+        if adaptive:
+            fps, ids = stored.setdefault((preset, int(parts[0][1:])), (set(), []))
+            fps.add(parts[2] if len(parts) == 4 else "")
+            ids.append(gid)
+        else:
+            extra.setdefault(preset, []).append(gid)
+    return extra, stored, top
+
+
+def _fingerprint(part: Any, target: float, budget: int, share: float, anchor: str | None, costs: dict[str, float]) -> str:
+    """What an adaptive batch is planned from, in 12 hex digits: the preset's games and the settings that shape the plan."""
+    text = json.dumps([sorted(set(part["game_id"])), target, budget, share, anchor, sorted(costs.items())])
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _speed_classes(part: Any, by_name: dict[str, BotSpec]) -> dict[str, float]:
+    """Each entrant's cost class in one preset (:func:`~cabo_kit.tournament.schedule.speed_classes` of its
+    median CPU seconds per game, the seats' ``cpu_s``); empty when the store has no CPU times (equal costs)."""
+    from .schedule import speed_classes
+
+    if "cpu_s" not in getattr(part, "columns", ()):
+        return {}
+    timed = part.dropna(subset=["cpu_s"])
+    if timed.empty:
+        return {}
+    per_bot = timed.groupby("bot")["cpu_s"].median()
+    return speed_classes({b: float(per_bot.get(b, float("nan"))) for b in sorted(by_name)})
 
 
 # ------------------------------------------------------------------ outputs
@@ -740,7 +841,8 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     if busy is not None and busy.pid != os.getpid():
         say(f"note: {folder} is in use by {busy.describe()}. This shows the {len(games)} games stored so far; "
             "the run rewrites leaderboard.csv and report.html when it ends")
-    board = fit_elo(seats)
+    anchor = load_config(folder)[0].anchor or None
+    board = fit_elo(seats, anchor=anchor)
     say(format_leaderboard(board))
     from .grades import grade_columns
 
@@ -751,7 +853,8 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     with _written(folder / "leaderboard.csv"):
         board.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
     with _written(report):
-        write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board)
+        write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board,
+                     anchor=anchor)
     from ..pages import PAGES_DIR, TEACHER_PAGE, write_pages
 
     with _written(folder / TEACHER_PAGE):

@@ -31,7 +31,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-__all__ = ["Match", "make_schedule", "adaptive_matches", "deal_seed", "rotation", "games_per_bot", "MAX_COMBINATIONS"]
+__all__ = [
+    "Match", "make_schedule", "adaptive_matches", "deal_seed", "rotation", "games_per_bot", "MAX_COMBINATIONS",
+    "speed_classes", "stored_deal_keys",
+]
 
 MAX_COMBINATIONS = 20_000
 """More distinct tables than this and the random design is used whatever the game count."""
@@ -121,6 +124,55 @@ def make_schedule(
     return matches
 
 
+def stored_deal_keys(order_key: str, seats: Sequence[str]) -> list[str]:
+    """The deal keys a stored game's ``order_key`` (as stored: the match's, then ``:rotation``) can stand for.
+
+    ``seats``: the game's bots by seat. A rerun checks a stored game against the current seed with
+    them: the game belongs to this tournament only if :func:`deal_seed` of one of these keys is its
+    stored deal seed (a game of another seed, or of another kind of schedule, is not reused).
+
+    >>> stored_deal_keys("a00003:00017:5e1f0a:2", ["x", "y", "z"])
+    ['a3:17']
+    >>> stored_deal_keys("00001:a+b+c:1", ["b", "c", "a"])        # all combinations, or a circle led by 'a'
+    ['c1:a+b+c', 'r1:a']
+    """
+    parts = order_key.split(":")
+    if len(parts) < 3 or not parts[-1].isdigit() or not seats:
+        return []
+    rot = int(parts[-1])
+    if parts[0].startswith("a") and parts[0][1:].isdigit() and parts[1].isdigit():
+        return [f"a{int(parts[0][1:])}:{int(parts[1])}"]
+    if not parts[0].isdigit():
+        return []
+    rnd, middle = int(parts[0]), ":".join(parts[1:-1])
+    return [f"c{rnd}:{middle}", f"r{rnd}:{seats[(-rot) % len(seats)]}"]
+
+
+def speed_classes(costs: Mapping[str, float], step: float = 10.0) -> dict[str, float]:
+    """Each bot's cost class: 1 for a bot within ``step`` times the median bot's cost, ``step`` for one
+    ``step`` to ``step**2`` times as costly, ``step**2`` beyond that, and so on.
+
+    ``costs``: a cost per game in any unit (the runner gives each bot's median CPU seconds per
+    game); a missing, NaN or non-positive cost is class 1. Why classes and not the costs: CPU times
+    differ from run to run, and a schedule planned from raw times would differ with them, so the same
+    seed would no longer give the same games. Coarse classes move only when a bot's speed moves by a
+    factor of ``step`` around a class boundary, so the schedule can differ between two runs of the
+    same files only when a bot sits right at a boundary (about ten times slower than the median).
+
+    >>> speed_classes({"a": 0.02, "b": 0.03, "c": 0.025, "slow": 0.9, "glacial": 40.0})
+    {'a': 1.0, 'b': 1.0, 'c': 1.0, 'slow': 10.0, 'glacial': 1000.0}
+    """
+    good = sorted(c for c in costs.values() if c == c and c > 0)
+    if not good:
+        return {b: 1.0 for b in costs}
+    mid = good[len(good) // 2] if len(good) % 2 else (good[len(good) // 2 - 1] + good[len(good) // 2]) / 2
+    out = {}
+    for b, c in costs.items():
+        ratio = c / mid if c == c and c > 0 else 1.0
+        out[b] = step ** math.floor(math.log(ratio, step) + 1e-9) if ratio >= step else 1.0
+    return out
+
+
 def _information(gap: float) -> float:
     """``p (1 - p)`` for a win probability ``p`` of an Elo ``gap``: what one comparison tells about the gap."""
     p = 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
@@ -152,7 +204,7 @@ def games_per_bot(matches: Sequence[Match]) -> dict[str, int]:
 
 def adaptive_matches(
     ratings: Mapping[str, tuple[float, float, int]], preset: str, rules: str, table_size: int, seed: int, batch: int,
-    target: float, max_games: int, share: float = 1.0,
+    target: float, max_games: int, share: float = 1.0, costs: Mapping[str, float] | None = None,
 ) -> list[Match]:
     """The next batch of an adaptive schedule: tables of similar strength for the bots whose intervals are too wide.
 
@@ -172,6 +224,13 @@ def adaptive_matches(
     ``table_size`` games (its rotations) against what it wants. The result depends only on the
     arguments: the same ratings give the same batch, which makes a run deterministic and
     resumable. An empty list: nobody needs more games.
+
+    ``costs`` weighs what a game costs in time against what it teaches: ``bot -> cost class``
+    (:func:`speed_classes`; missing: 1). A partner's draw weight is ``p (1 - p) / cost``, so a bot
+    ten times slower than the class is drawn a tenth as often for the same information, and a bot
+    of cost above 1 is seated as a partner only while it still wants games itself (unless the
+    table cannot be filled otherwise): a slow bot plays what its own interval needs, not more. With
+    every cost 1 (the default) the batch is exactly the one without costs.
 
     >>> r = {"a": (1100.0, 80.0, 32), "b": (1050.0, 40.0, 32), "c": (950.0, 45.0, 32), "d": (900.0, 70.0, 32),
     ...      "z": (200.0, float("nan"), 32)}
@@ -201,6 +260,7 @@ def adaptive_matches(
     elo_of = {b: ratings[b][0] for b in names}
     two_sided = {b for b in names if ratings[b][1] == ratings[b][1]}
     planned = {b: ratings[b][2] for b in names}
+    cost = {b: max(float((costs or {}).get(b, 1.0)), 1.0) for b in names}
     while want:
         first = max(sorted(want), key=lambda b: want[b])
         # No bot goes past the budget; one-sided bots sit in only where a table cannot be filled without them.
@@ -211,7 +271,11 @@ def adaptive_matches(
         if len(pool) < k - 1 or planned[first] + k > max_games:
             del want[first]
             continue
-        partners = _draw(rng, pool, [_information(elo_of[b] - elo_of[first]) for b in pool], k - 1)
+        # A slow bot sits in only while it wants games itself, unless the table cannot be filled without it.
+        cheap = [b for b in pool if cost[b] <= 1.0 or b in want]
+        if len(cheap) >= k - 1:
+            pool = cheap
+        partners = _draw(rng, pool, [_information(elo_of[b] - elo_of[first]) / cost[b] for b in pool], k - 1)
         lineup = [first, *partners]
         rng.shuffle(lineup)
         j = len(matches)

@@ -396,6 +396,25 @@ class Store:
         with _problems(self.path):
             return {r[0] for r in self.con.execute("SELECT game_id FROM games")}
 
+    def lineups(self) -> "dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]]":
+        """Every stored game: ``game_id -> (preset, rules, table_size, order_key, deal_seed, rotation,
+        ((bot, version) by seat))``, what a rerun needs to tell which stored games it can reuse."""
+        with _problems(self.path):
+            rows = self.con.execute(
+                "SELECT g.game_id, g.preset, g.rules, g.table_size, g.order_key, g.deal_seed, g.rotation, s.bot, s.version "
+                "FROM games g JOIN seats s ON s.game_id = g.game_id ORDER BY g.game_id, s.seat").fetchall()
+        out: dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]] = {}
+        for gid, preset, rules, k, order_key, seed, rot, bot, version in rows:
+            head = out.get(gid)
+            seats = (head[6] if head else ()) + ((bot, version),)
+            out[gid] = (preset, rules, int(k), order_key, int(seed), int(rot), seats)
+        return out
+
+    def scheduled_ids(self) -> set[str]:
+        """The ids of the latest schedule (the ``scheduled`` table)."""
+        with _problems(self.path):
+            return {r[0] for r in self.con.execute("SELECT game_id FROM scheduled")}
+
     def set_scheduled(self, ids: Iterable[str]) -> None:
         """Replace the latest schedule's game ids (what the frames show)."""
         self._replace("scheduled", [(i,) for i in ids])

@@ -1,0 +1,173 @@
+"""Issue 18, must 3: a late or changed file adds its own games and only what the intervals then need;
+a killed rerun resumes to the same results; a chosen anchor keeps the Elo of unchanged bots."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cabo_kit.tournament.ratings import fit_elo
+from cabo_kit.tournament.runner import run_tournament, write_outputs
+from cabo_kit.tournament.store import Store, load_frames
+
+BOTS = Path(__file__).parent / "tournament_bots"
+
+CLASS_TOML = """
+presets = ["rush"]
+table_sizes = [3]
+games = 6
+seed = 5
+precision = 60
+reference = ["RandomBot", "CountingBot"]
+anchor = "GreedyBot"
+[limits]                 # generous: a timeout on a busy machine would change results
+decision_s = 10.0
+game_bank_s = 120.0
+"""
+
+
+def _scheduled(folder: Path) -> set[str]:
+    con = sqlite3.connect(folder / "results.sqlite")
+    try:
+        return {r[0] for r in con.execute("SELECT game_id FROM scheduled")}
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small class that reached +-60 Elo: steady.py and three built-in bots, GreedyBot the anchor."""
+    folder = tmp_path_factory.mktemp("class")
+    (folder / "bots").mkdir()
+    shutil.copy(BOTS / "steady.py", folder / "bots")
+    (folder / "tournament.toml").write_text(CLASS_TOML)
+    first = run_tournament(folder, workers=2, progress=False, out=None)
+    assert first.played > 60 and any("within +-60 Elo" in n for n in first.notes)
+    write_outputs(folder, out=None)
+    return folder
+
+
+def _copy(finished: Path, to: Path) -> Path:
+    shutil.copytree(finished, to)
+    return to
+
+
+def test_a_late_file_plays_its_own_games_and_keeps_every_stored_one(finished: Path, tmp_path: Path) -> None:
+    folder = _copy(finished, tmp_path / "late")
+    before = _scheduled(folder)
+    old_board = pd.read_csv(folder / "leaderboard.csv").set_index("bot")
+    shutil.copy(BOTS / "wanderer.py", folder / "bots")
+    summary = run_tournament(folder, workers=2, progress=False, out=None)
+    after = _scheduled(folder)
+    assert before <= after  # every game of the first run counts again: its bots are unchanged
+    seats = load_frames(folder)[1]
+    new = seats[~seats["game_id"].isin(before)]
+    with_late = set(new.loc[new["bot"] == "wanderer", "game_id"])
+    # 5 bots at 3-player tables, 6 games each: the late bot's 3 balanced tables of 3 rotations.
+    assert summary.played == new["game_id"].nunique() and len(with_late) >= 9
+    # Anything else is what the intervals then need, far below re-planning the adaptive phase (which
+    # re-played 75 of the 126 games of this class before).
+    assert summary.played - len(with_late) <= 12 and summary.played < 0.3 * len(before)
+    assert any("kept from earlier runs" in n for n in summary.notes)
+    assert run_tournament(folder, workers=1, progress=False, out=None).played == 0
+    # The anchor stays 1000, and with the same games an unchanged bot's point estimate is unchanged.
+    board, _ = write_outputs(folder, out=None)
+    assert board.set_index("bot").loc["GreedyBot", "elo"] == old_board.loc["GreedyBot", "elo"] == 1000.0
+    same = fit_elo(seats[seats["game_id"].isin(before)], anchor="GreedyBot", bootstrap=0).set_index("bot")
+    assert same.loc["steady", "elo"] == pytest.approx(old_board.loc["steady", "elo"], abs=0.01)
+
+
+def _change(folder: Path) -> None:
+    (folder / "bots" / "steady.py").write_text((BOTS / "steady.py").read_text() + "\n# revised\n")
+
+
+def test_a_changed_file_replays_its_games_keeps_the_others_and_a_killed_rerun_resumes_to_the_same(
+        finished: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = _copy(finished, tmp_path / "whole")
+    killed = _copy(finished, tmp_path / "killed")
+    before = load_frames(whole)[1]
+    kept = set(before["game_id"]) - set(before.loc[before["bot"] == "steady", "game_id"])
+    _change(whole)
+    summary = run_tournament(whole, workers=2, progress=False, out=None)
+    seats = load_frames(whole)[1]
+    assert kept <= set(seats["game_id"])  # the games without the changed file all count
+    new = seats[~seats["game_id"].isin(set(before["game_id"]))]
+    mine = new.loc[new["bot"] == "steady", "game_id"].nunique()
+    # Its own games again, and the others only what their intervals, which lost steady's old games, need.
+    assert summary.played == new["game_id"].nunique() <= mine + len(kept) + 12
+    assert seats.loc[seats["bot"] == "steady", "version"].nunique() == 1
+    # The same rerun killed inside its adaptive batches, then run again: the same games, the same leaderboard.
+    _change(killed)
+    real_add, count = Store.add_game, [0]
+
+    def add_then_die(self: Store, game: object, seats: object) -> bool:
+        count[0] += 1
+        if count[0] > summary.played // 2:
+            raise KeyboardInterrupt
+        return real_add(self, game, seats)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as m:
+        m.setattr(Store, "add_game", add_then_die)
+        with pytest.raises(KeyboardInterrupt):
+            run_tournament(killed, workers=2, progress=False, out=None)
+    resumed = run_tournament(killed, workers=1, progress=False, out=None)
+    assert resumed.played == summary.played - summary.played // 2
+    assert _scheduled(killed) == _scheduled(whole)
+    write_outputs(whole, out=None)
+    write_outputs(killed, out=None)
+    assert (killed / "leaderboard.csv").read_bytes() == (whole / "leaderboard.csv").read_bytes()
+
+
+def _pairs(rows: list[tuple[str, str, int]], rng: np.random.Generator, strength: dict[str, float]) -> list[dict]:
+    """Two-player games between the given pairs (a, b, how many), won by a Bradley-Terry draw."""
+    out = []
+    for a, b, n in rows:
+        for _ in range(n):
+            g = len(out) // 2
+            p = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a]) / 400.0))
+            first = rng.random() < p
+            for bot, won in ((a, first), (b, not first)):
+                out.append({"game_id": f"g{g}", "deal_id": f"d{g}", "game_index": g, "preset": "rush",
+                            "bot": bot, "rank": 1 if won else 2, "win": float(won)})
+    return out
+
+
+def test_an_anchor_keeps_unchanged_bots_where_they_were_when_a_strong_file_joins() -> None:
+    """The late bot L (300 Elo above them) plays only the anchor G: its games tell nothing about A, B, C against G,
+    so anchored on G their Elo must stay put; centred on the field it drops, because the field's mean rose."""
+    strength = {"A": 1100.0, "B": 1000.0, "C": 950.0, "G": 1000.0, "L": 1300.0}
+    rng = np.random.default_rng(7)
+    pairs = [(a, b, 40) for i, a in enumerate("ABCG") for b in "ABCG"[i + 1:]]
+    old = pd.DataFrame(_pairs(pairs, rng, strength))
+    late = pd.DataFrame(_pairs([("L", "G", 60)], rng, strength))
+    late = late.assign(game_id="late" + late["game_id"], deal_id="late" + late["deal_id"])
+    both = pd.concat([old, late], ignore_index=True)
+    anchored = [fit_elo(f, anchor="G", bootstrap=0).set_index("bot")["elo"] for f in (old, both)]
+    centred = [fit_elo(f, bootstrap=0).set_index("bot")["elo"] for f in (old, both)]
+    assert anchored[0]["G"] == anchored[1]["G"] == 1000.0
+    for bot in "ABC":
+        assert abs(anchored[1][bot] - anchored[0][bot]) < 1.0  # only the tiny prior couples them
+        assert centred[0][bot] - centred[1][bot] > 40.0       # the field's mean moved by L's entry
+
+
+def test_the_anchor_setting_is_checked_with_the_fix(tmp_path: Path) -> None:
+    from cabo_kit.tournament.config import ConfigError, TournamentConfig
+
+    cfg = TournamentConfig.from_dict({"anchor": "GreedyBot"})  # a built-in anchor plays as a reference bot
+    assert cfg.anchor == "GreedyBot" and cfg.reference == ("RandomBot", "GreedyBot")
+    assert TournamentConfig.from_dict({}).anchor == ""
+    with pytest.raises(ConfigError, match='anchor = 3: write the name of a bot, e.g. anchor = "GreedyBot"'):
+        TournamentConfig.from_dict({"anchor": 3})
+    folder = tmp_path / "t"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\n'
+                                            'reference = ["RandomBot", "GreedyBot"]\nanchor = "alice"\n')
+    with pytest.raises(ConfigError, match=r"anchor = 'alice' is not playing: no bots/alice.py; write the name of a "
+                                          r"bot that plays \(RandomBot, GreedyBot\)"):
+        run_tournament(folder, workers=1, progress=False, out=None)
+    assert sorted(p.name for p in folder.iterdir()) == ["bots", "tournament.toml"]  # nothing written
