@@ -265,3 +265,27 @@ def test_no_token_reaches_the_uvicorn_access_log() -> None:
     assert '"GET /portal/signin/[redacted] HTTP/1.1" 303' in text
     assert token not in text and sid not in text
     assert redact(f"x {sid} y") == "x [redacted] y"
+
+
+# ------------------------------------------------------------------ layering
+
+
+def test_the_portal_is_loaded_only_when_used() -> None:
+    """``import cabo_kit`` loads no portal code, and ``import cabo_kit.portal`` no web library (fresh interpreters)."""
+    import json
+    import subprocess
+    import sys
+
+    def loaded(statement: str) -> set[str]:
+        code = f"import sys, json\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return set(json.loads(out.stdout.splitlines()[-1]))
+
+    web = {"starlette", "uvicorn", "jinja2", "multipart", "python_multipart", "httpx", "httpx2", "anyio"}
+    top = loaded("import cabo_kit, cabo_kit.cli")
+    assert not {m for m in top if m.startswith("cabo_kit.portal")}
+    assert not {m.split(".")[0] for m in top} & web
+    portal = loaded("import cabo_kit.portal")
+    assert not {m.split(".")[0] for m in portal} & web
+    assert {"starlette", "jinja2"} <= {m.split(".")[0] for m in loaded("from cabo_kit.portal import create_app")}

@@ -84,7 +84,8 @@ class _SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k.decode("latin-1").lower() not in SECURITY_HEADERS]
+                ours = {*SECURITY_HEADERS, *(() if static else ("cache-control",))}
+                headers = [(k, v) for k, v in message.get("headers", []) if k.decode("latin-1").lower() not in ours]
                 headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
                 if not static:
                     headers.append((b"cache-control", b"no-store"))
