@@ -107,8 +107,10 @@ def _when(seconds: float) -> str:
 class _Portal:
     """The app's handlers around one :class:`PortalState`."""
 
-    def __init__(self, state: PortalState, settings: PortalSettings, clock: Callable[[], float]) -> None:
+    def __init__(self, state: PortalState, settings: PortalSettings, clock: Callable[[], float],
+                 on_upload: Callable[[Upload], None] | None = None) -> None:
         self.state = state
+        self.on_upload = on_upload
         self.settings = settings
         self.clock = clock
         self.pages = jinja2.Environment(loader=jinja2.FileSystemLoader(_HERE / "templates"),
@@ -247,6 +249,8 @@ class _Portal:
             response.headers["retry-after"] = str(soon.retry_after)
             return response
         log.info("upload %d of %s stored (%d bytes)", up.number, up.person, up.size)
+        if self.on_upload is not None:
+            self.on_upload(up)
         if wants_json:
             return JSONResponse({"number": up.number, "status": _check_status(up)})
         return RedirectResponse(_root(request) + "/", status_code=303)
@@ -346,8 +350,10 @@ def _check_status(up: Upload) -> str:
 
 
 def create_app(state: PortalState, settings: PortalSettings | None = None, *,
-               clock: Callable[[], float] = time.time) -> Starlette:
+               clock: Callable[[], float] = time.time, on_upload: Callable[[Upload], None] | None = None) -> Starlette:
     """The portal app for ``state``'s tournament folder (its roster already synced).
+
+    ``on_upload`` is called with each stored upload (the server wakes its :class:`~cabo_kit.portal.checker.CheckWorker`).
 
     >>> import tempfile
     >>> from starlette.testclient import TestClient
@@ -362,7 +368,7 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
     403
     >>> state.close()
     """
-    portal = _Portal(state, settings or PortalSettings(), clock)
+    portal = _Portal(state, settings or PortalSettings(), clock, on_upload)
     routes = [
         Route("/signin/{token}", portal.sign_in, methods=["GET"]),
         Route("/signout", portal.sign_out, methods=["POST"]),

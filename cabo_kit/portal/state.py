@@ -62,7 +62,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS people (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, active INTEGER NOT NULL,
-    token_hash TEXT, token_issued REAL
+    token_hash TEXT, token_issued REAL, current INTEGER
 );
 CREATE TABLE IF NOT EXISTS sessions (
     sid_hash TEXT PRIMARY KEY, person TEXT NOT NULL REFERENCES people(id), csrf TEXT NOT NULL,
@@ -309,17 +309,63 @@ class PortalState:
         rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE person = ? AND number = ?", (pid, number))
         return self._upload(rows[0]) if rows else None
 
-    def set_check(self, pid: str, number: int, status: str, result: str) -> None:
-        """Record an upload's check: ``status`` is ``checking``, ``accepted`` or ``rejected``."""
+    def set_check(self, pid: str, number: int, status: str, result: str) -> bool:
+        """Record an upload's check: ``status`` is ``checking``, ``accepted`` or ``rejected``.
+
+        An accepted upload newer than the student's current file becomes it: copied to
+        ``bots/<id>.py`` (a temporary file renamed inside the transaction that records it), where
+        the tournament finds it. Returns whether it became the current file.
+        """
         if status not in ("checking", "accepted", "rejected"):
             raise ValueError(f"status {status!r}: use checking, accepted or rejected")
+        bots = self.folder / "bots"
         with self._tx() as con:
             con.execute("UPDATE uploads SET status = ?, result = ? WHERE person = ? AND number = ?", (status, result, pid, number))
+            row = con.execute("SELECT current FROM people WHERE id = ?", (pid,)).fetchone()
+            if status != "accepted" or row is None or (row[0] is not None and int(row[0]) >= number):
+                return False
+            con.execute("UPDATE people SET current = ? WHERE id = ?", (number, pid))
+            bots.mkdir(exist_ok=True)
+            temp = bots / f"_{pid}.portal.tmp"  # a leading _ : the tournament never loads it
+            temp.write_bytes((self.uploads / pid / f"{number}.py").read_bytes())
+            target = bots / f"{pid}.py"
+            old = target.read_bytes() if target.exists() else None
+            os.replace(temp, target)
+            try:
+                con.execute("COMMIT")
+            except BaseException:
+                if old is None:
+                    target.unlink(missing_ok=True)
+                else:
+                    target.write_bytes(old)
+                raise
+        return True
+
+    def current(self, pid: str) -> int | None:
+        """The number of ``pid``'s upload that is their bot in the tournament, or ``None``."""
+        rows = self._rows("SELECT current FROM people WHERE id = ?", (pid,))
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    def pending_checks(self) -> list[Upload]:
+        """Uploads still to be checked, oldest first (after a restart too: a check in progress was lost)."""
+        rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE status = 'checking' ORDER BY uploaded, person, number")
+        return [self._upload(r) for r in rows]
 
     def recover(self) -> list[Path]:
-        """After a crash: remove temporary upload files and files without their row; the removed paths."""
+        """After a crash: remove temporary upload files and files without their row, and put back a
+        student's ``bots/<id>.py`` that is not their current upload; the paths removed or restored."""
         stored = {(str(p), int(n)) for p, n in self._rows("SELECT person, number FROM uploads")}
         removed: list[Path] = []
+        for pid, number in self._rows("SELECT id, current FROM people WHERE current IS NOT NULL"):
+            source, target = self.uploads / str(pid) / f"{int(number)}.py", self.folder / "bots" / f"{pid}.py"
+            if source.exists() and (not target.exists() or target.read_bytes() != source.read_bytes()):
+                temp = target.with_name(f"_{pid}.portal.tmp")
+                temp.write_bytes(source.read_bytes())
+                os.replace(temp, target)
+                removed.append(target)
+        for path in (self.folder / "bots").glob("_*.portal.tmp"):
+            path.unlink()
+            removed.append(path)
         for path in self.uploads.glob("*/*"):
             keep = path.suffix == ".py" and path.stem.isdigit() and (path.parent.name, int(path.stem)) in stored
             if not keep and path.is_file():

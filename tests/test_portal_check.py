@@ -1,0 +1,118 @@
+"""The isolated check of an upload (a subprocess running check-bot) and the worker that records it and installs the file."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from cabo_kit.portal.checker import CheckOutcome, CheckWorker, check_file
+from cabo_kit.portal.roster import Student
+from cabo_kit.portal.state import PortalState, Upload
+
+BOTS = Path(__file__).parent / "fault_bots"
+GOOD = (BOTS / "good.py").read_bytes()
+RAISES = (BOTS / "raises.py").read_bytes()
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> PortalState:
+    s = PortalState(tmp_path)
+    s.sync_roster([Student("alice", "Alice"), Student("bob", "Bob")])
+    return s
+
+
+def test_a_good_file_is_accepted_in_check_bots_sentences(tmp_path: Path) -> None:
+    source = tmp_path / "1.py"
+    source.write_bytes(GOOD)
+    outcome = check_file(source, "my_bot.py", games=2)
+    assert outcome.status == "accepted", outcome.text
+    assert re.match(r"my_bot \(GoodBot\): \d+ games, \d+ decisions asked, played in its own process", outcome.text)
+    assert "No problems found." in outcome.text
+
+
+def test_a_rejection_names_the_line_of_the_students_own_file(tmp_path: Path) -> None:
+    source = tmp_path / "1.py"
+    source.write_bytes(RAISES)
+    outcome = check_file(source, "my_bot.py", games=2)
+    assert outcome.status == "rejected"
+    assert 'File "my_bot.py", line 16, in compute' in outcome.text
+    assert "ValueError: boom: the bot's own bug" in outcome.text
+    assert "cabo-portal-check-" not in outcome.text and str(tmp_path) not in outcome.text
+
+
+def test_a_file_without_a_bot_is_rejected_with_the_reason(tmp_path: Path) -> None:
+    source = tmp_path / "1.py"
+    source.write_text("x = 1\n")
+    outcome = check_file(source, "homework.py", games=2)
+    assert outcome.status == "rejected" and "homework.py has no Bot subclass of its own" in outcome.text
+
+
+def test_a_check_that_overruns_is_stopped_and_rejected(tmp_path: Path) -> None:
+    source = tmp_path / "1.py"
+    source.write_bytes(GOOD)
+    started = time.perf_counter()
+    outcome = check_file(source, "slow.py", games=50, timeout=0.3)
+    assert time.perf_counter() - started < 5
+    assert outcome == CheckOutcome("rejected", "slow.py: the check took longer than 0.3 s and was stopped "
+                                               "(does your bot take very long to load or to decide?)")
+
+
+def test_the_worker_installs_accepted_files_and_keeps_the_last_good_one(state: PortalState) -> None:
+    bots = state.folder / "bots"
+    state.add_upload("alice", GOOD, "alice_bot.py", now=0.0)
+    worker = CheckWorker(state, games=2)
+    assert worker.run_pending() == 1
+    first = state.uploads_of("alice")[0]
+    assert first.status == "accepted" and first.result.startswith("alice_bot (GoodBot)")
+    assert (bots / "alice.py").read_bytes() == GOOD and state.current("alice") == 1
+    state.add_upload("alice", RAISES, "alice_bot.py", now=100.0)
+    assert worker.run_pending() == 1
+    assert state.uploads_of("alice")[0].status == "rejected"
+    assert (bots / "alice.py").read_bytes() == GOOD and state.current("alice") == 1  # the rejected one is not installed
+    assert sorted(p.name for p in bots.iterdir()) == ["alice.py"]  # no temporary file left where the tournament looks
+
+
+def test_an_older_upload_accepted_late_does_not_replace_a_newer_one(state: PortalState) -> None:
+    state.add_upload("bob", b"# one\n", "b.py", now=0.0)
+    state.add_upload("bob", b"# two\n", "b.py", now=100.0)
+    assert state.set_check("bob", 2, "accepted", "ok") is True
+    assert state.set_check("bob", 1, "accepted", "ok") is False
+    assert (state.folder / "bots" / "bob.py").read_bytes() == b"# two\n" and state.current("bob") == 2
+
+
+def test_recover_puts_back_the_current_file(state: PortalState) -> None:
+    state.add_upload("bob", b"# one\n", "b.py", now=0.0)
+    state.set_check("bob", 1, "accepted", "ok")
+    target = state.folder / "bots" / "bob.py"
+    target.write_bytes(b"# a later upload whose commit was lost\n")
+    (state.folder / "bots" / "_bob.portal.tmp").write_bytes(b"half")
+    removed = state.recover()
+    assert target.read_bytes() == b"# one\n" and target in removed
+    assert not (state.folder / "bots" / "_bob.portal.tmp").exists()
+
+
+def test_the_worker_thread_checks_what_arrives_and_what_a_stopped_server_left(state: PortalState) -> None:
+    state.add_upload("alice", b"# left by a stopped server\n", "a.py", now=0.0)
+    seen: list[tuple[str, int]] = []
+
+    def check(up: Upload) -> CheckOutcome:
+        seen.append((up.person, up.number))
+        return CheckOutcome("accepted" if up.person == "alice" else "rejected", f"checked {up.filename}")
+
+    worker = CheckWorker(state, check=check, poll=30.0).start()
+    try:
+        deadline = time.monotonic() + 10
+        while state.uploads_of("alice")[0].status == "checking" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        state.add_upload("bob", b"# new\n", "b.py", now=1.0)
+        worker.wake()  # without it the worker would look again only after 30 s
+        while state.uploads_of("bob")[0].status == "checking" and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        worker.stop()
+    assert seen == [("alice", 1), ("bob", 1)]
+    assert [(u.status, u.result) for u in state.uploads_of("bob")] == [("rejected", "checked b.py")]
+    assert state.current("alice") == 1 and state.current("bob") is None
