@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Mapping
 
 __all__ = ["Redact", "install", "redact", "LOGGERS"]
 
@@ -37,20 +38,33 @@ def redact(text: str) -> str:
 
 
 class Redact(logging.Filter):
-    """Rewrite a record's message (its arguments and its exception text) through :func:`redact`."""
+    """Pass a record's message, arguments and exception text through :func:`redact`.
+
+    The arguments keep their shape (uvicorn's access formatter unpacks them): a number stays a
+    number, anything else becomes its redacted text.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except Exception:  # a malformed record: keep its raw text, redacted
-            message = str(record.msg)
-        record.msg, record.args = redact(message), None
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        else:
+            record.msg = redact(str(record.msg))
+        if isinstance(record.args, tuple):
+            record.args = tuple(_clean(a) for a in record.args)
+        elif isinstance(record.args, Mapping):
+            record.args = {k: _clean(v) for k, v in record.args.items()}
         if record.exc_info:
             import traceback
 
             record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)))
             record.exc_info = None
+        elif record.exc_text:
+            record.exc_text = redact(record.exc_text)
         return True
+
+
+def _clean(value: object) -> object:
+    return value if isinstance(value, (int, float)) else redact(str(value))
 
 
 def install() -> Redact:
