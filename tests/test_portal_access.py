@@ -420,3 +420,25 @@ def test_after_the_deadline_uploads_are_refused(klass: Class) -> None:
     assert [u.number for u in klass.state.uploads_of("alice")] == [1]
     bad = teacher.post("/teacher/deadline", data={"deadline": "tomorrow", "csrf": klass.csrf(teacher)})
     assert bad.status_code == 400 and "2026-06-30 18:00" in bad.text
+
+
+def test_no_get_changes_anything(klass: Class) -> None:
+    """Every GET and HEAD of the route table, as its owner, as the teacher and as no one, leaves the state as it was
+    (opening a sign-in link, which starts a session for the link's holder, is the one exception, tested above)."""
+    alice, teacher, nobody = klass.client("alice"), klass.client(TEACHER), klass.client()
+    assert upload(alice, ALICE_CODE, "a.py", klass.csrf(alice)).status_code == 303
+    klass.state.set_check("alice", 1, "rejected", "no")
+
+    def dump() -> list[str]:
+        with klass.state._lock:
+            return list(klass.state._con.iterdump())
+
+    files = sorted(str(p) for p in klass.state.folder.rglob("*") if "portal.sqlite" not in p.name)
+    before = dump()
+    gets = [(p, m) for p, m in route_table(klass.app) if m in ("GET", "HEAD") and not p.startswith("/signin")]
+    assert len(gets) >= 8
+    for path, method in gets:
+        for client in (alice, teacher, nobody):
+            client.request(method, concrete(path))
+    assert dump() == before
+    assert sorted(str(p) for p in klass.state.folder.rglob("*") if "portal.sqlite" not in p.name) == files

@@ -20,6 +20,7 @@ import copy
 import os
 import re
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,28 @@ def _log_config() -> dict[str, Any]:
     return config
 
 
+def _on_signals(server: Any) -> dict[int, Any]:
+    """Ctrl+C, SIGTERM and SIGHUP stop ``server`` gracefully, also while it starts; the handlers replaced.
+
+    uvicorn handles SIGINT and SIGTERM while it runs and raises the signal again once it has
+    stopped: this handler then only notes it, so the check worker is stopped and the folder
+    released before the command returns (never an orphaned check), and SIGHUP (a closed
+    terminal) stops the server the same way. A signal ignored at the start (``nohup``) stays ignored.
+    """
+    import threading
+
+    def stop(signum: int, _frame: Any) -> None:
+        server.should_exit = True
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, stop)
+    return previous
+
+
 def run(args: argparse.Namespace, say: Any = print) -> int:
     """Run ``cabo-kit serve`` with parsed ``args``: the exit status (1: the folder is in use or cannot be written)."""
     if args.reissue:
@@ -198,11 +221,15 @@ def run(args: argparse.Namespace, say: Any = print) -> int:
             server = uvicorn.Server(config)
             say(f"the portal of {folder} for {len(roster)} students: {base}/ (links: {folder / LINKS_NAME}"
                 f"{f'; {pending} uploads to check' if pending else ''}); Ctrl+C stops it")
+            previous = _on_signals(server)
             worker.start()
             try:
                 server.run()
             finally:
                 worker.stop()
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
+            say("the portal stopped")
         finally:
             state.close()
     finally:
