@@ -24,6 +24,7 @@ from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 
 import jinja2
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException, MultiPartParser
@@ -136,7 +137,7 @@ class _Portal:
         if teacher and not found[1].person.is_teacher:
             raise HTTPException(403, "This page is the teacher's.")
         if not teacher and found[1].person.is_teacher:
-            raise HTTPException(403, "This page is a student's: the teacher's page is at teacher.")
+            raise HTTPException(403, "This is a student's page; the teacher's is at /teacher.")
         return found
 
     @staticmethod
@@ -240,8 +241,8 @@ class _Portal:
             if deadline is not None and self.clock() >= deadline:
                 raise UploadRefused(f"the deadline ({_when(deadline)}) has passed: uploads are closed", 403)
             check_upload(filename, data, self.settings.max_upload)
-            up = self.state.add_upload(session.person.id, data, filename, now=self.clock(),
-                                       min_interval=self.settings.upload_interval)
+            up = await run_in_threadpool(self.state.add_upload, session.person.id, data, filename, now=self.clock(),
+                                         min_interval=self.settings.upload_interval)  # writes and fsyncs: off the event loop
         except UploadRefused as refused:
             return self.refuse(request, wants_json, str(refused), refused.status)
         except TooSoon as soon:
