@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -116,3 +117,65 @@ def test_the_worker_thread_checks_what_arrives_and_what_a_stopped_server_left(st
     assert seen == [("alice", 1), ("bob", 1)]
     assert [(u.status, u.result) for u in state.uploads_of("bob")] == [("rejected", "checked b.py")]
     assert state.current("alice") == 1 and state.current("bob") is None
+
+
+SPY = '''
+import os
+import cabo_kit as ck
+
+found = []
+for path in {paths!r}:
+    try:
+        if os.path.isdir(path):
+            found.append(path + " lists " + ",".join(sorted(os.listdir(path))))
+        else:
+            with open(path, "rb") as f:
+                found.append(path + " reads " + repr(f.read(30)))
+    except OSError:
+        pass
+
+
+class Spy(ck.Bot):
+    def __init__(self):
+        super().__init__()
+        raise RuntimeError("FOUND " + " | ".join(found or ["nothing"]))
+
+    def choose(self, observation, legal_actions):
+        return legal_actions[0]
+'''
+
+
+@pytest.mark.skipif(not __import__("cabo_kit.portal.server", fromlist=["x"]).bots_get_own_uid(),
+                    reason="bots get a uid of their own only when the server is root")
+def test_a_checked_bot_cannot_read_the_class_data() -> None:
+    """A file under check tries to read the links, the portal's store and uploads, and another student's bot file.
+    The class folder itself is open to all (0755), as a teacher's folder usually is, and its tournament.toml is
+    world-readable: the spy must read that (so "nothing else" means something) and nothing of the portal's."""
+    import shutil
+    import tempfile
+
+    from cabo_kit.portal.links import write_links
+
+    folder = Path(tempfile.mkdtemp(prefix="cabo-portal-spy-", dir="/tmp"))
+    try:
+        os.chmod(folder, 0o755)
+        (folder / "tournament.toml").write_text("games = 4\n")
+        os.chmod(folder / "tournament.toml", 0o644)
+        state = PortalState(folder)
+        links = state.sync_roster([Student("alice", "Alice"), Student("bob", "Bob")])
+        write_links(folder, links, {}, "http://127.0.0.1:8765")
+        state.add_upload("alice", b"# ALICE SOURCE\n", "a.py", now=0.0)
+        state.set_check("alice", 1, "accepted", "ok")
+        paths = [str(folder / "tournament.toml"), str(folder / "portal-links.csv"), str(folder / "portal"),
+                 str(folder / "portal" / "portal.sqlite"), str(folder / "portal" / "uploads" / "alice" / "1.py"),
+                 str(folder / "bots"), str(folder / "bots" / "alice.py")]
+        spy = folder / "spy.py"
+        spy.write_text(SPY.format(paths=paths))
+        outcome = check_file(spy, "spy.py", games=1)
+        state.close()
+    finally:
+        shutil.rmtree(folder)
+    assert outcome.status == "rejected"
+    said = re.search(r"FOUND (.*)", outcome.text)
+    assert said, outcome.text
+    assert said.group(1) == f"{paths[0]} reads b'games = 4\\n'", outcome.text

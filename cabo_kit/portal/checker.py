@@ -81,10 +81,12 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
     server can kill it).
     """
     with tempfile.TemporaryDirectory(prefix="cabo-portal-check-") as tmp:
-        os.chmod(tmp, 0o755)  # the checker's bot processes may run under another uid
+        # The folder stays 0700 and the file 0600: the harness reads the source before it drops to the
+        # bot's uid, so no other bot (each runs as a uid of its own) can read a file while it is checked.
         target = Path(tmp) / name
-        target.write_bytes(source.read_bytes())
-        os.chmod(target, 0o644)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(source.read_bytes())
         proc = subprocess.Popen([sys.executable, "-c", _PROGRAM, str(target), str(games)], cwd=tmp, env=_env(),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)

@@ -132,6 +132,14 @@ class Upload:
     path: Path
 
 
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``path`` readable by its owner only (a bot, under a uid of its own, cannot read it)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        os.fchmod(f.fileno(), 0o600)
+        f.write(data)
+
+
 def _private_dir(path: Path) -> None:
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path, 0o700)
@@ -325,9 +333,10 @@ class PortalState:
             if status != "accepted" or row is None or (row[0] is not None and int(row[0]) >= number):
                 return False
             con.execute("UPDATE people SET current = ? WHERE id = ?", (number, pid))
-            bots.mkdir(exist_ok=True)
+            if not bots.exists():
+                bots.mkdir(mode=0o700)
             temp = bots / f"_{pid}.portal.tmp"  # a leading _ : the tournament never loads it
-            temp.write_bytes((self.uploads / pid / f"{number}.py").read_bytes())
+            _write_private(temp, (self.uploads / pid / f"{number}.py").read_bytes())
             target = bots / f"{pid}.py"
             old = target.read_bytes() if target.exists() else None
             os.replace(temp, target)
@@ -337,7 +346,8 @@ class PortalState:
                 if old is None:
                     target.unlink(missing_ok=True)
                 else:
-                    target.write_bytes(old)
+                    _write_private(temp, old)
+                    os.replace(temp, target)
                 raise
         return True
 
@@ -360,7 +370,7 @@ class PortalState:
             source, target = self.uploads / str(pid) / f"{int(number)}.py", self.folder / "bots" / f"{pid}.py"
             if source.exists() and (not target.exists() or target.read_bytes() != source.read_bytes()):
                 temp = target.with_name(f"_{pid}.portal.tmp")
-                temp.write_bytes(source.read_bytes())
+                _write_private(temp, source.read_bytes())
                 os.replace(temp, target)
                 removed.append(target)
         for path in (self.folder / "bots").glob("_*.portal.tmp"):
