@@ -95,6 +95,8 @@ ACCESS = {
     ("/teacher/code/{person}/{number:int}", "GET"): "teacher",
     ("/teacher/code/{person}/{number:int}", "HEAD"): "teacher",
     ("/teacher/deadline", "POST"): "teacher",
+    ("/teacher/files.zip", "GET"): "teacher",
+    ("/teacher/files.zip", "HEAD"): "teacher",
 }
 
 STATIC_METHODS = ("GET", "HEAD")  # StaticFiles answers these (others: 405)
@@ -442,3 +444,21 @@ def test_no_get_changes_anything(klass: Class) -> None:
             client.request(method, concrete(path))
     assert dump() == before
     assert sorted(str(p) for p in klass.state.folder.rglob("*") if "portal.sqlite" not in p.name) == files
+
+
+def test_the_teacher_downloads_every_current_file_as_a_zip(klass: Class) -> None:
+    import io
+    import zipfile
+
+    alice, bob = klass.client("alice"), klass.client("bob")
+    upload(alice, b"# alice 1\n", "../../x.py", klass.csrf(alice))
+    klass.state.set_check("alice", 1, "accepted", "")
+    klass.clock.now += 60
+    upload(alice, b"# alice 2, rejected\n", "a.py", klass.csrf(alice))
+    klass.state.set_check("alice", 2, "rejected", "no")
+    upload(bob, b"# bob, still checking\n", "b.py", klass.csrf(bob))
+    response = klass.client(TEACHER).get("/teacher/files.zip")
+    assert response.status_code == 200 and response.headers["content-type"] == "application/zip"
+    assert response.headers["content-disposition"].startswith('attachment; filename="bots-')
+    z = zipfile.ZipFile(io.BytesIO(response.content))
+    assert z.namelist() == ["alice.py"] and z.read("alice.py") == b"# alice 1\n"

@@ -311,6 +311,27 @@ class _Portal:
         self.need(request, teacher=True)
         return self._code(str(request.path_params["person"]), request.path_params["number"])
 
+    async def files_zip(self, request: Request) -> Response:
+        """Every student's current accepted file, as ``<id>.py`` in one zip (built off the event loop)."""
+        self.need(request, teacher=True)
+        data = await run_in_threadpool(self._zip)
+        stamp = time.strftime("%Y%m%d-%H%M", time.localtime(self.clock()))
+        return Response(data, media_type="application/zip",
+                        headers={"content-disposition": f'attachment; filename="bots-{stamp}.zip"'})
+
+    def _zip(self) -> bytes:
+        import io
+        import zipfile
+
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+            for person in self.state.people():
+                number = self.state.current(person.id)
+                up = self.state.upload(person.id, number) if number is not None else None
+                if up is not None and up.path.exists():
+                    z.writestr(f"{person.id}.py", up.path.read_bytes())
+        return out.getvalue()
+
     async def set_deadline(self, request: Request) -> Response:
         _, session = self.need(request, teacher=True)
         form = await request.form(max_files=0, max_fields=4, max_part_size=1024)
@@ -381,6 +402,7 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
         Route("/teacher", portal.teacher_page, methods=["GET"]),
         Route("/teacher/code/{person}/{number:int}", portal.teacher_code, methods=["GET"]),
         Route("/teacher/deadline", portal.set_deadline, methods=["POST"]),
+        Route("/teacher/files.zip", portal.files_zip, methods=["GET"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
     handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
