@@ -62,6 +62,10 @@ def test_without_own_uids_for_bots_serve_needs_same_user_bots(klass: tuple[Path,
 
 def test_serve_needs_a_roster_and_a_folder(klass: tuple[Path, Path], capsys: Any) -> None:
     folder, roster = klass
+    assert main(["serve"]) == 2
+    assert "(or try it: cabo-kit serve --demo)" in capsys.readouterr().err
+    assert main(["serve", str(folder), "--demo"]) == 2
+    assert "--demo makes its own class" in capsys.readouterr().err
     assert main(["serve", str(folder)]) == 2
     assert "--roster roster.csv" in capsys.readouterr().err
     assert main(["serve", str(folder / "nope"), "--roster", str(roster)]) == 2
@@ -209,3 +213,35 @@ def test_sigterm_during_a_check_leaves_no_process_and_the_upload_to_check_again(
     state = PortalState(folder)
     assert [u.status for u in state.uploads_of("bob")] == ["checking"]  # checked again at the next start
     state.close()
+
+
+def test_the_demo_prints_two_links_that_work_and_leaves_nothing(tmp_path: Path) -> None:
+    port = _free_port()
+    log = tmp_path / "demo.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", "--demo", "--port", str(port)],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while b"Uvicorn running" not in log.read_bytes():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        text = log.read_text()
+        folder = Path(re.search(r"a throwaway class of 5 students in (\S+) ", text).group(1))  # type: ignore[union-attr]
+        teacher = re.search(r"the teacher's page: http://127\.0\.0\.1:\d+(/signin/\S+)", text).group(1)  # type: ignore[union-attr]
+        student = re.search(r"barbara's page: +http://127\.0\.0\.1:\d+(/signin/\S+)", text).group(1)  # type: ignore[union-attr]
+        status, headers, _ = _request(port, "GET", teacher)
+        assert status == 303 and headers["location"] == "/teacher"
+        page = _request(port, "GET", "/teacher", headers["set-cookie"].split(";", 1)[0])[2]
+        for sid in ("ada", "alan", "grace", "edsger"):
+            assert re.search(rf'data-student="{sid}" data-state="(running|accepted)"', page), page
+        assert 'data-student="barbara" data-state="no-file"' in page
+        status, headers, _ = _request(port, "GET", student)
+        assert status == 303 and headers["location"] == "/"
+        assert (folder / "portal" / "uploads" / "ada" / "1.py").read_bytes().startswith(b'"""GreedyBot')
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=20)
+    assert code == 0, log.read_text()
+    assert not folder.exists()

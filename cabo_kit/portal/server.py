@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from .links import LINKS_NAME, write_links
+from .state import TEACHER
 from .uploads import DEFAULT_MAX_BYTES, size_text
 
-__all__ = ["add_arguments", "run", "bots_get_own_uid", "parse_size", "ServeError", "PORTAL_EXTRA_HINT"]
+__all__ = ["add_arguments", "run", "bots_get_own_uid", "parse_size", "ServeError", "PORTAL_EXTRA_HINT", "DEMO_CLASS", "demo_upload"]
 
 PORTAL_EXTRA_HINT = "install the portal extra: pip install 'cabo-kit[portal]'"
 
@@ -67,7 +68,7 @@ def _count(text: str) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``cabo-kit serve``."""
-    p.add_argument("folder", metavar="DIR", help="the class's tournament folder (tournament.toml, bots/)")
+    p.add_argument("folder", metavar="DIR", nargs="?", help="the class's tournament folder (tournament.toml, bots/)")
     p.add_argument("--roster", metavar="CSV", help="the class roster: one student a line as id,name")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="the port to listen on (default 8765)")
@@ -82,6 +83,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upload-interval", type=_seconds, default=30.0, metavar="SECONDS",
                    help="at most one upload per student per this many seconds (default 30)")
     p.add_argument("--check-games", type=_count, default=9, metavar="N", help="games of the check of an upload (default 9)")
+    p.add_argument("--demo", action="store_true",
+                   help="try the portal on a throwaway class of five example students (removed when it stops); "
+                        "prints the teacher's link and a student's")
     p.add_argument("--same-user-bots", action="store_true",
                    help="serve even though bots cannot get a user id of their own (not root): hostile files can "
                         "then read and damage the class's data")
@@ -154,8 +158,28 @@ def _on_signals(server: Any) -> dict[int, Any]:
     return previous
 
 
+DEMO_CLASS = (("ada", "Ada Lovelace", "GreedyBot"), ("alan", "Alan Turing", "CountingBot"),
+              ("grace", "Grace Hopper", "SearchBot"), ("edsger", "Edsger Dijkstra", "RandomBot"),
+              ("barbara", "Barbara Liskov", None))
+"""The demo's students: id, name, and the reference bot that is their first upload (barbara has none yet: try one as her)."""
+
+
+def demo_upload(bot: str) -> bytes:
+    """A one-file submission of the reference bot ``bot``, as a student would upload it.
+
+    >>> print(demo_upload("GreedyBot").decode().splitlines()[-2])
+    class MyGreedyBot(cabo_kit.bots.GreedyBot):
+    """
+    return (f'"""{bot}, uploaded by the portal\'s demo: the reference bot, unchanged."""\n\nimport cabo_kit\n\n\n'
+            f"class My{bot}(cabo_kit.bots.{bot}):\n    pass\n").encode()
+
+
 def run(args: argparse.Namespace, say: Any = print) -> int:
     """Run ``cabo-kit serve`` with parsed ``args``: the exit status (1: the folder is in use or cannot be written)."""
+    if args.demo:
+        return _demo(args, say)
+    if not args.folder:
+        raise ServeError("name the class's folder: cabo-kit serve DIR --roster roster.csv (or try it: cabo-kit serve --demo)")
     if args.reissue:
         return _reissue(args, say)
     folder = Path(args.folder)
@@ -165,17 +189,39 @@ def run(args: argparse.Namespace, say: Any = print) -> int:
     if not args.roster:
         raise ServeError(f"say who the students are: cabo-kit serve {shlex.quote(str(folder))} --roster roster.csv "
                          "(a CSV of id,name, one student a line)")
-    try:
-        import starlette  # noqa: F401
-        import uvicorn
-    except ImportError as exc:
-        raise ServeError(f"the portal needs {exc.name}: {PORTAL_EXTRA_HINT}") from None
     from .roster import RosterError, load_roster
 
     try:
         roster = load_roster(args.roster)
     except RosterError as exc:
         raise ServeError(str(exc)) from None
+    return _serve(args, folder, roster, say)
+
+
+def _demo(args: argparse.Namespace, say: Any) -> int:
+    import shutil
+    import tempfile
+
+    from .roster import Student
+
+    if args.folder or args.roster or args.reissue:
+        raise ServeError("--demo makes its own class: give it no folder, --roster or --reissue (cabo-kit serve --demo)")
+    folder = Path(tempfile.mkdtemp(prefix="cabo-portal-demo-"))
+    try:
+        roster = [Student(sid, name) for sid, name, _ in DEMO_CLASS]
+        uploads = {sid: demo_upload(bot) for sid, _, bot in DEMO_CLASS if bot}
+        args.same_user_bots = True  # the demo's only user is the teacher trying it
+        return _serve(args, folder, roster, say, demo=uploads)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: dict[str, bytes] | None = None) -> int:
+    try:
+        import starlette  # noqa: F401
+        import uvicorn
+    except ImportError as exc:
+        raise ServeError(f"the portal needs {exc.name}: {PORTAL_EXTRA_HINT}") from None
     if not bots_get_own_uid():
         if not args.same_user_bots:
             raise ServeError("bots cannot get a user id of their own here (the server is not root), so a hostile file "
@@ -207,7 +253,14 @@ def run(args: argparse.Namespace, say: Any = print) -> int:
             fresh = state.sync_roster(roster)
             state.set_setting("base_url", base)
             names = {p.id: p.name for p in state.people()}
-            if fresh:
+            if demo is not None:
+                for sid, data in demo.items():
+                    state.add_upload(sid, data, f"{sid}_bot.py", min_interval=0.0)
+                say(f"a throwaway class of {len(roster)} students in {folder} (removed when the server stops); "
+                    f"four have uploaded a reference bot, barbara nothing yet\n"
+                    f"  the teacher's page: {base}/signin/{fresh[TEACHER]}\n"
+                    f"  barbara's page:     {base}/signin/{fresh['barbara']}")
+            elif fresh:
                 path = write_links(folder, fresh, names, base)
                 say(f"{len(fresh)} new sign-in link{'s' if len(fresh) != 1 else ''} written to {path} (only its owner "
                     "can read it): give each student their own link, and keep the teacher's (_teacher)")
@@ -219,8 +272,9 @@ def run(args: argparse.Namespace, say: Any = print) -> int:
             config = uvicorn.Config(app, host=args.host, port=args.port, root_path=args.root_path.rstrip("/"),
                                     log_config=_log_config(), server_header=False)
             server = uvicorn.Server(config)
-            say(f"the portal of {folder} for {len(roster)} students: {base}/ (links: {folder / LINKS_NAME}"
-                f"{f'; {pending} uploads to check' if pending else ''}); Ctrl+C stops it")
+            links = "" if demo is not None else f" (links: {folder / LINKS_NAME})"
+            say(f"the portal of {folder} for {len(roster)} students: {base}/{links}"
+                f"{f'; {pending} uploads to check' if pending else ''}; Ctrl+C stops it")
             previous = _on_signals(server)
             worker.start()
             try:
