@@ -325,8 +325,12 @@ def test_the_page_carries_the_stable_hooks(klass: Class, tmp_path: Path) -> None
     upload(alice, b"x = 1\n", "a.py", klass.csrf(alice))
     page = alice.get("/").text
     assert re.search(r'id="cabo-portal-check" data-status="running"', page)
+    assert "None of your files has been accepted yet" in page
     klass.state.set_check("alice", 1, "accepted", "")
-    assert re.search(r'id="cabo-portal-check" data-status="accepted"', alice.get("/").text)
+    page = alice.get("/").text
+    assert re.search(r'id="cabo-portal-check" data-status="accepted"', page)
+    assert re.search(r'version 1</a>[^<]*<strong class="current">your bot in the tournament</strong>', page)
+    assert "None of your files has been accepted yet" not in page
     assert alice.get("/check").json() == {"number": 1, "status": "accepted", "result": ""}
 
 

@@ -210,6 +210,7 @@ class _Portal:
         _, session = self.need(request)
         uploads = self.state.uploads_of(session.person.id)
         return self.render(request, "student.html", status, session=session, uploads=uploads,
+                           current=self.state.current(session.person.id),
                            latest=uploads[0] if uploads else None, board=self.board(), deadline=self.deadline(),
                            when=_when, error=error, max_upload=size_text(self.settings.max_upload))
 
