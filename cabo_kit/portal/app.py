@@ -299,12 +299,8 @@ class _Portal:
 
     async def teacher_page(self, request: Request) -> Response:
         _, session = self.need(request, teacher=True)
-        rows = []
-        for person in self.state.people():
-            if person.is_teacher:
-                continue
-            uploads = self.state.uploads_of(person.id)
-            rows.append((person, uploads[0] if uploads else None, len(uploads)))
+        latest = self.state.latest_uploads()
+        rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
         return self.render(request, "teacher.html", session=session, rows=rows, deadline=self.deadline(), when=_when,
                            board=self.board(), check_status=_check_status)
 
