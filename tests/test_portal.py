@@ -293,3 +293,14 @@ def test_the_portal_is_loaded_only_when_used() -> None:
     portal = loaded("import cabo_kit.portal")
     assert not {m.split(".")[0] for m in portal} & web
     assert {"starlette", "jinja2"} <= {m.split(".")[0] for m in loaded("from cabo_kit.portal import create_app")}
+
+
+def test_latest_uploads_gives_each_students_newest_and_count(tmp_path: Path) -> None:
+    state = PortalState(tmp_path)
+    state.sync_roster([Student("ada", "Ada"), Student("bob", "Bob"), Student("cy", "Cy")])
+    for i in range(3):
+        state.add_upload("ada", f"# {i}\n".encode(), f"a{i}.py", now=100.0 * i)
+    state.add_upload("bob", b"# b\n", "b.py", now=0.0)
+    latest = state.latest_uploads()
+    assert {pid: (up.number, up.filename, n) for pid, (up, n) in latest.items()} == {"ada": (3, "a2.py", 3), "bob": (1, "b.py", 1)}
+    state.close()
