@@ -95,6 +95,7 @@ ACCESS = {
     ("/teacher/code/{person}/{number:int}", "GET"): "teacher",
     ("/teacher/code/{person}/{number:int}", "HEAD"): "teacher",
     ("/teacher/deadline", "POST"): "teacher",
+    ("/teacher/settings", "POST"): "teacher",
     ("/teacher/files.zip", "GET"): "teacher",
     ("/teacher/files.zip", "HEAD"): "teacher",
 }
@@ -148,7 +149,7 @@ def test_every_route_refuses_others_alike(klass: Class) -> None:
         for who, client, csrf in (("none", nobody, None), ("ended", carol, carol_csrf), ("other", bob, bob_csrf)):
             kw: dict[str, Any] = {}
             if method == "POST":
-                kw = {"data": {"csrf": csrf or "x", "deadline": "2030-01-01 10:00"}}
+                kw = {"data": {"csrf": csrf or "x", "deadline": "2030-01-01 10:00", "board": "teacher"}}
                 if path == "/upload":
                     kw = {"files": {"file": ("x.py", b"print('bob')\n", "text/x-python")}, "data": {"csrf": csrf or "x"}}
             response = client.request(method, url, **kw)
@@ -169,7 +170,7 @@ def test_every_route_refuses_others_alike(klass: Class) -> None:
             bob_csrf = klass.csrf(bob)
 
     assert [(u.number, u.version) for u in klass.state.uploads_of("alice")] == before
-    assert klass.state.setting("deadline") == deadline
+    assert klass.state.setting("deadline") == deadline and klass.state.setting("board") is None
     assert klass.state.uploads_of("carol") == []
     # the same requests with the right sessions do reach the data: the refusals above mean something
     teacher = klass.client(TEACHER)
@@ -466,3 +467,32 @@ def test_the_teacher_downloads_every_current_file_as_a_zip(klass: Class) -> None
     assert response.headers["content-disposition"].startswith('attachment; filename="bots-')
     z = zipfile.ZipFile(io.BytesIO(response.content))
     assert z.namelist() == ["alice.py"] and z.read("alice.py") == b"# alice 1\n"
+
+
+BOARD = ("bot,preset,elo,elo_low,elo_high,rank,rank_low,rank_high,games,win_rate\n"
+         "alice,rush,1010.00,980.00,1040.00,1,1,2,40,0.30\nbob,rush,1000.00,970.00,1030.00,2,1,3,40,0.25\n"
+         "RandomBot,rush,990.00,960.00,1020.00,3,2,3,40,0.20\n")
+
+
+def test_the_teacher_chooses_who_sees_the_board_and_under_which_names(klass: Class, tmp_path: Path) -> None:
+    (tmp_path / "leaderboard.csv").write_text(BOARD)
+    teacher, bob = klass.client(TEACHER), klass.client("bob")
+    page = bob.get("/").text
+    assert 'data-bot="alice"' in page and "Alice &lt;script&gt;" in page  # the default: roster names
+    csrf = klass.csrf(teacher)
+    assert teacher.post("/teacher/settings", data={"csrf": csrf, "names": "pseudonyms"}).status_code == 303
+    page = bob.get("/").text
+    assert not alice_traces(page), alice_traces(page)
+    rows = re.findall(r'<tr data-bot="([^"]+)" data-preset="rush"[^>]*>\s*<td>rush</td><td>[^<]*</td><td>([^<]+)</td>', page)
+    assert [r[0] for r in rows][1:] == ["bob", "RandomBot"] and rows[0][0].startswith("anon-")
+    assert rows[1][1] == "Bob" and rows[0][1] not in ("Bob", "alice")
+    assert rows == re.findall(r'<tr data-bot="([^"]+)" data-preset="rush"[^>]*>\s*<td>rush</td><td>[^<]*</td><td>([^<]+)</td>',
+                              bob.get("/").text)  # stable
+    assert 'data-bot="alice"' in teacher.get("/teacher").text  # the teacher sees everyone as they are
+    assert teacher.post("/teacher/settings", data={"csrf": csrf, "board": "teacher"}).status_code == 303
+    page = bob.get("/").text
+    assert 'id="cabo-portal-board"' not in page and "shown to the teacher only" in page
+    assert 'id="cabo-portal-board"' in teacher.get("/teacher").text
+    assert teacher.post("/teacher/settings", data={"csrf": csrf, "board": "everyone"}).status_code == 400
+    assert teacher.post("/teacher/settings", data={"board": "students"}).status_code == 403
+    assert klass.state.setting("board") == "teacher"

@@ -191,17 +191,62 @@ class _Portal:
 
     # ------------------------------------------------------------------ the student's pages
 
-    def board(self) -> list[dict[str, str]]:
-        """The leaderboard's rows, from ``leaderboard.csv`` while the live ratings are not wired in."""
+    def board(self, reader: Session) -> list[dict[str, str]] | None:
+        """The leaderboard's rows as ``reader`` may see them (``None``: the board is the teacher's only).
+
+        Read from ``leaderboard.csv`` while the live ratings are not wired in. With pseudonyms on, a
+        student sees the others' rows under their pseudonyms, with a key in place of their id.
+        """
+        if not reader.person.is_teacher and self.setting("board") == "teacher":
+            return None
         path = self.state.folder / "leaderboard.csv"
         if not path.exists():
             return []
-        names = {p.id: p.name for p in self.state.people()}
+        people = {p.id: p.name for p in self.state.people() if not p.is_teacher}
+        hide = not reader.person.is_teacher and self.setting("names") == "pseudonyms"
+        if hide:
+            from .pseudonyms import pseudonym_key, pseudonyms
+
+            salt = self.salt()
+            people = {**pseudonyms(people, salt), reader.person.id: reader.person.name}
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         for row in rows:
-            row["name"] = names.get(row.get("bot", ""), row.get("bot", ""))
+            bot = row.get("bot", "")
+            row["name"] = people.get(bot, bot)
+            if hide and bot in people and bot != reader.person.id:
+                row["bot"] = pseudonym_key(salt, bot)
         return rows
+
+    SETTINGS = {"board": ("students", "teacher"), "names": ("names", "pseudonyms")}
+    """The teacher's settings and their values, the default first."""
+
+    def setting(self, key: str) -> str:
+        value = self.state.setting(key)
+        return value if value in self.SETTINGS[key] else self.SETTINGS[key][0]
+
+    def salt(self) -> str:
+        salt = self.state.setting("pseudonym_salt")
+        if salt is None:
+            import secrets
+
+            salt = secrets.token_hex(16)
+            self.state.set_setting("pseudonym_salt", salt)  # made once, so pseudonyms stay across restarts
+        return salt
+
+    async def set_settings(self, request: Request) -> Response:
+        _, session = self.need(request, teacher=True)
+        form = await request.form(max_files=0, max_fields=8, max_part_size=1024)
+        self.check_csrf(session, form.get("csrf") or request.headers.get("x-csrf-token"))
+        for key, choices in self.SETTINGS.items():
+            value = form.get(key)
+            if value is not None:
+                if value not in choices:
+                    raise HTTPException(400, f"{key} must be one of {', '.join(choices)}.")
+                self.state.set_setting(key, str(value))
+        if self.setting("names") == "pseudonyms":
+            self.salt()
+        return RedirectResponse(_root(request) + "/teacher", status_code=303)
 
     async def student_page(self, request: Request, error: str = "", status: int = 200) -> Response:
         found = self.current(request)
@@ -211,7 +256,7 @@ class _Portal:
         uploads = self.state.uploads_of(session.person.id)
         return self.render(request, "student.html", status, session=session, uploads=uploads,
                            current=self.state.current(session.person.id),
-                           latest=uploads[0] if uploads else None, board=self.board(), deadline=self.deadline(),
+                           latest=uploads[0] if uploads else None, board=self.board(session), deadline=self.deadline(),
                            when=_when, error=error, max_upload=size_text(self.settings.max_upload))
 
     async def check_status(self, request: Request) -> Response:
@@ -302,7 +347,8 @@ class _Portal:
         latest = self.state.latest_uploads()
         rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
         return self.render(request, "teacher.html", session=session, rows=rows, deadline=self.deadline(), when=_when,
-                           board=self.board(), check_status=_check_status)
+                           board=self.board(session), check_status=_check_status,
+                           settings={k: self.setting(k) for k in self.SETTINGS})
 
     async def teacher_code(self, request: Request) -> Response:
         self.need(request, teacher=True)
@@ -400,6 +446,7 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
         Route("/teacher/code/{person}/{number:int}", portal.teacher_code, methods=["GET"]),
         Route("/teacher/deadline", portal.set_deadline, methods=["POST"]),
         Route("/teacher/files.zip", portal.files_zip, methods=["GET"]),
+        Route("/teacher/settings", portal.set_settings, methods=["POST"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
     handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
