@@ -227,7 +227,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
             raise ServeError("bots cannot get a user id of their own here (the server is not root), so a hostile file "
                              "could read other students' files and the portal's data: run as root (in a container), or "
                              "accept the risk with --same-user-bots")
-        say("warning: --same-user-bots: bots run under your own user id; a hostile file can read and damage the "
+        say("warning: bots run under your own user id (--same-user-bots): a hostile file can read and damage the "
             "class's data (other students' files, the results, portal-links.csv)")
     from ..tournament.lock import FolderError, FolderLock
     from .app import PortalSettings, create_app
