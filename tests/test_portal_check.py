@@ -179,3 +179,31 @@ def test_a_checked_bot_cannot_read_the_class_data() -> None:
     said = re.search(r"FOUND (.*)", outcome.text)
     assert said, outcome.text
     assert said.group(1) == f"{paths[0]} reads b'games = 4\\n'", outcome.text
+
+
+def test_markup_a_bot_raises_or_prints_is_shown_as_text_on_every_page(state: PortalState) -> None:
+    """A real check of a file whose exception and output carry markup; the student's and the teacher's pages show it as text."""
+    from starlette.testclient import TestClient
+
+    from cabo_kit.portal.app import create_app
+
+    hostile = (b"import cabo_kit as ck\n\n\nclass Xss(ck.Bot):\n    def choose(self, observation, legal_actions):\n"
+               b"        print('<img src=x onerror=alert(1)>')\n"
+               b"        raise ValueError('<script>alert(document.cookie)</script>')\n")
+    state.add_upload("alice", hostile, "<b>x</b>.py", now=0.0)
+    assert CheckWorker(state, games=1).run_pending() == 1
+    up = state.uploads_of("alice")[0]
+    assert up.status == "rejected" and "<script>alert(document.cookie)</script>" in up.result  # stored as the bot said it
+    assert "<img src=x onerror=alert(1)>" in up.result  # its printed output is reported too
+    links = state.sync_roster([Student("alice", "Alice"), Student("bob", "Bob")])  # no new links: take fresh ones
+    alice_link, teacher_link = state.reissue("alice"), state.reissue("_teacher")
+    assert links == {}
+    app = create_app(state)
+    pages = []
+    for link, path in ((alice_link, "/"), (teacher_link, "/teacher")):
+        client = TestClient(app)
+        assert client.get(f"/signin/{link}").status_code == 200
+        pages.append(client.get(path).text)
+    for page in pages:
+        assert "&lt;script&gt;alert(document.cookie)&lt;/script&gt;" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+        assert "<script>alert" not in page and "<img src=x" not in page and "<b>x</b>" not in page
