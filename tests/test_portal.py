@@ -304,3 +304,15 @@ def test_latest_uploads_gives_each_students_newest_and_count(tmp_path: Path) -> 
     latest = state.latest_uploads()
     assert {pid: (up.number, up.filename, n) for pid, (up, n) in latest.items()} == {"ada": (3, "a2.py", 3), "bob": (1, "b.py", 1)}
     state.close()
+
+
+def test_one_person_keeps_at_most_a_few_live_sessions(tmp_path: Path) -> None:
+    state = PortalState(tmp_path)
+    links = state.sync_roster([Student("ada", "Ada"), Student("bob", "Bob")])
+    ada = state.person_for_token(links["ada"])
+    bob_sid, _ = state.start_session(state.person_for_token(links["bob"]))  # type: ignore[arg-type]
+    sids = [state.start_session(ada)[0] for _ in range(state.MAX_SESSIONS + 3)]  # type: ignore[arg-type]
+    live = [sid for sid in sids if state.session(sid) is not None]
+    assert live == sids[3:]  # the three oldest ended
+    assert state.session(bob_sid) is not None  # another person's session is untouched
+    state.close()

@@ -207,3 +207,34 @@ def test_markup_a_bot_raises_or_prints_is_shown_as_text_on_every_page(state: Por
     for page in pages:
         assert "&lt;script&gt;alert(document.cookie)&lt;/script&gt;" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
         assert "<script>alert" not in page and "<img src=x" not in page and "<b>x</b>" not in page
+
+
+def test_several_check_threads_check_each_upload_once(tmp_path: Path) -> None:
+    import threading
+
+    state = PortalState(tmp_path)
+    ids = [f"s{i}" for i in range(6)]
+    state.sync_roster([Student(i, i) for i in ids])
+    for n, sid in enumerate(ids):
+        state.add_upload(sid, f"# {sid}\n".encode(), "a.py", now=float(n))
+        state.add_upload(sid, f"# {sid} again\n".encode(), "a.py", now=100.0 + n)
+    seen: list[tuple[str, int]] = []
+    guard = threading.Lock()
+
+    def check(up: Upload) -> CheckOutcome:
+        time.sleep(0.01)
+        with guard:
+            seen.append((up.person, up.number))
+        return CheckOutcome("accepted", "")
+
+    worker = CheckWorker(state, check=check, threads=3, poll=0.05).start()
+    try:
+        deadline = time.monotonic() + 10
+        while state.pending_checks() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        worker.stop()
+    assert sorted(seen) == sorted((sid, n) for sid in ids for n in (1, 2))
+    assert all(state.current(sid) == 2 for sid in ids)  # the newer upload is the bot, whichever check ended last
+    assert all((tmp_path / "bots" / f"{sid}.py").read_text() == f"# {sid} again\n" for sid in ids)
+    state.close()

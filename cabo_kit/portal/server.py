@@ -29,7 +29,7 @@ from .links import LINKS_NAME, write_links
 from .state import TEACHER
 from .uploads import DEFAULT_MAX_BYTES, size_text
 
-__all__ = ["add_arguments", "run", "bots_get_own_uid", "parse_size", "ServeError", "PORTAL_EXTRA_HINT", "DEMO_CLASS", "demo_upload"]
+__all__ = ["add_arguments", "run", "bots_get_own_uid", "parse_size", "ServeError", "PORTAL_EXTRA_HINT", "DEMO_CLASS", "demo_upload", "default_check_workers"]
 
 PORTAL_EXTRA_HINT = "install the portal extra: pip install 'cabo-kit[portal]'"
 
@@ -83,12 +83,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upload-interval", type=_seconds, default=30.0, metavar="SECONDS",
                    help="at most one upload per student per this many seconds (default 30)")
     p.add_argument("--check-games", type=_count, default=9, metavar="N", help="games of the check of an upload (default 9)")
+    p.add_argument("--check-workers", type=_count, metavar="N",
+                   help="uploads checked at once (default: half the usable cores, at least 1)")
     p.add_argument("--demo", action="store_true",
                    help="try the portal on a throwaway class of five example students (removed when it stops); "
                         "prints the teacher's link and a student's")
     p.add_argument("--same-user-bots", action="store_true",
                    help="serve even though bots cannot get a user id of their own (not root): hostile files can "
                         "then read and damage the class's data")
+
+
+def default_check_workers() -> int:
+    """Half the cores this process may use, at least 1: the rest serve pages (and, later, play games)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores // 2)
 
 
 def bots_get_own_uid() -> bool:
@@ -265,7 +276,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
                 say(f"{len(fresh)} new sign-in link{'s' if len(fresh) != 1 else ''} written to {path} (only its owner "
                     "can read it): give each student their own link, and keep the teacher's (_teacher)")
             pending = len(state.pending_checks())
-            worker = CheckWorker(state, games=args.check_games)
+            worker = CheckWorker(state, games=args.check_games, threads=args.check_workers or default_check_workers())
             settings = PortalSettings(max_upload=args.max_upload, upload_interval=args.upload_interval)
             app = create_app(state, settings, on_upload=lambda _up: worker.wake())
             install()

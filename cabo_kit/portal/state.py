@@ -239,12 +239,22 @@ class PortalState:
 
     # ------------------------------------------------------------------ sessions
 
+    MAX_SESSIONS = 8
+    """Live sessions one person may have (browsers, devices); opening the link once more ends the oldest."""
+
     def start_session(self, person: Person, now: float | None = None) -> tuple[str, Session]:
-        """A new session for ``person``: its id (for the cookie only; stored as a hash) and the session."""
+        """A new session for ``person``: its id (for the cookie only; stored as a hash) and the session.
+
+        Beyond :attr:`MAX_SESSIONS` live sessions, the oldest of that person's end.
+        """
         sid, csrf = new_secret(), new_secret()
+        now = time.time() if now is None else now
         with self._tx() as con:
             con.execute("INSERT INTO sessions (sid_hash, person, csrf, created) VALUES (?, ?, ?, ?)",
-                        (secret_hash(sid), person.id, csrf, time.time() if now is None else now))
+                        (secret_hash(sid), person.id, csrf, now))
+            con.execute("UPDATE sessions SET ended = ? WHERE ended IS NULL AND person = ? AND rowid NOT IN "
+                        "(SELECT rowid FROM sessions WHERE ended IS NULL AND person = ? ORDER BY rowid DESC LIMIT ?)",
+                        (now, person.id, person.id, self.MAX_SESSIONS))
         return sid, Session(person, csrf)
 
     def session(self, sid: str) -> Session | None:
