@@ -1058,6 +1058,22 @@ def _stop_tree(server: Any, grace: float) -> None:
                 pass
 
 
+def add_serve_arguments(p: argparse.ArgumentParser) -> None:
+    from .portal.server import add_arguments
+
+    add_arguments(p)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``cabo-kit serve DIR --roster roster.csv``: the class portal (docs/portal.md)."""
+    from .portal.server import ServeError, run
+
+    try:
+        return run(args)
+    except ServeError as exc:
+        raise UsageError(str(exc)) from None
+
+
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
 COMMANDS: dict[str, Command] = {
@@ -1068,6 +1084,8 @@ COMMANDS: dict[str, Command] = {
     "duel": ("measure a bot file against chosen bots: its win rate, the rate's interval, and its faults",
              add_duel_arguments, cmd_duel),
     "play": ("play Cabo against bots at a card table in the browser (a Voila page)", add_play_arguments, cmd_play),
+    "serve": ("the class portal: students upload their bots and see their checks and the leaderboard",
+              add_serve_arguments, cmd_serve),
 }
 """Sub-commands: name -> (one-line help, function adding its arguments, function running it)."""
 

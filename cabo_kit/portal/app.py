@@ -1,0 +1,457 @@
+"""The portal's web app (Starlette): sign-in links, sessions, the student's and the teacher's pages, uploads.
+
+:func:`create_app` builds the app for a tournament folder whose :class:`~cabo_kit.portal.state.PortalState`
+knows the roster. Who may do what is decided here, from the session alone (no route takes a
+student's id from a student): a student reaches only their own uploads; ``/teacher`` pages need
+the teacher's session. Every POST carries the session's anti-forgery token (a ``csrf`` form field
+or an ``X-CSRF-Token`` header) and no GET changes anything, except that opening a sign-in link
+starts a session for the browser that holds the link (the link is the secret). Every response
+carries the security headers of :data:`SECURITY_HEADERS`; pages are rendered by Jinja2 with
+autoescaping, so a name or a message is always text.
+
+This module imports Starlette and Jinja2 (the ``portal`` extra); ``import cabo_kit`` never imports it.
+"""
+
+from __future__ import annotations
+
+import csv
+import hmac
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .state import PortalState, Session, TooSoon, Upload
+from .uploads import DEFAULT_MAX_BYTES, UploadRefused, check_upload, size_text
+
+__all__ = ["create_app", "PortalSettings", "COOKIE", "SECURITY_HEADERS", "CSP"]
+
+log = logging.getLogger("cabo_kit.portal")
+
+COOKIE = "cabo_portal"
+"""The session cookie's name (its value, the session id, is stored only as a hash)."""
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+"""The Content-Security-Policy of every response: only the portal's own scripts and styles, no inline code."""
+
+SECURITY_HEADERS = {
+    "content-security-policy": CSP,
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+}
+"""Sent with every response, error pages and static files included."""
+
+_HERE = Path(__file__).parent
+_FORM_SLACK = 64 * 1024  # multipart boundaries, part headers and the csrf field around the file
+
+
+@dataclass(frozen=True)
+class PortalSettings:
+    """How the portal behaves: upload limits and cookie security (``None``: secure when served over https)."""
+
+    max_upload: int = DEFAULT_MAX_BYTES
+    upload_interval: float = 30.0
+    secure_cookies: bool | None = None
+
+
+class _SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every response, and ``no-store`` on everything but static files."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        static = "/static/" in scope.get("path", "")
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                ours = {*SECURITY_HEADERS, *(() if static else ("cache-control",))}
+                headers = [(k, v) for k, v in message.get("headers", []) if k.decode("latin-1").lower() not in ours]
+                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                if not static:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _root(request: Request) -> str:
+    """The portal's path prefix (``--root-path`` or a proxy's), without a trailing slash."""
+    return str(request.scope.get("app_root_path", request.scope.get("root_path", ""))).rstrip("/")
+
+
+def _when(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+class _Portal:
+    """The app's handlers around one :class:`PortalState`."""
+
+    def __init__(self, state: PortalState, settings: PortalSettings, clock: Callable[[], float],
+                 on_upload: Callable[[Upload], None] | None = None) -> None:
+        self.state = state
+        self.on_upload = on_upload
+        self.settings = settings
+        self.clock = clock
+        self.pages = jinja2.Environment(loader=jinja2.FileSystemLoader(_HERE / "templates"),
+                                        autoescape=True, undefined=jinja2.StrictUndefined)
+
+    # ------------------------------------------------------------------ helpers
+
+    def render(self, request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        values.setdefault("session", None)
+        html = self.pages.get_template(name).render(root=_root(request), **values)
+        return HTMLResponse(html, status_code=status)
+
+    def current(self, request: Request) -> tuple[str, Session] | None:
+        sid = request.cookies.get(COOKIE, "")
+        found = self.state.session(sid) if sid else None
+        return None if found is None else (sid, found)
+
+    def need(self, request: Request, teacher: bool = False) -> tuple[str, Session]:
+        """The request's live session, or a 403; ``teacher``: the teacher's session only."""
+        found = self.current(request)
+        if found is None:
+            raise HTTPException(403, "You are not signed in: open your sign-in link again (ask your teacher for it).")
+        if teacher and not found[1].person.is_teacher:
+            raise HTTPException(403, "This page is the teacher's.")
+        if not teacher and found[1].person.is_teacher:
+            raise HTTPException(403, "This is a student's page; the teacher's is at /teacher.")
+        return found
+
+    @staticmethod
+    def check_csrf(session: Session, sent: object) -> None:
+        if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), session.csrf.encode()):
+            raise HTTPException(403, "This form has expired: reload the page and try again.")
+
+    def cookie_secure(self, request: Request) -> bool:
+        s = self.settings.secure_cookies
+        return request.url.scheme == "https" if s is None else s
+
+    def deadline(self) -> float | None:
+        text = self.state.setting("deadline")
+        return float(text) if text else None
+
+    # ------------------------------------------------------------------ signing in and out
+
+    async def sign_in(self, request: Request) -> Response:
+        person = self.state.person_for_token(str(request.path_params["token"]))
+        if person is None:
+            return self.render(request, "message.html", 403, title="Link not valid",
+                               message="This sign-in link is not valid (it may have been replaced): ask your teacher for your current link.")
+        old = self.current(request)
+        if old is not None:
+            self.state.end_session(old[0])
+        sid, _ = self.state.start_session(person, self.clock())
+        root = _root(request)
+        response = RedirectResponse(root + ("/teacher" if person.is_teacher else "/"), status_code=303)
+        response.set_cookie(COOKIE, sid, path=root + "/", httponly=True, samesite="lax", secure=self.cookie_secure(request))
+        return response
+
+    async def sign_out(self, request: Request) -> Response:
+        sid, session = self.need_any(request)
+        form = await request.form(max_files=0, max_fields=4, max_part_size=1024)
+        self.check_csrf(session, form.get("csrf") or request.headers.get("x-csrf-token"))
+        self.state.end_session(sid, self.clock())
+        root = _root(request)
+        response = RedirectResponse(root + "/signed-out", status_code=303)
+        response.delete_cookie(COOKIE, path=root + "/", httponly=True, samesite="lax", secure=self.cookie_secure(request))
+        return response
+
+    def need_any(self, request: Request) -> tuple[str, Session]:
+        found = self.current(request)
+        if found is None:
+            raise HTTPException(403, "You are not signed in: open your sign-in link again (ask your teacher for it).")
+        return found
+
+    async def signed_out(self, request: Request) -> Response:
+        return self.render(request, "message.html", title="Signed out",
+                           message="You are signed out. Open your sign-in link to come back.")
+
+    # ------------------------------------------------------------------ the student's pages
+
+    def board(self, reader: Session) -> list[dict[str, str]] | None:
+        """The leaderboard's rows as ``reader`` may see them (``None``: the board is the teacher's only).
+
+        Read from ``leaderboard.csv`` while the live ratings are not wired in. With pseudonyms on, a
+        student sees the others' rows under their pseudonyms, with a key in place of their id.
+        """
+        if not reader.person.is_teacher and self.setting("board") == "teacher":
+            return None
+        path = self.state.folder / "leaderboard.csv"
+        if not path.exists():
+            return []
+        people = {p.id: p.name for p in self.state.people() if not p.is_teacher}
+        hide = not reader.person.is_teacher and self.setting("names") == "pseudonyms"
+        if hide:
+            from .pseudonyms import pseudonym_key, pseudonyms
+
+            salt = self.salt()
+            people = {**pseudonyms(people, salt), reader.person.id: reader.person.name}
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        for row in rows:
+            bot = row.get("bot", "")
+            row["name"] = people.get(bot, bot)
+            if hide and bot in people and bot != reader.person.id:
+                row["bot"] = pseudonym_key(salt, bot)
+        return rows
+
+    SETTINGS = {"board": ("students", "teacher"), "names": ("names", "pseudonyms")}
+    """The teacher's settings and their values, the default first."""
+
+    def setting(self, key: str) -> str:
+        value = self.state.setting(key)
+        return value if value in self.SETTINGS[key] else self.SETTINGS[key][0]
+
+    def salt(self) -> str:
+        salt = self.state.setting("pseudonym_salt")
+        if salt is None:
+            import secrets
+
+            salt = secrets.token_hex(16)
+            self.state.set_setting("pseudonym_salt", salt)  # made once, so pseudonyms stay across restarts
+        return salt
+
+    async def set_settings(self, request: Request) -> Response:
+        _, session = self.need(request, teacher=True)
+        form = await request.form(max_files=0, max_fields=8, max_part_size=1024)
+        self.check_csrf(session, form.get("csrf") or request.headers.get("x-csrf-token"))
+        for key, choices in self.SETTINGS.items():
+            value = form.get(key)
+            if value is not None:
+                if value not in choices:
+                    raise HTTPException(400, f"{key} must be one of {', '.join(choices)}.")
+                self.state.set_setting(key, str(value))
+        if self.setting("names") == "pseudonyms":
+            self.salt()
+        return RedirectResponse(_root(request) + "/teacher", status_code=303)
+
+    async def student_page(self, request: Request, error: str = "", status: int = 200) -> Response:
+        found = self.current(request)
+        if found is not None and found[1].person.is_teacher:
+            return RedirectResponse(_root(request) + "/teacher", status_code=303)
+        _, session = self.need(request)
+        uploads = self.state.uploads_of(session.person.id)
+        return self.render(request, "student.html", status, session=session, uploads=uploads,
+                           current=self.state.current(session.person.id),
+                           latest=uploads[0] if uploads else None, board=self.board(session), deadline=self.deadline(),
+                           when=_when, error=error, max_upload=size_text(self.settings.max_upload))
+
+    async def check_status(self, request: Request) -> Response:
+        _, session = self.need(request)
+        uploads = self.state.uploads_of(session.person.id)
+        if not uploads:
+            return JSONResponse({"status": "none"})
+        up = uploads[0]
+        return JSONResponse({"number": up.number, "status": _check_status(up), "result": up.result})
+
+    async def code(self, request: Request) -> Response:
+        _, session = self.need(request)
+        return self._code(session.person.id, request.path_params["number"])
+
+    def _code(self, pid: str, number: int) -> Response:
+        up = self.state.upload(pid, number)
+        if up is None or not up.path.exists():
+            raise HTTPException(404, "There is no such file.")
+        return PlainTextResponse(up.path.read_bytes(), media_type="text/plain; charset=utf-8")
+
+    async def upload(self, request: Request) -> Response:
+        _, session = self.need(request)
+        wants_json = "application/json" in request.headers.get("accept", "")
+        try:
+            filename, data, csrf = await self.read_upload(request)
+            self.check_csrf(session, csrf or request.headers.get("x-csrf-token"))
+            deadline = self.deadline()
+            if deadline is not None and self.clock() >= deadline:
+                raise UploadRefused(f"the deadline ({_when(deadline)}) has passed: uploads are closed", 403)
+            check_upload(filename, data, self.settings.max_upload)
+            up = await run_in_threadpool(self.state.add_upload, session.person.id, data, filename, now=self.clock(),
+                                         min_interval=self.settings.upload_interval)  # writes and fsyncs: off the event loop
+        except UploadRefused as refused:
+            return self.refuse(request, wants_json, str(refused), refused.status)
+        except TooSoon as soon:
+            response = self.refuse(request, wants_json, str(soon), 429)
+            response.headers["retry-after"] = str(soon.retry_after)
+            return response
+        log.info("upload %d of %s stored (%d bytes)", up.number, up.person, up.size)
+        if self.on_upload is not None:
+            self.on_upload(up)
+        if wants_json:
+            return JSONResponse({"number": up.number, "status": _check_status(up)})
+        return RedirectResponse(_root(request) + "/", status_code=303)
+
+    def refuse(self, request: Request, wants_json: bool, message: str, status: int) -> Response:
+        if wants_json:
+            return JSONResponse({"error": message}, status_code=status)
+        return self.render(request, "message.html", status, title="Upload refused", message=message, back=True)
+
+    async def read_upload(self, request: Request) -> tuple[str, bytes, str | None]:
+        """The one file and the csrf field of a multipart upload; the size limit is enforced while reading."""
+        limit = self.settings.max_upload
+        length = request.headers.get("content-length")
+        too_large = UploadRefused(f"the file is larger than {size_text(limit)}: upload a smaller file", 413)
+        if length is not None and length.isdigit() and int(length) > limit + _FORM_SLACK:
+            raise too_large
+        if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+            raise UploadRefused("send the file as a form upload (multipart/form-data) with one .py file", 400)
+
+        async def capped() -> AsyncGenerator[bytes, None]:
+            total = 0
+            async for chunk in request.stream():
+                total += len(chunk)
+                if total > limit + _FORM_SLACK:
+                    raise too_large
+                yield chunk
+
+        parser = MultiPartParser(request.headers, capped(), max_files=1, max_fields=4, max_part_size=4096)
+        try:
+            form = await parser.parse()
+        except MultiPartException as exc:
+            raise UploadRefused(f"the upload could not be read ({exc}): send one .py file", 400) from None
+        try:
+            files = [v for _, v in form.multi_items() if isinstance(v, UploadFile)]
+            if len(files) != 1:
+                raise UploadRefused("choose one .py file to upload", 400)
+            data = await files[0].read(limit + 1)
+            csrf = form.get("csrf")
+            return files[0].filename or "", data, csrf if isinstance(csrf, str) else None
+        finally:
+            await form.close()
+
+    # ------------------------------------------------------------------ the teacher's pages
+
+    async def teacher_page(self, request: Request) -> Response:
+        _, session = self.need(request, teacher=True)
+        latest = self.state.latest_uploads()
+        rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
+        return self.render(request, "teacher.html", session=session, rows=rows, deadline=self.deadline(), when=_when,
+                           board=self.board(session), check_status=_check_status,
+                           settings={k: self.setting(k) for k in self.SETTINGS})
+
+    async def teacher_code(self, request: Request) -> Response:
+        self.need(request, teacher=True)
+        return self._code(str(request.path_params["person"]), request.path_params["number"])
+
+    async def files_zip(self, request: Request) -> Response:
+        """Every student's current accepted file, as ``<id>.py`` in one zip (built off the event loop)."""
+        self.need(request, teacher=True)
+        data = await run_in_threadpool(self._zip)
+        stamp = time.strftime("%Y%m%d-%H%M", time.localtime(self.clock()))
+        return Response(data, media_type="application/zip",
+                        headers={"content-disposition": f'attachment; filename="bots-{stamp}.zip"'})
+
+    def _zip(self) -> bytes:
+        import io
+        import zipfile
+
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+            for person in self.state.people():
+                number = self.state.current(person.id)
+                up = self.state.upload(person.id, number) if number is not None else None
+                if up is not None and up.path.exists():
+                    z.writestr(f"{person.id}.py", up.path.read_bytes())
+        return out.getvalue()
+
+    async def set_deadline(self, request: Request) -> Response:
+        _, session = self.need(request, teacher=True)
+        form = await request.form(max_files=0, max_fields=4, max_part_size=1024)
+        self.check_csrf(session, form.get("csrf") or request.headers.get("x-csrf-token"))
+        text = str(form.get("deadline") or "").strip()
+        if not text:
+            self.state.set_setting("deadline", None)
+        else:
+            try:
+                when = time.mktime(time.strptime(text.replace("T", " "), "%Y-%m-%d %H:%M"))
+            except ValueError:
+                return self.render(request, "message.html", 400, title="Deadline not set", back=True,
+                                   message=f"{text!r} is not a date and time: write it as 2026-06-30 18:00")
+            self.state.set_setting("deadline", repr(when))
+        return RedirectResponse(_root(request) + "/teacher", status_code=303)
+
+    # ------------------------------------------------------------------ errors
+
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) and status in (400, 403, 404) else {
+            405: "This address does not take that kind of request.", 500: "Something went wrong on the server."}.get(
+            status, "This request cannot be served.")
+        if status == 404 and not (isinstance(exc, HTTPException) and exc.detail != "Not Found"):
+            detail = "There is no such page."
+        response = self.render(request, "message.html", status, title="Not allowed" if status == 403 else "Not found"
+                               if status == 404 else "Error", message=detail)
+        if isinstance(exc, HTTPException) and exc.headers:
+            response.headers.update(exc.headers)
+        response.headers.update(SECURITY_HEADERS)  # a 500 is answered outside the headers middleware
+        response.headers["cache-control"] = "no-store"
+        return response
+
+
+def _check_status(up: Upload) -> str:
+    """The check's state as the page hook ``data-status`` shows it: ``running``, ``accepted`` or ``rejected``."""
+    return "running" if up.status == "checking" else up.status
+
+
+def create_app(state: PortalState, settings: PortalSettings | None = None, *,
+               clock: Callable[[], float] = time.time, on_upload: Callable[[Upload], None] | None = None) -> Starlette:
+    """The portal app for ``state``'s tournament folder (its roster already synced).
+
+    ``on_upload`` is called with each stored upload (the server wakes its :class:`~cabo_kit.portal.checker.CheckWorker`).
+
+    >>> import tempfile
+    >>> from starlette.testclient import TestClient
+    >>> from cabo_kit.portal.roster import Student
+    >>> state = PortalState(tempfile.mkdtemp())
+    >>> links = state.sync_roster([Student("ada", "Ada")])
+    >>> client = TestClient(create_app(state))
+    >>> page = client.get(f"/signin/{links['ada']}")            # a session, and the address without the token
+    >>> page.status_code, page.url.path, 'id="cabo-portal-upload"' in page.text
+    (200, '/', True)
+    >>> TestClient(create_app(state)).get("/").status_code       # no session: refused
+    403
+    >>> state.close()
+    """
+    portal = _Portal(state, settings or PortalSettings(), clock, on_upload)
+    routes = [
+        Route("/signin/{token}", portal.sign_in, methods=["GET"]),
+        Route("/signout", portal.sign_out, methods=["POST"]),
+        Route("/signed-out", portal.signed_out, methods=["GET"]),
+        Route("/", portal.student_page, methods=["GET"]),
+        Route("/upload", portal.upload, methods=["POST"]),
+        Route("/check", portal.check_status, methods=["GET"]),
+        Route("/code/{number:int}", portal.code, methods=["GET"]),
+        Route("/teacher", portal.teacher_page, methods=["GET"]),
+        Route("/teacher/code/{person}/{number:int}", portal.teacher_code, methods=["GET"]),
+        Route("/teacher/deadline", portal.set_deadline, methods=["POST"]),
+        Route("/teacher/files.zip", portal.files_zip, methods=["GET"]),
+        Route("/teacher/settings", portal.set_settings, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
+    ]
+    handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+        HTTPException: portal.http_error, Exception: portal.http_error}
+    app = Starlette(routes=routes, exception_handlers=dict(handlers))
+    app.add_middleware(_SecurityHeaders)
+    app.state.portal = portal
+    return app

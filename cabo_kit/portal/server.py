@@ -1,0 +1,302 @@
+"""``cabo-kit serve DIR --roster roster.csv``: the portal's web server and its check worker, in one process.
+
+It holds the tournament folder while it serves (``cabo-kit tournament run`` on it is refused and
+names the server), brings the portal's state up to date with the roster (new students get a
+sign-in link in ``DIR/portal-links.csv``), checks what a stopped server left unchecked, and
+serves with uvicorn until Ctrl+C or SIGTERM (uvicorn stops gracefully; running checks are
+killed with what they started, and checked again at the next start). Its logs go through
+:class:`~cabo_kit.portal.logs.Redact`, the access log included.
+
+``cabo-kit serve DIR --reissue ID`` replaces one person's link (the teacher's is ``_teacher``)
+and ends their sessions; it works while the server runs.
+
+This module imports only the standard library; uvicorn and Starlette are imported when serving.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import re
+import shlex
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from .links import LINKS_NAME, write_links
+from .state import TEACHER
+from .uploads import DEFAULT_MAX_BYTES, size_text
+
+__all__ = ["add_arguments", "run", "bots_get_own_uid", "parse_size", "ServeError", "PORTAL_EXTRA_HINT", "DEMO_CLASS", "demo_upload", "default_check_workers"]
+
+PORTAL_EXTRA_HINT = "install the portal extra: pip install 'cabo-kit[portal]'"
+
+
+class ServeError(Exception):
+    """A problem with the command or the folder: the message names it and the fix (exit status 2)."""
+
+
+def parse_size(text: str) -> int:
+    """A size in bytes from ``1048576``, ``512KiB``, ``2MiB`` (or ``K``, ``M``, ``KB``, ``MB``: powers of 1024).
+
+    >>> parse_size("2MiB"), parse_size("512k"), parse_size("1000")
+    (2097152, 524288, 1000)
+    """
+    found = re.fullmatch(r"\s*(\d+)\s*([kKmM]?)(?:i?[bB])?\s*", text)
+    if not found or int(found.group(1)) == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size: write e.g. 1MiB, 512KiB or a number of bytes")
+    return int(found.group(1)) * {"": 1, "k": 1024, "m": 1 << 20}[found.group(2).lower()]
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
+    return value
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return int(text)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``cabo-kit serve``."""
+    p.add_argument("folder", metavar="DIR", nargs="?", help="the class's tournament folder (tournament.toml, bots/)")
+    p.add_argument("--roster", metavar="CSV", help="the class roster: one student a line as id,name")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="the port to listen on (default 8765)")
+    p.add_argument("--root-path", default="", metavar="PREFIX",
+                   help="the path the portal is served under behind a proxy, e.g. /portal")
+    p.add_argument("--base-url", metavar="URL",
+                   help="the address students open, for their links (default http://HOST:PORT/PREFIX)")
+    p.add_argument("--reissue", metavar="ID",
+                   help="replace the sign-in link of one student (the teacher: _teacher), end their sessions, and exit")
+    p.add_argument("--max-upload", type=parse_size, default=DEFAULT_MAX_BYTES, metavar="SIZE",
+                   help=f"the largest bot file accepted (default {size_text(DEFAULT_MAX_BYTES)})")
+    p.add_argument("--upload-interval", type=_seconds, default=30.0, metavar="SECONDS",
+                   help="at most one upload per student per this many seconds (default 30)")
+    p.add_argument("--check-games", type=_count, default=9, metavar="N", help="games of the check of an upload (default 9)")
+    p.add_argument("--check-workers", type=_count, metavar="N",
+                   help="uploads checked at once (default: half the usable cores, at least 1)")
+    p.add_argument("--demo", action="store_true",
+                   help="try the portal on a throwaway class of five example students (removed when it stops); "
+                        "prints the teacher's link and a student's")
+    p.add_argument("--same-user-bots", action="store_true",
+                   help="serve even though bots cannot get a user id of their own (not root): hostile files can "
+                        "then read and damage the class's data")
+
+
+def default_check_workers() -> int:
+    """Half the cores this process may use, at least 1: the rest serve pages (and, later, play games)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores // 2)
+
+
+def bots_get_own_uid() -> bool:
+    """Whether isolated bots run under user ids of their own here: on POSIX as root (see tournament/isolation.py)."""
+    return os.name == "posix" and os.geteuid() == 0
+
+
+def _base_url(args: argparse.Namespace, saved: str | None = None) -> str:
+    if args.base_url:
+        return str(args.base_url).rstrip("/")
+    if saved:
+        return saved
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    return f"http://{host}:{args.port}{args.root_path.rstrip('/')}"
+
+
+def _reissue(args: argparse.Namespace, say: Any) -> int:
+    from .state import PortalState
+
+    if not (Path(args.folder) / "portal" / "portal.sqlite").exists():
+        raise ServeError(f"{args.folder} has no portal yet: start it first with cabo-kit serve {shlex.quote(args.folder)} --roster ROSTER.csv")
+    state = PortalState(args.folder)
+    try:
+        person = state.person(args.reissue)
+        if person is None:
+            ids = [p.id for p in state.people()]
+            raise ServeError(f"{args.reissue!r} is not on the roster of {args.folder} (ids: {', '.join(ids[:8])}"
+                             f"{', ...' if len(ids) > 8 else ''})")
+        token = state.reissue(person.id)
+        path = write_links(args.folder, {person.id: token}, {person.id: person.name},
+                           _base_url(args, state.setting("base_url")))
+    finally:
+        state.close()
+    say(f"a new sign-in link for {person.id} is in {path}; the old one no longer works and {person.id}'s sessions have ended")
+    return 0
+
+
+def _log_config() -> dict[str, Any]:
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config.setdefault("filters", {})["redact"] = {"()": "cabo_kit.portal.logs.Redact"}
+    for handler in config.get("handlers", {}).values():
+        handler.setdefault("filters", []).append("redact")
+    return config
+
+
+def _on_signals(server: Any) -> dict[int, Any]:
+    """Ctrl+C, SIGTERM and SIGHUP stop ``server`` gracefully, also while it starts; the handlers replaced.
+
+    uvicorn handles SIGINT and SIGTERM while it runs and raises the signal again once it has
+    stopped: this handler then only notes it, so the check worker is stopped and the folder
+    released before the command returns (never an orphaned check), and SIGHUP (a closed
+    terminal) stops the server the same way. A signal ignored at the start (``nohup``) stays ignored.
+    """
+    import threading
+
+    def stop(signum: int, _frame: Any) -> None:
+        server.should_exit = True
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, stop)
+    return previous
+
+
+DEMO_CLASS = (("ada", "Ada Lovelace", "GreedyBot"), ("alan", "Alan Turing", "CountingBot"),
+              ("grace", "Grace Hopper", "SearchBot"), ("edsger", "Edsger Dijkstra", "RandomBot"),
+              ("barbara", "Barbara Liskov", None))
+"""The demo's students: id, name, and the reference bot that is their first upload (barbara has none yet: try one as her)."""
+
+
+def demo_upload(bot: str) -> bytes:
+    """A one-file submission of the reference bot ``bot``, as a student would upload it.
+
+    >>> print(demo_upload("GreedyBot").decode().splitlines()[-2])
+    class MyGreedyBot(cabo_kit.bots.GreedyBot):
+    """
+    return (f'"""{bot}, uploaded by the portal\'s demo: the reference bot, unchanged."""\n\nimport cabo_kit\n\n\n'
+            f"class My{bot}(cabo_kit.bots.{bot}):\n    pass\n").encode()
+
+
+def run(args: argparse.Namespace, say: Any = print) -> int:
+    """Run ``cabo-kit serve`` with parsed ``args``: the exit status (1: the folder is in use or cannot be written)."""
+    if args.demo:
+        return _demo(args, say)
+    if not args.folder:
+        raise ServeError("name the class's folder: cabo-kit serve DIR --roster roster.csv (or try it: cabo-kit serve --demo)")
+    if args.reissue:
+        return _reissue(args, say)
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise ServeError(f"{folder} is not a folder: make it (mkdir -p {shlex.quote(str(folder))}) or name the class's "
+                         "tournament folder")
+    if not args.roster:
+        raise ServeError(f"say who the students are: cabo-kit serve {shlex.quote(str(folder))} --roster roster.csv "
+                         "(a CSV of id,name, one student a line)")
+    from .roster import RosterError, load_roster
+
+    try:
+        roster = load_roster(args.roster)
+    except RosterError as exc:
+        raise ServeError(str(exc)) from None
+    return _serve(args, folder, roster, say)
+
+
+def _demo(args: argparse.Namespace, say: Any) -> int:
+    import shutil
+    import tempfile
+
+    from .roster import Student
+
+    if args.folder or args.roster or args.reissue:
+        raise ServeError("--demo makes its own class: give it no folder, --roster or --reissue (cabo-kit serve --demo)")
+    folder = Path(tempfile.mkdtemp(prefix="cabo-portal-demo-"))
+    try:
+        roster = [Student(sid, name) for sid, name, _ in DEMO_CLASS]
+        uploads = {sid: demo_upload(bot) for sid, _, bot in DEMO_CLASS if bot}
+        args.same_user_bots = True  # the demo's only user is the teacher trying it
+        return _serve(args, folder, roster, say, demo=uploads)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: dict[str, bytes] | None = None) -> int:
+    try:
+        import starlette  # noqa: F401
+        import uvicorn
+    except ImportError as exc:
+        raise ServeError(f"the portal needs {exc.name}: {PORTAL_EXTRA_HINT}") from None
+    if not bots_get_own_uid():
+        if not args.same_user_bots:
+            raise ServeError("bots cannot get a user id of their own here (the server is not root), so a hostile file "
+                             "could read other students' files and the portal's data: run as root (in a container), or "
+                             "accept the risk with --same-user-bots")
+        say("warning: bots run under your own user id (--same-user-bots): a hostile file can read and damage the "
+            "class's data (other students' files, the results, portal-links.csv)")
+    from ..tournament.lock import FolderError, FolderLock
+    from .app import PortalSettings, create_app
+    from .checker import CheckWorker
+    from .logs import install
+    from .state import PortalState
+
+    base = _base_url(args)
+    lock = FolderLock(folder, f"the portal server at {base}", command=shlex.join(["cabo-kit", "serve", *sys.argv[2:]])
+                      if sys.argv[1:2] == ["serve"] else None)
+    try:
+        lock.acquire()
+    except FolderError as exc:
+        print(f"cabo-kit serve: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if lock.note:
+            say(lock.note)
+        state = PortalState(folder)
+        try:
+            for path in state.recover():
+                say(f"recovered after a stop: {path}")
+            fresh = state.sync_roster(roster)
+            state.set_setting("base_url", base)
+            names = {p.id: p.name for p in state.people()}
+            if demo is not None:
+                for sid, data in demo.items():
+                    state.add_upload(sid, data, f"{sid}_bot.py", min_interval=0.0)
+                say(f"a throwaway class of {len(roster)} students in {folder} (removed when the server stops); "
+                    f"four have uploaded a reference bot, barbara nothing yet\n"
+                    f"  the teacher's page: {base}/signin/{fresh[TEACHER]}\n"
+                    f"  barbara's page:     {base}/signin/{fresh['barbara']}")
+            elif fresh:
+                path = write_links(folder, fresh, names, base)
+                say(f"{len(fresh)} new sign-in link{'s' if len(fresh) != 1 else ''} written to {path} (only its owner "
+                    "can read it): give each student their own link, and keep the teacher's (_teacher)")
+            pending = len(state.pending_checks())
+            worker = CheckWorker(state, games=args.check_games, threads=args.check_workers or default_check_workers())
+            settings = PortalSettings(max_upload=args.max_upload, upload_interval=args.upload_interval)
+            app = create_app(state, settings, on_upload=lambda _up: worker.wake())
+            install()
+            config = uvicorn.Config(app, host=args.host, port=args.port, root_path=args.root_path.rstrip("/"),
+                                    log_config=_log_config(), server_header=False)
+            server = uvicorn.Server(config)
+            links = "" if demo is not None else f" (links: {folder / LINKS_NAME})"
+            say(f"the portal of {folder} for {len(roster)} students: {base}/{links}"
+                f"{f'; {pending} uploads to check' if pending else ''}; Ctrl+C stops it")
+            previous = _on_signals(server)
+            worker.start()
+            try:
+                server.run()
+            finally:
+                worker.stop()
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
+            say("the portal stopped")
+        finally:
+            state.close()
+    finally:
+        lock.release()
+    return 0

@@ -1,0 +1,108 @@
+"""The portal in a real browser (Debian's chromium through Playwright, as the card table's tests): uvicorn on 127.0.0.1.
+
+A student opens their sign-in link, uploads a file through the file input and sees the check's
+verdict appear (the page's script, under the portal's Content-Security-Policy, follows the
+check); a second upload by drag and drop; the teacher sets a deadline and a late upload is
+refused on the page. Without chromium or Playwright the test skips (under CI=true it fails).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+import harness  # noqa: E402  (tests/browser/harness.py: chromium through Playwright)
+
+GOOD = (Path(__file__).parent / "fault_bots" / "good.py").read_bytes()
+
+
+@pytest.fixture
+def portal(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], Path]]:
+    """``cabo-kit serve`` on a free port: its address, everyone's sign-in link, and the class folder."""
+    harness.require_browser()
+    pytest.importorskip("uvicorn")
+    from cabo_kit.portal.server import bots_get_own_uid
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\nada,Ada Lovelace\nbob,Bob\n")
+    port = harness.free_port()
+    log = tmp_path / "server.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", str(folder), "--roster", str(roster),
+                                 "--port", str(port), "--check-games", "2", "--upload-interval", "1",
+                                 *([] if bots_get_own_uid() else ["--same-user-bots"])],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while b"Uvicorn running" not in log.read_bytes():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        with open(folder / "portal-links.csv", newline="") as f:
+            links = {row["id"]: row["link"] for row in csv.DictReader(f)}
+        yield f"http://127.0.0.1:{port}", links, folder
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+
+
+def test_upload_check_and_deadline_in_a_browser(portal: tuple[str, dict[str, str], Path], tmp_path: Path) -> None:
+    base, links, folder = portal
+    bot = tmp_path / "my_bot.py"
+    bot.write_bytes(GOOD)
+    with harness.chromium() as browser:
+        student = browser.new_context().new_page()
+        problems: list[str] = []
+        student.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        student.on("pageerror", lambda e: problems.append(str(e)))
+        student.goto(links["ada"])
+        assert student.url == base + "/"  # signed in, at an address without the token
+        student.set_input_files("#cabo-portal-upload", str(bot))
+        student.click("#cabo-portal-submit")
+        student.wait_for_selector('#cabo-portal-check[data-status="accepted"]', timeout=60_000)
+        assert "my_bot (GoodBot)" in student.inner_text("#cabo-portal-check")
+        # a second version by drag and drop onto the upload area
+        time.sleep(1.1)  # the upload interval
+        drop_file(student, "#cabo-portal-dropzone", "dropped.py", GOOD.decode() + "\n# v2\n")
+        student.wait_for_selector('#cabo-portal-check[data-number="2"][data-status="accepted"]', timeout=60_000)
+        assert (folder / "bots" / "ada.py").read_bytes().endswith(b"# v2\n")
+        # the teacher sets a deadline that has passed: a late upload is refused on the page
+        teacher = browser.new_context().new_page()
+        teacher.goto(links["_teacher"])
+        assert teacher.url == base + "/teacher"
+        past = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 120))
+        teacher.fill("#cabo-portal-deadline-input", past)
+        teacher.click("form[action$='/teacher/deadline'] button")
+        teacher.wait_for_selector("#cabo-portal-deadline")
+        student.goto(base + "/")
+        assert past in student.inner_text("#cabo-portal-deadline")
+        time.sleep(1.1)
+        student.set_input_files("#cabo-portal-upload", str(bot))
+        student.click("#cabo-portal-submit")
+        student.wait_for_load_state()
+        assert "has passed: uploads are closed" in student.inner_text("main")
+        # no script error and nothing the CSP blocked (the refused upload's 403 is the one failed load)
+        assert [p for p in problems if "status of 403" not in p] == [], problems
+
+
+def drop_file(page: Any, selector: str, name: str, text: str) -> None:
+    """Drop a file on ``selector`` as a person dragging it from their desktop would."""
+    page.evaluate("""([selector, name, text]) => {
+        const data = new DataTransfer();
+        data.items.add(new File([text], name, {type: "text/x-python"}));
+        const zone = document.querySelector(selector);
+        zone.dispatchEvent(new DragEvent("dragover", {dataTransfer: data, bubbles: true, cancelable: true}));
+        zone.dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
+    }""", [selector, name, text])

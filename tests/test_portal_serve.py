@@ -1,0 +1,247 @@
+"""``cabo-kit serve``: the command's refusals in-process, and one real server (uvicorn on 127.0.0.1) from start to SIGTERM."""
+
+from __future__ import annotations
+
+import csv
+import http.client
+import os
+import re
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("starlette")
+
+from cabo_kit.cli import main  # noqa: E402
+from cabo_kit.portal import server  # noqa: E402
+from cabo_kit.tournament.lock import holder  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = (Path(__file__).parent / "fault_bots" / "good.py").read_bytes()
+
+
+def _links(folder: Path) -> dict[str, str]:
+    with open(folder / "portal-links.csv", newline="") as f:
+        return {row["id"]: row["link"] for row in csv.DictReader(f)}
+
+
+@pytest.fixture
+def klass(tmp_path: Path) -> tuple[Path, Path]:
+    folder = tmp_path / "class-2026"
+    folder.mkdir()
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\nada,Ada Lovelace\nbob,Bob\n")
+    return folder, roster
+
+
+def test_a_bad_roster_line_is_refused_before_anything_starts(klass: tuple[Path, Path], capsys: Any) -> None:
+    folder, roster = klass
+    roster.write_text("id,name\nada,Ada\nGreedyBot,Greg\n")
+    assert main(["serve", str(folder), "--roster", str(roster)]) == 2
+    err = capsys.readouterr().err
+    assert f"{roster} line 3: the id 'GreedyBot' is not valid" in err
+    assert not (folder / "portal").exists() and not (folder / "portal-links.csv").exists()
+
+
+def test_without_own_uids_for_bots_serve_needs_same_user_bots(klass: tuple[Path, Path], capsys: Any,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    folder, roster = klass
+    monkeypatch.setattr(server, "bots_get_own_uid", lambda: False)
+    assert main(["serve", str(folder), "--roster", str(roster)]) == 2
+    assert "accept the risk with --same-user-bots" in capsys.readouterr().err
+    assert not (folder / "portal").exists()
+
+
+def test_serve_needs_a_roster_and_a_folder(klass: tuple[Path, Path], capsys: Any) -> None:
+    folder, roster = klass
+    assert main(["serve"]) == 2
+    assert "(or try it: cabo-kit serve --demo)" in capsys.readouterr().err
+    assert main(["serve", str(folder), "--demo"]) == 2
+    assert "--demo makes its own class" in capsys.readouterr().err
+    assert main(["serve", str(folder)]) == 2
+    assert "--roster roster.csv" in capsys.readouterr().err
+    assert main(["serve", str(folder / "nope"), "--roster", str(roster)]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert main(["serve", str(folder), "--reissue", "ada"]) == 2
+    assert "has no portal yet" in capsys.readouterr().err
+    assert main(["serve", str(folder), "--roster", str(roster), "--max-upload", "lots"]) == 2
+    assert "is not a size" in capsys.readouterr().err
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _request(port: int, method: str, path: str, cookie: str = "", body: bytes = b"",
+             headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+    con = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        con.request(method, path, body=body or None, headers={**({"Cookie": cookie} if cookie else {}), **(headers or {})})
+        response = con.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read().decode()
+    finally:
+        con.close()
+
+
+def _multipart(csrf: str, name: str, data: bytes) -> tuple[bytes, str]:
+    boundary = "cabo0boundary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n"
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+            "Content-Type: text/x-python\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def test_a_real_server_from_start_to_sigterm(klass: tuple[Path, Path], capsys: Any) -> None:
+    folder, roster = klass
+    port = _free_port()
+    log = folder.parent / "server.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", str(folder), "--roster", str(roster),
+                                 "--port", str(port), "--check-games", "2",
+                                 *([] if server.bots_get_own_uid() else ["--same-user-bots"])], stdout=out, stderr=subprocess.STDOUT,
+                                env=env, cwd=folder.parent)
+    try:
+        deadline = time.monotonic() + 30
+        while b"Uvicorn running" not in log.read_bytes():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        links = _links(folder)
+        assert set(links) == {"_teacher", "ada", "bob"}
+        assert stat.S_IMODE(os.stat(folder / "portal-links.csv").st_mode) == 0o600
+        # while it serves, the folder is held: a tournament run is refused and names the server
+        assert main(["tournament", "run", str(folder)]) == 1
+        assert f"is in use by the portal server at http://127.0.0.1:{port}: pid {proc.pid}" in capsys.readouterr().err
+        # a student signs in, uploads, and sees the check's result
+        status, headers, _ = _request(port, "GET", links["ada"].split(str(port), 1)[1])
+        assert status == 303 and headers["location"] == "/"
+        cookie = headers["set-cookie"].split(";", 1)[0]
+        status, _, page = _request(port, "GET", "/", cookie)
+        assert status == 200 and "Ada Lovelace" in page
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+        body, kind = _multipart(csrf, "my_bot.py", GOOD)
+        status, _, _ = _request(port, "POST", "/upload", cookie, body, {"Content-Type": kind})
+        assert status == 303
+        while '"status": "running"' in (check := _request(port, "GET", "/check", cookie)[2]).replace('":"', '": "'):
+            assert time.monotonic() < deadline + 30, check
+            time.sleep(0.2)
+        assert '"accepted"' in check, check
+        assert (folder / "bots" / "ada.py").read_bytes() == GOOD
+        # a reissue while it runs: the old session and link stop working at once
+        assert main(["serve", str(folder), "--reissue", "ada"]) == 0
+        assert "a new sign-in link for ada" in capsys.readouterr().out
+        assert _request(port, "GET", "/", cookie)[0] == 403
+        assert _request(port, "GET", links["ada"].split(str(port), 1)[1])[0] == 403
+        assert _links(folder)["ada"] != links["ada"] and _links(folder)["bob"] == links["bob"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert code == 0
+    text = log.read_text()
+    assert "Logging error" not in text and "Traceback" not in text, text
+    assert '"GET /signin/[redacted] HTTP/1.1" 303' in text
+    for secret in [*links.values(), *_links(folder).values(), cookie.split("=", 1)[1]]:
+        assert secret.rsplit("/", 1)[-1] not in text
+    assert holder(folder) is None
+
+
+def _check_processes(checks: list[int] = []) -> list[int]:  # noqa: B006 - never mutated
+    """PIDs of running checks (their command line holds the check's temporary folder), and of the harness
+    processes of the checks ``checks`` (the harness server's command line names its parent: ``"ppid": PID``)."""
+    marks = [b"cabo-portal-check-", *(f'"ppid": {pid}'.encode() for pid in checks)]
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            line = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if any(m in line for m in marks) and int(proc.name) != os.getpid():
+            found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="finds processes through /proc (Linux)")
+def test_sigterm_during_a_check_leaves_no_process_and_the_upload_to_check_again(klass: tuple[Path, Path]) -> None:
+    from cabo_kit.portal.state import PortalState
+
+    folder, roster = klass
+    port = _free_port()
+    log = folder.parent / "server.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", str(folder), "--roster", str(roster),
+                                 "--port", str(port), *([] if server.bots_get_own_uid() else ["--same-user-bots"])],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while b"Uvicorn running" not in log.read_bytes():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        status, headers, _ = _request(port, "GET", _links(folder)["bob"].split(str(port), 1)[1])
+        cookie = headers["set-cookie"].split(";", 1)[0]
+        csrf = re.search(r'name="csrf" value="([^"]+)"', _request(port, "GET", "/", cookie)[2]).group(1)  # type: ignore[union-attr]
+        slow = b"import time\ntime.sleep(60)\nimport cabo_kit as ck\nclass Slow(ck.Bot):\n    pass\n"
+        body, kind = _multipart(csrf, "slow.py", slow)
+        assert _request(port, "POST", "/upload", cookie, body, {"Content-Type": kind})[0] == 303
+        checks: list[int] = []
+        while len(_check_processes(checks)) < 2:  # the check and its harness server
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+            checks = _check_processes()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=20)
+    assert code == 0, log.read_text()
+    end = time.monotonic() + 5
+    while _check_processes(checks) and time.monotonic() < end:  # a harness sees its parent gone within a moment
+        time.sleep(0.1)
+    assert _check_processes(checks) == []
+    state = PortalState(folder)
+    assert [u.status for u in state.uploads_of("bob")] == ["checking"]  # checked again at the next start
+    state.close()
+
+
+def test_the_demo_prints_two_links_that_work_and_leaves_nothing(tmp_path: Path) -> None:
+    port = _free_port()
+    log = tmp_path / "demo.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", "--demo", "--port", str(port)],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while b"Uvicorn running" not in log.read_bytes():
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        text = log.read_text()
+        folder = Path(re.search(r"a throwaway class of 5 students in (\S+) ", text).group(1))  # type: ignore[union-attr]
+        teacher = re.search(r"the teacher's page: http://127\.0\.0\.1:\d+(/signin/\S+)", text).group(1)  # type: ignore[union-attr]
+        student = re.search(r"barbara's page: +http://127\.0\.0\.1:\d+(/signin/\S+)", text).group(1)  # type: ignore[union-attr]
+        status, headers, _ = _request(port, "GET", teacher)
+        assert status == 303 and headers["location"] == "/teacher"
+        page = _request(port, "GET", "/teacher", headers["set-cookie"].split(";", 1)[0])[2]
+        for sid in ("ada", "alan", "grace", "edsger"):
+            assert re.search(rf'data-student="{sid}" data-state="(running|accepted)"', page), page
+        assert 'data-student="barbara" data-state="no-file"' in page
+        status, headers, _ = _request(port, "GET", student)
+        assert status == 303 and headers["location"] == "/"
+        assert (folder / "portal" / "uploads" / "ada" / "1.py").read_bytes().startswith(b'"""GreedyBot')
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=20)
+    assert code == 0, log.read_text()
+    assert not folder.exists()
