@@ -46,6 +46,9 @@ from .config import ConfigError, TournamentConfig, load_config
 from .lock import FolderError, FolderLock, cannot_write, check_free, holder
 from .schedule import Match, make_schedule
 from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
+from .timing import CpuTally
+
+_thread_ns = time.thread_time_ns
 
 __all__ = [
     "BotSpec", "MatchTask", "RunSummary", "run_tournament", "run_match", "collect_entrants", "plan", "write_outputs",
@@ -236,24 +239,73 @@ class _AtSeat(Bot):
         self._bot.on_round_end(result)
 
 
-def play_one(game: Game, bots: Sequence[Any], names: Sequence[str]) -> tuple[int | None, str, str]:
+class _TimedAtSeat(_AtSeat):
+    """An in-process (trusted) bot at its seat, its CPU measured around each call (``time.thread_time_ns``)."""
+
+    def __init__(self, bot: Any, seat: int, cell: list[int], tally: CpuTally) -> None:
+        super().__init__(bot, seat, cell)
+        self._tally = tally
+
+    def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        self._cell[0] = self._seat
+        t0 = _thread_ns()
+        try:
+            return self._choose(observation, legal_actions)
+        finally:
+            self._tally.decision(_thread_ns() - t0)
+
+    def on_round_start(self, observation: Any) -> None:
+        self._cell[0] = self._seat
+        t0 = _thread_ns()
+        try:
+            self._bot.on_round_start(observation)
+        finally:
+            self._tally.other(_thread_ns() - t0)
+
+    def on_round_end(self, result: Any) -> None:
+        self._cell[0] = self._seat
+        t0 = _thread_ns()
+        try:
+            self._bot.on_round_end(result)
+        finally:
+            self._tally.other(_thread_ns() - t0)
+
+
+def play_one(game: Game, bots: Sequence[Any], names: Sequence[str],
+             tallies: Sequence[CpuTally | None] | None = None) -> tuple[int | None, str, str]:
     """Play ``game`` to its end or to the first fault; return ``(fault seat or None, kind, reason)``.
 
     Any exception from a bot (a :class:`~cabo_kit.tournament.isolation.BotFault` from an
     isolated one) stops the game at once with that seat at fault. The game loop is
     :func:`cabo_kit.play.run_game`, the same one ``play_game`` uses (round summaries without
-    losing snap claims, RULES.md section 7).
+    losing snap claims, RULES.md section 7). ``tallies``: per seat, a
+    :class:`~cabo_kit.tournament.timing.CpuTally` that counts an in-process bot's calls and their
+    CPU, or ``None`` (an isolated bot measures itself: ``bot.cpu``).
     """
     cell = [-1]
+    timed = list(tallies) if tallies is not None else [None] * len(bots)
+
+    def hook(seat: int, call: Callable[[], None]) -> None:
+        tally = timed[seat]
+        if tally is None:
+            call()
+            return
+        t0 = _thread_ns()
+        try:
+            call()
+        finally:
+            tally.other(_thread_ns() - t0)
+
     try:
         for seat, bot in enumerate(bots):
             cell[0] = seat
-            bot.on_game_start(seat, game.n, game.rules)
-        run_game(game, [_AtSeat(b, s, cell) for s, b in enumerate(bots)], names)
+            hook(seat, lambda: bot.on_game_start(seat, game.n, game.rules))
+        run_game(game, [_AtSeat(b, s, cell) if timed[s] is None else _TimedAtSeat(b, s, cell, timed[s])  # type: ignore[arg-type]
+                        for s, b in enumerate(bots)], names)
         totals, winners = list(game.sheet.totals), list(game.sheet.winners)
         for seat, bot in enumerate(bots):
             cell[0] = seat
-            bot.on_game_end(totals, winners)
+            hook(seat, lambda: bot.on_game_end(totals, winners))
     except Exception as exc:  # any bot failure is that seat's fault; the engine itself is trusted
         kind, reason = _fault_of(exc)
         return cell[0], kind, reason
@@ -320,6 +372,7 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                 bots = [players[i] for i in order]
                 specs = [task.lineup[i] for i in order]
                 names = [s.name for s in specs]
+                started = time.perf_counter()
                 game = Game(rules, task.deal_seed, k, memory=task.memory)
                 for s, bot in enumerate(bots):
                     bot.random = bot_random(task.deal_seed, s)
@@ -330,7 +383,11 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                             prestart()
                         except Exception:  # noqa: BLE001 - on_game_start starts it again and reports the fault
                             pass
-                fault_seat, kind, reason = play_one(game, bots, names)
+                trusted: list[CpuTally | None] = [None if isinstance(getattr(b, "cpu", None), CpuTally) else CpuTally()
+                                                  for b in bots]
+                fault_seat, kind, reason = play_one(game, bots, names, trusted)
+                seconds = time.perf_counter() - started
+                tallies = [t if t is not None else b.cpu for t, b in zip(trusted, bots)]
                 sheet = game.sheet
                 rank, win = final_ranking(sheet.totals, sheet.rounds[-1] if sheet.rounds else None, fault_seat)
                 info: dict[str, Any] = {"tournament": {"deal": task.deal_key, "rotation": rot, "game_id": gid}}
@@ -340,11 +397,12 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                 rounds = list(game.results)
                 seats = [
                     SeatRow(s, specs[s].name, specs[s].version, sheet.totals[s], rank[s], win[s],
-                            kind if s == fault_seat else "ok", reason if s == fault_seat else "", _seat_counts(rounds, s))
+                            kind if s == fault_seat else "ok", reason if s == fault_seat else "", _seat_counts(rounds, s),
+                            tallies[s].decisions, tallies[s].cpu_s, tallies[s].hist_text())
                     for s in range(k)
                 ]
                 row = GameRow(gid, task.deal_id, f"{task.order_key}:{rot}", task.preset, task.rules_json, k,
-                              task.deal_seed, rot, "ok" if fault_seat is None else "fault", len(rounds), record)
+                              task.deal_seed, rot, "ok" if fault_seat is None else "fault", len(rounds), record, seconds)
                 out.append((row, seats))
                 if fault_seat is not None:
                     # the next game starts the faulting bot afresh
