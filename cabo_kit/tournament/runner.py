@@ -722,12 +722,25 @@ def format_leaderboard(board: Any) -> str:
     rush    a    1100    1050..1150   1-2      8     62.5%
     rush    r     200     below 640     3      8      0.0%
     below / above X: an upper (lower) bound only; the bot almost never won (lost) against the others, so only rare upsets measure how far below (above) it is
+
+    With the timing columns (:func:`~cabo_kit.tournament.timing.with_timing`, as :func:`write_outputs`
+    adds them) it also shows each bot's CPU per decision (median and 95th percentile, ms) and its
+    share of the preset's CPU ("unknown" for games stored before cabo-kit measured it).
     """
+    from .timing import ms_text
+
+    columns = getattr(board, "columns", ())
     head = ["preset", "bot", "Elo", "95% interval", "rank", "games", "win rate"]
-    has_rank = "rank_low" in getattr(board, "columns", ())
+    has_rank = "rank_low" in columns
+    timed = "cpu_ms_median" in columns
+    if timed:
+        head += ["CPU ms/decision", "p95", "CPU share"]
     rows = [[str(r.preset), str(r.bot), f"{r.elo:.0f}", interval_text(r.elo_low, r.elo_high),
              rank_text(int(r.rank_low), int(r.rank_high)) if has_rank else "-", str(int(r.games)),
-             f"{r.win_rate:.1%}" if r.win_rate == r.win_rate else "-"] for r in board.itertuples()]
+             f"{r.win_rate:.1%}" if r.win_rate == r.win_rate else "-"]
+            + ([ms_text(r.cpu_ms_median), ms_text(r.cpu_ms_p95),
+                "unknown" if r.cpu_share != r.cpu_share else f"{r.cpu_share:.1f}%"] if timed else [])
+            for r in board.itertuples()]
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[str]) -> str:
@@ -754,6 +767,9 @@ def _written(path: Path) -> Iterator[None]:
 def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print) -> tuple[Any, Path | None]:
     """Write ``DIR/leaderboard.csv`` and ``DIR/report.html`` from the store; print the table.
 
+    The leaderboard has each bot's CPU too (``decisions``, ``cpu_s``, ``cpu_ms_median``, ``cpu_ms_p95``,
+    ``cpu_share`` in %, per preset; empty where the store holds no timing).
+
     Returns the leaderboard frame and the report's path (``None`` if no report could be written).
     It only reads the store, so it works on a read-only store, and while a run holds the folder
     (it then says that the run will rewrite both files). A file it cannot write raises
@@ -769,13 +785,18 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     if busy is not None and busy.pid != os.getpid():
         say(f"note: {folder} is in use by {busy.describe()}. This shows the {len(games)} games stored so far; "
             "the run rewrites leaderboard.csv and report.html when it ends")
-    board = fit_elo(seats)
+    from .timing import with_timing
+
+    board = with_timing(fit_elo(seats), seats)
     say(format_leaderboard(board))
     from ..report import write_report
 
     report = folder / "report.html"
     with _written(folder / "leaderboard.csv"):
-        board.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
+        # CPU times keep 4 significant figures (a fast bot's median is a few microseconds); unknown: empty
+        csv = board.assign(**{c: [f"{v:.4g}" if v == v else "" for v in board[c]]
+                              for c in ("cpu_s", "cpu_ms_median", "cpu_ms_p95")})
+        csv.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
     with _written(report):
         write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board)
     say(f"leaderboard: {folder / 'leaderboard.csv'}\nreport: {report}")

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CpuTally", "BINS_PER_DECADE", "N_BINS", "bin_of", "parse_hist", "add_hists", "quantile", "bot_timing",
-    "CostModel", "Estimate", "about", "TIMING_COLUMNS", "ROUND_ROBIN_C",
+    "CostModel", "Estimate", "about", "short_duration", "TIMING_COLUMNS", "ROUND_ROBIN_C", "with_timing", "ms_text",
 ]
 
 BINS_PER_DECADE = 10
@@ -330,3 +330,42 @@ class Estimate:
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+
+def with_timing(board: "pd.DataFrame", seats: "pd.DataFrame") -> "pd.DataFrame":
+    """The leaderboard with :data:`TIMING_COLUMNS` added per preset and bot (``cpu_share``: the bot's share
+    of all bots' CPU in that preset, in %); NaN where nothing was measured. The board's attrs are kept.
+
+    >>> import pandas as pd
+    >>> board = pd.DataFrame({"bot": ["a", "b"], "preset": "rush", "elo": [1010.0, 990.0]})
+    >>> seats = pd.DataFrame({"bot": ["a", "b"], "preset": "rush", "decisions": [10, 10], "cpu_s": [0.001, 0.003],
+    ...                       "cpu_hist": ["40:10", "45:10"]})
+    >>> with_timing(board, seats)[["bot", "cpu_ms_median", "cpu_share"]].round(3).values.tolist()
+    [['a', 11.22, 25.0], ['b', 35.481, 75.0]]
+    """
+    out = board.copy()
+    out.attrs = dict(board.attrs)
+    if not len(out) or not len(seats):
+        for col in TIMING_COLUMNS:
+            out[col] = math.nan
+        out["decisions"] = out["decisions"].astype("Int64")
+        return out
+    timing = bot_timing(seats, ("preset", "bot")).set_index(["preset", "bot"])
+    keys = list(zip(out["preset"], out["bot"]))
+    import pandas as pd
+
+    for col in TIMING_COLUMNS:
+        values = [timing[col].get(k) if k in timing.index else None for k in keys]
+        out[col] = pd.array(values, dtype="Int64") if col == "decisions" else pd.array(values, dtype="float64")
+    return out
+
+
+def ms_text(value: Any) -> str:
+    """A CPU time in ms for a table: 3 significant figures, ``unknown`` when not measured.
+
+    >>> ms_text(0.004213), ms_text(12.345), ms_text(float("nan"))
+    ('0.00421', '12.3', 'unknown')
+    """
+    if value is None or value != value:
+        return "unknown"
+    return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
