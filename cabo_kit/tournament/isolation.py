@@ -488,6 +488,13 @@ def _server() -> _Server | None:
         return server
 
 
+def start_server() -> None:
+    """Start this process's harness server now (where it is used), so that the first game does not pay for it
+    (a game's timing then measures the game; a worker pays the start once)."""
+    if USE_SERVER and _LINUX:
+        _server()
+
+
 # ---------------------------------------------------------------------- one harness process
 
 

@@ -46,13 +46,16 @@ from .config import ConfigError, TournamentConfig, load_config
 from .lock import FolderError, FolderLock, cannot_write, check_free, holder
 from .schedule import Match, make_schedule
 from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
-from .timing import CpuTally
+from .progress import Progress
+from .timing import ROUND_ROBIN_C, CostModel, CpuTally, Estimate, Group
 
 _thread_ns = time.thread_time_ns
+START_S = 1.0
+"""What an estimate adds for starting the workers and their harness servers (measured: 0.5 to 1 s)."""
 
 __all__ = [
     "BotSpec", "MatchTask", "RunSummary", "run_tournament", "run_match", "collect_entrants", "plan", "write_outputs",
-    "format_leaderboard", "play_one", "final_ranking",
+    "format_leaderboard", "play_one", "final_ranking", "estimate_tournament",
 ]
 
 FAULT_KINDS = ("error", "timeout", "illegal", "crash")
@@ -366,6 +369,10 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
     out = []
     try:
         players = _make_bots(task, workdir)
+        if any(spec.kind == "file" for spec in task.lineup):
+            from .isolation import start_server
+
+            start_server()  # once per worker, before the first game's clock
         try:
             for rot, gid in zip(task.rotations, task.game_ids):
                 order = [(s + rot) % k for s in range(k)]
@@ -531,7 +538,9 @@ def _play_all(
     (folder / "logs").mkdir(exist_ok=True)
     rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
     ex: Executor | None = None
-    bar: Any = None
+    bar: Progress | None = None
+    planned_workers = n_workers
+    credit = 0  # games the progress already counts before their tasks are played
     with Store(folder / DB_NAME) as store:
         store.set_rejected(rejected)
         store.set_scheduled([gid for _, ids in planned for gid in ids])
@@ -555,29 +564,28 @@ def _play_all(
                 ))
             return tasks
 
-        def play(tasks: list[MatchTask]) -> None:
-            nonlocal ex, bar
+        def play(tasks: list[MatchTask], announce: int = 0) -> None:
+            nonlocal ex, bar, credit
             if not tasks:
                 return
             todo = sum(len(t.rotations) for t in tasks)
+            if announce:  # the whole first batch, played in two parts (the timed games first)
+                credit, todo = announce - todo, announce
+            elif credit:
+                credit, todo = max(0, credit - todo), max(0, todo - credit)
             if ex is None:
-                say(f"playing {todo} games ({summary.skipped} already stored) with "
-                    f"{n_workers if target > 0 else min(n_workers, len(tasks))} {kind} workers"
+                say(f"playing {todo} games ({summary.skipped} already stored) with {planned_workers} {kind} workers"
                     + (f", then adaptively until every two-sided interval is within +-{target:g} Elo" if target > 0 else "")
                     + " ...")
                 if progress:
-                    from tqdm import tqdm
-
                     # Made with the first batch's size: a bar of total 0 would print an empty line first.
-                    bar = tqdm(total=todo, unit="game", desc="tournament", file=sys.stderr, dynamic_ncols=True)
+                    bar = Progress(todo, "tournament")
                     todo = 0
                 # An adaptive run plays batch after batch: keep every worker, whatever the first batch's size.
-                ex = make_executor(kind, n_workers if target > 0 else min(n_workers, len(tasks)),
-                                   scheduler or cfg.scheduler or None)
+                ex = make_executor(kind, planned_workers, scheduler or cfg.scheduler or None)
                 summary.workers = ex.workers
             if bar is not None and todo:
-                bar.total += todo
-                bar.refresh()
+                bar.add_total(todo)
             for results in ex.run(run_match, tasks):
                 for row, seats in results:
                     if store.add_game(row, seats):
@@ -596,7 +604,28 @@ def _play_all(
             summary.notes.append(note)
             say(note)
         try:
-            play(tasks_of(planned))
+            first = tasks_of(planned)
+            planned_workers = n_workers if target > 0 else min(n_workers, max(1, len(first)))
+            todo = sum(len(t.rotations) for t in first)
+            model = _stored_model(folder, entrants) if first else None
+            sample = _sample_of([((t.preset, t.rules_json, t.table_size), [b.name for b in t.lineup]) for t in first],
+                                model) if first else []
+            if first and model is not None and not sample:
+                for line in _estimate(model, first, cfg, entrants, games, target, budget, planned_workers, kind,
+                                      "from the stored games' timings").lines():
+                    say(line)
+            if sample and model is not None:  # time a first batch (games of the run, stored as usual), then estimate
+                chosen = set(sample)
+                play([first[i] for i in sample], announce=todo)
+                rest = [t for i, t in enumerate(first) if i not in chosen]
+                model = _stored_model(folder, entrants)
+                if model is not None and rest:
+                    for line in _estimate(model, rest, cfg, entrants, games, target, budget, planned_workers, kind,
+                                          f"from the first {sum(len(first[i].rotations) for i in sample)} games; "
+                                          "left to play").lines():
+                        say(line)
+                first = rest
+            play(first)
             if target > 0:
                 for note in _adaptive(cfg, entrants, store, target, budget, tasks_of, play, folder):
                     summary.notes.append(note)
@@ -676,6 +705,193 @@ def _adaptive(
             store.add_scheduled(gid for _, ids in planned for gid in ids)
             play(tasks_of(planned))
     return [notes[p] for p in sorted(notes)]
+
+
+# ------------------------------------------------------------------ the time known before playing
+
+
+def _stored_model(folder: Path, entrants: Sequence[BotSpec]) -> "CostModel | None":
+    """The cost model of the store's timed games of these bots' current versions (``None`` without pandas)."""
+    try:
+        import pandas  # noqa: F401
+    except ImportError:  # pragma: no cover - a plain run needs no pandas: no estimate then
+        return None
+    return CostModel.fit(*_timed_frames(folder, entrants))
+
+
+def _sample_of(items: Sequence[tuple[Group, Sequence[str]]], model: "CostModel | None") -> list[int]:
+    """Which of ``items`` (a group and its lineup, in play order) to time first: for each group, the first
+    matches that seat a bot not timed in that group yet (at least one per group the model has no games of)."""
+    if model is None:
+        return []
+    wanted: dict[Group, set[str]] = {}
+    for group, lineup in items:
+        if group not in wanted:  # a group without a timed game: its first match at least
+            wanted[group] = set(lineup) if group not in model.overhead else set()
+        wanted[group] |= {b for b in lineup if (b, group) not in model.bot_game}
+    chosen: list[int] = []
+    for i, (group, lineup) in enumerate(items):
+        if wanted[group] & set(lineup):
+            chosen.append(i)
+            wanted[group] -= set(lineup)
+    return chosen
+
+
+def _estimate(model: "CostModel", tasks: Sequence[MatchTask], cfg: TournamentConfig, entrants: Sequence[BotSpec],
+              games: int | None, target: float, budget: int, workers: int, kind: str, source: str) -> Estimate:
+    """The expected duration of ``tasks`` (and, with a precision target, of the adaptive games) on ``workers``."""
+    from .executors import default_workers
+
+    total = 0.0
+    n_games = 0
+    per_group: dict[Group, list[float]] = {}
+    for t in tasks:
+        group = (t.preset, t.rules_json, t.table_size)
+        one = model.game_seconds(group, [b.name for b in t.lineup])
+        per_group.setdefault(group, []).append(one)
+        total += one * len(t.rotations)
+        n_games += len(t.rotations)
+    parallel = max(1, min(workers, len(tasks) if target <= 0 else workers,
+                          default_workers() if kind == "local" else workers))
+    names = [b.name for b in entrants]
+    groups = {(e.preset, e.rules_json, k) for e in cfg.presets for k in cfg.table_sizes if len(entrants) >= k}
+    per_bot: dict[str, float] = {}
+    for b in names:
+        costs = [model.bot_seconds(b, g) for g in groups]
+        per_bot[b] = sum(costs) / len(costs) if costs else 0.0
+    # + the start of the workers and their harness servers, about a second (docs/performance.md)
+    est = Estimate(games=n_games, seconds=total / parallel + (START_S if n_games else 0.0), workers=parallel, per_bot=per_bot,
+                   per_game=total / n_games if n_games else 0.0,
+                   unknown=sorted(b for b in names if not model.knows(b)), sampled=model.games, source=source)
+    if target > 0:
+        need = math.ceil((ROUND_ROBIN_C / target) ** 2)
+        adaptive = adaptive_max = 0
+        extra_seconds = 0.0
+        for group in groups:
+            k = group[2]
+            seeded_k = k * math.ceil((games or cfg.games) / k)
+            more = len(names) * max(0, min(budget, need) - seeded_k) // k
+            adaptive += more
+            adaptive_max += len(names) * max(0, budget - seeded_k) // k
+            known = per_group.get(group) or [model.game_seconds(group, names[:k])]
+            extra_seconds += more * sum(known) / len(known)
+        est.adaptive, est.adaptive_max = adaptive, adaptive_max
+        est.adaptive_seconds = extra_seconds / max(1, min(workers, default_workers() if kind == "local" else workers))
+    return est
+
+
+def estimate_tournament(
+    folder: str | Path,
+    *,
+    games: int | None = None,
+    workers: int | None = None,
+    executor: str | None = None,
+    scheduler: str | None = None,
+    precision: float | None = None,
+    max_games: int | None = None,
+    out: Callable[[str], None] | None = print,
+    loader: Callable[..., Any] | None = None,
+) -> Estimate:
+    """How long ``run_tournament(folder, ...)`` with the same arguments should take, without running it.
+
+    It reads the store's timings of the bots' current files when there are some, and plays a short
+    timed sample for the bots and groups (preset, rules, table size) they lack: per group, the first
+    scheduled matches that seat an untimed bot, one game each (one seat rotation). The sample is never
+    stored (nothing in the folder changes, and the later run's results are the same), so it is played
+    again by the run. With a precision target, the adaptive games are a rough prior (the ``1/sqrt(games)``
+    law of the measured class, :data:`~cabo_kit.tournament.timing.ROUND_ROBIN_C`) and the budget caps them.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "tournament.toml").write_text('presets = ["rush"]\\ntable_sizes = [2]\\ngames = 2\\nreference = ["RandomBot", "GreedyBot"]\\n')
+    >>> est = estimate_tournament(folder, workers=1, out=None)
+    >>> est.games, est.workers, est.sampled, est.headline().startswith("about")
+    (2, 1, 1, True)
+    >>> (folder / "results.sqlite").exists()
+    False
+    """
+    from .executors import default_workers, make_executor
+
+    say = out or (lambda _s: None)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is not a folder: make it and put the submissions in {folder}/bots/")
+    cfg, note = load_config(folder)
+    say(note)
+    target = cfg.precision if precision is None else float(precision)
+    budget = max_games or cfg.max_games
+    entrants, rejected = collect_entrants(folder, cfg, loader)
+    if len(entrants) < 2:
+        raise ConfigError(_nothing_to_play(cfg, entrants, rejected))
+    planned = plan(cfg, entrants, games)
+    if not planned:
+        raise ConfigError(_nothing_to_play(cfg, entrants, rejected))
+    by_name = {b.name: b for b in entrants}
+    rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
+    have: set[str] = set()
+    if (folder / DB_NAME).exists():
+        from .store import load_frames
+
+        have = set(load_frames(folder / DB_NAME, current_only=False)[0]["game_id"])
+    model = _stored_model(folder, entrants) or CostModel()
+
+    def task(m: Match, rotations: list[tuple[int, str]]) -> MatchTask:
+        return MatchTask(rules=rules_of[(m.preset, m.rules)], preset=m.preset, rules_json=m.rules,
+                         table_size=m.table_size, deal_key=m.deal_key, deal_seed=m.deal_seed,
+                         deal_id=_deal_id(m, by_name), order_key=m.order_key,
+                         lineup=tuple(by_name[b] for b in m.lineup), rotations=tuple(r for r, _ in rotations),
+                         game_ids=tuple(g for _, g in rotations), limits=dict(cfg.limits), memory=cfg.memory)
+
+    tasks = [task(m, [(r, g) for r, g in enumerate(ids) if g not in have]) for m, ids in planned]
+    tasks = [t for t in tasks if t.rotations]
+    kind = executor or cfg.executor
+    n_workers = workers or cfg.workers or default_workers()
+    chosen = _sample_of([((m.preset, m.rules, m.table_size), m.lineup) for m, _ in planned], model)
+    if chosen:
+        sample = [task(planned[i][0], [(0, planned[i][1][0])]) for i in chosen]
+        say(f"timing a sample of {len(sample)} games (one per match that seats a bot not timed yet; not stored) ...")
+        rows: list[tuple[GameRow, list[SeatRow]]] = []
+        started = time.perf_counter()
+        with make_executor(kind, min(n_workers, len(sample)), scheduler or cfg.scheduler or None) as ex:
+            for results in ex.run(run_match, sample):
+                rows.extend(results)
+        say(f"sample played in {time.perf_counter() - started:.1f} s")
+        stored_games, stored_seats = _timed_frames(folder, entrants)
+        sampled_games, sampled_seats = _frames_of(rows)
+        import pandas as pd
+
+        model = CostModel.fit(pd.concat([stored_games, sampled_games], ignore_index=True),
+                              pd.concat([stored_seats, sampled_seats], ignore_index=True))
+    planned_workers = n_workers if target > 0 else min(n_workers, max(1, len(tasks)))
+    est = _estimate(model, tasks, cfg, entrants, games, target, budget, planned_workers, kind,
+                    f"{model.games} timed games")
+    for line in est.lines():
+        say(line)
+    return est
+
+
+def _frames_of(rows: Sequence[tuple[GameRow, list[SeatRow]]]) -> "tuple[Any, Any]":
+    """Games and seats frames (the columns a :class:`CostModel` reads) of games played but not stored."""
+    import pandas as pd
+
+    games = pd.DataFrame([dict(game_id=g.game_id, preset=g.preset, rules=g.rules, table_size=g.table_size,
+                               seconds=g.seconds) for g, _ in rows],
+                         columns=["game_id", "preset", "rules", "table_size", "seconds"])
+    seats = pd.DataFrame([dict(game_id=g.game_id, preset=g.preset, rules=g.rules, table_size=g.table_size, bot=s.bot,
+                               version=s.version, decisions=s.decisions, cpu_s=s.cpu_s) for g, ss in rows for s in ss],
+                         columns=["game_id", "preset", "rules", "table_size", "bot", "version", "decisions", "cpu_s"])
+    return games, seats
+
+
+def _timed_frames(folder: Path, entrants: Sequence[BotSpec]) -> "tuple[Any, Any]":
+    """The store's games and seats of these bots' current versions (empty frames without a store)."""
+    if not (folder / DB_NAME).exists():
+        return _frames_of([])
+    from .store import load_frames
+
+    games, seats = load_frames(folder / DB_NAME, current_only=False)
+    current = {(b.name, b.version) for b in entrants}
+    return games, seats[[(b, v) in current for b, v in zip(seats["bot"], seats["version"])]]
 
 
 # ------------------------------------------------------------------ outputs

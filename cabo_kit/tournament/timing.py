@@ -212,7 +212,8 @@ Group = tuple[str, str, int]  # preset, rules (JSON of the overrides), table siz
 @dataclass
 class CostModel:
     """What a game costs, from timed games: each bot's CPU per game in a group (preset, rules, table
-    size), and the rest of a game's wall time (engine, processes) per group.
+    size), how much wall time a CPU second takes here (``ratio``: 1 on an idle machine), and the rest
+    of a game's wall time (engine, processes) per group.
 
     :meth:`game_seconds` of a game not measured in its group falls back to the bot's CPU per decision
     times the group's decisions per seat, then to the median bot of the group (``unknown`` lists
@@ -224,6 +225,7 @@ class CostModel:
     group_decisions: dict[Group, float] = field(default_factory=dict)
     overhead: dict[Group, float] = field(default_factory=dict)
     games: int = 0
+    ratio: float = 1.0
 
     @classmethod
     def fit(cls, games: "pd.DataFrame", seats: "pd.DataFrame") -> "CostModel":
@@ -248,10 +250,17 @@ class CostModel:
         cpu = s.groupby("game_id")["_c"].sum()
         g = g[g["game_id"].isin(cpu.index)]
         model.games = len(g)
-        rest = (g.set_index("game_id")["seconds"] - cpu).clip(lower=0.0)
-        g = g.assign(_rest=g["game_id"].map(rest))
+        # A game's wall time = ratio * (rest + its bots' CPU): the rest (engine, processes) is the least a game
+        # of the group took beyond its bots' CPU, and the ratio (a busy machine stretches everything: 1 to 4)
+        # makes the timed games' sum come out exactly.
+        g = g.assign(_cpu=g["game_id"].map(cpu).astype(float), _w=g["seconds"].astype(float))
+        g = g.assign(_rest=(g["_w"] - g["_cpu"]).clip(lower=0.0))
         for (preset, rules, k), part in g.groupby(["preset", "rules", "table_size"]):
-            model.overhead[(str(preset), str(rules), int(k))] = float(part["_rest"].mean())
+            model.overhead[(str(preset), str(rules), int(k))] = float(part["_rest"].min())
+        base = sum(model.overhead[(str(p), str(r), int(k))] for p, r, k in zip(g["preset"], g["rules"], g["table_size"]))
+        base += float(g["_cpu"].sum())
+        if base > 0:
+            model.ratio = min(4.0, max(1.0, float(g["_w"].sum()) / base))
         return model
 
     def knows(self, bot: str) -> bool:
@@ -280,7 +289,7 @@ class CostModel:
 
     def game_seconds(self, group: Group, lineup: Sequence[str]) -> float:
         """The expected wall seconds of one game of ``group`` with the bots of ``lineup``."""
-        return self.rest_seconds(group) + sum(self.bot_seconds(b, group) for b in lineup)
+        return self.ratio * (self.rest_seconds(group) + sum(self.bot_seconds(b, group) for b in lineup))
 
 
 @dataclass
