@@ -644,6 +644,11 @@ def report_html(
     fitted_here = board is None
     if board is None:
         board = fit_elo(seats, anchor=anchor, bootstrap=bootstrap, seed=seed)
+    from .tournament.timing import ms_text, with_timing
+
+    if "cpu_ms_median" not in board.columns and "cpu_hist" in seats.columns:
+        board = with_timing(board, seats)
+    timed = "cpu_ms_median" in board.columns
     outcomes = per_rule(seats) if len(seats) else None
     try:
         skill = openskill_ratings(seats) if len(seats) else None
@@ -673,7 +678,7 @@ def report_html(
     parts: list[str] = []
     nav = [("leaderboard", "Leaderboard"), ("history", "Elo over games"), ("pairwise", "Head to head"),
            ("outcomes", "Per-rule outcomes"), ("scores", "Scores"), ("problems", "Rejected files and faults"),
-           ("bots", "Bots")]
+           ("bots", "Bots"), ("time", "Time")]
     parts.append(f"<h1>{_esc(title)}</h1>")
     parts.append(
         f'<p class="summary">{len(games)} games, {len(bots)} bots, presets: {_esc(", ".join(presets)) or "none"}; '
@@ -696,6 +701,8 @@ def report_html(
         for preset in _presets(board):
             part = board[board["preset"] == preset].reset_index(drop=True)
             header = ["#", "bot", "Elo", "95% interval", "plausible rank", "games", "win rate"]
+            if timed:
+                header += ["CPU ms / decision", "p95", "CPU share"]
             extra = skill is not None and len(skill) > 0
             if skill is not None and extra:
                 header += ["OpenSkill μ ± σ"]
@@ -704,10 +711,13 @@ def report_html(
             for i, r in part.iterrows():
                 row = [str(i + 1), bot_link(r["bot"]), _num(r["elo"]), _interval(r["elo_low"], r["elo_high"]),
                        _rank_range(r), _num(r["games"]), _num(r["win_rate"], "{:.1%}")]
+                if timed:
+                    row += [ms_text(r["cpu_ms_median"]), ms_text(r["cpu_ms_p95"]),
+                            "unknown" if r["cpu_share"] != r["cpu_share"] else f'{r["cpu_share"]:.1f}%']
                 if extra:
                     row.append(f'{sk.loc[r["bot"], "mu"]:.1f} ± {sk.loc[r["bot"], "sigma"]:.1f}' if r["bot"] in sk.index else "–")
                 rows.append(row)
-            parts.append(f"<div><h3>{_esc(preset)}</h3>" + _table(header, rows, [True, False, True, True, True, True, True, True])
+            parts.append(f"<div><h3>{_esc(preset)}</h3>" + _table(header, rows, [True, False] + [True] * (len(header) - 2))
                          + "</div>")
         parts.append("</div>")
         parts.append('<p class="muted">Elo: maximum-likelihood Bradley-Terry fit of the pairwise results inside '
@@ -717,7 +727,9 @@ def report_html(
                      "shows ranks). One-sided bounds: the Wilson bound of the bot's upsets per deal against the field. "
                      "Win rate: a shared win counts 1/k; a bot's own faulted games count as lost, and a game "
                      "another seat's fault stopped is left out of it (games counts every game). "
-                     "OpenSkill: Plackett-Luce, a second opinion.</p>")
+                     "OpenSkill: Plackett-Luce, a second opinion."
+                     + (" CPU: the bot's own CPU time per decision (median and 95th percentile, in ms) and its share "
+                        "of all bots' CPU in the preset (<a href=\"#time\">Time</a>)." if timed else "") + "</p>")
     else:
         parts.append("<p>No games yet.</p>")
 
@@ -871,6 +883,8 @@ def report_html(
         out.append("</section>")
         parts.append("".join(out))
 
+    parts.append(time_section(games, seats))
+
     script = plotly.offline.get_plotlyjs()
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -878,6 +892,32 @@ def report_html(
         f"<style>{_CSS}</style><script type=\"text/javascript\">{script}</script></head>"
         "<body><main>\n" + "\n".join(parts) + "\n</main></body></html>\n"
     )
+
+
+def time_section(games: "pd.DataFrame", seats: "pd.DataFrame") -> str:
+    """The report's "Time" section: each bot's CPU over the whole run (decisions, CPU per decision, its share)."""
+    import pandas as pd
+
+    from .tournament.timing import bot_timing, ms_text, short_duration
+
+    head = '<h2 id="time">Time</h2>'
+    if not len(seats) or "cpu_hist" not in seats.columns:
+        return head + "<p>No timing: these games were stored before cabo-kit measured CPU.</p>"
+    t = bot_timing(seats).sort_values("cpu_s", ascending=False, na_position="last")
+    rows = [[_esc(r["bot"]), "unknown" if pd.isna(r["decisions"]) else f'{int(r["decisions"]):,}',
+             "unknown" if r["cpu_s"] != r["cpu_s"] else f'{r["cpu_s"]:.2f}', ms_text(r["cpu_ms_median"]),
+             ms_text(r["cpu_ms_p95"]), "unknown" if r["cpu_share"] != r["cpu_share"] else f'{r["cpu_share"]:.1f}%']
+            for _, r in t.iterrows()]
+    wall = float(games["seconds"].sum()) if "seconds" in games.columns else 0.0
+    unknown = int(seats["cpu_hist"].isna().sum())
+    note = (f'<p class="muted">Every bot\'s own CPU time, measured where it runs (a submitted file in its isolated '
+            "process, a reference bot in the worker): decisions are its <code>choose()</code> calls (the set-up "
+            "look and snap windows included), CPU counts its hooks too. The games took "
+            f"{short_duration(wall)} of worker time in all (bots, engine and processes)."
+            + (f" {unknown} seats of games stored before cabo-kit measured CPU count as unknown, not as 0." if unknown else "")
+            + "</p>")
+    return head + _table(["bot", "decisions", "CPU s", "CPU ms / decision", "p95", "share of the run"], rows,
+                         [False, True, True, True, True, True]) + note
 
 
 def copies_section(folder: "str | os.PathLike[str] | None") -> str:

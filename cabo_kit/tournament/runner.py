@@ -51,6 +51,8 @@ from .timing import ROUND_ROBIN_C, CostModel, CpuTally, Estimate, Group
 
 _thread_ns = time.thread_time_ns
 START_S = 1.0
+SAMPLE_GAMES = 3
+"""The least games an estimate's sample plays in a group it times."""
 """What an estimate adds for starting the workers and their harness servers (measured: 0.5 to 1 s)."""
 
 __all__ = [
@@ -847,9 +849,19 @@ def estimate_tournament(
     kind = executor or cfg.executor
     n_workers = workers or cfg.workers or default_workers()
     chosen = _sample_of([((m.preset, m.rules, m.table_size), m.lineup) for m, _ in planned], model)
-    if chosen:
+    if chosen:  # a few games more where a group has fewer than SAMPLE_GAMES: one game alone is a noisy clock
+        count: dict[Group, int] = {}
+        for i in chosen:
+            g = (planned[i][0].preset, planned[i][0].rules, planned[i][0].table_size)
+            count[g] = count.get(g, 0) + 1
+        for i, (m, _) in enumerate(planned):
+            g = (m.preset, m.rules, m.table_size)
+            if 0 < count.get(g, 0) < SAMPLE_GAMES and i not in chosen:
+                chosen.append(i)
+                count[g] += 1
         sample = [task(planned[i][0], [(0, planned[i][1][0])]) for i in chosen]
-        say(f"timing a sample of {len(sample)} games (one per match that seats a bot not timed yet; not stored) ...")
+        say(f"timing a sample of {len(sample)} games (one per match, each bot in each preset and table size; "
+            "not stored) ...")
         rows: list[tuple[GameRow, list[SeatRow]]] = []
         started = time.perf_counter()
         with make_executor(kind, min(n_workers, len(sample)), scheduler or cfg.scheduler or None) as ex:
