@@ -690,7 +690,10 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 used = clock() - c0
                 entry = known(id(action))
                 if entry is not None and entry[0] is action:
-                    write(wfd, b'{"i":%d,"a":%s' % (rid, entry[1]) + cpu(used))
+                    if hooks < 0:  # the usual case, inline
+                        write(wfd, b'{"i":%d,"a":%s,"t":%d}\n' % (rid, entry[1], used))
+                    else:
+                        write(wfd, b'{"i":%d,"a":%s' % (rid, entry[1]) + cpu(used))
                     continue
                 if isinstance(action, Action):
                     text = str(action)

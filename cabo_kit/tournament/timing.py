@@ -331,8 +331,11 @@ class Estimate:
         if self.per_bot:
             dear = sorted(self.per_bot.items(), key=lambda kv: -kv[1])
             total = sum(self.per_bot.values()) or 1.0
-            out.append("  CPU per game: " + ", ".join(f"{b} {v * 1e3:.1f} ms" + (f" ({v / total:.0%})" if v / total >= 0.2 else "")
-                                                     for b, v in dear))
+            shown = ", ".join(f"{b} {v * 1e3:.1f} ms" + (f" ({v / total:.0%})" if v / total >= 0.2 else "")
+                              for b, v in dear[:6])
+            if len(dear) > 6:
+                shown += f", {len(dear) - 6} more at {dear[6][1] * 1e3:.1f} ms or less"
+            out.append("  CPU per game: " + shown)
         if self.unknown:
             out.append(f"  not timed yet, priced as the median bot: {', '.join(self.unknown)}")
         return out
