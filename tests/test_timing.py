@@ -174,3 +174,18 @@ def test_bins(ns: int, expected: int) -> None:
     tally = CpuTally()
     tally.decision(ns)
     assert tally.bins == {expected: 1}
+
+
+def test_cli_estimate_prints_the_expected_duration_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    from cabo_kit.cli import main
+
+    folder = tmp_path / "refs"
+    folder.mkdir()
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\n'
+                                             'reference = ["RandomBot", "GreedyBot"]\nprecision = 50\n')
+    assert main(["tournament", "run", str(folder), "--estimate", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("estimate: about "))
+    # 2 balanced games, then the adaptive ones a precision of 50 would add (rough), capped by max_games
+    assert "games on 1 worker: 2 balanced, about " in line and " adaptive, at most 1,998 within max_games" in line  # 2 bots x 1,998 more / 2 seats
+    assert sorted(p.name for p in folder.iterdir()) == ["tournament.toml"]

@@ -876,7 +876,7 @@ def estimate_tournament(
                               pd.concat([stored_seats, sampled_seats], ignore_index=True))
     planned_workers = n_workers if target > 0 else min(n_workers, max(1, len(tasks)))
     est = _estimate(model, tasks, cfg, entrants, games, target, budget, planned_workers, kind,
-                    f"{model.games} timed games")
+                    f"{model.games} timed game{'s' if model.games != 1 else ''}")
     for line in est.lines():
         say(line)
     return est

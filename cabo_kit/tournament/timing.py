@@ -320,9 +320,9 @@ class Estimate:
     def headline(self) -> str:
         """``about 12 minutes (1,752 games on 2 workers)``."""
         games = self.games + self.adaptive
-        plus = f", {self.adaptive:,} of them adaptive (at most {self.adaptive_max:,})" if self.adaptive_max else ""
-        return (f"{about(self.total_seconds)} ({games:,} games{plus} on {self.workers} "
-                f"worker{'s' if self.workers != 1 else ''})")
+        plus = (f": {self.games:,} balanced, about {self.adaptive:,} adaptive, at most {self.adaptive_max:,} "
+                "within max_games" if self.adaptive_max else "")
+        return f"{about(self.total_seconds)} ({games:,} games on {self.workers} worker{'s' if self.workers != 1 else ''}{plus})"
 
     def lines(self) -> list[str]:
         """The estimate as a run prints it: the headline, then each bot's CPU per game, dearest first."""
