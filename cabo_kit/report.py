@@ -908,12 +908,13 @@ def time_section(games: "pd.DataFrame", seats: "pd.DataFrame") -> str:
              "unknown" if r["cpu_s"] != r["cpu_s"] else f'{r["cpu_s"]:.2f}', ms_text(r["cpu_ms_median"]),
              ms_text(r["cpu_ms_p95"]), "unknown" if r["cpu_share"] != r["cpu_share"] else f'{r["cpu_share"]:.1f}%']
             for _, r in t.iterrows()]
-    wall = float(games["seconds"].sum()) if "seconds" in games.columns else 0.0
+    timed = games["seconds"].dropna() if "seconds" in games.columns else games.iloc[:0]
     unknown = int(seats["cpu_hist"].isna().sum())
     note = (f'<p class="muted">Every bot\'s own CPU time, measured where it runs (a submitted file in its isolated '
             "process, a reference bot in the worker): decisions are its <code>choose()</code> calls (the set-up "
-            "look and snap windows included), CPU counts its hooks too. The games took "
-            f"{short_duration(wall)} of worker time in all (bots, engine and processes)."
+            "look and snap windows included), CPU counts its hooks too."
+            + (f" The {len(timed)} timed games took {short_duration(float(timed.sum()))} of worker time in all "
+               "(bots, engine and processes)." if len(timed) else "")
             + (f" {unknown} seats of games stored before cabo-kit measured CPU count as unknown, not as 0." if unknown else "")
             + "</p>")
     return head + _table(["bot", "decisions", "CPU s", "CPU ms / decision", "p95", "share of the run"], rows,
