@@ -549,7 +549,11 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
     run.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
     run.add_argument("--executor", choices=("local", "dask"), help="local process pool or a Dask cluster")
     run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster)")
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--no-progress", action="store_true",
+                     help="no progress (a bar on a terminal; elsewhere a line every 30 s or tenth of the games)")
+    run.add_argument("--estimate", action="store_true",
+                     help="only say how long the run would take, from the store's timings and a short timed sample "
+                          "(not stored; nothing in the folder changes)")
     report = sub.add_parser("report", help="rewrite leaderboard.csv, report.html (for the class), teacher.html and "
                                            "bot-pages/ (one per bot, for its author) from the results store")
     report.add_argument("folder", metavar="DIR", help="the tournament folder")
@@ -580,7 +584,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .tournament.config import ConfigError
     from .tournament.executors import ExecutorError
     from .tournament.lock import FolderError
-    from .tournament.runner import run_tournament, write_outputs
+    from .tournament.runner import estimate_tournament, run_tournament, write_outputs
     from .tournament.store import StoreError
 
     if getattr(args, "action", None) is None:
@@ -605,10 +609,15 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"tournaments need {', '.join(missing)} for their ratings and report: {REPORT_HINT}")
     try:
+        if args.action == "run" and args.estimate:
+            estimate_tournament(args.folder, games=args.games, workers=args.workers, executor=args.executor,
+                                scheduler=args.scheduler, precision=args.until, max_games=args.max_games)
+            return 0
         if args.action == "run":
+            # Progress off a terminal too: plain lines then (a job's log shows how far it got).
             run_tournament(args.folder, games=args.games, workers=args.workers, executor=args.executor,
                            scheduler=args.scheduler, precision=args.until, max_games=args.max_games,
-                           progress=_show_progress(args), command=f"{PROG} tournament run {shlex.quote(args.folder)}")
+                           progress=not args.no_progress, command=f"{PROG} tournament run {shlex.quote(args.folder)}")
         write_outputs(args.folder)
     except (ConfigError, ExecutorError) as exc:
         raise UsageError(str(exc)) from None

@@ -662,6 +662,11 @@ def report_html(
     fitted_here = board is None
     if board is None:
         board = fit_elo(seats, anchor=anchor, bootstrap=bootstrap, seed=seed)
+    from .tournament.timing import ms_text, with_timing
+
+    if "cpu_ms_median" not in board.columns and "cpu_hist" in seats.columns:
+        board = with_timing(board, seats)
+    timed = "cpu_ms_median" in board.columns
     outcomes = per_rule(seats) if len(seats) else None
     try:
         skill = openskill_ratings(seats) if len(seats) else None
@@ -683,7 +688,7 @@ def report_html(
     parts: list[str] = []
     nav = [("leaderboard", "Leaderboard"), ("history", "Elo over games"), ("pairwise", "Head to head"),
            ("outcomes", "Per-rule outcomes"), ("scores", "Scores"), ("problems", "Rejected files and faults"),
-           ("bots", "Bots")]
+           ("bots", "Bots"), ("time", "Time")]
     parts.append(f"<h1>{_esc(title)}</h1>")
     parts.append(
         f'<p class="summary">{len(games)} games, {len(bots)} bots, presets: {_esc(", ".join(presets)) or "none"}; '
@@ -706,6 +711,8 @@ def report_html(
         for preset in _presets(board):
             part = board[board["preset"] == preset].reset_index(drop=True)
             header = ["#", "bot", "Elo", "95% interval", "plausible rank", "games", "win rate"]
+            if timed:
+                header += ["CPU ms / decision", "p95", "CPU share"]
             extra = skill is not None and len(skill) > 0
             if skill is not None and extra:
                 header += ["OpenSkill μ ± σ"]
@@ -714,10 +721,13 @@ def report_html(
             for i, r in part.iterrows():
                 row = [str(i + 1), bot_link(r["bot"]), _num(r["elo"]), _interval(r["elo_low"], r["elo_high"]),
                        _rank_range(r), _num(r["games"]), _num(r["win_rate"], "{:.1%}")]
+                if timed:
+                    row += [ms_text(r["cpu_ms_median"]), ms_text(r["cpu_ms_p95"]),
+                            "unknown" if r["cpu_share"] != r["cpu_share"] else f'{r["cpu_share"]:.1f}%']
                 if extra:
                     row.append(f'{sk.loc[r["bot"], "mu"]:.1f} ± {sk.loc[r["bot"], "sigma"]:.1f}' if r["bot"] in sk.index else "–")
                 rows.append(row)
-            numeric = [True, False, True, True, True, True, True, True][:len(header)]
+            numeric = [True, False] + [True] * (len(header) - 2)
             graded = [c for c in board.columns if str(c).startswith("vs ")]  # grades.grade_columns: one per grading bot
             header, numeric = header + graded, numeric + [False] * len(graded)
             for row, (_, r) in zip(rows, part.iterrows()):
@@ -731,7 +741,9 @@ def report_html(
                      "shows ranks). One-sided bounds: the Wilson bound of the bot's upsets per deal against the field. "
                      "Win rate: a shared win counts 1/k; a bot's own faulted games count as lost, and a game "
                      "another seat's fault stopped is left out of it (games counts every game). "
-                     "OpenSkill: Plackett-Luce, a second opinion.</p>")
+                     "OpenSkill: Plackett-Luce, a second opinion."
+                     + (" CPU: the bot's own CPU time per decision (median and 95th percentile, in ms) and its share "
+                        "of all bots' CPU in the preset (<a href=\"#time\">Time</a>)." if timed else "") + "</p>")
         if any(str(c).startswith("vs ") for c in board.columns):
             parts.append('<p class="muted">vs BOT: each file\'s grade against that bot one on one in this preset '
                          "(above, level or below: whether the 95% interval of its score share excludes an even match), "
@@ -807,6 +819,8 @@ def report_html(
         said = ", ".join(f"{int(counts[k])} {_esc(k)}" for k in _kinds(counts.index))
         parts.append(f'<section class="bot" id="{anchor_of[b]}"><h3>{_esc(b)}</h3>{overviews.get(b, "")}'
                      f"<h4>Faults ({len(mf)})</h4><p>{said + '.' if len(mf) else 'None.'}</p></section>")
+
+    parts.append(time_section(games, seats))
 
     script = plotly.offline.get_plotlyjs()
     return (
@@ -934,6 +948,33 @@ def bot_overviews(seats: "pd.DataFrame", board: "pd.DataFrame", outcomes: "pd.Da
             out.append("<p>None: it never ranked below first.</p>")
         out_of[b] = "".join(out)
     return out_of
+
+
+def time_section(games: "pd.DataFrame", seats: "pd.DataFrame") -> str:
+    """The report's "Time" section: each bot's CPU over the whole run (decisions, CPU per decision, its share)."""
+    import pandas as pd
+
+    from .tournament.timing import bot_timing, ms_text, short_duration
+
+    head = '<h2 id="time">Time</h2>'
+    if not len(seats) or "cpu_hist" not in seats.columns:
+        return head + "<p>No timing: these games were stored before cabo-kit measured CPU.</p>"
+    t = bot_timing(seats).sort_values("cpu_s", ascending=False, na_position="last")
+    rows = [[_esc(r["bot"]), "unknown" if pd.isna(r["decisions"]) else f'{int(r["decisions"]):,}',
+             "unknown" if r["cpu_s"] != r["cpu_s"] else f'{r["cpu_s"]:.2f}', ms_text(r["cpu_ms_median"]),
+             ms_text(r["cpu_ms_p95"]), "unknown" if r["cpu_share"] != r["cpu_share"] else f'{r["cpu_share"]:.1f}%']
+            for _, r in t.iterrows()]
+    timed = games["seconds"].dropna() if "seconds" in games.columns else games.iloc[:0]
+    unknown = int(seats["cpu_hist"].isna().sum())
+    note = (f'<p class="muted">Every bot\'s own CPU time, measured where it runs (a submitted file in its isolated '
+            "process, a reference bot in the worker): decisions are its <code>choose()</code> calls (the set-up "
+            "look and snap windows included), CPU counts its hooks too."
+            + (f" The {len(timed)} timed games took {short_duration(float(timed.sum()))} of worker time in all "
+               "(bots, engine and processes)." if len(timed) else "")
+            + (f" {unknown} seats of games stored before cabo-kit measured CPU count as unknown, not as 0." if unknown else "")
+            + "</p>")
+    return head + _table(["bot", "decisions", "CPU s", "CPU ms / decision", "p95", "share of the run"], rows,
+                         [False, True, True, True, True, True]) + note
 
 
 def copies_section(folder: "str | os.PathLike[str] | None") -> str:

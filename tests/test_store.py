@@ -12,9 +12,9 @@ import cabo_kit as ck
 from cabo_kit.tournament.store import COUNTS, SCHEMA_VERSION, GameRow, SeatRow, Store, StoreError, game_id, load_frames, load_record, load_rejected
 
 SEAT_COLUMNS = ["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "seat", "bot", "version", "total",
-                "rank", "win", "status", "fault", *COUNTS]
+                "rank", "win", "status", "fault", *COUNTS, "decisions", "cpu_s", "cpu_hist"]
 GAME_COLUMNS = ["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "deal_seed", "status", "n_rounds",
-                "record_sha256"]
+                "record_sha256", "seconds"]
 
 
 def _game(store: Store, seed: int, order: str, status: str = "ok") -> tuple[str, ck.GameRecord]:

@@ -17,7 +17,8 @@ from cabo_kit.cli import main
 from cabo_kit.tournament.config import ConfigError, load_config
 from cabo_kit.tournament.executors import DASK_HINT, ExecutorError, make_executor
 from cabo_kit.tournament.runner import final_ranking, run_tournament, write_outputs
-from cabo_kit.tournament.store import load_frames, load_record, load_rejected
+from cabo_kit.tournament.store import TIMING, load_frames, load_record, load_rejected
+from cabo_kit.tournament.timing import TIMING_COLUMNS
 
 HERE = Path(__file__).parent
 BOTS = HERE / "tournament_bots"
@@ -101,11 +102,26 @@ game_bank_s = 120.0
 """
 
 
+def _results(csv: bytes) -> bytes:
+    """leaderboard.csv without its CPU columns: a measurement of the run, not a result (it differs run to run)."""
+    lines = csv.splitlines()
+    keep = [i for i, h in enumerate(lines[0].split(b",")) if h.decode() not in TIMING_COLUMNS]
+    return b"\n".join(b",".join(row.split(b",")[i] for i in keep) for row in lines)
+
+
+def _board(folder: Path) -> bytes:
+    return _results((folder / "leaderboard.csv").read_bytes())
+
+
+def _seats(folder: Path) -> object:
+    """The stored seats without their CPU columns (a measurement, like the board's)."""
+    return load_frames(folder)[1].drop(columns=list(TIMING))
+
+
 def _det_run(folder: Path, workers: int) -> tuple[bytes, object]:
     run_tournament(folder, workers=workers, progress=False, out=None)
     write_outputs(folder, out=None)
-    seats = load_frames(folder)[1]
-    return (folder / "leaderboard.csv").read_bytes(), seats
+    return _board(folder), _seats(folder)
 
 
 def test_same_seed_same_leaderboard_bytes_with_one_and_two_workers(tmp_path: Path) -> None:
@@ -116,6 +132,7 @@ def test_same_seed_same_leaderboard_bytes_with_one_and_two_workers(tmp_path: Pat
     assert board_a == board_b
     assert seats_a.equals(seats_b)
     assert board_a.splitlines()[0] == b"bot,preset,elo,elo_low,elo_high,rank,rank_low,rank_high,games,win_rate"
+    assert (a / "leaderboard.csv").read_text().splitlines()[0].endswith(",".join(TIMING_COLUMNS))
     assert (a / "report.html").stat().st_size > 10_000
     c = make_folder(tmp_path / "c", DET_TOML.replace("seed = 11", "seed = 12"), ["wanderer.py"])
     assert not _det_run(c, 2)[1].equals(seats_a)  # another seed deals other games
@@ -182,8 +199,8 @@ def test_resume_after_kill_9_loses_and_duplicates_nothing(tmp_path: Path) -> Non
     run_tournament(whole, workers=1, progress=False, out=None)
     write_outputs(killed, out=None)
     write_outputs(whole, out=None)
-    assert (killed / "leaderboard.csv").read_bytes() == (whole / "leaderboard.csv").read_bytes()
-    assert load_frames(killed)[1].equals(load_frames(whole)[1])
+    assert _board(killed) == _board(whole)
+    assert _seats(killed).equals(_seats(whole))
 
 
 def test_dask_executor_matches_the_process_pool_or_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -204,8 +221,8 @@ def test_dask_executor_matches_the_process_pool_or_says_how_to_install_it(tmp_pa
     summary = run_tournament(dask, workers=2, executor="dask", progress=False, out=None)
     assert summary.executor == "dask" and summary.played == len(seats_pool) // 3
     write_outputs(dask, out=None)
-    assert (dask / "leaderboard.csv").read_bytes() == board_pool
-    assert load_frames(dask)[1].equals(seats_pool)
+    assert _board(dask) == board_pool
+    assert _seats(dask).equals(seats_pool)
 
 
 def test_config_defaults_in_one_line_and_bad_keys_named(tmp_path: Path) -> None:
@@ -332,8 +349,8 @@ def test_adaptive_run_reaches_the_target_the_same_way_with_one_or_two_workers(tm
     first = run_tournament(a, workers=1, progress=False, out=None)
     board_a, seats_a = _det_run(b, 2)
     write_outputs(a, out=None)
-    assert (a / "leaderboard.csv").read_bytes() == board_a
-    assert load_frames(a)[1].equals(seats_a)
+    assert _board(a) == board_a
+    assert _seats(a).equals(seats_a)
     keys = _order_keys(a)
     seeding = [k for k in keys if not k.startswith("a")]
     adaptive = [k for k in keys if k.startswith("a")]
@@ -386,7 +403,7 @@ def test_resume_after_kill_9_in_the_adaptive_phase_gives_the_same_leaderboard(tm
     run_tournament(whole, workers=1, progress=False, out=None)
     write_outputs(killed, out=None)
     write_outputs(whole, out=None)
-    assert (killed / "leaderboard.csv").read_bytes() == (whole / "leaderboard.csv").read_bytes()
+    assert _board(killed) == _board(whole)
     assert _order_keys(killed) == _order_keys(whole)
 
 
@@ -397,8 +414,8 @@ def test_adaptive_dask_run_matches_the_process_pool(tmp_path: Path) -> None:
     board_pool, seats_pool = _det_run(pool, 2)
     run_tournament(dask, workers=2, executor="dask", progress=False, out=None)
     write_outputs(dask, out=None)
-    assert (dask / "leaderboard.csv").read_bytes() == board_pool
-    assert load_frames(dask)[1].equals(seats_pool)
+    assert _board(dask) == board_pool
+    assert _seats(dask).equals(seats_pool)
 
 
 def test_precision_settings_are_checked_with_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

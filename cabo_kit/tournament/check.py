@@ -55,6 +55,7 @@ from .config import TournamentConfig, load_config
 from .isolation import (
     BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission, one_line_reason,
 )
+from .progress import in_notebook as _in_notebook
 
 __all__ = ["CheckReport", "ClassSettings", "ClassTime", "check_bot", "check_bot_cli", "class_settings", "hook_hints",
            "hints_in_source"]
@@ -623,11 +624,6 @@ def printed_sentence(count: int, head: list[str], games: int = 0, capped: bool =
     return f"Note: your bot printed {more}{count} line{'s' if count != 1 else ''}{where}{one}:\n{body}"
 
 
-def _in_notebook() -> bool:
-    """Whether this runs in a Jupyter kernel (not merely with IPython or ipykernel imported)."""
-    ipython = sys.modules.get("IPython")
-    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
-    return type(shell).__name__ == "ZMQInteractiveShell"
 
 
 class _Progress:

@@ -30,7 +30,8 @@ request (``c`` choose, ``r`` round start) is a list, ``[id, op, ...]``, holding 
 per-decision delta (see :class:`ObsDecoder`; parsed by :func:`typed_parser`); the other requests
 are objects with ``"i"`` (the id) and ``"o"`` (``s`` game start, ``e`` round end, ``g`` game end,
 ``p`` ping, ``x`` echo the last observation; the last two for tests and benchmarks). Every reply
-is an object echoing the id; a round start, and a request with ``"q"``, get a reply only if they
+is an object echoing the id and carrying the call's CPU time in the bot's code (``t``, nanoseconds; ``h``:
+the quiet hooks' since the last reply); a round start, and a request with ``"q"``, get a reply only if they
 raise (``err``: the traceback; ``says``: a SimpleBot's ``BotError`` sentence). The full ``Observation.to_dict()`` costs several hundred microseconds per decision to
 encode and parse, the delta a few tens.
 """
@@ -624,7 +625,14 @@ class ObsDecoder:
 
 
 def _serve(bot: Any, rfd: int, wfd: int) -> None:
-    """Answer requests until the engine closes the request pipe."""
+    """Answer requests until the engine closes the request pipe.
+
+    Every reply carries ``"t"``: the CPU nanoseconds (``time.thread_time_ns``) the call took in the
+    bot's code, and ``"h"`` when quiet hooks ran since the last reply: their CPU nanoseconds. The engine
+    records them (CPU per decision); it never enforces them (its limits are wall time).
+    """
+    import time
+
     import cabo_kit
     from cabo_kit.actions import Action
     from cabo_kit.bot import BotError
@@ -638,9 +646,19 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
     write = os.write
     quote = json.encoder.encode_basestring_ascii
     known = _REPLIES[0].get  # the engine's own action texts, as sent: the reply for an action it parsed
+    clock = time.thread_time_ns  # process_time_ns: tick-grained once RLIMIT_CPU arms the process CPU timer
+    hooks = -1  # CPU of the quiet hooks since the last reply (-1: none ran)
 
     def reply(msg: dict[str, Any]) -> None:
         write(wfd, dumps(msg, separators=(",", ":")).encode() + b"\n")
+
+    def cpu(used: int) -> bytes:
+        nonlocal hooks
+        if hooks < 0:
+            return b',"t":%d}\n' % used
+        text = b',"t":%d,"h":%d}\n' % (used, hooks)
+        hooks = -1
+        return text
 
     readline = reader.readline
     decode = decoder.decode
@@ -663,12 +681,19 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
             try:
                 obs = decode(req)
                 if req[1] != "c":
+                    c0 = clock()
                     bot.on_round_start(obs)
+                    hooks = max(hooks, 0) + clock() - c0
                     continue
+                c0 = clock()
                 action = bot.choose(obs, obs.legal_actions)
+                used = clock() - c0
                 entry = known(id(action))
                 if entry is not None and entry[0] is action:
-                    write(wfd, b'{"i":%d,"a":%s}\n' % (rid, entry[1]))
+                    if hooks < 0:  # the usual case, inline
+                        write(wfd, b'{"i":%d,"a":%s,"t":%d}\n' % (rid, entry[1], used))
+                    else:
+                        write(wfd, b'{"i":%d,"a":%s' % (rid, entry[1]) + cpu(used))
                     continue
                 if isinstance(action, Action):
                     text = str(action)
@@ -677,21 +702,25 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 else:
                     reply({"i": rid, "bad": not_an_action(action)})
                     continue
-                write(wfd, b'{"i":%d,"a":%s}\n' % (rid, quote(text).encode()))
+                write(wfd, b'{"i":%d,"a":%s' % (rid, quote(text).encode()) + cpu(used))
             except BaseException as exc:  # noqa: BLE001 - anything the bot raises is reported to the engine
                 reply(_fault(rid, exc, BotError))
             continue
         rid = req["i"]
         op = req["o"]
         try:
+            c0 = clock()
             if op == "e":
-                bot.on_round_end(RoundResult.from_dict(req["b"]))
+                result = RoundResult.from_dict(req["b"])
+                c0 = clock()
+                bot.on_round_end(result)
             elif op == "s":
                 decoder.reset(req)
                 state = req["rnd"]
                 rng = random.Random()
                 rng.setstate((state[0], tuple(state[1]), state[2]))
                 bot.random = rng
+                c0 = clock()
                 bot.on_game_start(req["seat"], req["n"], decoder.rules or cabo_kit.Rules())
             elif op == "g":
                 bot.on_game_end(list(req["totals"]), list(req["winners"]))
@@ -701,8 +730,11 @@ def _serve(bot: Any, rfd: int, wfd: int) -> None:
                 last = decoder.last
                 reply({"i": rid, "obs": None if last is None else last.to_dict()})
                 continue
+            used = clock() - c0
             if "q" not in req:  # a quiet request (a mid-game hook) is answered only if it raises
-                write(wfd, b'{"i":%d}\n' % rid)
+                write(wfd, b'{"i":%d' % rid + cpu(used))
+            else:
+                hooks = max(hooks, 0) + used
         except BaseException as exc:  # noqa: BLE001 - anything the bot raises is reported to the engine
             reply(_fault(rid, exc, BotError))
 

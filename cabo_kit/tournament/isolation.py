@@ -56,6 +56,7 @@ from ..bot import Bot
 from ..cards import Card
 from ..explain import not_an_action, not_legal
 from ..observation import EventLog, Observation, moment_of
+from .timing import CpuTally
 
 __all__ = ["Limits", "Submission", "SubmissionError", "load_submission", "IsolatedBot", "BotFault", "one_line_reason"]
 
@@ -497,6 +498,13 @@ def _server() -> _Server | None:
         return server
 
 
+def start_server() -> None:
+    """Start this process's harness server now (where it is used), so that the first game does not pay for it
+    (a game's timing then measures the game; a worker pays the start once)."""
+    if USE_SERVER and _LINUX:
+        _server()
+
+
 # ---------------------------------------------------------------------- one harness process
 
 
@@ -899,6 +907,8 @@ class IsolatedBot(Bot):
     :class:`BotFault` and kills the process; every later call raises the same fault until
     the next :meth:`on_game_start`. :meth:`close` kills it too; it is idempotent.
     ``time_used`` is the wall time charged this game; ``decisions`` counts ``choose`` calls.
+    ``cpu`` (a :class:`~cabo_kit.tournament.timing.CpuTally`, new each game) holds the CPU the bot's
+    process says each call took in the bot's code: recorded, never enforced (capped at the call's wall time).
     """
 
     def __init__(self, submission: Submission, limits: Limits | None = None,
@@ -912,6 +922,7 @@ class IsolatedBot(Bot):
         self.time_used = 0.0
         self.decisions = 0
         self.slowest = 0.0
+        self.cpu = CpuTally()
         self._h: _Harness | None = None
         self._log: IO[bytes] | None = None
         self._temp_log = False
@@ -967,6 +978,7 @@ class IsolatedBot(Bot):
         self._stop(reap=False)
         self.fault = None
         self.time_used = 0.0
+        self.cpu = CpuTally()
         self._enc = _ObsEncoder()
         self._pending = {}
         self._queued = []
@@ -1104,7 +1116,25 @@ class IsolatedBot(Bot):
             self.slowest = elapsed
         if "err" in reply:
             self._fail(_raised(what, reply))
+        t = reply.get("t")
+        if t.__class__ is int:
+            self._account(reply, t, elapsed, what == "choose()")
         return reply
+
+    def _account(self, reply: dict[str, Any], t: int, elapsed: float, decision: bool) -> None:
+        """Record the CPU the reply reports (``t`` the call's, ``h`` the quiet hooks' before it), capped at the
+        call's wall time: the bot's process reports it, so it is never trusted beyond what it could be."""
+        h = reply.get("h")
+        hooks = h if h.__class__ is int and h > 0 else 0
+        cap = int(elapsed * 1e9)
+        t = min(max(t, 0), cap)
+        hooks = min(hooks, cap - t)
+        if hooks:
+            self.cpu.other(hooks)
+        if decision:
+            self.cpu.decision(t)
+        else:
+            self.cpu.other(t)
 
     @staticmethod
     def _stray(h: _Harness, rid: int, reply: dict[str, Any], deadline: float) -> dict[str, Any]:
@@ -1151,6 +1181,12 @@ class IsolatedBot(Bot):
                 self.slowest = elapsed
             if "err" in reply:
                 self._fail(_raised("choose()", reply))
+            t = reply.get("t")
+            if t.__class__ is int:
+                if 0 <= t <= elapsed * 1e9 and len(reply) == 3:  # the usual reply: i, a, t (no hooks' time)
+                    self.cpu.decision(t)
+                else:
+                    self._account(reply, t, elapsed, True)
         self.decisions += 1
         text = reply.get("a")
         if text.__class__ is str:

@@ -46,10 +46,18 @@ from .config import ConfigError, TournamentConfig, load_config
 from .lock import FolderError, FolderLock, cannot_write, check_free, holder
 from .schedule import Match, make_schedule
 from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
+from .progress import Progress
+from .timing import ROUND_ROBIN_C, CostModel, CpuTally, Estimate, Group
+
+_thread_ns = time.thread_time_ns
+START_S = 1.0
+SAMPLE_GAMES = 3
+"""The least games an estimate's sample plays in a group it times."""
+"""What an estimate adds for starting the workers and their harness servers (measured: 0.5 to 1 s)."""
 
 __all__ = [
     "BotSpec", "MatchTask", "RunSummary", "run_tournament", "run_match", "collect_entrants", "plan", "write_outputs",
-    "format_leaderboard", "play_one", "final_ranking",
+    "format_leaderboard", "play_one", "final_ranking", "estimate_tournament",
 ]
 
 FAULT_KINDS = ("error", "timeout", "illegal", "crash")
@@ -257,25 +265,74 @@ def named_fault(kind: str, reason: str, call: str) -> str:
     return f"{call}: {reason}"
 
 
-def play_one(game: Game, bots: Sequence[Any], names: Sequence[str]) -> tuple[int | None, str, str]:
+class _TimedAtSeat(_AtSeat):
+    """An in-process (trusted) bot at its seat, its CPU measured around each call (``time.thread_time_ns``)."""
+
+    def __init__(self, bot: Any, seat: int, cell: list[Any], tally: CpuTally) -> None:
+        super().__init__(bot, seat, cell)
+        self._tally = tally
+
+    def choose(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
+        self._cell[0], self._cell[1] = self._seat, "choose()"
+        t0 = _thread_ns()
+        try:
+            return self._choose(observation, legal_actions)
+        finally:
+            self._tally.decision(_thread_ns() - t0)
+
+    def on_round_start(self, observation: Any) -> None:
+        self._cell[0], self._cell[1] = self._seat, "on_round_start()"
+        t0 = _thread_ns()
+        try:
+            self._bot.on_round_start(observation)
+        finally:
+            self._tally.other(_thread_ns() - t0)
+
+    def on_round_end(self, result: Any) -> None:
+        self._cell[0], self._cell[1] = self._seat, "on_round_end()"
+        t0 = _thread_ns()
+        try:
+            self._bot.on_round_end(result)
+        finally:
+            self._tally.other(_thread_ns() - t0)
+
+
+def play_one(game: Game, bots: Sequence[Any], names: Sequence[str],
+             tallies: Sequence[CpuTally | None] | None = None) -> tuple[int | None, str, str]:
     """Play ``game`` to its end or to the first fault; return ``(fault seat or None, kind, reason)``.
 
     Any exception from a bot (a :class:`~cabo_kit.tournament.isolation.BotFault` from an
     isolated one) stops the game at once with that seat at fault; the reason starts with the
     call that failed (:func:`named_fault`). The game loop is
     :func:`cabo_kit.play.run_game`, the same one ``play_game`` uses (round summaries without
-    losing snap claims, RULES.md section 7).
+    losing snap claims, RULES.md section 7). ``tallies``: per seat, a
+    :class:`~cabo_kit.tournament.timing.CpuTally` that counts an in-process bot's calls and their
+    CPU, or ``None`` (an isolated bot measures itself: ``bot.cpu``).
     """
     cell: list[Any] = [-1, ""]
+    timed = list(tallies) if tallies is not None else [None] * len(bots)
+
+    def hook(seat: int, call: Callable[[], None]) -> None:
+        tally = timed[seat]
+        if tally is None:
+            call()
+            return
+        t0 = _thread_ns()
+        try:
+            call()
+        finally:
+            tally.other(_thread_ns() - t0)
+
     try:
         for seat, bot in enumerate(bots):
             cell[0], cell[1] = seat, "on_game_start()"
-            bot.on_game_start(seat, game.n, game.rules)
-        run_game(game, [_AtSeat(b, s, cell) for s, b in enumerate(bots)], names)
+            hook(seat, lambda: bot.on_game_start(seat, game.n, game.rules))
+        run_game(game, [_AtSeat(b, s, cell) if timed[s] is None else _TimedAtSeat(b, s, cell, timed[s])  # type: ignore[arg-type]
+                        for s, b in enumerate(bots)], names)
         totals, winners = list(game.sheet.totals), list(game.sheet.winners)
         for seat, bot in enumerate(bots):
             cell[0], cell[1] = seat, "on_game_end()"
-            bot.on_game_end(totals, winners)
+            hook(seat, lambda: bot.on_game_end(totals, winners))
     except Exception as exc:  # any bot failure is that seat's fault; the engine itself is trusted
         kind, reason = _fault_of(exc)
         return cell[0], kind, named_fault(kind, reason, cell[1])
@@ -336,12 +393,17 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
     out = []
     try:
         players = _make_bots(task, workdir)
+        if any(spec.kind == "file" for spec in task.lineup):
+            from .isolation import start_server
+
+            start_server()  # once per worker, before the first game's clock
         try:
             for rot, gid in zip(task.rotations, task.game_ids):
                 order = [(s + rot) % k for s in range(k)]
                 bots = [players[i] for i in order]
                 specs = [task.lineup[i] for i in order]
                 names = [s.name for s in specs]
+                started = time.perf_counter()
                 game = Game(rules, task.deal_seed, k, memory=task.memory)
                 for s, bot in enumerate(bots):
                     bot.random = bot_random(task.deal_seed, s)
@@ -352,7 +414,11 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                             prestart()
                         except Exception:  # noqa: BLE001 - on_game_start starts it again and reports the fault
                             pass
-                fault_seat, kind, reason = play_one(game, bots, names)
+                trusted: list[CpuTally | None] = [None if isinstance(getattr(b, "cpu", None), CpuTally) else CpuTally()
+                                                  for b in bots]
+                fault_seat, kind, reason = play_one(game, bots, names, trusted)
+                seconds = time.perf_counter() - started
+                tallies = [t if t is not None else b.cpu for t, b in zip(trusted, bots)]
                 sheet = game.sheet
                 rank, win = final_ranking(sheet.totals, sheet.rounds[-1] if sheet.rounds else None, fault_seat)
                 info: dict[str, Any] = {"tournament": {"deal": task.deal_key, "rotation": rot, "game_id": gid}}
@@ -362,11 +428,12 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
                 rounds = list(game.results)
                 seats = [
                     SeatRow(s, specs[s].name, specs[s].version, sheet.totals[s], rank[s], win[s],
-                            kind if s == fault_seat else "ok", reason if s == fault_seat else "", _seat_counts(rounds, s))
+                            kind if s == fault_seat else "ok", reason if s == fault_seat else "", _seat_counts(rounds, s),
+                            tallies[s].decisions, tallies[s].cpu_s, tallies[s].hist_text())
                     for s in range(k)
                 ]
                 row = GameRow(gid, task.deal_id, f"{task.order_key}:{rot}", task.preset, task.rules_json, k,
-                              task.deal_seed, rot, "ok" if fault_seat is None else "fault", len(rounds), record)
+                              task.deal_seed, rot, "ok" if fault_seat is None else "fault", len(rounds), record, seconds)
                 out.append((row, seats))
                 if fault_seat is not None:
                     # the next game starts the faulting bot afresh
@@ -502,7 +569,9 @@ def _play_all(
     (folder / "logs").mkdir(exist_ok=True)
     rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
     ex: Executor | None = None
-    bar: Any = None
+    bar: Progress | None = None
+    planned_workers = n_workers
+    credit = 0  # games the progress already counts before their tasks are played
     with Store(folder / DB_NAME) as store:
         store.set_rejected(rejected)
         store.set_scheduled([gid for _, ids in planned for gid in ids])
@@ -526,29 +595,28 @@ def _play_all(
                 ))
             return tasks
 
-        def play(tasks: list[MatchTask]) -> None:
-            nonlocal ex, bar
+        def play(tasks: list[MatchTask], announce: int = 0) -> None:
+            nonlocal ex, bar, credit
             if not tasks:
                 return
             todo = sum(len(t.rotations) for t in tasks)
+            if announce:  # the whole first batch, played in two parts (the timed games first)
+                credit, todo = announce - todo, announce
+            elif credit:
+                credit, todo = max(0, credit - todo), max(0, todo - credit)
             if ex is None:
-                say(f"playing {todo} games ({summary.skipped} already stored) with "
-                    f"{n_workers if target > 0 else min(n_workers, len(tasks))} {kind} workers"
+                say(f"playing {todo} games ({summary.skipped} already stored) with {planned_workers} {kind} workers"
                     + (f", then adaptively until every two-sided interval is within +-{target:g} Elo" if target > 0 else "")
                     + " ...")
                 if progress:
-                    from tqdm import tqdm
-
                     # Made with the first batch's size: a bar of total 0 would print an empty line first.
-                    bar = tqdm(total=todo, unit="game", desc="tournament", file=sys.stderr, dynamic_ncols=True)
+                    bar = Progress(todo, "tournament")
                     todo = 0
                 # An adaptive run plays batch after batch: keep every worker, whatever the first batch's size.
-                ex = make_executor(kind, n_workers if target > 0 else min(n_workers, len(tasks)),
-                                   scheduler or cfg.scheduler or None)
+                ex = make_executor(kind, planned_workers, scheduler or cfg.scheduler or None)
                 summary.workers = ex.workers
             if bar is not None and todo:
-                bar.total += todo
-                bar.refresh()
+                bar.add_total(todo)
             for results in ex.run(run_match, tasks):
                 for row, seats in results:
                     if store.add_game(row, seats):
@@ -567,7 +635,28 @@ def _play_all(
             summary.notes.append(note)
             say(note)
         try:
-            play(tasks_of(planned))
+            first = tasks_of(planned)
+            planned_workers = n_workers if target > 0 else min(n_workers, max(1, len(first)))
+            todo = sum(len(t.rotations) for t in first)
+            model = _stored_model(folder, entrants) if first else None
+            sample = _sample_of([((t.preset, t.rules_json, t.table_size), [b.name for b in t.lineup]) for t in first],
+                                model) if first else []
+            if first and model is not None and not sample:
+                for line in _estimate(model, first, cfg, entrants, games, target, budget, planned_workers, kind,
+                                      "from the stored games' timings").lines():
+                    say(line)
+            if sample and model is not None:  # time a first batch (games of the run, stored as usual), then estimate
+                chosen = set(sample)
+                play([first[i] for i in sample], announce=todo)
+                rest = [t for i, t in enumerate(first) if i not in chosen]
+                model = _stored_model(folder, entrants)
+                if model is not None and rest:
+                    for line in _estimate(model, rest, cfg, entrants, games, target, budget, planned_workers, kind,
+                                          f"from the first {sum(len(first[i].rotations) for i in sample)} games; "
+                                          "left to play").lines():
+                        say(line)
+                first = rest
+            play(first)
             if target > 0:
                 for note in _adaptive(cfg, entrants, store, target, budget, tasks_of, play, folder):
                     summary.notes.append(note)
@@ -749,6 +838,203 @@ def _speed_classes(part: Any, by_name: dict[str, BotSpec]) -> dict[str, float]:
     return speed_classes({b: float(per_bot.get(b, float("nan"))) for b in sorted(by_name)})
 
 
+# ------------------------------------------------------------------ the time known before playing
+
+
+def _stored_model(folder: Path, entrants: Sequence[BotSpec]) -> "CostModel | None":
+    """The cost model of the store's timed games of these bots' current versions (``None`` without pandas)."""
+    try:
+        import pandas  # noqa: F401
+    except ImportError:  # pragma: no cover - a plain run needs no pandas: no estimate then
+        return None
+    return CostModel.fit(*_timed_frames(folder, entrants))
+
+
+def _sample_of(items: Sequence[tuple[Group, Sequence[str]]], model: "CostModel | None") -> list[int]:
+    """Which of ``items`` (a group and its lineup, in play order) to time first: for each group, the first
+    matches that seat a bot not timed in that group yet (at least one per group the model has no games of)."""
+    if model is None:
+        return []
+    wanted: dict[Group, set[str]] = {}
+    for group, lineup in items:
+        if group not in wanted:  # a group without a timed game: its first match at least
+            wanted[group] = set(lineup) if group not in model.overhead else set()
+        wanted[group] |= {b for b in lineup if (b, group) not in model.bot_game}
+    chosen: list[int] = []
+    for i, (group, lineup) in enumerate(items):
+        if wanted[group] & set(lineup):
+            chosen.append(i)
+            wanted[group] -= set(lineup)
+    return chosen
+
+
+def _estimate(model: "CostModel", tasks: Sequence[MatchTask], cfg: TournamentConfig, entrants: Sequence[BotSpec],
+              games: int | None, target: float, budget: int, workers: int, kind: str, source: str) -> Estimate:
+    """The expected duration of ``tasks`` (and, with a precision target, of the adaptive games) on ``workers``."""
+    from .executors import default_workers
+
+    total = 0.0
+    n_games = 0
+    per_group: dict[Group, list[float]] = {}
+    for t in tasks:
+        group = (t.preset, t.rules_json, t.table_size)
+        one = model.game_seconds(group, [b.name for b in t.lineup])
+        per_group.setdefault(group, []).append(one)
+        total += one * len(t.rotations)
+        n_games += len(t.rotations)
+    parallel = max(1, min(workers, len(tasks) if target <= 0 else workers,
+                          default_workers() if kind == "local" else workers))
+    names = [b.name for b in entrants]
+    groups = {(e.preset, e.rules_json, k) for e in cfg.presets for k in cfg.table_sizes if len(entrants) >= k}
+    per_bot: dict[str, float] = {}
+    for b in names:
+        costs = [model.bot_seconds(b, g) for g in groups]
+        per_bot[b] = sum(costs) / len(costs) if costs else 0.0
+    # + the start of the workers and their harness servers, about a second (docs/performance.md)
+    est = Estimate(games=n_games, seconds=total / parallel + (START_S if n_games else 0.0), workers=parallel, per_bot=per_bot,
+                   per_game=total / n_games if n_games else 0.0,
+                   unknown=sorted(b for b in names if not model.knows(b)), sampled=model.games, source=source)
+    if target > 0:
+        need = math.ceil((ROUND_ROBIN_C / target) ** 2)
+        adaptive = adaptive_max = 0
+        extra_seconds = 0.0
+        for group in groups:
+            k = group[2]
+            seeded_k = k * math.ceil((games or cfg.games) / k)
+            more = len(names) * max(0, min(budget, need) - seeded_k) // k
+            adaptive += more
+            adaptive_max += len(names) * max(0, budget - seeded_k) // k
+            known = per_group.get(group) or [model.game_seconds(group, names[:k])]
+            extra_seconds += more * sum(known) / len(known)
+        est.adaptive, est.adaptive_max = adaptive, adaptive_max
+        est.adaptive_seconds = extra_seconds / max(1, min(workers, default_workers() if kind == "local" else workers))
+    return est
+
+
+def estimate_tournament(
+    folder: str | Path,
+    *,
+    games: int | None = None,
+    workers: int | None = None,
+    executor: str | None = None,
+    scheduler: str | None = None,
+    precision: float | None = None,
+    max_games: int | None = None,
+    out: Callable[[str], None] | None = print,
+    loader: Callable[..., Any] | None = None,
+) -> Estimate:
+    """How long ``run_tournament(folder, ...)`` with the same arguments should take, without running it.
+
+    It reads the store's timings of the bots' current files when there are some, and plays a short
+    timed sample for the bots and groups (preset, rules, table size) they lack: per group, the first
+    scheduled matches that seat an untimed bot, one game each (one seat rotation). The sample is never
+    stored (nothing in the folder changes, and the later run's results are the same), so it is played
+    again by the run. With a precision target, the adaptive games are a rough prior (the ``1/sqrt(games)``
+    law of the measured class, :data:`~cabo_kit.tournament.timing.ROUND_ROBIN_C`) and the budget caps them.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "tournament.toml").write_text('presets = ["rush"]\\ntable_sizes = [2]\\ngames = 2\\nreference = ["RandomBot", "GreedyBot"]\\n')
+    >>> est = estimate_tournament(folder, workers=1, out=None)
+    >>> est.games, est.workers, est.sampled, est.headline().startswith("about")
+    (2, 1, 1, True)
+    >>> (folder / "results.sqlite").exists()
+    False
+    """
+    from .executors import default_workers, make_executor
+
+    say = out or (lambda _s: None)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is not a folder: make it and put the submissions in {folder}/bots/")
+    cfg, note = load_config(folder)
+    say(note)
+    target = cfg.precision if precision is None else float(precision)
+    budget = max_games or cfg.max_games
+    entrants, rejected = collect_entrants(folder, cfg, loader)
+    if len(entrants) < 2:
+        raise ConfigError(_nothing_to_play(cfg, entrants, rejected))
+    planned = plan(cfg, entrants, games)
+    if not planned:
+        raise ConfigError(_nothing_to_play(cfg, entrants, rejected))
+    by_name = {b.name: b for b in entrants}
+    rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
+    have: set[str] = set()
+    if (folder / DB_NAME).exists():
+        from .store import load_frames
+
+        have = set(load_frames(folder / DB_NAME, current_only=False)[0]["game_id"])
+    model = _stored_model(folder, entrants) or CostModel()
+
+    def task(m: Match, rotations: list[tuple[int, str]]) -> MatchTask:
+        return MatchTask(rules=rules_of[(m.preset, m.rules)], preset=m.preset, rules_json=m.rules,
+                         table_size=m.table_size, deal_key=m.deal_key, deal_seed=m.deal_seed,
+                         deal_id=_deal_id(m, by_name), order_key=m.order_key,
+                         lineup=tuple(by_name[b] for b in m.lineup), rotations=tuple(r for r, _ in rotations),
+                         game_ids=tuple(g for _, g in rotations), limits=dict(cfg.limits), memory=cfg.memory)
+
+    tasks = [task(m, [(r, g) for r, g in enumerate(ids) if g not in have]) for m, ids in planned]
+    tasks = [t for t in tasks if t.rotations]
+    kind = executor or cfg.executor
+    n_workers = workers or cfg.workers or default_workers()
+    chosen = _sample_of([((m.preset, m.rules, m.table_size), m.lineup) for m, _ in planned], model)
+    if chosen:  # a few games more where a group has fewer than SAMPLE_GAMES: one game alone is a noisy clock
+        count: dict[Group, int] = {}
+        for i in chosen:
+            g = (planned[i][0].preset, planned[i][0].rules, planned[i][0].table_size)
+            count[g] = count.get(g, 0) + 1
+        for i, (m, _) in enumerate(planned):
+            g = (m.preset, m.rules, m.table_size)
+            if 0 < count.get(g, 0) < SAMPLE_GAMES and i not in chosen:
+                chosen.append(i)
+                count[g] += 1
+        sample = [task(planned[i][0], [(0, planned[i][1][0])]) for i in chosen]
+        say(f"timing a sample of {len(sample)} games (one per match, each bot in each preset and table size; "
+            "not stored) ...")
+        rows: list[tuple[GameRow, list[SeatRow]]] = []
+        started = time.perf_counter()
+        with make_executor(kind, min(n_workers, len(sample)), scheduler or cfg.scheduler or None) as ex:
+            for results in ex.run(run_match, sample):
+                rows.extend(results)
+        say(f"sample played in {time.perf_counter() - started:.1f} s")
+        stored_games, stored_seats = _timed_frames(folder, entrants)
+        sampled_games, sampled_seats = _frames_of(rows)
+        import pandas as pd
+
+        model = CostModel.fit(pd.concat([stored_games, sampled_games], ignore_index=True),
+                              pd.concat([stored_seats, sampled_seats], ignore_index=True))
+    planned_workers = n_workers if target > 0 else min(n_workers, max(1, len(tasks)))
+    est = _estimate(model, tasks, cfg, entrants, games, target, budget, planned_workers, kind,
+                    f"{model.games} timed game{'s' if model.games != 1 else ''}")
+    for line in est.lines():
+        say(line)
+    return est
+
+
+def _frames_of(rows: Sequence[tuple[GameRow, list[SeatRow]]]) -> "tuple[Any, Any]":
+    """Games and seats frames (the columns a :class:`CostModel` reads) of games played but not stored."""
+    import pandas as pd
+
+    games = pd.DataFrame([dict(game_id=g.game_id, preset=g.preset, rules=g.rules, table_size=g.table_size,
+                               seconds=g.seconds) for g, _ in rows],
+                         columns=["game_id", "preset", "rules", "table_size", "seconds"])
+    seats = pd.DataFrame([dict(game_id=g.game_id, preset=g.preset, rules=g.rules, table_size=g.table_size, bot=s.bot,
+                               version=s.version, decisions=s.decisions, cpu_s=s.cpu_s) for g, ss in rows for s in ss],
+                         columns=["game_id", "preset", "rules", "table_size", "bot", "version", "decisions", "cpu_s"])
+    return games, seats
+
+
+def _timed_frames(folder: Path, entrants: Sequence[BotSpec]) -> "tuple[Any, Any]":
+    """The store's games and seats of these bots' current versions (empty frames without a store)."""
+    if not (folder / DB_NAME).exists():
+        return _frames_of([])
+    from .store import load_frames
+
+    games, seats = load_frames(folder / DB_NAME, current_only=False)
+    current = {(b.name, b.version) for b in entrants}
+    return games, seats[[(b, v) in current for b, v in zip(seats["bot"], seats["version"])]]
+
+
 # ------------------------------------------------------------------ outputs
 
 
@@ -793,12 +1079,25 @@ def format_leaderboard(board: Any) -> str:
     rush    a    1100    1050..1150   1-2      8     62.5%
     rush    r     200     below 640     3      8      0.0%
     below / above X: an upper (lower) bound only; the bot almost never won (lost) against the others, so only rare upsets measure how far below (above) it is
+
+    With the timing columns (:func:`~cabo_kit.tournament.timing.with_timing`, as :func:`write_outputs`
+    adds them) it also shows each bot's CPU per decision (median and 95th percentile, ms) and its
+    share of the preset's CPU ("unknown" for games stored before cabo-kit measured it).
     """
+    from .timing import ms_text
+
+    columns = getattr(board, "columns", ())
     head = ["preset", "bot", "Elo", "95% interval", "rank", "games", "win rate"]
-    has_rank = "rank_low" in getattr(board, "columns", ())
+    has_rank = "rank_low" in columns
+    timed = "cpu_ms_median" in columns
+    if timed:
+        head += ["CPU ms/decision", "p95", "CPU share"]
     rows = [[str(r.preset), str(r.bot), f"{r.elo:.0f}", interval_text(r.elo_low, r.elo_high),
              rank_text(int(r.rank_low), int(r.rank_high)) if has_rank else "-", str(int(r.games)),
-             f"{r.win_rate:.1%}" if r.win_rate == r.win_rate else "-"] for r in board.itertuples()]
+             f"{r.win_rate:.1%}" if r.win_rate == r.win_rate else "-"]
+            + ([ms_text(r.cpu_ms_median), ms_text(r.cpu_ms_p95),
+                "unknown" if r.cpu_share != r.cpu_share else f"{r.cpu_share:.1f}%"] if timed else [])
+            for r in board.itertuples()]
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[str]) -> str:
@@ -826,6 +1125,9 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     """Write ``DIR/leaderboard.csv``, ``DIR/report.html`` (for the class), ``DIR/teacher.html`` and a page per bot in
     ``DIR/bot-pages/`` (:func:`cabo_kit.pages.write_pages`) from the store; print the table.
 
+    The leaderboard has each bot's CPU too (``decisions``, ``cpu_s``, ``cpu_ms_median``, ``cpu_ms_p95``,
+    ``cpu_share`` in %, per preset; empty where the store holds no timing).
+
     Returns the leaderboard frame and the report's path (``None`` if no report could be written).
     It only reads the store, so it works on a read-only store, and while a run holds the folder
     (it then says that the run will rewrite both files). A file it cannot write raises
@@ -842,7 +1144,9 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
         say(f"note: {folder} is in use by {busy.describe()}. This shows the {len(games)} games stored so far; "
             "the run rewrites leaderboard.csv and report.html when it ends")
     anchor = load_config(folder)[0].anchor or None
-    board = fit_elo(seats, anchor=anchor)
+    from .timing import with_timing
+
+    board = with_timing(fit_elo(seats, anchor=anchor), seats)
     say(format_leaderboard(board))
     from .grades import grade_columns
 
@@ -851,7 +1155,10 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
 
     report = folder / "report.html"
     with _written(folder / "leaderboard.csv"):
-        board.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
+        # CPU times keep 4 significant figures (a fast bot's median is a few microseconds); unknown: empty
+        csv = board.assign(**{c: [f"{v:.4g}" if v == v else "" for v in board[c]]
+                              for c in ("cpu_s", "cpu_ms_median", "cpu_ms_p95")})
+        csv.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
     with _written(report):
         write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board,
                      anchor=anchor)

@@ -1,8 +1,9 @@
 """The results store: one SQLite file per tournament (``DIR/results.sqlite``).
 
 Tables: ``games`` (a row per game, its compressed :class:`~cabo_kit.record.GameRecord` JSON
-and that JSON's sha256), ``seats`` (a row per game and seat: bot, version, score, rank,
-status, per-rule counts), ``rejected`` (files that could not play, with the reason),
+and that JSON's sha256, its wall ``seconds``), ``seats`` (a row per game and seat: bot, version,
+score, rank, status, per-rule counts, and the bot's ``decisions``, ``cpu_s`` and ``cpu_hist``: see
+:mod:`~cabo_kit.tournament.timing`; NULL in rows written before schema 2: unknown, never 0), ``rejected`` (files that could not play, with the reason),
 ``scheduled`` (the game ids of the latest run's schedule: the frames show those games). A
 fault is replayed from its game's record (:func:`load_faults`, ``cabo-kit tournament repro``).
 
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Store", "StoreError", "GameRow", "SeatRow", "COUNTS", "load_frames", "load_rejected", "load_record", "game_id",
-    "DB_NAME", "store_problem", "StoredFault", "load_faults", "fault_hook", "SCHEMA_VERSION",
+    "DB_NAME", "store_problem", "StoredFault", "load_faults", "fault_hook", "SCHEMA_VERSION", "TIMING",
 ]
 
 DB_NAME = "results.sqlite"
@@ -63,26 +64,43 @@ COUNTS = (
 )
 """The per-rule counts kept for each seat of each game (see docs/tournaments.md)."""
 
-SCHEMA_VERSION = 1
-"""1: games, seats, rejected, scheduled."""
+SCHEMA_VERSION = 2
+"""1: games, seats, rejected, scheduled. 2: games.seconds; seats.decisions, cpu_s, cpu_hist (a store of
+schema 1 is migrated when a writer opens it: its rows keep NULL there, timing unknown)."""
+
+TIMING = ("decisions", "cpu_s", "cpu_hist")
+"""The per-seat timing columns (schema 2; :mod:`~cabo_kit.tournament.timing`)."""
+
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: ("ALTER TABLE games ADD COLUMN seconds REAL", "ALTER TABLE seats ADD COLUMN decisions INTEGER",
+        "ALTER TABLE seats ADD COLUMN cpu_s REAL", "ALTER TABLE seats ADD COLUMN cpu_hist TEXT"),
+}
+"""The statements that bring a store of schema ``v - 1`` to ``v``, run in one transaction per version."""
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
     game_id TEXT PRIMARY KEY, deal_id TEXT NOT NULL, order_key TEXT NOT NULL, preset TEXT NOT NULL,
     rules TEXT NOT NULL, table_size INTEGER NOT NULL, deal_seed INTEGER NOT NULL, rotation INTEGER NOT NULL,
-    status TEXT NOT NULL, n_rounds INTEGER NOT NULL, record BLOB NOT NULL, record_sha256 TEXT NOT NULL
+    status TEXT NOT NULL, n_rounds INTEGER NOT NULL, record BLOB NOT NULL, record_sha256 TEXT NOT NULL,
+    seconds REAL
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id TEXT NOT NULL REFERENCES games(game_id), seat INTEGER NOT NULL, bot TEXT NOT NULL,
     version TEXT NOT NULL, total INTEGER NOT NULL, rank INTEGER NOT NULL, win REAL NOT NULL,
     status TEXT NOT NULL, fault TEXT NOT NULL,
     {", ".join(f"{c} INTEGER NOT NULL" for c in COUNTS)},
+    decisions INTEGER, cpu_s REAL, cpu_hist TEXT,
     PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS rejected (file TEXT PRIMARY KEY, reason TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS scheduled (game_id TEXT PRIMARY KEY);
 """
+
+
+_GAME_COLUMNS = ("game_id, deal_id, order_key, preset, rules, table_size, deal_seed, rotation, status, n_rounds, "
+                 "record, record_sha256, seconds")
+_SEAT_COLUMNS = ", ".join(["game_id", "seat", "bot", "version", "total", "rank", "win", "status", "fault", *COUNTS, *TIMING])
 
 
 class StoreError(RuntimeError):
@@ -118,11 +136,13 @@ class GameRow:
     status: str
     n_rounds: int
     record: bytes
+    seconds: float | None = None
 
 
 @dataclass
 class SeatRow:
-    """One seat of one game as stored; ``counts`` maps names of :data:`COUNTS` to ints (missing: 0)."""
+    """One seat of one game as stored; ``counts`` maps names of :data:`COUNTS` to ints (missing: 0);
+    ``decisions``, ``cpu_s``, ``cpu_hist``: the bot's timing in the game (``None``: not measured)."""
 
     seat: int
     bot: str
@@ -133,6 +153,9 @@ class SeatRow:
     status: str
     fault: str
     counts: dict[str, int] = field(default_factory=dict)
+    decisions: int | None = None
+    cpu_s: float | None = None
+    cpu_hist: str | None = None
 
 
 def _connect(path: str | Path) -> sqlite3.Connection:
@@ -365,6 +388,8 @@ class Store:
                 if row is not None and int(row[0]) > SCHEMA_VERSION:
                     raise StoreError(f"{self.path} was written by a newer cabo-kit (schema {row[0]}); "
                                      "upgrade cabo-kit to read it")
+                if row is not None:
+                    self._migrate(int(row[0]))
                 con.executescript(_SCHEMA)
                 if row is None:
                     con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -372,22 +397,30 @@ class Store:
                 con.close()
                 raise
 
+    def _migrate(self, version: int) -> None:
+        """Bring a store of an earlier schema forward, one version a transaction (its rows are kept as they are)."""
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            with _transaction(self.con, self.path) as con:
+                for statement in _MIGRATIONS.get(target, ()):
+                    con.execute(statement)
+                con.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(target),))
+
     def add_game(self, game: GameRow, seats: Sequence[SeatRow]) -> bool:
         """Store one finished game and its seats in one transaction; ``False`` if it was already there."""
         blob = zlib.compress(game.record, 6)
         sha = hashlib.sha256(game.record).hexdigest()
         with _transaction(self.con, self.path) as con:
             cur = con.execute(
-                "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT OR IGNORE INTO games ({_GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (game.game_id, game.deal_id, game.order_key, game.preset, game.rules, game.table_size, game.deal_seed,
-                 game.rotation, game.status, game.n_rounds, blob, sha),
+                 game.rotation, game.status, game.n_rounds, blob, sha, game.seconds),
             )
             added = cur.rowcount == 1
             if added:
                 con.executemany(
-                    f"INSERT OR IGNORE INTO seats VALUES ({','.join('?' * (9 + len(COUNTS)))})",
+                    f"INSERT OR IGNORE INTO seats ({_SEAT_COLUMNS}) VALUES ({','.join('?' * (12 + len(COUNTS)))})",
                     [(game.game_id, s.seat, s.bot, s.version, s.total, s.rank, s.win, s.status, s.fault,
-                      *(int(s.counts.get(c, 0)) for c in COUNTS)) for s in seats],
+                      *(int(s.counts.get(c, 0)) for c in COUNTS), s.decisions, s.cpu_s, s.cpu_hist) for s in seats],
                 )
         return added
 
@@ -462,7 +495,8 @@ def _reader(path: str | Path) -> sqlite3.Connection:
 def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.DataFrame, pd.DataFrame]":
     """The ``(games, seats)`` frames of a store (a path to the file, or the tournament folder).
 
-    Columns as in docs/tournaments.md. Rows are in schedule order (``game_index``), seats
+    Columns as in docs/tournaments.md (the timing ones: games ``seconds``, seats ``decisions``, ``cpu_s``,
+    ``cpu_hist``, NA where not measured). Rows are in schedule order (``game_index``), seats
     by seat. With ``current_only`` (default) only the games of the latest run's schedule are
     included (a bot's games with an older version of its file are left out). ``win`` is each
     seat's share as the scores read it (:func:`~cabo_kit.tournament.outcomes.fair_win`): in a game
@@ -476,9 +510,10 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
         con.execute("BEGIN")  # one snapshot for both frames while a run may be adding games
         only = current_only and con.execute("SELECT 1 FROM scheduled LIMIT 1").fetchone() is not None
         where = " WHERE g.game_id IN (SELECT game_id FROM scheduled)" if only else ""
+        timed = "seconds" in {r[1] for r in con.execute("PRAGMA table_info(games)")}  # schema 2 (a reader never migrates)
         games = pd.read_sql_query(
             "SELECT g.game_id, g.deal_id, g.order_key, g.preset, g.rules, g.table_size, g.deal_seed, g.rotation, "
-            f"g.status, g.n_rounds, g.record_sha256 FROM games g{where} "
+            f"g.status, g.n_rounds, g.record_sha256, {'g.seconds' if timed else 'NULL AS seconds'} FROM games g{where} "
             "ORDER BY g.order_key, g.preset, g.rules, g.table_size, g.rotation, g.game_id", con)
         seats = pd.read_sql_query(
             f"SELECT s.* FROM seats s JOIN games g ON g.game_id = s.game_id{where} ORDER BY s.game_id, s.seat", con)
@@ -488,12 +523,20 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
     games["deal_seed"] = games["deal_seed"].astype("int64")
     info = games[["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "order_key", "rotation"]]
     seats = info.merge(seats, on="game_id", how="inner").sort_values(["game_index", "seat"], kind="stable")
+    for col in TIMING:
+        if col not in seats.columns:
+            seats[col] = None
     seats = seats[["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "seat", "bot", "version",
-                   "total", "rank", "win", "status", "fault", *COUNTS]].reset_index(drop=True)
+                   "total", "rank", "win", "status", "fault", *COUNTS, *TIMING]].reset_index(drop=True)
     games = games[["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "deal_seed", "status",
-                   "n_rounds", "record_sha256"]].reset_index(drop=True)
+                   "n_rounds", "record_sha256", "seconds"]].reset_index(drop=True)
     for col in ("game_index", "table_size", "seat", "total", "rank", *COUNTS):
         seats[col] = seats[col].astype("int64")
+    # Unknown timing (rows of schema 1) stays NA, never 0: decisions Int64, cpu_s and seconds float.
+    seats["decisions"] = pd.array(seats["decisions"], dtype="Int64")
+    seats["cpu_s"] = seats["cpu_s"].astype("float64")
+    seats["cpu_hist"] = seats["cpu_hist"].astype(object).where(seats["cpu_hist"].notna(), None)
+    games["seconds"] = games["seconds"].astype("float64")
     from .outcomes import fair_win
 
     # Scored from the statuses, not the stored shares: older stores let the other seats of a faulted game share its win.

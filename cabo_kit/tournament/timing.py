@@ -1,0 +1,383 @@
+"""What each bot costs: CPU per decision, kept per seat of each stored game, and a run's expected duration.
+
+A bot's CPU time is measured around each of its calls where the bot runs: in its harness
+process for a submitted file (``time.thread_time_ns``: it has one thread; sent back with each reply), in the worker
+for a trusted reference bot (``time.thread_time_ns``). It is only recorded: the limits stay wall
+time, and a number a bot's own process reports is never enforced (it is capped at the call's wall
+time, so a bot can make itself look cheaper, not dearer).
+
+Per seat of a game the store keeps ``decisions`` (the ``choose()`` calls the bot answered: every
+decision, the set-up look and the snap windows included; hooks are not decisions), ``cpu_s`` (its
+CPU seconds over those calls and its hooks: ``on_game_start``, the round hooks, ``on_game_end``)
+and ``cpu_hist``, the decisions' CPU times in a fixed log-spaced histogram (:data:`BINS_PER_DECADE`
+bins a decade from 1 µs; text ``"bin:count,..."``). Histograms add up across games, so a bot's
+median and 95th percentile over a whole run are read from their sum, interpolated inside a bin.
+
+>>> tally = CpuTally()
+>>> for ns in (20_000, 30_000, 40_000, 5_000_000):
+...     tally.decision(ns)
+>>> tally.other(1_000)
+>>> tally.decisions, round(tally.cpu_s, 6), tally.hist_text()
+(4, 0.005091, '13:1,14:1,16:1,36:1')
+>>> round(quantile(parse_hist(tally.hist_text()), 0.5) * 1e3, 3)      # ms: the 2nd of 4 times (30 us) is in bin 14
+0.032
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "CpuTally", "BINS_PER_DECADE", "N_BINS", "bin_of", "parse_hist", "add_hists", "quantile", "bot_timing",
+    "CostModel", "Estimate", "about", "short_duration", "TIMING_COLUMNS", "ROUND_ROBIN_C", "with_timing", "ms_text",
+]
+
+BINS_PER_DECADE = 10
+"""Histogram bins per decade of CPU time: a bin spans a factor 10 ** 0.1 (about 26%)."""
+N_BINS = 8 * BINS_PER_DECADE
+"""Bins from 1 µs to 100 s (the first also holds anything faster, the last anything slower)."""
+
+TIMING_COLUMNS = ("decisions", "cpu_s", "cpu_ms_median", "cpu_ms_p95", "cpu_share")
+"""The columns :func:`bot_timing` adds to a leaderboard (``cpu_share`` in %)."""
+
+ROUND_ROBIN_C = 650.0
+"""A balanced schedule's widest two-sided half-width times ``sqrt(games per bot)`` in the measured class
+(docs/tournaments.md, "How many games": ±47 at 192 games, ±55 at 128): the prior an estimate uses for
+the games an adaptive run adds before any rating exists."""
+
+
+def bin_of(ns: int) -> int:
+    """The histogram bin of a CPU time in nanoseconds.
+
+    >>> bin_of(500), bin_of(1_000), bin_of(1_300), bin_of(1_000_000), bin_of(10 ** 12)
+    (0, 0, 1, 30, 79)
+    """
+    if ns < 1_259:
+        return 0
+    return min(N_BINS - 1, int(BINS_PER_DECADE * math.log10(ns / 1_000)))
+
+
+class CpuTally:
+    """One bot's CPU over one game: decisions, total CPU (decisions and hooks), and the decisions' histogram."""
+
+    __slots__ = ("decisions", "cpu_ns", "bins")
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.cpu_ns = 0
+        self.bins: dict[int, int] = {}
+
+    def decision(self, ns: int) -> None:
+        """Count one ``choose()`` call that took ``ns`` CPU nanoseconds."""
+        self.decisions += 1
+        self.cpu_ns += ns
+        b = 0 if ns < 1_259 else min(N_BINS - 1, int(BINS_PER_DECADE * math.log10(ns / 1_000)))
+        bins = self.bins
+        bins[b] = bins.get(b, 0) + 1
+
+    def other(self, ns: int) -> None:
+        """Count a hook's CPU (not a decision)."""
+        self.cpu_ns += ns
+
+    @property
+    def cpu_s(self) -> float:
+        return self.cpu_ns / 1e9
+
+    def hist_text(self) -> str:
+        """The histogram as stored: ``"bin:count"`` pairs by bin, comma-separated (``""``: no decision)."""
+        return ",".join(f"{b}:{c}" for b, c in sorted(self.bins.items()))
+
+
+def parse_hist(text: Any) -> dict[int, int]:
+    """A stored histogram's counts by bin (``{}`` for an empty or unknown one).
+
+    >>> parse_hist("3:2,40:1"), parse_hist(None)
+    ({3: 2, 40: 1}, {})
+    """
+    if not isinstance(text, str) or not text:
+        return {}
+    out: dict[int, int] = {}
+    for part in text.split(","):
+        b, _, c = part.partition(":")
+        out[int(b)] = out.get(int(b), 0) + int(c)
+    return out
+
+
+def add_hists(texts: Iterable[Any]) -> dict[int, int]:
+    """The sum of stored histograms (unknown ones skipped)."""
+    total: dict[int, int] = {}
+    for text in texts:
+        for b, c in parse_hist(text).items():
+            total[b] = total.get(b, 0) + c
+    return total
+
+
+def quantile(hist: Mapping[int, int], q: float) -> float:
+    """The ``q`` quantile in seconds of a histogram's times, interpolated log-linearly inside its bin (NaN if empty).
+
+    >>> round(quantile({30: 1}, 0.5) * 1e3, 3), quantile({}, 0.5)
+    (1.122, nan)
+    """
+    n = sum(hist.values())
+    if n == 0:
+        return math.nan
+    rank = q * n
+    seen = 0
+    for b in sorted(hist):
+        c = hist[b]
+        if seen + c >= rank:
+            frac = (rank - seen) / c if c else 0.5
+            return 1e-6 * 10 ** ((b + frac) / BINS_PER_DECADE)
+        seen += c
+    return 1e-6 * 10 ** ((max(hist) + 1) / BINS_PER_DECADE)
+
+
+def bot_timing(seats: "pd.DataFrame", by: Sequence[str] = ("bot",)) -> "pd.DataFrame":
+    """Each bot's CPU: ``decisions``, ``cpu_s``, ``cpu_ms_median``, ``cpu_ms_p95`` (per decision) and
+    ``cpu_share`` (its CPU over all bots' CPU in the same ``by`` group but the bot, in %), grouped by ``by``.
+
+    Only seats with a measurement count (a store written before cabo-kit measured CPU has none:
+    such a bot's figures are NaN, "unknown", never 0).
+
+    >>> import pandas as pd
+    >>> seats = pd.DataFrame({"bot": ["a", "b", "a", "old"], "decisions": [10, 10, 12, None],
+    ...     "cpu_s": [0.001, 0.003, 0.0012, None], "cpu_hist": ["40:10", "45:10", "40:12", None]})
+    >>> t = bot_timing(seats)
+    >>> print(t[["bot", "decisions", "cpu_share"]].to_string(index=False))
+    bot  decisions  cpu_share
+      a         22      42.31
+      b         10      57.69
+    old       <NA>        NaN
+    """
+    import pandas as pd
+
+    keys = list(by)
+    if "cpu_hist" not in seats.columns:
+        seats = seats.assign(decisions=pd.NA, cpu_s=math.nan, cpu_hist=None)
+    known = seats["cpu_hist"].map(lambda t: isinstance(t, str))
+    rows = []
+    for key, part in seats.groupby(keys, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        got = part[known.loc[part.index]]
+        hist = add_hists(got["cpu_hist"])
+        rows.append(dict(zip(keys, key), decisions=int(got["decisions"].sum()) if len(got) else pd.NA,
+                         cpu_s=float(got["cpu_s"].sum()) if len(got) else math.nan,
+                         cpu_ms_median=quantile(hist, 0.5) * 1e3, cpu_ms_p95=quantile(hist, 0.95) * 1e3))
+    out = pd.DataFrame(rows, columns=[*keys, "decisions", "cpu_s", "cpu_ms_median", "cpu_ms_p95"])
+    out["decisions"] = out["decisions"].astype("Int64")
+    scope = [k for k in keys if k != "bot"]
+    totals = out.groupby(scope)["cpu_s"].transform("sum") if scope else out["cpu_s"].sum()
+    share = out["cpu_s"] / (totals if scope else float(totals)) * 100
+    out["cpu_share"] = share.where(out["cpu_s"].notna() & (totals > 0)).round(2)
+    return out
+
+
+def about(seconds: float) -> str:
+    """A duration as a reader plans with it: ``about 40 seconds``, ``about 12 minutes``, ``about 2.5 hours``.
+
+    >>> about(38.2), about(725), about(9000)
+    ('about 40 seconds', 'about 12 minutes', 'about 2.5 hours')
+    """
+    if seconds < 90:
+        return f"about {max(1, round(seconds / 5) * 5 if seconds >= 10 else round(seconds))} seconds"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} minutes"
+    return f"about {seconds / 3600:.1f} hours"
+
+
+def short_duration(seconds: float) -> str:
+    """A progress line's duration: ``45 s``, ``6 min``, ``1 h 12 min``.
+
+    >>> short_duration(44.6), short_duration(372), short_duration(4330)
+    ('45 s', '6 min', '1 h 12 min')
+    """
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
+
+
+# ------------------------------------------------------------------ the cost model of an estimate
+
+
+Group = tuple[str, str, int]  # preset, rules (JSON of the overrides), table size
+
+
+@dataclass
+class CostModel:
+    """What a game costs, from timed games: each bot's CPU per game in a group (preset, rules, table
+    size), how much wall time a CPU second takes here (``ratio``: 1 on an idle machine), and the rest
+    of a game's wall time (engine, processes) per group.
+
+    :meth:`game_seconds` of a game not measured in its group falls back to the bot's CPU per decision
+    times the group's decisions per seat, then to the median bot of the group (``unknown`` lists
+    the bots without any measurement).
+    """
+
+    bot_game: dict[tuple[str, Group], float] = field(default_factory=dict)
+    bot_decision: dict[str, float] = field(default_factory=dict)
+    group_decisions: dict[Group, float] = field(default_factory=dict)
+    overhead: dict[Group, float] = field(default_factory=dict)
+    games: int = 0
+    ratio: float = 1.0
+
+    @classmethod
+    def fit(cls, games: "pd.DataFrame", seats: "pd.DataFrame") -> "CostModel":
+        """From frames as :func:`~cabo_kit.tournament.store.load_frames` returns them (games: ``seconds``;
+        seats: ``decisions``, ``cpu_s``); rows without a measurement are skipped."""
+        model = cls()
+        if not len(seats) or "cpu_s" not in seats.columns or "seconds" not in games.columns:
+            return model
+        s = seats[seats["cpu_s"].notna() & seats["decisions"].notna()]
+        g = games[games["seconds"].notna()]
+        if not len(s):
+            return model
+        s = s.assign(_d=s["decisions"].astype(float), _c=s["cpu_s"].astype(float))
+        for (bot, preset, rules, k), part in s.groupby(["bot", "preset", "rules", "table_size"]):
+            model.bot_game[(str(bot), (str(preset), str(rules), int(k)))] = float(part["_c"].mean())
+        for bot, part in s.groupby("bot"):
+            d = part["_d"].sum()
+            if d > 0:
+                model.bot_decision[str(bot)] = float(part["_c"].sum() / d)
+        for (preset, rules, k), part in s.groupby(["preset", "rules", "table_size"]):
+            model.group_decisions[(str(preset), str(rules), int(k))] = float(part["_d"].mean())
+        cpu = s.groupby("game_id")["_c"].sum()
+        g = g[g["game_id"].isin(cpu.index)]
+        model.games = len(g)
+        # A game's wall time = ratio * (rest + its bots' CPU): the rest (engine, processes) is the least a game
+        # of the group took beyond its bots' CPU, and the ratio (a busy machine stretches everything: 1 to 4)
+        # makes the timed games' sum come out exactly.
+        g = g.assign(_cpu=g["game_id"].map(cpu).astype(float), _w=g["seconds"].astype(float))
+        g = g.assign(_rest=(g["_w"] - g["_cpu"]).clip(lower=0.0))
+        for (preset, rules, k), part in g.groupby(["preset", "rules", "table_size"]):
+            model.overhead[(str(preset), str(rules), int(k))] = float(part["_rest"].min())
+        base = sum(model.overhead[(str(p), str(r), int(k))] for p, r, k in zip(g["preset"], g["rules"], g["table_size"]))
+        base += float(g["_cpu"].sum())
+        if base > 0:
+            model.ratio = min(4.0, max(1.0, float(g["_w"].sum()) / base))
+        return model
+
+    def knows(self, bot: str) -> bool:
+        return bot in self.bot_decision
+
+    def bot_seconds(self, bot: str, group: Group) -> float:
+        """The bot's expected CPU seconds in one game of ``group``."""
+        got = self.bot_game.get((bot, group))
+        if got is not None:
+            return got
+        per = self.bot_decision.get(bot)
+        decisions = self.group_decisions.get(group)
+        if decisions is None and self.group_decisions:
+            decisions = sorted(self.group_decisions.values())[len(self.group_decisions) // 2]
+        if per is not None and decisions is not None:
+            return per * decisions
+        known = sorted(v for (b, gr), v in self.bot_game.items() if gr == group) or sorted(self.bot_game.values())
+        return known[len(known) // 2] if known else 0.0
+
+    def rest_seconds(self, group: Group) -> float:
+        """A game's wall time beyond its bots' CPU (the engine, starting processes) in ``group``."""
+        if group in self.overhead:
+            return self.overhead[group]
+        same = [v for g, v in self.overhead.items() if g[2] == group[2]] or list(self.overhead.values())
+        return sum(same) / len(same) if same else 0.05
+
+    def game_seconds(self, group: Group, lineup: Sequence[str]) -> float:
+        """The expected wall seconds of one game of ``group`` with the bots of ``lineup``."""
+        return self.ratio * (self.rest_seconds(group) + sum(self.bot_seconds(b, group) for b in lineup))
+
+
+@dataclass
+class Estimate:
+    """How long a run should take: ``games`` still to play (balanced schedule), ``adaptive`` (the
+    expected adaptive games with a precision target, rough; ``adaptive_max`` within the game budget),
+    ``seconds`` (expected wall time of them all on ``workers``), ``per_bot`` (each bot's CPU seconds per
+    game, averaged over the groups it plays), ``unknown`` (bots no timing covers: priced as the median bot)
+    and ``sampled`` (the timed games it rests on).
+    """
+
+    games: int
+    seconds: float
+    workers: int
+    adaptive: int = 0
+    adaptive_max: int = 0
+    adaptive_seconds: float = 0.0
+    per_bot: dict[str, float] = field(default_factory=dict)
+    per_game: float = 0.0
+    unknown: list[str] = field(default_factory=list)
+    sampled: int = 0
+    source: str = ""
+
+    @property
+    def total_seconds(self) -> float:
+        return self.seconds + self.adaptive_seconds
+
+    def headline(self) -> str:
+        """``about 12 minutes (1,752 games on 2 workers)``."""
+        games = self.games + self.adaptive
+        plus = (f": {self.games:,} balanced, about {self.adaptive:,} adaptive, at most {self.adaptive_max:,} "
+                "within max_games" if self.adaptive_max else "")
+        return f"{about(self.total_seconds)} ({games:,} games on {self.workers} worker{'s' if self.workers != 1 else ''}{plus})"
+
+    def lines(self) -> list[str]:
+        """The estimate as a run prints it: the headline, then each bot's CPU per game, dearest first."""
+        out = [f"estimate: {self.headline()}; {self.per_game * 1e3:.0f} ms a game on average"
+               + (f" ({self.source})" if self.source else "")]
+        if self.per_bot:
+            dear = sorted(self.per_bot.items(), key=lambda kv: -kv[1])
+            total = sum(self.per_bot.values()) or 1.0
+            shown = ", ".join(f"{b} {v * 1e3:.1f} ms" + (f" ({v / total:.0%})" if v / total >= 0.2 else "")
+                              for b, v in dear[:6])
+            if len(dear) > 6:
+                shown += f", {len(dear) - 6} more at {dear[6][1] * 1e3:.1f} ms or less"
+            out.append("  CPU per game: " + shown)
+        if self.unknown:
+            out.append(f"  not timed yet, priced as the median bot: {', '.join(self.unknown)}")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def with_timing(board: "pd.DataFrame", seats: "pd.DataFrame") -> "pd.DataFrame":
+    """The leaderboard with :data:`TIMING_COLUMNS` added per preset and bot (``cpu_share``: the bot's share
+    of all bots' CPU in that preset, in %); NaN where nothing was measured. The board's attrs are kept.
+
+    >>> import pandas as pd
+    >>> board = pd.DataFrame({"bot": ["a", "b"], "preset": "rush", "elo": [1010.0, 990.0]})
+    >>> seats = pd.DataFrame({"bot": ["a", "b"], "preset": "rush", "decisions": [10, 10], "cpu_s": [0.001, 0.003],
+    ...                       "cpu_hist": ["40:10", "45:10"]})
+    >>> with_timing(board, seats)[["bot", "cpu_ms_median", "cpu_share"]].round(3).values.tolist()
+    [['a', 11.22, 25.0], ['b', 35.481, 75.0]]
+    """
+    out = board.copy()
+    out.attrs = dict(board.attrs)
+    if not len(out) or not len(seats):
+        for col in TIMING_COLUMNS:
+            out[col] = math.nan
+        out["decisions"] = out["decisions"].astype("Int64")
+        return out
+    timing = bot_timing(seats, ("preset", "bot")).set_index(["preset", "bot"])
+    keys = list(zip(out["preset"], out["bot"]))
+    import pandas as pd
+
+    for col in TIMING_COLUMNS:
+        values = [timing[col].get(k) if k in timing.index else None for k in keys]
+        out[col] = pd.array(values, dtype="Int64") if col == "decisions" else pd.array(values, dtype="float64")
+    return out
+
+
+def ms_text(value: Any) -> str:
+    """A CPU time in ms for a table: 3 significant figures, ``unknown`` when not measured.
+
+    >>> ms_text(0.004213), ms_text(12.345), ms_text(float("nan"))
+    ('0.00421', '12.3', 'unknown')
+    """
+    if value is None or value != value:
+        return "unknown"
+    return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
