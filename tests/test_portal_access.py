@@ -3,6 +3,8 @@ sessions and cookies, anti-forgery tokens, security headers, uploads over HTTP, 
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import re
 from pathlib import Path
 from typing import Any, Iterator
@@ -359,7 +361,6 @@ def test_a_refused_upload_says_why_and_changes_nothing(klass: Class, name: str, 
 def test_an_oversized_body_is_cut_off_while_reading(klass: Class) -> None:
     """Straight through ASGI (the TestClient reads a body whole before sending it): no content-length, 1 MiB
     in 1 KiB chunks against a 4 KiB limit; the app must stop asking for chunks and answer 413."""
-    import asyncio
 
     alice = klass.client("alice")
     csrf, sid = klass.csrf(alice), alice.cookies[COOKIE]
@@ -382,7 +383,10 @@ def test_an_oversized_body_is_cut_off_while_reading(klass: Class) -> None:
              "path": "/upload", "raw_path": b"/upload", "root_path": "", "query_string": b"", "server": ("t", 80),
              "client": ("c", 1), "headers": [(b"content-type", f"multipart/form-data; boundary={boundary}".encode()),
                                              (b"cookie", f"{COOKIE}={sid}".encode()), (b"host", b"t")]}
-    asyncio.run(klass.app(scope, receive, send))
+    # In a thread of its own: a session-wide Playwright (tests/browser) keeps an event loop running in this one.
+    worker = threading.Thread(target=asyncio.run, args=(klass.app(scope, receive, send),))
+    worker.start()
+    worker.join(60)
     assert sent[0]["status"] == 413
     assert b"larger than 4 KiB" in b"".join(m.get("body", b"") for m in sent[1:])
     assert len(read) < 100  # the app stopped reading long before the end of the megabyte

@@ -20,6 +20,8 @@ from cabo_kit.tournament.runner import final_ranking, run_tournament, write_outp
 from cabo_kit.tournament.store import TIMING, load_frames, load_record, load_rejected
 from cabo_kit.tournament.timing import TIMING_COLUMNS
 
+from boards import board as stored_board
+
 HERE = Path(__file__).parent
 BOTS = HERE / "tournament_bots"
 ROOT = HERE.parent
@@ -102,17 +104,6 @@ game_bank_s = 120.0
 """
 
 
-def _results(csv: bytes) -> bytes:
-    """leaderboard.csv without its CPU columns: a measurement of the run, not a result (it differs run to run)."""
-    lines = csv.splitlines()
-    keep = [i for i, h in enumerate(lines[0].split(b",")) if h.decode() not in TIMING_COLUMNS]
-    return b"\n".join(b",".join(row.split(b",")[i] for i in keep) for row in lines)
-
-
-def _board(folder: Path) -> bytes:
-    return _results((folder / "leaderboard.csv").read_bytes())
-
-
 def _seats(folder: Path) -> object:
     """The stored seats without their CPU columns (a measurement, like the board's)."""
     return load_frames(folder)[1].drop(columns=list(TIMING))
@@ -121,7 +112,7 @@ def _seats(folder: Path) -> object:
 def _det_run(folder: Path, workers: int) -> tuple[bytes, object]:
     run_tournament(folder, workers=workers, progress=False, out=None)
     write_outputs(folder, out=None)
-    return _board(folder), _seats(folder)
+    return stored_board(folder), _seats(folder)
 
 
 def test_same_seed_same_leaderboard_bytes_with_one_and_two_workers(tmp_path: Path) -> None:
@@ -199,7 +190,7 @@ def test_resume_after_kill_9_loses_and_duplicates_nothing(tmp_path: Path) -> Non
     run_tournament(whole, workers=1, progress=False, out=None)
     write_outputs(killed, out=None)
     write_outputs(whole, out=None)
-    assert _board(killed) == _board(whole)
+    assert stored_board(killed) == stored_board(whole)
     assert _seats(killed).equals(_seats(whole))
 
 
@@ -221,7 +212,7 @@ def test_dask_executor_matches_the_process_pool_or_says_how_to_install_it(tmp_pa
     summary = run_tournament(dask, workers=2, executor="dask", progress=False, out=None)
     assert summary.executor == "dask" and summary.played == len(seats_pool) // 3
     write_outputs(dask, out=None)
-    assert _board(dask) == board_pool
+    assert stored_board(dask) == board_pool
     assert _seats(dask).equals(seats_pool)
 
 
@@ -349,7 +340,7 @@ def test_adaptive_run_reaches_the_target_the_same_way_with_one_or_two_workers(tm
     first = run_tournament(a, workers=1, progress=False, out=None)
     board_a, seats_a = _det_run(b, 2)
     write_outputs(a, out=None)
-    assert _board(a) == board_a
+    assert stored_board(a) == board_a
     assert _seats(a).equals(seats_a)
     keys = _order_keys(a)
     seeding = [k for k in keys if not k.startswith("a")]
@@ -403,7 +394,7 @@ def test_resume_after_kill_9_in_the_adaptive_phase_gives_the_same_leaderboard(tm
     run_tournament(whole, workers=1, progress=False, out=None)
     write_outputs(killed, out=None)
     write_outputs(whole, out=None)
-    assert _board(killed) == _board(whole)
+    assert stored_board(killed) == stored_board(whole)
     assert _order_keys(killed) == _order_keys(whole)
 
 
@@ -414,7 +405,7 @@ def test_adaptive_dask_run_matches_the_process_pool(tmp_path: Path) -> None:
     board_pool, seats_pool = _det_run(pool, 2)
     run_tournament(dask, workers=2, executor="dask", progress=False, out=None)
     write_outputs(dask, out=None)
-    assert _board(dask) == board_pool
+    assert stored_board(dask) == board_pool
     assert _seats(dask).equals(seats_pool)
 
 

@@ -19,11 +19,10 @@ from typing import Any, Iterator
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-import harness  # noqa: E402  (tests/browser/harness.py: chromium through Playwright)
+import harness  # tests/browser/harness.py: chromium through Playwright
 
-GOOD = (Path(__file__).parent / "fault_bots" / "good.py").read_bytes()
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = (ROOT / "tests" / "fault_bots" / "good.py").read_bytes()
 
 
 @pytest.fixture
@@ -58,43 +57,44 @@ def portal(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], Path]]:
         proc.wait(timeout=20)
 
 
-def test_upload_check_and_deadline_in_a_browser(portal: tuple[str, dict[str, str], Path], tmp_path: Path) -> None:
+def test_upload_check_and_deadline_in_a_browser(portal: tuple[str, dict[str, str], Path], browser: Any,
+                                               tmp_path: Path) -> None:
+    """The session's chromium (tests/browser/conftest.py): a second Playwright in one process cannot start."""
     base, links, folder = portal
     bot = tmp_path / "my_bot.py"
     bot.write_bytes(GOOD)
-    with harness.chromium() as browser:
-        student = browser.new_context().new_page()
-        problems: list[str] = []
-        student.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        student.on("pageerror", lambda e: problems.append(str(e)))
-        student.goto(links["ada"])
-        assert student.url == base + "/"  # signed in, at an address without the token
-        student.set_input_files("#cabo-portal-upload", str(bot))
-        student.click("#cabo-portal-submit")
-        student.wait_for_selector('#cabo-portal-check[data-status="accepted"]', timeout=60_000)
-        assert "my_bot (GoodBot)" in student.inner_text("#cabo-portal-check")
-        # a second version by drag and drop onto the upload area
-        time.sleep(1.1)  # the upload interval
-        drop_file(student, "#cabo-portal-dropzone", "dropped.py", GOOD.decode() + "\n# v2\n")
-        student.wait_for_selector('#cabo-portal-check[data-number="2"][data-status="accepted"]', timeout=60_000)
-        assert (folder / "bots" / "ada.py").read_bytes().endswith(b"# v2\n")
-        # the teacher sets a deadline that has passed: a late upload is refused on the page
-        teacher = browser.new_context().new_page()
-        teacher.goto(links["_teacher"])
-        assert teacher.url == base + "/teacher"
-        past = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 120))
-        teacher.fill("#cabo-portal-deadline-input", past)
-        teacher.click("form[action$='/teacher/deadline'] button")
-        teacher.wait_for_selector("#cabo-portal-deadline")
-        student.goto(base + "/")
-        assert past in student.inner_text("#cabo-portal-deadline")
-        time.sleep(1.1)
-        student.set_input_files("#cabo-portal-upload", str(bot))
-        student.click("#cabo-portal-submit")
-        student.wait_for_load_state()
-        assert "has passed: uploads are closed" in student.inner_text("main")
-        # no script error and nothing the CSP blocked (the refused upload's 403 is the one failed load)
-        assert [p for p in problems if "status of 403" not in p] == [], problems
+    student = browser.new_context().new_page()
+    problems: list[str] = []
+    student.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    student.on("pageerror", lambda e: problems.append(str(e)))
+    student.goto(links["ada"])
+    assert student.url == base + "/"  # signed in, at an address without the token
+    student.set_input_files("#cabo-portal-upload", str(bot))
+    student.click("#cabo-portal-submit")
+    student.wait_for_selector('#cabo-portal-check[data-status="accepted"]', timeout=60_000)
+    assert "my_bot (GoodBot)" in student.inner_text("#cabo-portal-check")
+    # a second version by drag and drop onto the upload area
+    time.sleep(1.1)  # the upload interval
+    drop_file(student, "#cabo-portal-dropzone", "dropped.py", GOOD.decode() + "\n# v2\n")
+    student.wait_for_selector('#cabo-portal-check[data-number="2"][data-status="accepted"]', timeout=60_000)
+    assert (folder / "bots" / "ada.py").read_bytes().endswith(b"# v2\n")
+    # the teacher sets a deadline that has passed: a late upload is refused on the page
+    teacher = browser.new_context().new_page()
+    teacher.goto(links["_teacher"])
+    assert teacher.url == base + "/teacher"
+    past = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 120))
+    teacher.fill("#cabo-portal-deadline-input", past)
+    teacher.click("form[action$='/teacher/deadline'] button")
+    teacher.wait_for_selector("#cabo-portal-deadline")
+    student.goto(base + "/")
+    assert past in student.inner_text("#cabo-portal-deadline")
+    time.sleep(1.1)
+    student.set_input_files("#cabo-portal-upload", str(bot))
+    student.click("#cabo-portal-submit")
+    student.wait_for_load_state()
+    assert "has passed: uploads are closed" in student.inner_text("main")
+    # no script error and nothing the CSP blocked (the refused upload's 403 is the one failed load)
+    assert [p for p in problems if "status of 403" not in p] == [], problems
 
 
 def drop_file(page: Any, selector: str, name: str, text: str) -> None:
