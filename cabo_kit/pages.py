@@ -46,7 +46,7 @@ from .faults import fault_key, first_lines, what_happened
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
 
-__all__ = ["FaultView", "bot_page_html", "fault_views", "own_traceback", "page_name", "scrub", "teacher_html",
+__all__ = ["FaultView", "bot_page_html", "fault_views", "own_traceback", "page_name", "scrub", "scrub_paths", "teacher_html",
            "write_pages"]
 
 PAGES_DIR = "bot-pages"
@@ -56,8 +56,10 @@ TEACHER_PAGE = "teacher.html"
 EXAMPLES = 3
 """Faults of each kind shown in full on a bot's page (the others are rows of its table)."""
 
-_FRAME = re.compile(r'^(\s*)File "([^"]*)", line (\d+)(.*)$')
+_FRAME = re.compile(r'^(\s*)File "(.*)", line (\d+)(.*)$')
 _PY_PATH = re.compile(r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|:;,()\\/]+)+[\\/]([^\s"\'<>|:;,()\\/]+\.py)\b')
+# The runner's folder of one match (tempfile.mkdtemp(prefix="cabo-match-")): it differs per worker and match.
+_MATCH_DIR = re.compile(r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|\\/]+)*[\\/]cabo-match-[A-Za-z0-9_]+[\\/]?')
 _ANSWER = re.compile(r"returned '((?:[^'\\]|\\.)*)', which is not legal now")
 
 
@@ -65,18 +67,11 @@ def _esc(text: object) -> str:
     return html.escape("" if text is None else str(text), quote=True)
 
 
-def scrub(text: str, folder: "str | os.PathLike[str] | None" = None) -> str:
-    """``text`` without this machine's paths: a path to a ``.py`` file becomes its name, the tournament folder
-    ``DIR``, the home folder ``~``, the Python installation ``<python>``.
-
-    >>> import os
-    >>> scrub('File "/usr/lib/python3.12/site-packages/cabo_kit/game.py" opened ' + os.path.expanduser("~/notes.txt"))
-    'File "game.py" opened ~/notes.txt'
-    """
+def _places(folder: "str | os.PathLike[str] | None") -> list[tuple[str, str]]:
+    """This machine's folders a text may name, longest first, with what replaces each."""
     import sys
     import sysconfig
 
-    text = _PY_PATH.sub(r"\1", text)
     places: list[tuple[str, str]] = []
     if folder is not None:
         places += [(str(Path(folder).resolve()), "DIR"), (os.path.abspath(folder), "DIR")]
@@ -85,11 +80,52 @@ def scrub(text: str, folder: "str | os.PathLike[str] | None" = None) -> str:
             places.append((sysconfig.get_paths()[key], "<python>"))
         except KeyError:  # pragma: no cover - an unusual installation scheme
             pass
-    places += [(sys.prefix, "<python>"), (sys.base_prefix, "<python>"), (os.path.expanduser("~"), "~")]
-    for path, name in sorted(places, key=lambda p: -len(p[0])):
-        if len(path) > 1:
-            text = text.replace(path, name)
+    # an editable (or source) install: the folder that holds the cabo_kit package
+    root = Path(__file__).resolve().parent.parent
+    places += [(str(root), "<cabo-kit>"), (sys.prefix, "<python>"), (sys.base_prefix, "<python>"),
+               (os.path.expanduser("~"), "~")]
+    return sorted(((p, n) for p, n in places if len(p) > 1), key=lambda p: -len(p[0]))
+
+
+def scrub_paths(text: str, bot_file_name: "str | None" = None,
+                folder: "str | os.PathLike[str] | None" = None) -> str:
+    """``text`` (plain text, before any HTML escaping) without this machine's paths, for a page or a message a
+    student reads: a traceback frame's file (``File "...", line N``) becomes its name, whatever characters the path
+    holds; ``bot_file_name``'s path (the bot's file, its name may hold spaces or quotes) its name; any other path
+    to a ``.py`` file its name; the runner's match folder (``.../cabo-match-XXXX/``) nothing; the tournament
+    ``folder`` ``DIR``; the folder holding the cabo_kit package ``<cabo-kit>``; the Python installation
+    ``<python>``; the home folder ``~``.
+
+    >>> import os
+    >>> scrub_paths('File "/tmp/cabo-match-k2_x/Tom\\'s bot.py", line 3 in ' + os.path.expanduser("~/a b/notes.txt"))
+    'File "Tom\\'s bot.py", line 3 in ~/a b/notes.txt'
+    >>> scrub_paths("cannot read /srv/class 3/bots/Tom's bot.py: denied", "Tom's bot.py")
+    "cannot read Tom's bot.py: denied"
+    """
+    def frame(m: "re.Match[str]") -> str:
+        return f'{m.group(1)}File "{os.path.basename(m.group(2).replace(chr(92), "/"))}", line {m.group(3)}{m.group(4)}'
+
+    text = "\n".join(_FRAME.sub(frame, line) for line in text.split("\n"))
+    if bot_file_name:
+        text = re.sub(r'(?:[A-Za-z]:)?(?:[\\/][^\n"<>|\\/]*)*?[\\/]' + re.escape(bot_file_name),
+                      lambda m: bot_file_name, text)
+    text = _MATCH_DIR.sub("", text)
+    text = _PY_PATH.sub(r"\1", text)
+    for path, name in _places(folder):
+        text = text.replace(path, name)
     return text
+
+
+def scrub(text: str, folder: "str | os.PathLike[str] | None" = None) -> str:
+    """``text`` without this machine's paths (:func:`scrub_paths` without a bot file's name): a path to a ``.py``
+    file becomes its name, the tournament folder ``DIR``, the home folder ``~``, the Python installation
+    ``<python>``.
+
+    >>> import os
+    >>> scrub('File "/usr/lib/python3.12/site-packages/cabo_kit/game.py" opened ' + os.path.expanduser("~/notes.txt"))
+    'File "game.py" opened ~/notes.txt'
+    """
+    return scrub_paths(text, None, folder)
 
 
 def own_traceback(reason: str, filename: str) -> str:
@@ -200,7 +236,7 @@ def _printed(logs: Path | None, bot: str, deal_id: str, folder: Path | None) -> 
             text = f.read(4096).decode("utf-8", "replace")
     except OSError:
         return ""
-    return scrub("\n".join(first_lines(text)), folder)
+    return scrub_paths("\n".join(first_lines(text)), f"{bot}.py", folder)
 
 
 def fault_views(db: "str | os.PathLike[str]", faults: "pd.DataFrame", folder_name: str = "DIR",
@@ -231,9 +267,9 @@ def fault_views(db: "str | os.PathLike[str]", faults: "pd.DataFrame", folder_nam
         views.append(FaultView(
             game_id=gid, fault_id=ids.get(gid, gid[:8]), bot=bot, kind=kind, preset=str(r["preset"]), seat=seat,
             deal_seed=r.get("deal_seed", "?"), call=call, round=rnd, turn=turn, phase=phase,
-            what=scrub(fault_sentence(reason, filename), folder),
+            what=scrub_paths(fault_sentence(reason, filename), filename, folder),
             rule=_rule(reason, obs) if kind == "illegal" else "", seen=seen,
-            traceback=scrub(own_traceback(reason, filename), folder),
+            traceback=scrub_paths(own_traceback(reason, filename), filename, folder),
             printed=_printed(logs_dir, bot, str(r.get("deal_id", "")), folder),
             repro=repro_command(folder_name, ids.get(gid, gid))))
     return views
@@ -405,8 +441,9 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     taken: set[str] = set()
     written: dict[str, Path] = {}
     for bot in sorted(overviews):
-        printed = printed_html(bot, logs, logged.get(bot, [])) if logs is not None else ""
-        page = bot_page_html(bot, [v for v in views if v.bot == bot], overviews[bot], scrub(printed, folder), title)
+        printed = (printed_html(bot, logs, logged.get(bot, []), lambda text: scrub_paths(text, f"{bot}.py", folder))
+                   if logs is not None else "")
+        page = bot_page_html(bot, [v for v in views if v.bot == bot], overviews[bot], printed, title)
         written[bot] = _write(out_dir / page_name(bot, taken), page)
     for old in out_dir.glob("*.html"):
         if old.name.lower() not in taken:

@@ -558,9 +558,11 @@ def log_files(logs_dir: "str | os.PathLike[str]") -> dict[str, list[Path]]:
     return {bot: [p for _, _, p in sorted(files)] for bot, files in found.items()}
 
 
-def printed_html(bot: str, logs_dir: "str | os.PathLike[str]", files: "list[Path] | None" = None) -> str:
+def printed_html(bot: str, logs_dir: "str | os.PathLike[str]", files: "list[Path] | None" = None,
+                 clean: "Callable[[str], str] | None" = None) -> str:
     """What a bot printed in the tournament: its first lines (at most 20 or 4 KiB), from ``logs/BOT-DEAL.log``
-    (one file per deal, holding every game of that deal); ``files``: the bot's, from :func:`log_files`.
+    (one file per deal, holding every game of that deal); ``files``: the bot's, from :func:`log_files`;
+    ``clean``: applied to the text before it is escaped (:func:`cabo_kit.pages.scrub`, say).
 
     >>> import tempfile, pathlib
     >>> logs = pathlib.Path(tempfile.mkdtemp())
@@ -582,9 +584,12 @@ def printed_html(bot: str, logs_dir: "str | os.PathLike[str]", files: "list[Path
         if len(text.encode()) >= SHOWN_BYTES or text.count("\n") >= SHOWN_LINES:
             break
     n = len(files)
+    shown = "\n".join(first_lines(text))
+    if clean is not None:
+        shown = clean(shown)
     return (f"<h4>Printed output</h4><p>It printed in {n} deal{'s' if n != 1 else ''} (the files "
             f"<code>{_esc(Path(logs_dir).name)}/{_esc(bot)}-*.log</code>, one per deal); the first lines:</p>"
-            f"<pre>{_esc(chr(10).join(first_lines(text)))}</pre>")
+            f"<pre>{_esc(shown)}</pre>")
 
 
 def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str | None]":

@@ -183,3 +183,49 @@ def test_a_traceback_keeps_the_bots_own_frames_and_scrub_removes_paths() -> None
         "choose() raised:", "Traceback (most recent call last):", "  ...", '  File "zed.py", line 4, in choose',
         "    return 1/0", "  ...", "ZeroDivisionError: division by zero"]
     assert scrub(f"open {home}/x.txt in /tmp/w1/zed.py", "/tmp/w1") == "open ~/x.txt in zed.py"
+
+
+SPY = '''import os
+import cabo_kit as ck
+
+
+class Spy(ck.Bot):
+    looked = False
+
+    def choose(self, obs, legal):
+        if not self.looked:
+            self.looked = True
+            here = os.path.dirname(os.path.abspath(__file__))
+            try:
+                names = sorted(os.listdir(here))
+            except OSError as exc:
+                names = []
+                print("SPY-LIST-DENIED", type(exc).__name__)
+            print("SPY-LISTED", names)
+            for name in names + ["classmate.py"]:
+                try:
+                    with open(os.path.join(here, name)) as f:
+                        print("SPY-READ", name, f.read())
+                except OSError as exc:
+                    print("SPY-READ-DENIED", name, type(exc).__name__)
+        return legal[0]
+'''
+
+
+def test_a_bot_cannot_read_a_classmates_source_in_the_match_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "spied"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(TOML.replace("games = 2", "games = 1").replace('"RandomBot"', ""))
+    (folder / "bots" / "spy.py").write_text(SPY)
+    secret = "CLASSMATE_SECRET_" + "7f3a"
+    (folder / "bots" / "classmate.py").write_text(
+        f"import cabo_kit as ck\n\n# {secret}\nclass Mate(ck.Bot):\n    def choose(self, obs, legal):\n"
+        "        return legal[0]\n")
+    run_tournament(folder, workers=1, progress=False, out=None)
+    assert not load_faults(folder)  # both bots loaded and played (as root: files only the runner can read)
+    logs = "".join(p.read_text(errors="replace") for p in (folder / "logs").glob("spy-*.log"))
+    assert "SPY-LISTED" in logs  # the spy ran its look
+    if os.geteuid() == 0:  # the bots run as uids of their own: the match folder is closed to them
+        assert secret not in logs and "'classmate.py'" not in logs
+        assert "SPY-LIST-DENIED PermissionError" in logs and "SPY-READ-DENIED classmate.py PermissionError" in logs
+    # (not root: every bot runs as the teacher's user, the weaker isolation the runner warns about)

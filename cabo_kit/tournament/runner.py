@@ -370,8 +370,11 @@ def _make_bots(task: MatchTask, workdir: Path) -> list[Any]:
 
         path = workdir / f"{spec.name}.py"
         if not path.exists():
-            path.write_text(spec.source, encoding="utf-8")
-            path.chmod(0o644)  # the harness may run as an unprivileged user
+            # Readable by the runner's uid only: the harness reads it before it drops to its bot's own uid,
+            # so no bot (of any uid) can read a classmate's file in this shared folder.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(spec.source)
         sub = Submission(name=spec.name, version=spec.version, path=path, class_name=spec.class_name)
         log = None
         if task.log_dir and os.path.isdir(task.log_dir):
@@ -388,8 +391,7 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
     """
     rules = Rules.from_dict(task.rules)
     k = task.table_size
-    workdir = Path(tempfile.mkdtemp(prefix="cabo-match-"))
-    workdir.chmod(0o755)
+    workdir = Path(tempfile.mkdtemp(prefix="cabo-match-"))  # 0700: the runner's uid only (see _make_bots)
     out = []
     try:
         players = _make_bots(task, workdir)
