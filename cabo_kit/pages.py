@@ -11,6 +11,7 @@ counts only. What a student needs to fix their bot, and what only the teacher sh
   rebuilt from the game's record), its traceback (the frames of its own file only, paths
   replaced by the file's name), what it printed in that deal, and the command that replays it;
   then every fault as a compact table. It quotes only that bot's own code and output.
+* **a rejected file's page** (a file that played no game) says why it was refused, paths scrubbed.
 * **the teacher's page** has the copy flags (``cabo-kit tournament copies``), the rejected files
   with their full reasons, every bot's faults by kind with the replay commands, and a link to
   every bot's page.
@@ -46,7 +47,8 @@ from .faults import fault_key, first_lines, what_happened
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
 
-__all__ = ["FaultView", "bot_page_html", "fault_views", "own_traceback", "page_name", "scrub", "scrub_paths", "teacher_html",
+__all__ = ["FaultView", "bot_page_html", "fault_views", "own_traceback", "page_name", "rejected_page_html", "scrub",
+           "scrub_paths", "teacher_html",
            "write_pages"]
 
 PAGES_DIR = "bot-pages"
@@ -150,21 +152,21 @@ def own_traceback(reason: str, filename: str) -> str:
     return "\n".join(out)
 
 
-def page_name(bot: str, taken: "set[str] | None" = None) -> str:
-    """The file name of ``bot``'s page: its name with characters a file name should not hold replaced, unique among
-    ``taken`` (which it joins).
+def page_name(bot: str) -> str:
+    """The file name of ``bot``'s page, from its name alone (the same in every run): the name itself when it is
+    all lowercase letters, digits, ``_`` and ``-``; otherwise its lowercased name (other characters as ``_``), ``-``
+    and the first 8 hex digits of the name's sha256, so that names differing only in case (``Ada``, ``ada``) never
+    share a file on a case-insensitive disk.
 
-    >>> page_name("alice"), page_name("<b>o b")
-    ('alice.html', '_b_o_b.html')
+    >>> page_name("alice"), page_name("Alice"), page_name("<b>o b")
+    ('alice.html', 'alice-3bc51062.html', '_b_o_b-c1566d12.html')
     """
-    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", bot).strip(".") or "bot"
-    name, n = f"{stem}.html", 1
-    while taken is not None and name.lower() in taken:
-        n += 1
-        name = f"{stem}-{n}.html"
-    if taken is not None:
-        taken.add(name.lower())
-    return name
+    import hashlib
+
+    if re.fullmatch(r"[a-z0-9_-]+", bot):
+        return f"{bot}.html"
+    stem = re.sub(r"[^a-z0-9_-]", "_", bot.lower())[:60] or "bot"
+    return f"{stem}-{hashlib.sha256(bot.encode('utf-8')).hexdigest()[:8]}.html"
 
 
 @dataclass
@@ -199,14 +201,39 @@ class FaultView:
     repro: str
 
 
-def _where(record: Any, seat: int) -> tuple[Any, str]:
-    """The observation of ``seat`` where the record ends (the fault), and its text (describe() and the legal moves)."""
+def _result_text(result: Any) -> str:
+    """A finished round as its players were told it (what ``on_round_end()`` is given)."""
+    how = {"cabo": "a Cabo call", "deck": "the deck running out", "empty_hand": "an empty hand",
+           "turn_limit": "the turn limit"}.get(str(result.ended_by), str(result.ended_by))
+    lines = [f"round {result.index + 1} ended by {how}"
+             + (f" (seat {result.caller} called Cabo and {'won' if result.caller_won else 'lost'})"
+                if result.caller is not None else "")]
+    for seat, hand in enumerate(result.final_hands):
+        lines.append(f"  seat {seat}: hand {' '.join(str(c) for c in hand) or '(empty)'} = {result.totals[seat]}, "
+                     f"round score {result.scores[seat]}, game total {result.game_totals[seat]}")
+    return "\n".join(lines)
+
+
+def _where(record: Any, seat: int, call: str = "choose()") -> tuple[Any, str, int, int, str]:
+    """Where the record ends (the fault) for ``seat``: ``(observation, what it saw, round from 1, turn, phase)``.
+
+    A fault in ``on_round_end()`` happened at the end of the round the record's last result holds (the record
+    already holds the next deal): that round's result is what the bot saw, never the next round's cards. The legal
+    moves are shown only for a ``choose()``.
+    """
     from .explain import legal_text
 
+    if call.startswith("on_round_end()"):
+        game = record.replay()
+        if game.results:
+            result = game.results[-1]
+            return None, _result_text(result.for_players()), result.index + 1, result.turns, "end of round"
     obs = record.view(seat, len(record.actions))
-    legal = obs.legal_actions
-    seen = obs.describe() + ("\n  legal  : " + legal_text(legal, 24) if len(legal) else "\n  (not this seat's move)")
-    return obs, seen
+    seen = obs.describe()
+    if "choose()" in call:
+        legal = obs.legal_actions
+        seen += ("\n  legal  : " + legal_text(legal, 24)) if len(legal) else "\n  (not this seat's move)"
+    return obs, seen, obs.round + 1, obs.turn, str(obs.phase)
 
 
 def _rule(reason: str, obs: Any) -> str:
@@ -259,8 +286,7 @@ def fault_views(db: "str | os.PathLike[str]", faults: "pd.DataFrame", folder_nam
         call = fault_call(reason)
         obs, seen, rnd, turn, phase = None, "", 0, 0, ""
         try:
-            obs, seen = _where(load_record(db, gid), seat)
-            rnd, turn, phase = obs.round + 1, obs.turn, str(obs.phase)
+            obs, seen, rnd, turn, phase = _where(load_record(db, gid), seat, call)
         except (StoreError, ValueError, KeyError, IndexError, TypeError):  # an old or damaged record: the rest stays
             seen = ""
         kind = str(r["status"])
@@ -281,6 +307,13 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return table(header, rows)
 
 
+def _when(v: FaultView) -> str:
+    """Where a fault happened, in words: ``round 2, turn 5, phase drawn``, or ``end of round 2``."""
+    if v.phase == "end of round":
+        return f"end of round {v.round}"
+    return f"round {v.round}, turn {v.turn}, phase {v.phase}"
+
+
 def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES) -> str:
     """A bot's faults grouped by kind: count and games, a few in full, then all of them as a table."""
     from .report import _kinds
@@ -295,9 +328,12 @@ def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES) -> str:
                    f"fault{'s' if len(mine) != 1 else ''} in {len(games)} game{'s' if len(games) != 1 else ''}</h3>")
         # The examples: one of each different thing that happened first, then the next ones.
         seen: dict[str, int] = {}
+        firsts = []
         for v in mine:
-            seen[fault_key(v.kind, v.what)] = seen.get(fault_key(v.kind, v.what), 0) + 1
-        firsts = list({fault_key(v.kind, v.what): v for v in reversed(mine)}.values())[::-1]
+            key = fault_key(v.kind, v.what)
+            if key not in seen:
+                firsts.append(v)
+            seen[key] = seen.get(key, 0) + 1
         shown = (firsts + [v for v in mine if v not in firsts])[:examples]
         for v in shown:
             same = seen[fault_key(v.kind, v.what)]
@@ -306,12 +342,12 @@ def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES) -> str:
                 " which is not legal now: " in v.what else v.what
             parts = [f'<div class="fault"><p><b>{_esc(head)}</b>{_esc(times)}</p>',
                      f"<p>Game <code>{_esc(v.fault_id)}</code> ({_esc(v.preset)}, deal seed {_esc(v.deal_seed)}, "
-                     f"seat {v.seat}): round {v.round}, turn {v.turn}, phase {_esc(v.phase)}, in "
-                     f"<code>{_esc(v.call)}</code>.</p>"]
+                     f"seat {v.seat}): {_esc(_when(v))}, in <code>{_esc(v.call)}</code>.</p>"]
             if v.rule:
                 parts.append(f"<p>The rule: {_esc(v.rule)}</p>")
             if v.seen:
                 label = ("What the bot was given at that decision" if v.call == "choose()" else
+                         "The round's result, as the bot was given it" if v.phase == "end of round" else
                          "The game at that point, as the bot could see it")
                 parts.append(f"<p>{label}:</p><pre>{_esc(v.seen)}</pre>")
             if v.traceback and v.traceback.strip() != v.what:
@@ -339,9 +375,10 @@ def _page(title: str, body: str) -> str:
 
 
 def bot_page_html(bot: str, views: Sequence[FaultView], overview: str = "", printed: str = "",
-                  title: str = "Cabo tournament") -> str:
+                  title: str = "Cabo tournament", rejected: str = "") -> str:
     """One bot's page: its results (``overview``, HTML from :func:`cabo_kit.report.bot_overviews`), its faults by kind
-    (:func:`fault_views`), and ``printed`` (HTML of what it printed, from :func:`cabo_kit.report.printed_html`).
+    (:func:`fault_views`), and ``printed`` (HTML of what it printed, from :func:`cabo_kit.report.printed_html`);
+    ``rejected``: why its current file was refused (its games are an earlier version's), paths scrubbed.
 
     >>> page = bot_page_html("<b>ob", [])
     >>> "&lt;b&gt;ob" in page and "<b>ob" not in page
@@ -355,6 +392,8 @@ def bot_page_html(bot: str, views: Sequence[FaultView], overview: str = "", prin
             f'<p class="summary">{_esc(title)}: this page is for the author of {_esc(bot)} and the teacher. '
             f"Faults: {n}{' (' + _esc(counts) + ')' if n else ''}.</p>",
             '<h2 id="results">Results</h2>', overview or "<p>No games.</p>",
+            *([f'<h2 id="rejected">Its current file was rejected</h2><p>These results are an earlier version\'s; '
+               f"the file now in the folder was not played:</p><pre>{_esc(rejected)}</pre>"] if rejected else []),
             f'<h2 id="faults">Faults ({n})</h2>', _faults_html(views)]
     if n:
         body.append('<p class="muted">Each fault lost its game. The replay plays the game again from its start with the '
@@ -365,10 +404,28 @@ def bot_page_html(bot: str, views: Sequence[FaultView], overview: str = "", prin
     return _page(f"{bot}: {title}", "\n".join(body))
 
 
+def rejected_page_html(file: str, reason: str, title: str = "Cabo tournament") -> str:
+    """The page of a file the tournament refused (for its author): why, in ``reason``'s words (paths scrubbed by the
+    caller: :func:`scrub_paths`), and how to check it again.
+
+    >>> page = rejected_page_html("bob.py", "SyntaxError: expected ':' (bob.py, line 3)")
+    >>> "was not played" in page and "expected &#x27;:&#x27;" in page and "cabo-kit check-bot bob.py" in page
+    True
+    """
+    return _page(f"{file}: {title}", "\n".join([
+        f"<h1>{_esc(file)}</h1>",
+        f'<p class="summary">{_esc(title)}: this page is for the author of {_esc(file)} and the teacher.</p>',
+        '<h2 id="rejected">Rejected: it was not played</h2>',
+        "<p>The tournament could not load this file, so it played no game. Why:</p>",
+        f"<pre>{_esc(reason)}</pre>",
+        f"<p>Fix it, check it with <code>{_esc('cabo-kit check-bot ' + file)}</code>, and hand it in again.</p>"]))
+
+
 def teacher_html(title: str, pages: dict[str, str], views: Sequence[FaultView], rejected: "pd.DataFrame",
-                 folder: "str | os.PathLike[str] | None") -> str:
+                 folder: "str | os.PathLike[str] | None", refused: "dict[str, str] | None" = None) -> str:
     """The teacher's page: links to every bot's page (``pages``: bot -> file name in ``bot-pages/``), the copy flags
-    (:func:`cabo_kit.report.copies_section`), the rejected files with their full reasons, and each fault's replay.
+    (:func:`cabo_kit.report.copies_section`), the rejected files with their full reasons and a link to each one's
+    page (``refused``: file -> page name), and each fault's replay.
     """
     from .report import _kinds, copies_section
     from .tournament.replay_fault import repro_command
@@ -387,8 +444,12 @@ def teacher_html(title: str, pages: dict[str, str], views: Sequence[FaultView], 
     body.append(copies_section(folder))
     body.append('<h2 id="rejected">Rejected files</h2>')
     if len(rejected):
-        body.append(_table(["file", "reason"], [[f"<code>{_esc(r['file'])}</code>", f"<pre>{_esc(r['reason'])}</pre>"]
-                                                for _, r in rejected.iterrows()]))
+        link = refused or {}
+        body.append(_table(["file", "its page (hand it to its author)", "reason (in full)"], [
+            [f"<code>{_esc(r['file'])}</code>",
+             f'<a href="{PAGES_DIR}/{_esc(link[r["file"]])}">{PAGES_DIR}/{_esc(link[r["file"]])}</a>'
+             if r["file"] in link else "its bot's page", f"<pre>{_esc(r['reason'])}</pre>"]
+            for _, r in rejected.iterrows()]))
     else:
         body.append("<p>None: every file loaded.</p>")
     body.append('<h2 id="faults">Faults</h2>')
@@ -405,7 +466,8 @@ def teacher_html(title: str, pages: dict[str, str], views: Sequence[FaultView], 
 def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" = None, title: str | None = None,
                 worst: int = 5) -> tuple[Path, dict[str, Path]]:
     """Write ``DIR/teacher.html`` and a page per bot in ``DIR/bot-pages/`` from the tournament's store; return the
-    teacher's page and ``{bot: its page}``.
+    teacher's page and ``{bot: its page}``. A rejected file with no games gets a page saying why
+    (:func:`rejected_page_html`); the pages are named by :func:`page_name`.
 
     ``source``: the tournament folder or its ``results.sqlite``; ``board``: the fit of
     :func:`~cabo_kit.tournament.ratings.fit_elo` (fitted here if not given). Pages of bots no
@@ -438,18 +500,26 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     logged = log_files(logs) if logs is not None else {}
     out_dir = folder / PAGES_DIR
     out_dir.mkdir(exist_ok=True)
-    taken: set[str] = set()
     written: dict[str, Path] = {}
+    why = {Path(str(r["file"])).stem: str(r["reason"]) for _, r in rejected.iterrows()}
     for bot in sorted(overviews):
         printed = (printed_html(bot, logs, logged.get(bot, []), lambda text: scrub_paths(text, f"{bot}.py", folder))
                    if logs is not None else "")
-        page = bot_page_html(bot, [v for v in views if v.bot == bot], overviews[bot], printed, title)
-        written[bot] = _write(out_dir / page_name(bot, taken), page)
+        page = bot_page_html(bot, [v for v in views if v.bot == bot], overviews[bot], printed, title,
+                             rejected=scrub_paths(why[bot], f"{bot}.py", folder) if bot in why else "")
+        written[bot] = _write(out_dir / page_name(bot), page)
+    refused: dict[str, Path] = {}
+    for _, r in rejected.iterrows():
+        stem = Path(str(r["file"])).stem
+        if stem not in written:  # a file with no games: its page says why it was not played
+            refused[str(r["file"])] = _write(out_dir / page_name(stem), rejected_page_html(
+                str(r["file"]), scrub_paths(str(r["reason"]), Path(str(r["file"])).name, folder), title))
+    names = {p.name for p in written.values()} | {p.name for p in refused.values()}
     for old in out_dir.glob("*.html"):
-        if old.name.lower() not in taken:
+        if old.name not in names:  # the page of a bot (or file) no longer in the store
             old.unlink()
     teacher = _write(folder / TEACHER_PAGE, teacher_html(title, {b: p.name for b, p in written.items()}, views,
-                                                          rejected, folder))
+                                                          rejected, folder, {f: p.name for f, p in refused.items()}))
     return teacher, written
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import cabo_kit
-from cabo_kit.pages import FaultView, _faults_html, own_traceback, scrub
+from cabo_kit.pages import FaultView, _faults_html, own_traceback, page_name, scrub
 from cabo_kit.tournament.replay_fault import repro
 from cabo_kit.tournament.runner import run_tournament, write_outputs
 from cabo_kit.tournament.store import load_faults
@@ -126,7 +126,7 @@ def test_the_bot_page_has_every_fault_by_kind_with_where_the_rule_what_it_saw_an
 def test_the_teacher_page_links_every_page_and_has_the_copies_and_the_rejected_reasons(tournament: Path) -> None:
     page = (tournament / "teacher.html").read_text(encoding="utf-8")
     for name in ("evil", "steady", "RandomBot"):
-        assert f'<a href="bot-pages/{name}.html">' in page and (tournament / "bot-pages" / f"{name}.html").is_file()
+        assert f'<a href="bot-pages/{page_name(name)}">' in page and (tournament / "bot-pages" / page_name(name)).is_file()
     assert '<h2 id="copies">Possible copies</h2>' in page and "<code>steady.py</code>" in page
     assert "CountingBot (reference)" in page and "98%" in page
     assert "broken.py" in page and "SyntaxError" in page  # the full reason
@@ -229,3 +229,104 @@ def test_a_bot_cannot_read_a_classmates_source_in_the_match_folder(tmp_path: Pat
         assert secret not in logs and "'classmate.py'" not in logs
         assert "SPY-LIST-DENIED PermissionError" in logs and "SPY-READ-DENIED classmate.py PermissionError" in logs
     # (not root: every bot runs as the teacher's user, the weaker isolation the runner warns about)
+
+
+def test_scrub_paths_removes_paths_whatever_the_file_name_holds() -> None:
+    from cabo_kit.pages import scrub_paths
+
+    root = str(Path(cabo_kit.__file__).resolve().parent.parent)
+    for name in ('Tom\'s "best" bot.py', "a b <c>.py", "plain.py"):
+        tb = f'Traceback (most recent call last):\n  File "/srv/class 3/bots/{name}", line 4, in choose\nValueError: x'
+        assert scrub_paths(tb) == f'Traceback (most recent call last):\n  File "{name}", line 4, in choose\nValueError: x'
+    # the runner's match folder differs per worker: gone, so the same fault reads the same everywhere
+    assert scrub_paths("cannot open /tmp/cabo-match-ab_12x/data.json") == "cannot open data.json"
+    assert scrub_paths(f"{root}/notes/plan.txt") == "<cabo-kit>/notes/plan.txt"
+    assert scrub_paths("read /srv/my class/Tom's bot.py now", "Tom's bot.py") == "read Tom's bot.py now"
+
+
+def test_printed_output_is_scrubbed_before_it_is_escaped(tmp_path: Path) -> None:
+    import sys
+
+    from cabo_kit.report import printed_html
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "tom-0123456789ab.log").write_text(f"{sys.prefix}/lib/x <b> /srv/class/Tom's bot.py\n")
+    page = printed_html("tom", logs, clean=lambda text: scrub_paths_for_tom(text))
+    assert "&lt;python&gt;/lib/x &lt;b&gt; Tom&#x27;s bot.py" in page and sys.prefix not in page
+
+
+def scrub_paths_for_tom(text: str) -> str:
+    from cabo_kit.pages import scrub_paths
+
+    return scrub_paths(text, "Tom's bot.py")
+
+
+def test_the_same_fault_in_two_match_folders_is_one_group() -> None:
+    from cabo_kit.pages import scrub_paths
+
+    views = [_view(i, "error", scrub_paths(f"choose() raised OSError: no /tmp/cabo-match-{w}/x.json", "b.py"))
+             for i, w in enumerate(("k1", "q_2"))]
+    page = _faults_html(views)
+    assert "(2 faults like it)" in page and page.count('<div class="fault">') == 2
+
+
+def test_examples_are_each_groups_first_fault_in_the_order_they_first_happened() -> None:
+    boom, bang = "choose() raised ValueError: boom (b.py, line 3)", "choose() raised KeyError: 'x' (b.py, line 9)"
+    views = [_view(0, "error", boom), _view(1, "error", bang), _view(2, "error", boom)]
+    page = _faults_html(views, examples=2)
+    shown = re.findall(r"Game <code>(g\d\d)</code>", page)
+    assert shown == ["g00", "g01"]  # not the last boom (g02), and boom first as it happened first
+
+
+def test_page_names_come_from_the_name_alone_and_never_collide_by_case() -> None:
+    assert page_name("alice") == "alice.html" and page_name("bob_2-x") == "bob_2-x.html"
+    names = {page_name(n) for n in ("Ada", "ada", "ADA", "a da", "a_da")}
+    assert len({n.lower() for n in names}) == 5  # distinct even on a case-insensitive disk
+    assert page_name("Ada") == page_name("Ada") and page_name("Ada").startswith("ada-")
+
+
+def test_the_rejected_file_gets_a_page_without_paths_linked_from_the_teachers_page(tournament: Path) -> None:
+    page = (tournament / "bot-pages" / "broken.html").read_text(encoding="utf-8")
+    assert "Rejected: it was not played" in page and "SyntaxError" in page and "cabo-kit check-bot broken.py" in page
+    for path in _machine_paths(tournament):
+        assert path not in page, path
+    teacher = (tournament / "teacher.html").read_text(encoding="utf-8")
+    assert '<a href="bot-pages/broken.html">' in teacher
+
+
+def test_stale_pages_go_and_pages_of_the_bots_in_the_store_stay(tournament: Path) -> None:
+    from cabo_kit.pages import write_pages
+
+    pages = tournament / "bot-pages"
+    (pages / "gone.html").write_text("old")
+    (pages / "EVIL.html").write_text("old")  # differs from a kept page only in case
+    write_pages(tournament)
+    kept = sorted(p.name for p in pages.glob("*.html"))
+    assert kept == sorted(["broken.html", "evil.html", "steady.html", page_name("RandomBot")])
+
+
+ROUND_END = '''import cabo_kit as ck
+
+
+class B(ck.Bot):
+    def choose(self, obs, legal):
+        return next((a for a in legal if str(a) == "cabo"), legal[0])
+
+    def on_round_end(self, result):
+        raise RuntimeError("ROUND_END_FAULT")
+'''
+
+
+def test_a_fault_at_the_end_of_a_round_shows_that_rounds_result(tmp_path: Path) -> None:
+    folder = tmp_path / "ends"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(TOML.replace("games = 2", "games = 1"))
+    (folder / "bots" / "ender.py").write_text(ROUND_END)
+    run_tournament(folder, workers=1, progress=False, out=None)
+    write_outputs(folder, out=None)
+    page = (folder / "bot-pages" / "ender.html").read_text(encoding="utf-8")
+    assert "ROUND_END_FAULT" in page
+    assert "end of round 1, in <code>on_round_end()</code>" in page
+    assert "The round's result, as the bot was given it:</p><pre>round 1 ended by " in page
+    assert "round 2" not in page and "legal  :" not in page  # nothing of the next deal, no legal moves
