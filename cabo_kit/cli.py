@@ -628,7 +628,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def _tournament_copies(args: argparse.Namespace) -> int:
-    """``cabo-kit tournament copies DIR``: print the flagged pairs (kept in DIR/copies.json for the report)."""
+    """``cabo-kit tournament copies DIR``: print the flagged pairs (kept in DIR/copies.json for the teacher's page)."""
     from .tournament.config import ConfigError
     from pathlib import Path
 

@@ -135,7 +135,7 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
         for i in np.flatnonzero(~two):
             below, above = np.isinf(low[i]) and np.isfinite(high[i]), np.isinf(high[i]) and np.isfinite(low[i])
             bound = high[i] if below else low[i] if above else float("nan")
-            text = _interval_words(low[i], high[i])
+            text = _interval(low[i], high[i])
             if below or above:
                 at = min(max(bound, lo), hi)
                 edge = lo if below else hi
@@ -159,17 +159,6 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
     fig.update_layout(title=title, height=max(320, 24 * most + 140), margin={"l": 10, "r": 20, "t": 80, "b": 50},
                       )
     return _styled(fig)
-
-
-def _interval_words(low: float, high: float) -> str:
-    """A one-sided interval as the leaderboard says it: ``below 690``, ``above 1210``, ``not bounded``."""
-    if low == float("-inf") and high == float("inf"):
-        return "not bounded"
-    if low == float("-inf"):
-        return f"below {high:.0f}"
-    if high == float("inf"):
-        return f"above {low:.0f}"
-    return "no interval"
 
 
 def _axis_span(elo: "Any", low: "Any", high: "Any", two: "Any") -> tuple[float, float]:
@@ -485,14 +474,9 @@ def _interval(low: object, high: object) -> str:
     >>> _interval(950.0, 1050.0), _interval(float("-inf"), 310.0)
     ('950 – 1050', 'below 310')
     """
-    lo, hi = float(low), float(high)  # type: ignore[arg-type]
-    if lo == float("-inf") and hi == float("inf"):
-        return "not bounded"
-    if lo == float("-inf"):
-        return f"below {_num(hi)}"
-    if hi == float("inf"):
-        return f"above {_num(lo)}"
-    return f"{_num(lo)} – {_num(hi)}"
+    from .tournament.runner import interval_text
+
+    return interval_text(float(low), float(high), sep=" – ")  # type: ignore[arg-type]
 
 
 def _rank_range(row: Any) -> str:
@@ -592,7 +576,7 @@ def printed_html(bot: str, logs_dir: "str | os.PathLike[str]", files: "list[Path
             f"<pre>{_esc(shown)}</pre>")
 
 
-def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str | None]":
+def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]":
     import pandas as pd
 
     if isinstance(source, (str, os.PathLike)):
@@ -600,7 +584,7 @@ def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, 
 
         path = Path(source)
         games, seats = load_frames(path)
-        return games, seats, load_rejected(path), str(path)
+        return games, seats, load_rejected(path)
     if isinstance(source, (tuple, list)) and len(source) in (2, 3):
         games, seats = source[0], source[1]
         rejected = source[2] if len(source) == 3 else None
@@ -610,19 +594,10 @@ def _as_frames(source: Any) -> "tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, 
             rejected = pd.DataFrame(list(rejected), columns=["file", "reason"])
         if not isinstance(games, pd.DataFrame) or not isinstance(seats, pd.DataFrame):
             raise TypeError("write_report needs (games, seats[, rejected]) as pandas DataFrames, or a results store path")
-        return games, seats, rejected, None
+        return games, seats, rejected
     raise TypeError(
         f"write_report needs a results store path or a (games, seats, rejected) tuple of frames, got {type(source).__name__}"
     )
-
-
-def _folder_of(db_path: "str | os.PathLike[str] | None") -> Path | None:
-    """The tournament folder of a store given as its file or its folder (``None`` for frames without a store)."""
-    if db_path is None:
-        return None
-    from .tournament.store import _db_path
-
-    return _db_path(Path(db_path)).parent
 
 
 def report_html(
@@ -1039,7 +1014,7 @@ def write_report(
     >>> "bad.py" in path.read_text(encoding="utf-8")
     True
     """
-    games, seats, rejected, _ = _as_frames(source)
+    games, seats, rejected = _as_frames(source)
     page = report_html(games, seats, rejected, title=title, board=board, anchor=anchor, bootstrap=bootstrap,
                        seed=seed, worst=worst)
     out = Path(out_path)

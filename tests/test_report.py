@@ -226,16 +226,6 @@ def test_importing_cabo_kit_does_not_load_the_report_stack() -> None:
     assert out == "False"
 
 
-def test_the_folder_of_a_store_given_as_folder_or_file(tmp_path: Path) -> None:
-    # report_html looks for copies.json and logs/ there: a store given as its folder was read as the folder's parent
-    from cabo_kit.report import _folder_of
-
-    assert _folder_of(tmp_path) == tmp_path
-    assert _folder_of(tmp_path / "results.sqlite") == tmp_path
-    assert _folder_of(str(tmp_path)) == tmp_path
-    assert _folder_of(None) is None
-
-
 def test_a_bot_that_never_wins_does_not_stretch_the_leaderboard_axis() -> None:
     """Issue 18, must 3: the axis comes from the two-sided bots; the one-sided one sits at the edge with its text."""
     board = pd.DataFrame({

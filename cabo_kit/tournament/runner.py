@@ -1040,8 +1040,9 @@ def _timed_frames(folder: Path, entrants: Sequence[BotSpec]) -> "tuple[Any, Any]
 # ------------------------------------------------------------------ outputs
 
 
-def interval_text(low: float, high: float) -> str:
-    """A 95% interval as a reader sees it: ``1050..1150``, or one-sided (``below 1180``, ``above 1050``).
+def interval_text(low: float, high: float, sep: str = "..") -> str:
+    """A 95% interval as a reader sees it: ``1050..1150`` (``sep`` between the bounds; the report uses `` – ``), or
+    one-sided (``below 1180``, ``above 1050``), ``not bounded``, ``-`` (no bootstrap).
 
     >>> interval_text(1050.4, 1149.6), interval_text(float("-inf"), 1180.0), interval_text(990.0, float("inf"))
     ('1050..1150', 'below 1180', 'above 990')
@@ -1055,7 +1056,7 @@ def interval_text(low: float, high: float) -> str:
         return f"above {low:.0f}"
     if low != low or high != high:  # NaN: no bootstrap
         return "-"
-    return f"{low:.0f}..{high:.0f}"
+    return f"{low:.0f}{sep}{high:.0f}"
 
 
 def rank_text(low: int, high: int) -> str:
