@@ -157,3 +157,13 @@ def test_import_cabo_kit_does_not_load_the_duel() -> None:
     code = "import sys, cabo_kit as ck; print('cabo_kit.tournament.duel' in sys.modules, callable(ck.duel))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]
+
+
+def test_a_fault_in_a_hook_is_named_after_the_hook_as_in_a_tournament() -> None:
+    class AtRound(ck.bots.GreedyBot):
+        def on_round_start(self, observation):  # type: ignore[no-untyped-def]
+            raise ValueError("round hook")
+
+    result = duel(AtRound, "GreedyBot", games=1, rules="rush")
+    assert result.faults == {"error": 1}
+    assert "seat 0): on_round_start() raised:\nTraceback" in result.first_fault["error"]

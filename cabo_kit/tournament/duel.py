@@ -38,10 +38,10 @@ from typing import Any, Callable, Sequence
 
 from ..bot import Bot
 from ..game import Game
-from ..play import bot_random, run_game
+from ..play import bot_random
 from ..rules import Rules, RulesError
 from .isolation import IsolatedBot, Limits, Submission, load_submission
-from .runner import _AtSeat, _fault_of  # the tournament's own seat note and fault reading
+from .runner import play_one  # the tournament's own game loop: seat notes, hook names, faults
 
 __all__ = ["DuelError", "DuelResult", "duel", "duel_seed", "opponent_names", "resolve_opponent", "wilson_interval"]
 
@@ -386,30 +386,23 @@ def duel(
 
 def _play(result: DuelResult, game_seed: int, seats: list[Bot], names: list[str], bot_seat: int,
           index: int, deal: int, memory: str) -> None:
-    rules = result.rules
-    k = len(seats)
-    game = Game(rules, game_seed, k, memory=memory)
-    cell: list[Any] = [-1, ""]
-    try:
-        for s, b in enumerate(seats):
-            b.random = bot_random(game_seed, s)
-        for s, b in enumerate(seats):
-            cell[0] = s
-            b.on_game_start(s, k, rules)
-        run_game(game, [_AtSeat(b, s, cell) for s, b in enumerate(seats)], names)
-        totals, winners = list(game.sheet.totals), list(game.sheet.winners)
-        for s, b in enumerate(seats):
-            cell[0] = s
-            b.on_game_end(totals, winners)
-    except Exception as exc:
-        if cell[0] != bot_seat:
-            raise  # an opponent is trusted code (a built-in bot, or your own class): its bug is not measured
-        kind, reason = _fault_of(exc)
+    """One game, played by the tournament's own loop (:func:`~cabo_kit.tournament.runner.play_one`): a fault of
+    the measured bot loses the game and is counted, its reason naming the call that failed."""
+    game = Game(result.rules, game_seed, len(seats), memory=memory)
+    for s, b in enumerate(seats):
+        b.random = bot_random(game_seed, s)
+    fault_seat, kind, reason = play_one(game, seats, names)
+    if fault_seat is not None and fault_seat != bot_seat:
+        # an opponent is trusted code (a built-in bot, or your own class): its bug is not measured
+        raise RuntimeError(f"the opponent {names[fault_seat]} (seat {fault_seat}) failed, so this duel stops: "
+                           f"{reason}")
+    if fault_seat is not None:
         result.games += 1
         result.faults[kind] = result.faults.get(kind, 0) + 1
         result.first_fault.setdefault(
             kind, f"game {index + 1} (deal {deal + 1}, seed {game_seed}, seat {bot_seat}): {reason}")
         return
+    winners = list(game.sheet.winners)
     result.games += 1
     if bot_seat in winners:
         result.wins += 1.0 / len(winners)
