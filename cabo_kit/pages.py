@@ -47,9 +47,8 @@ from .faults import fault_key, first_lines, what_happened
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
 
-__all__ = ["FaultView", "bot_page_html", "fault_views", "own_traceback", "page_name", "rejected_page_html", "scrub",
-           "scrub_paths", "teacher_html",
-           "write_pages"]
+__all__ = ["FaultView", "bot_page_html", "fault_views", "grades_html", "own_traceback", "page_name",
+           "rejected_page_html", "scrub", "scrub_paths", "teacher_html", "write_pages"]
 
 PAGES_DIR = "bot-pages"
 """The folder of the bots' pages, in the tournament folder."""
@@ -314,8 +313,9 @@ def _when(v: FaultView) -> str:
     return f"round {v.round}, turn {v.turn}, phase {v.phase}"
 
 
-def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES) -> str:
-    """A bot's faults grouped by kind: count and games, a few in full, then all of them as a table."""
+def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES, prefix: str = "") -> str:
+    """A bot's faults grouped by kind: count and games, a few in full, then all of them as a table (``prefix``: of the
+    kinds' anchors, so that two lists of faults share a page)."""
     from .report import _kinds
 
     if not views:
@@ -324,7 +324,7 @@ def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES) -> str:
     for kind in _kinds({v.kind for v in views}):
         mine = [v for v in views if v.kind == kind]
         games = sorted({v.game_id for v in mine})
-        out.append(f'<h3 id="{_esc(kind)}"><span class="bad">{_esc(kind)}</span>: {len(mine)} '
+        out.append(f'<h3 id="{_esc(prefix + kind)}"><span class="bad">{_esc(kind)}</span>: {len(mine)} '
                    f"fault{'s' if len(mine) != 1 else ''} in {len(games)} game{'s' if len(games) != 1 else ''}</h3>")
         # The examples: one of each different thing that happened first, then the next ones.
         seen: dict[str, int] = {}
@@ -354,7 +354,9 @@ def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES) -> str:
                 parts.append(f"<p>What was raised (the lines of its own file):</p><pre>{_esc(v.traceback)}</pre>")
             if v.printed:
                 parts.append(f"<p>What it printed in that deal (first lines):</p><pre>{_esc(v.printed)}</pre>")
-            parts.append(f"<p>Replay it with the bot's current file: <code>{_esc(v.repro)}</code></p></div>")
+            if v.repro:
+                parts.append(f"<p>Replay it with the bot's current file: <code>{_esc(v.repro)}</code></p>")
+            parts.append("</div>")
             out.append("".join(parts))
         rows = [[f"<code>{_esc(v.fault_id)}</code>", _esc(v.preset), str(v.round), str(v.turn), _esc(v.phase),
                  f"<code>{_esc(v.call)}</code>", _esc(v.rule or v.what)] for v in mine]
@@ -375,10 +377,13 @@ def _page(title: str, body: str) -> str:
 
 
 def bot_page_html(bot: str, views: Sequence[FaultView], overview: str = "", printed: str = "",
-                  title: str = "Cabo tournament", rejected: str = "") -> str:
+                  title: str = "Cabo tournament", rejected: str = "", grades: str = "",
+                  grading: "Sequence[FaultView]" = ()) -> str:
     """One bot's page: its results (``overview``, HTML from :func:`cabo_kit.report.bot_overviews`), its faults by kind
     (:func:`fault_views`), and ``printed`` (HTML of what it printed, from :func:`cabo_kit.report.printed_html`);
-    ``rejected``: why its current file was refused (its games are an earlier version's), paths scrubbed.
+    ``rejected``: why its current file was refused (its games are an earlier version's), paths scrubbed;
+    ``grades``: HTML of its grades (:func:`grades_html`); ``grading``: its faults in the grading matches
+    (``grades.sqlite``), shown after the tournament's.
 
     >>> page = bot_page_html("<b>ob", [])
     >>> "&lt;b&gt;ob" in page and "<b>ob" not in page
@@ -391,7 +396,7 @@ def bot_page_html(bot: str, views: Sequence[FaultView], overview: str = "", prin
     body = [f"<h1>{_esc(bot)}</h1>",
             f'<p class="summary">{_esc(title)}: this page is for the author of {_esc(bot)} and the teacher. '
             f"Faults: {n}{' (' + _esc(counts) + ')' if n else ''}.</p>",
-            '<h2 id="results">Results</h2>', overview or "<p>No games.</p>",
+            '<h2 id="results">Results</h2>', overview or "<p>No games.</p>", grades,
             *([f'<h2 id="rejected">Its current file was rejected</h2><p>These results are an earlier version\'s; '
                f"the file now in the folder was not played:</p><pre>{_esc(rejected)}</pre>"] if rejected else []),
             f'<h2 id="faults">Faults ({n})</h2>', _faults_html(views)]
@@ -399,9 +404,30 @@ def bot_page_html(bot: str, views: Sequence[FaultView], overview: str = "", prin
         body.append('<p class="muted">Each fault lost its game. The replay plays the game again from its start with the '
                     "bot's current file (the other seats' recorded answers forced) and says whether the faulted "
                     "call still fails; <code>--pytest test_fault.py</code> also writes a test of it.</p>")
+    if grading:
+        body += [f'<h2 id="grading-faults">Faults in the grading matches ({len(grading)})</h2>',
+                 "<p>The one-on-one games against the grading bots (stored apart in <code>grades.sqlite</code>; "
+                 "each fault lost its game, which counts in the grade, not in the ratings).</p>",
+                 _faults_html(grading, prefix="grading-")]
     if printed:
         body.append(printed)
     return _page(f"{bot}: {title}", "\n".join(body))
+
+
+def grades_html(board: "pd.DataFrame", bot: str) -> str:
+    """``bot``'s grades as the leaderboard gives them (its ``vs BAR`` columns, from
+    :func:`cabo_kit.tournament.grades.grade_columns`), one row per preset; ``""`` when it has none."""
+    graded = [c for c in board.columns if str(c).startswith("vs ")]
+    if not graded or not len(board):
+        return ""
+    mine = board[board["bot"] == bot]
+    rows = [[_esc(r["preset"])] + [_esc(r[c]) if str(r[c]) not in ("", "nan") else "–" for c in graded]
+            for _, r in mine.iterrows() if any(str(r[c]) not in ("", "nan") for c in graded)]
+    if not rows:
+        return ""
+    return ('<h3 id="grades">Grades</h3><p>Against the grading bots, one on one on the same deals: above, level or '
+            "below, with the Elo difference, its 95% interval and the games played.</p>"
+            + _table(["preset"] + [str(c) for c in graded], rows))
 
 
 def rejected_page_html(file: str, reason: str, title: str = "Cabo tournament") -> str:
@@ -498,6 +524,7 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     views = fault_views(db, faults, folder.resolve().name, logs) if len(faults) else []
     overviews = bot_overviews(seats, board, per_rule(seats) if len(seats) else None, seed_of, worst)
     logged = log_files(logs) if logs is not None else {}
+    grading = _grading_views(folder, seats, logs)
     out_dir = folder / PAGES_DIR
     out_dir.mkdir(exist_ok=True)
     written: dict[str, Path] = {}
@@ -506,7 +533,8 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
         printed = (printed_html(bot, logs, logged.get(bot, []), lambda text: scrub_paths(text, f"{bot}.py", folder))
                    if logs is not None else "")
         page = bot_page_html(bot, [v for v in views if v.bot == bot], overviews[bot], printed, title,
-                             rejected=scrub_paths(why[bot], f"{bot}.py", folder) if bot in why else "")
+                             rejected=scrub_paths(why[bot], f"{bot}.py", folder) if bot in why else "",
+                             grades=grades_html(board, bot), grading=[v for v in grading if v.bot == bot])
         written[bot] = _write(out_dir / page_name(bot), page)
     refused: dict[str, Path] = {}
     for _, r in rejected.iterrows():
@@ -521,6 +549,36 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     teacher = _write(folder / TEACHER_PAGE, teacher_html(title, {b: p.name for b, p in written.items()}, views,
                                                           rejected, folder, {f: p.name for f, p in refused.items()}))
     return teacher, written
+
+
+def _grading_views(folder: Path, seats: "pd.DataFrame", logs: Path | None) -> list[FaultView]:
+    """The faults of the files' rated versions in the grading matches (``DIR/grades.sqlite``), without a replay
+    command (``tournament repro`` replays the tournament's games)."""
+    from .tournament.grades import GRADES_DB
+    from .tournament.store import StoreError, load_frames
+
+    path = folder / GRADES_DB
+    if not path.exists() or not len(seats):
+        return []
+    try:
+        games, graded = load_frames(path)
+    except StoreError:  # a damaged grades store: `tournament grades` names it; the pages still show the rest
+        return []
+    if not len(graded):
+        return []
+    rated = set(zip(seats["bot"], seats["version"]))
+    mine = [(b, v) in rated for b, v in zip(graded["bot"], graded["version"])]
+    faults = graded[(graded["status"] != "ok").to_numpy() & mine]
+    if not len(faults):
+        return []
+    if "deal_seed" in games.columns:
+        faults = faults.merge(games[["game_id", "deal_seed"]], on="game_id", how="left")
+    if "game_index" in faults.columns:
+        faults = faults.sort_values(["game_index", "seat"], kind="stable")
+    views = fault_views(path, faults, folder.resolve().name, logs)
+    for v in views:
+        v.repro = ""
+    return views
 
 
 def _write(path: Path, text: str) -> Path:

@@ -330,3 +330,26 @@ def test_a_fault_at_the_end_of_a_round_shows_that_rounds_result(tmp_path: Path) 
     assert "end of round 1, in <code>on_round_end()</code>" in page
     assert "The round's result, as the bot was given it:</p><pre>round 1 ended by " in page
     assert "round 2" not in page and "legal  :" not in page  # nothing of the next deal, no legal moves
+
+
+def test_the_bot_page_has_its_grade_and_its_faults_in_the_grading_matches(tmp_path: Path) -> None:
+    from cabo_kit.tournament.grades import play_grades
+
+    folder = tmp_path / "graded"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(TOML.replace("games = 2", 'games = 1\ngrading = ["RandomBot"]'))
+    (folder / "bots" / "wobbly.py").write_text(
+        "import cabo_kit as ck\n\nclass W(ck.Bot):\n    def choose(self, obs, legal):\n"
+        "        raise LookupError('GRADING_FAULT')\n")
+    run_tournament(folder, workers=1, progress=False, out=None)
+    play_grades(folder, workers=1, out=None)  # 32 games, every one a fault: below at the first look
+    write_outputs(folder, out=None)
+    page = (folder / "bot-pages" / "wobbly.html").read_text(encoding="utf-8")
+    assert '<h3 id="grades">Grades</h3>' in page and "<th>vs RandomBot</th>" in page
+    grading = page.split('id="grading-faults"')[1]
+    assert "<td>rush</td><td>below (" in page and "32 games)</td>" in page
+    assert "Faults in the grading matches (32)" in page and "GRADING_FAULT" in grading
+    assert '<h3 id="grading-error"><span class="bad">error</span>: 32 faults in 32 games' in grading
+    assert "tournament repro" not in grading  # not a tournament game: nothing to replay it with
+    reference = (folder / "bot-pages" / page_name("RandomBot")).read_text(encoding="utf-8")
+    assert 'id="grades"' not in reference and "grading-faults" not in reference
