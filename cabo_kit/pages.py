@@ -528,7 +528,11 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     out_dir = folder / PAGES_DIR
     out_dir.mkdir(exist_ok=True)
     written: dict[str, Path] = {}
-    why = {Path(str(r["file"])).stem: str(r["reason"]) for _, r in rejected.iterrows()}
+    from . import bots as builtin
+
+    # a rejected file named like a reference bot (GreedyBot.py) is not that bot: it gets a page of its own
+    why = {Path(str(r["file"])).stem: str(r["reason"]) for _, r in rejected.iterrows()
+           if Path(str(r["file"])).stem not in builtin.__all__}
     for bot in sorted(overviews):
         printed = (printed_html(bot, logs, logged.get(bot, []), lambda text: scrub_paths(text, f"{bot}.py", folder))
                    if logs is not None else "")
@@ -539,8 +543,9 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     refused: dict[str, Path] = {}
     for _, r in rejected.iterrows():
         stem = Path(str(r["file"])).stem
-        if stem not in written:  # a file with no games: its page says why it was not played
-            refused[str(r["file"])] = _write(out_dir / page_name(stem), rejected_page_html(
+        if stem not in why or stem not in written:  # a file with no games: its page says why it was not played
+            name = page_name(stem) if stem not in written else page_name(Path(str(r["file"])).name)
+            refused[str(r["file"])] = _write(out_dir / name, rejected_page_html(
                 str(r["file"]), scrub_paths(str(r["reason"]), Path(str(r["file"])).name, folder), title))
     names = {p.name for p in written.values()} | {p.name for p in refused.values()}
     for old in out_dir.glob("*.html"):

@@ -353,3 +353,35 @@ def test_the_bot_page_has_its_grade_and_its_faults_in_the_grading_matches(tmp_pa
     assert "tournament repro" not in grading  # not a tournament game: nothing to replay it with
     reference = (folder / "bot-pages" / page_name("RandomBot")).read_text(encoding="utf-8")
     assert 'id="grades"' not in reference and "grading-faults" not in reference
+
+
+def test_a_rejected_file_named_like_a_reference_bot_gets_its_own_page(tmp_path: Path) -> None:
+    folder = tmp_path / "named"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(TOML.replace("games = 2", "games = 1"))
+    (folder / "bots" / "steady.py").write_text((Path(__file__).parent / "tournament_bots" / "steady.py").read_text())
+    (folder / "bots" / "RandomBot.py").write_text((Path(__file__).parent / "tournament_bots" / "steady.py").read_text())
+    run_tournament(folder, workers=1, progress=False, out=None)
+    write_outputs(folder, out=None)
+    reference = (folder / "bot-pages" / page_name("RandomBot")).read_text(encoding="utf-8")
+    assert "was rejected" not in reference  # the built-in RandomBot played; the file was refused
+    own = (folder / "bot-pages" / page_name("RandomBot.py")).read_text(encoding="utf-8")
+    assert "Rejected: it was not played" in own and f'bot-pages/{page_name("RandomBot.py")}' in (
+        folder / "teacher.html").read_text(encoding="utf-8")
+
+
+def test_a_bot_whose_new_file_is_rejected_says_so_on_its_page(tmp_path: Path) -> None:
+    folder = tmp_path / "changed"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "tournament.toml").write_text(TOML.replace("games = 2", "games = 1"))
+    (folder / "bots" / "steady.py").write_text((Path(__file__).parent / "tournament_bots" / "steady.py").read_text())
+    run_tournament(folder, workers=1, progress=False, out=None)
+    (folder / "bots" / "steady.py").write_text("import cabo_kit as ck\nclass B(ck.Bot):\n    def choose(self, o, l)\n")
+    (folder / "bots" / "other.py").write_text((Path(__file__).parent / "tournament_bots" / "steady.py").read_text())
+    run_tournament(folder, workers=1, progress=False, out=None)
+    write_outputs(folder, out=None)
+    page = (folder / "bot-pages" / "steady.html").read_text(encoding="utf-8")
+    # its page (same name) now says why its file was refused (an earlier version's games, if the store still holds
+    # them, come with it)
+    assert ("Its current file was rejected" in page or "Rejected: it was not played" in page)
+    assert "SyntaxError" in page and str(folder) not in page
