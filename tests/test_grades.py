@@ -105,7 +105,7 @@ def test_grades_csv_has_one_row_per_file(graded) -> None:
     assert zed["vs_RandomBot_rush"] == "below" and zed["vs_RandomBot_rush_faults"] == zed["vs_RandomBot_rush_games"]
     assert (ann["file"], ann["vs_RandomBot"], ann["vs_RandomBot_rush"]) == ("ann.py", "above", "above")
     assert (rex["vs_RandomBot"], rex["vs_RandomBot_rush_games"]) == ("level", str(CAP))
-    assert rex["vs_RandomBot_rush_score"].startswith("0.50 [") and rex["vs_RandomBot_rush_elo"].startswith("+0 [")
+    assert rex["vs_RandomBot_rush_score"].startswith("0.50 [") and rex["vs_RandomBot_rush_elo"].startswith("'+0 [")
 
 
 def test_leaderboard_and_report_get_a_column_per_grading_bot(graded) -> None:
