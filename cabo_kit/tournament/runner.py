@@ -1192,7 +1192,7 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     ``cpu_share`` in %, per preset; empty where the store holds no timing). Its text cells (bot names, the
     ``vs BAR`` grades) are written with :func:`~cabo_kit.tournament.csvsafe.safe_cell`: one that starts with
     ``=``, ``+``, ``-`` or ``@`` gets a ``'`` in front, so a spreadsheet shows it as text; numeric columns
-    (Elo, ranks, games, CPU) stay numbers.
+    (Elo, ranks, games, CPU) stay numbers (a one-sided interval's bound is the number ``-inf`` or ``inf``).
 
     Returns the leaderboard frame and the report's path (``None`` if no report could be written).
     It only reads the store, so it works on a read-only store, and while a run holds the folder
