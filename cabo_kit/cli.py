@@ -571,7 +571,8 @@ def add_tournament_arguments(p: argparse.ArgumentParser) -> None:
                                            "below), playing the grading games still missing; writes DIR/grades.csv")
     grades.add_argument("folder", metavar="DIR", help="the tournament folder")
     grades.add_argument("--workers", type=_positive, help="worker processes (default: the usable cores)")
-    grades.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grades.add_argument("--no-progress", action="store_true",
+                        help="no progress (a bar on a terminal; elsewhere a line every 30 s or tenth of the games)")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -679,11 +680,13 @@ def _tournament_grades(args: argparse.Namespace) -> int:
         if not cfg.grading:
             raise UsageError(f'{folder / "tournament.toml"} names no grading bot: add grading = ["GreedyBot"] '
                              "(docs/tournaments.md, \"Grades\")")
-        run = play_grades(folder, cfg, workers=args.workers, progress=_show_progress(args),
+        # Progress off a terminal too, as `tournament run`: plain lines then (a job's log shows how far it got).
+        run = play_grades(folder, cfg, workers=args.workers, progress=not args.no_progress,
                           command=f"{PROG} tournament grades {shlex.quote(args.folder)}")
         print(format_grades(run.grades))
         for file, _ in run.rejected:
-            print(f"{file}: rejected, no grade (the reason: {PROG} check-bot {shlex.quote(str(folder / 'bots' / file))})")
+            print(f"{file}: rejected, no grade (the reason: {PROG} check-bot {shlex.quote(str(folder / 'bots' / file))} "
+                  f"--class {shlex.quote(str(folder))})")
         if (folder / DB_NAME).exists() and not missing_report_modules():
             from .tournament.runner import write_outputs
 
@@ -730,7 +733,10 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
 def add_duel_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Measure a bot file: its win rate against the opponents named, with a 95% interval, and its "
                      "faults. The file runs isolated, as in a tournament; each deal is played once with your bot in "
-                     "every seat. Exit status 0; 1 when the bot faulted or the file is rejected; 130 when interrupted.")
+                     "every seat. Exit status 0; 1 when the bot faulted or the file is rejected; 130 when interrupted. "
+                     "A practice figure, not a grade: the class's grade against a bar is what `cabo-kit tournament "
+                     "grades DIR` says (its own seeds, duplicate deals, an interval that allows for looking after "
+                     "every batch), so a duel can say 'beats GreedyBot' where the grade is level.")
     p.add_argument("file", metavar="FILE", help="your bot file, as you would submit it")
     p.add_argument("opponents", metavar="OPPONENT", nargs="*", default=["GreedyBot"],
                    help="one per other seat: a built-in bot (RandomBot, GreedyBot, CountingBot, SearchBot; any case) "
@@ -746,7 +752,10 @@ def add_duel_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_duel(args: argparse.Namespace) -> int:
-    """``cabo-kit duel FILE [OPPONENT ...]``: print the bot's win rate, its 95% interval and its faults."""
+    """``cabo-kit duel FILE [OPPONENT ...]``: print the bot's win rate, its 95% interval and its faults.
+
+    A practice figure (one look, a per-game interval, its own seeds): the grade against a bar is the class's
+    verdict, from ``tournament grades`` (docs/tournaments.md, "Grades")."""
     from .tournament.duel import DuelError, duel
     from .tournament.isolation import SubmissionError
 

@@ -4,6 +4,7 @@ duplicate-deal matches, grades.csv, the leaderboard's column, and the games kept
 from __future__ import annotations
 
 import csv
+import html
 import random
 import shutil
 import sqlite3
@@ -105,19 +106,20 @@ def test_grades_csv_has_one_row_per_file(graded) -> None:
     assert zed["vs_RandomBot_rush"] == "below" and zed["vs_RandomBot_rush_faults"] == zed["vs_RandomBot_rush_games"]
     assert (ann["file"], ann["vs_RandomBot"], ann["vs_RandomBot_rush"]) == ("ann.py", "above", "above")
     assert (rex["vs_RandomBot"], rex["vs_RandomBot_rush_games"]) == ("level", str(CAP))
-    assert rex["vs_RandomBot_rush_score"].startswith("0.50 [") and rex["vs_RandomBot_rush_elo"].startswith("+0 [")
+    assert rex["vs_RandomBot_rush_score"].startswith("0.50 [") and rex["vs_RandomBot_rush_elo"].startswith("'+0 [")
 
 
-def test_leaderboard_and_report_get_a_column_per_grading_bot(graded) -> None:
+def test_leaderboard_and_report_get_a_column_per_grading_bot(graded, small) -> None:
     folder, _ = graded
     with open(folder / "leaderboard.csv", newline="") as f:
         rows = {r["bot"]: r for r in csv.DictReader(f)}
     assert list(rows["ann"])[-1] == "vs RandomBot"
-    assert rows["ann"]["vs RandomBot"].startswith("above (+") and rows["ann"]["vs RandomBot"].endswith(" games)")
+    ann = _grade(folder, "ann")
+    assert rows["ann"]["vs RandomBot"] == f"above ({ann.elo_text()}, {ann.games} games)"
     assert rows["rex"]["vs RandomBot"].startswith("level (+0 [-") and rows["rex"]["vs RandomBot"].endswith(f"{CAP} games)")
     assert rows["RandomBot"]["vs RandomBot"] == ""  # a reference bot is not graded
     page = (folder / "report.html").read_text(encoding="utf-8")
-    assert "<th>vs RandomBot</th>" in page and rows["ann"]["vs RandomBot"] in page
+    assert "<th>vs RandomBot</th>" in page and html.escape(rows["ann"]["vs RandomBot"], quote=False) in page
 
 
 def test_grading_games_do_not_change_the_ratings(graded, tmp_path) -> None:
@@ -152,7 +154,11 @@ def test_rerun_plays_nothing_and_a_killed_run_replays_only_what_is_missing(grade
         gone = sorted(store.existing_ids())[:2]
         for gid in gone:
             store.delete_game(gid)
-    run = play_grades(folder, workers=1, out=None)
+    lines.clear()
+    run = play_grades(folder, workers=1, out=lines.append)
+    # the opening line counts every game stored for these files, not only the batches complete before the kill
+    left = sum(g.games for g in before) - 2
+    assert any(line.startswith("grading 3 files") and f"({left} games stored)" in line for line in lines), lines
     assert run.played == 2 and _stored(folder) == sum(g.games for g in before)
     assert [_grade(folder, b) for b in ("ann", "rex", "zed")] == before  # the same seed, the same games, the same grades
 
@@ -166,7 +172,12 @@ def test_cli_grades_prints_the_table(graded, small, tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     assert "grading: 0 games played" in out and "ann  RandomBot  rush    above" in out
     assert "rex level with RandomBot" in out and "zed below RandomBot" in out and (folder / GRADES_CSV).exists()
-    assert "bad.py: rejected, no grade" in out
+    assert f"bad.py: rejected, no grade (the reason: cabo-kit check-bot {folder / 'bots' / 'bad.py'} --class {folder})" in out
+    with Store(folder / GRADES_DB) as store:  # one game to play: off a terminal, progress is plain lines (stderr)
+        store.delete_game(sorted(store.existing_ids())[0])
+    assert main(["tournament", "grades", str(folder), "--workers", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "grading: 1 games played" in captured.out and "grading: 1/1 games in " in captured.err
     (folder / "tournament.toml").write_text(TOML)
     assert main(["tournament", "grades", str(folder)]) == 2
     assert 'grading = ["GreedyBot"]' in capsys.readouterr().err
@@ -228,3 +239,109 @@ def test_a_changed_file_is_graded_again_and_only_it(graded, small, tmp_path) -> 
     run = play_grades(folder, workers=1, out=None)
     zed = next(g for g in run.grades if g.bot == "zed")
     assert zed.verdict == "below" and run.played == zed.games and _stored(folder) == stored + zed.games
+
+
+def test_a_seed_change_grades_on_the_new_seeds_deals_only(graded, small, tmp_path) -> None:
+    src, _ = graded
+    folder = tmp_path / "copy"
+    shutil.copytree(src, folder)
+    before = [_grade(folder, b) for b in ("ann", "rex", "zed")]
+    stored = _stored(folder)
+    old = _deal_seeds(folder)
+    toml = folder / "tournament.toml"
+    toml.write_text(toml.read_text() + "seed = 5\n")
+    lines: list[str] = []
+    run = play_grades(folder, workers=2, out=lines.append)
+    assert any("0 of 3 grades already decided (0 games stored)" in line for line in lines), lines
+    assert run.played == sum(g.games for g in run.grades) > 0 and _stored(folder) == stored + run.played
+    new = {gid: ds for gid, ds in _deal_seeds(folder).items() if gid not in old}
+    assert len(new) == run.played and not set(new.values()) & set(old.values())  # other deals, other games
+    ann = next(g for g in run.grades if g.bot == "ann")
+    assert ann.verdict == "above"
+    toml.write_text(toml.read_text().replace("seed = 5\n", ""))  # back to seed 0: its games were kept, nothing to play
+    again = play_grades(folder, workers=1, out=None)
+    assert again.played == 0 and [_grade(folder, b) for b in ("ann", "rex", "zed")] == before
+
+
+def _deal_seeds(folder: Path) -> dict[str, int]:
+    con = sqlite3.connect(folder / GRADES_DB)
+    try:
+        return {gid: int(ds) for gid, ds in con.execute("SELECT game_id, deal_seed FROM games")}
+    finally:
+        con.close()
+
+
+def test_a_file_named_after_a_grading_bot_or_a_builtin_anchor_is_rejected(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from cabo_kit.tournament.runner import collect_entrants
+
+    (tmp_path / "bots").mkdir()
+    for name in ("GreedyBot", "CountingBot", "ann"):
+        (tmp_path / "bots" / f"{name}.py").write_text("")
+
+    def loader(path: Path, limits: object) -> SimpleNamespace:  # no subprocess: only the names matter here
+        return SimpleNamespace(name=path.stem, version="v1", path=path, class_name="X")
+
+    cfg = TournamentConfig.from_dict({"reference": ["RandomBot"], "grading": ["GreedyBot"], "anchor": "CountingBot"})
+    entrants, rejected = collect_entrants(tmp_path, cfg, loader)
+    assert [b.name for b in entrants if b.kind == "file"] == ["ann"]
+    assert sorted(f for f, _ in rejected) == ["CountingBot.py", "GreedyBot.py"]
+    assert all("already taken (a reference bot, a grading bot or another file)" in why for _, why in rejected)
+
+
+def test_the_elo_figure_is_the_shown_shares() -> None:
+    g = grades.Grade("ann", "GreedyBot", "rush", "above", 64, 0.7, 0.68, 0.58, 0.79)
+    assert g.elo_text() == f"{grades.elo_of(0.7):+.0f} [{grades.elo_of(0.58):+.0f}, {grades.elo_of(0.79):+.0f}]"
+    # two files that won every game: no finite figure, each shows its own interval's lower bound (not one +492)
+    a = grades.Grade("a", "GreedyBot", "rush", "above", 32, 1.0, 0.94, 0.84, 1.0)
+    b = grades.Grade("b", "GreedyBot", "rush", "above", 64, 1.0, 0.97, 0.91, 1.0)
+    assert (a.elo_text(), b.elo_text()) == (f"> +{grades.elo_of(0.84):.0f}", f"> +{grades.elo_of(0.91):.0f}")
+    assert grades.Grade("z", "GreedyBot", "rush", "below", 32, 0.0, 0.06, 0.0, 0.16).elo_text() == "< -288"
+
+
+def _formula_free(path: Path) -> list[list[str]]:
+    """The file's rows; no cell a spreadsheet would run (a leading = + - @ on anything but a number: a numeric
+    column's infinite interval bound is written as the number -inf)."""
+    import re
+
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    for row in rows:
+        for cell in row:
+            assert cell[:1] not in ("=", "+", "-", "@") or re.fullmatch(r"[+-]?(\d+(\.\d*)?|inf)", cell), (path.name, cell)
+    return rows
+
+
+def test_csv_cells_never_become_formulas_and_the_estimate_counts_grading(tmp_path, monkeypatch) -> None:
+    from cabo_kit.tournament.runner import estimate_tournament
+
+    folder = tmp_path / "class"
+    (folder / "bots").mkdir(parents=True)
+    rand = (ROOT / "bots" / "random_bot.py").read_text()
+    names = ["=1+2", "@SUM(1,2)", "-bad"]
+    for i, name in enumerate(names):
+        (folder / "bots" / f"{name}.py").write_text(rand.replace("class RandomBot(", f"class Student{i}("))
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\n'
+                                             'reference = ["GreedyBot"]\ngrading = ["GreedyBot"]\n')
+    said: list[str] = []
+    est = estimate_tournament(folder, workers=2, out=said.append)  # the default cap: 400 games a grade at most
+    assert (est.grading, est.grading_max) == (3 * 160, 3 * 400) and est.grading_seconds > 0
+    assert est.total_seconds == est.seconds + est.grading_seconds
+    line = next(x for x in said if x.startswith("estimate: about "))
+    assert "+ about 480 grading games, at most 1,200)" in line
+    assert any(x.startswith("  grading (one on one") for x in said)
+    monkeypatch.setattr(grades, "BATCH_DEALS", BATCH)
+    monkeypatch.setattr(grades, "MAX_GAMES", 8)
+    run_tournament(folder, workers=2, progress=False, out=None)
+    board, _ = write_outputs(folder, out=None)
+    rows = _formula_free(folder / "leaderboard.csv")
+    head = rows[0]
+    bots = {r[head.index("bot")] for r in rows[1:]}
+    assert bots == {"'=1+2", "'@SUM(1,2)", "'-bad", "GreedyBot"}
+    assert all(float(r[head.index("elo")]) == float(r[head.index("elo")]) for r in rows[1:])  # numbers stay numbers
+    rows = _formula_free(folder / GRADES_CSV)
+    assert sorted(r[1] for r in rows[1:]) == ["'-bad.py", "'=1+2.py", "'@SUM(1,2).py"]
+    elo = [r[rows[0].index("vs_GreedyBot_rush_elo")] for r in rows[1:]]
+    assert all(e.startswith(("'+", "'-", "<", ">")) for e in elo), elo
+    assert estimate_tournament(folder, workers=2, out=None).grading_max == 0  # every grade decided: none left

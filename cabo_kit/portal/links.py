@@ -5,7 +5,7 @@ a link exists: it is written when tokens are made (the first start, a student ne
 ``--reissue``) and never printed. A rewrite replaces only the rows of the new tokens, atomically
 (a temporary file renamed over the old one), and the file stays readable by its owner alone. A
 name that a spreadsheet would take for a formula (starting with ``=``, ``+``, ``-`` or ``@``) is
-written with a leading ``'``.
+written with a leading ``'`` (:func:`cabo_kit.tournament.csvsafe.safe_cell`).
 
 >>> import tempfile, os, stat
 >>> folder = tempfile.mkdtemp()
@@ -25,6 +25,8 @@ import os
 from pathlib import Path
 from typing import Mapping
 
+from ..tournament.csvsafe import safe_cell  # one rule for every CSV the kit writes for people
+
 __all__ = ["LINKS_NAME", "write_links", "sign_in_path", "safe_cell"]
 
 LINKS_NAME = "portal-links.csv"
@@ -33,15 +35,6 @@ LINKS_NAME = "portal-links.csv"
 def sign_in_path(token: str) -> str:
     """The path of a sign-in link below the portal's root: ``/signin/<token>``."""
     return f"/signin/{token}"
-
-
-def safe_cell(text: str) -> str:
-    """``text`` as a spreadsheet shows it as text: a leading ``=``, ``+``, ``-`` or ``@`` gets a ``'`` before it.
-
-    >>> safe_cell("=HYPERLINK(1)"), safe_cell("Ada")
-    ("'=HYPERLINK(1)", 'Ada')
-    """
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def write_links(folder: str | os.PathLike[str], tokens: Mapping[str, str], names: Mapping[str, str],

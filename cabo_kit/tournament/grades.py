@@ -7,9 +7,11 @@ bots) against GreedyBot in each preset that allows 2 players: **above**, **level
   cards and the seat favour neither. Every file gets the same deals (seeded from the tournament's
   ``seed``, the preset and the deal's number). The file runs isolated, exactly as in the
   tournament (:func:`~cabo_kit.tournament.runner.run_match`, the same executor and ``[limits]``).
-- **The figure**: the file's *score share*: 1 for a game it wins, 1/2 for a tie, 0 for a loss or a
-  game it faults (a fault of the bar's bot would give the file 1). Its Elo difference to the bar
-  is ``400 * log10(p / (1 - p))``.
+- **The figure**: the file's *score share* ``p`` over the games read: 1 for a game it wins, 1/2 for a
+  tie, 0 for a loss or a game it faults (a fault of the bar's bot would give the file 1). Its Elo
+  difference to the bar is that same share's ``400 * log10(p / (1 - p))``, the interval's bounds
+  likewise; a file that won (lost) every game has no finite figure and shows the interval's bound:
+  ``> +288`` (``< -288``).
 - **Enough games**: deals come in batches of :data:`BATCH_DEALS` (32 games); after each batch the
   95% interval of the share decides: entirely above 0.5 → *above*, entirely below → *below*. At
   :data:`MAX_GAMES` games without a decision the file is *level* with the bar. The interval is a
@@ -23,14 +25,17 @@ bots) against GreedyBot in each preset that allows 2 players: **above**, **level
   never into ``results.sqlite``, so no rating, leaderboard fit, fault list or copy check reads them.
   The decision after batch ``b`` reads batches ``1..b`` only: a killed run plays only what is
   missing, a rerun plays nothing, the same seed gives the same grades, and a changed file (a new
-  version) is graded again from its own new games.
+  version) is graded again from its own new games. The seed is part of each game's id and its
+  deals: another seed's games in the store are never counted.
 
 >>> [round(x, 3) for x in share_interval([1.0] * 16)]          # 16 deals won: clearly above
 [0.944, 0.836, 1.0]
 >>> decide([0.5] * 16, batch=8, cap=32).verdict                  # never apart from even: level at the cap
 'level'
 >>> Grade("ann", "GreedyBot", "rush", "above", 32, 0.75, 0.73, 0.61, 0.85, 0, 16).cell()
-'above (+173 [+78, +301], 32 games)'
+'above (+191 [+78, +301], 32 games)'
+>>> Grade("ann", "GreedyBot", "rush", "above", 32, 1.0, 0.94, 0.84, 1.0, 0, 16).elo_text()   # won every game
+'> +288'
 """
 
 from __future__ import annotations
@@ -53,9 +58,14 @@ if TYPE_CHECKING:
     from .runner import BotSpec, MatchTask
 
 __all__ = ["Grade", "GradeRun", "Decision", "decide", "share_interval", "elo_of", "play_grades", "load_grades",
+           "grading_todo", "EXPECTED_SHARE",
            "format_grades", "grade_columns", "graded_presets", "GRADES_DB", "GRADES_CSV", "BATCH_DEALS", "MAX_GAMES"]
 
 GRADES_DB = "grades.sqlite"
+EXPECTED_SHARE = 0.4
+"""What an estimate expects an undecided grade to play, as a share of the cap: a class whose files' true
+shares spread evenly over 0.2..0.8 needs 165 of 400 games a grade on average (simulated with :func:`decide`);
+clear files stop after 32 to 64, level ones play all 400."""
 GRADES_CSV = "grades.csv"
 BATCH_DEALS = 16
 """Deals (of 2 games) played between two looks at the interval."""
@@ -159,16 +169,26 @@ class Grade:
 
     @property
     def elo(self) -> float:
-        return elo_of(self.centre)
+        """The Elo difference of the score share shown (infinite for a share of 0 or 1)."""
+        return elo_of(self.score)
 
     def share_text(self) -> str:
         """``0.62 [0.55, 0.69]``"""
         return f"{self.score:.2f} [{self.low:.2f}, {self.high:.2f}]" if self.games else "-"
 
     def elo_text(self) -> str:
-        """``+85 [+40, +130]`` (the Elo difference to the bar and its interval)."""
+        """``+85 [+40, +130]``: the Elo difference of the share shown, and of its interval's bounds. A file that won
+        (lost) every game has no finite figure: ``> +288`` (``< -288``), the interval's lower (upper) bound.
+
+        >>> Grade("rex", "GreedyBot", "rush", "below", 32, 0.0, 0.06, 0.0, 0.16).elo_text()
+        '< -288'
+        """
         if not self.games:
             return "-"
+        if self.score >= 1:
+            return f"> {_signed(elo_of(self.low))}"
+        if self.score <= 0:
+            return f"< {_signed(elo_of(self.high))}"
         return f"{_signed(self.elo)} [{_signed(elo_of(self.low))}, {_signed(elo_of(self.high))}]"
 
     def cell(self) -> str:
@@ -216,22 +236,31 @@ def _deal_seed(seed: int, entry: PresetEntry, deal: int) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:6], "big")
 
 
-def _ids(student: "BotSpec", bar: "BotSpec", entry: PresetEntry, deal: int) -> list[str]:
-    """The two games of a deal: rotation 0 seats the file at seat 0, rotation 1 at seat 1."""
+def _ids(student: "BotSpec", bar: "BotSpec", entry: PresetEntry, deal: int, seed: int) -> list[str]:
+    """The two games of a deal: rotation 0 seats the file at seat 0, rotation 1 at seat 1 (the seed is in the
+    deal's key: a rerun with another seed plays its own deals and never counts this seed's)."""
     from .store import game_id
 
     pair = [(student.name, student.version), (bar.name, bar.version)]
-    return [game_id(entry.preset, entry.rules_json, 2, f"grade:{deal}", rot, pair[rot:] + pair[:rot]) for rot in (0, 1)]
+    return [game_id(entry.preset, entry.rules_json, 2, f"grade:s{seed}:{deal}", rot, pair[rot:] + pair[:rot])
+            for rot in (0, 1)]
 
 
-Stored = dict[str, dict[int, tuple[str, float]]]  # game id -> seat -> (status, win)
+Stored = dict[str, tuple[int, dict[int, tuple[str, float]]]]  # game id -> (deal seed, seat -> (status, win))
 
 
 def _read(con: Any) -> Stored:
     out: Stored = {}
-    for gid, seat, status, win in con.execute("SELECT game_id, seat, status, win FROM seats"):
-        out.setdefault(gid, {})[int(seat)] = (str(status), float(win))
+    for gid, seat, status, win, deal_seed in con.execute(
+            "SELECT s.game_id, s.seat, s.status, s.win, g.deal_seed FROM seats s JOIN games g ON g.game_id = s.game_id"):
+        out.setdefault(gid, (int(deal_seed), {}))[1][int(seat)] = (str(status), float(win))
     return out
+
+
+def _found(stored: Stored, gid: str, seed: int) -> dict[int, tuple[str, float]] | None:
+    """The stored game ``gid`` if it was dealt from ``seed`` (a deal seed of another tournament seed never counts)."""
+    got = stored.get(gid)
+    return got[1] if got is not None and got[0] == seed else None
 
 
 def _share(seats: dict[int, tuple[str, float]], seat: int) -> tuple[float, bool]:
@@ -245,12 +274,16 @@ def _share(seats: dict[int, tuple[str, float]], seat: int) -> tuple[float, bool]
 
 
 def _grade(stored: Stored, student: "BotSpec", bar: "BotSpec", entry: PresetEntry, label: str,
-           batch: int | None, cap: int | None) -> tuple[Grade, Decision]:
+           batch: int | None, cap: int | None, seed: int) -> tuple[Grade, Decision, int]:
+    """The grade, its decision, and the games stored for it (whole batches or not)."""
     max_deals = max(1, (cap or MAX_GAMES) // 2)
     scores: list[float | None] = []
     faults: list[int] = []
+    have = 0
     for deal in range(max_deals):
-        games = [stored.get(gid) for gid in _ids(student, bar, entry, deal)]
+        ds = _deal_seed(seed, entry, deal)
+        games = [_found(stored, gid, ds) for gid in _ids(student, bar, entry, deal, seed)]
+        have += sum(g is not None for g in games)
         if any(g is None for g in games):
             scores.append(None)
             faults.append(0)
@@ -263,7 +296,7 @@ def _grade(stored: Stored, student: "BotSpec", bar: "BotSpec", entry: PresetEntr
     centre, low, high = share_interval(read, d.looks) if read else (math.nan, math.nan, math.nan)
     score = sum(read) / len(read) if read else math.nan
     return Grade(student.name, bar.name, label, d.verdict, 2 * len(read), score, centre, low, high,
-                 sum(faults[:d.deals]), len(read)), d
+                 sum(faults[:d.deals]), len(read)), d, have
 
 
 def _bars(cfg: TournamentConfig) -> list["BotSpec"]:
@@ -272,16 +305,34 @@ def _bars(cfg: TournamentConfig) -> list["BotSpec"]:
     return [_builtin_spec(name) for name in cfg.grading]
 
 
+State = list[tuple[Grade, Decision, "BotSpec", "BotSpec", PresetEntry, int]]  # ..., the games stored for it
+
+
 def _grades(stored: Stored, cfg: TournamentConfig, students: Sequence["BotSpec"], batch: int | None = None,
-            cap: int | None = None) -> list[tuple[Grade, Decision, "BotSpec", "BotSpec", PresetEntry]]:
+            cap: int | None = None) -> State:
     out = []
     bars = _bars(cfg)
     for student in students:
         for bar in bars:
             for entry in graded_presets(cfg):
-                g, d = _grade(stored, student, bar, entry, _label(entry, cfg), batch, cap)
-                out.append((g, d, student, bar, entry))
+                g, d, have = _grade(stored, student, bar, entry, _label(entry, cfg), batch, cap, cfg.seed)
+                out.append((g, d, student, bar, entry, have))
     return out
+
+
+def _tasks(state: State, stored: Stored, cfg: TournamentConfig, logs: Path) -> list["MatchTask"]:
+    """The games the open grades need for their next look (those not stored yet)."""
+    tasks: list[MatchTask] = []
+    for _, d, student, bar, entry, _ in state:
+        if d.verdict:
+            continue
+        for deal in range(d.deals, d.needed):
+            ds = _deal_seed(cfg.seed, entry, deal)
+            ids = _ids(student, bar, entry, deal, cfg.seed)
+            missing = [(rot, gid) for rot, gid in enumerate(ids) if _found(stored, gid, ds) is None]
+            if missing:
+                tasks.append(_task(cfg, entry, student, bar, deal, missing, logs))
+    return tasks
 
 
 @dataclass
@@ -326,9 +377,9 @@ def play_grades(
     >>> play_grades(folder, out=None).grades    # no bot files: nothing to grade
     []
     """
-    from .executors import Executor, default_workers, make_executor
+    from .executors import default_workers
     from .lock import FolderLock
-    from .runner import MatchTask, collect_entrants, run_match
+    from .runner import TaskPlayer, collect_entrants
     from .store import Store
 
     say = out or (lambda _s: None)
@@ -349,59 +400,27 @@ def play_grades(
     if skipped:
         run.notes.append(f"grading: {', '.join(skipped)} not graded (one-on-one games need a preset for 2 players)")
     logs = folder / "logs" / "grades"
-    ex: Executor | None = None
-    bar_: Any = None
     with FolderLock(folder, "grading", command):
         for note in run.notes:
             say(note)
         logs.mkdir(parents=True, exist_ok=True)
-        with Store(folder / GRADES_DB) as store:
+        with Store(folder / GRADES_DB) as store, \
+                TaskPlayer(store, executor or cfg.executor, workers or cfg.workers or default_workers(),
+                           scheduler or cfg.scheduler or None, "grading", progress) as player:
             stored = _read(store.con)
             first = True
-            try:
-                while True:
-                    state = _grades(stored, cfg, students, batch, cap)
-                    tasks: list[MatchTask] = []
-                    for _, d, student, bar, entry in state:
-                        if d.verdict:
-                            continue
-                        for deal in range(d.deals, d.needed):
-                            ids = _ids(student, bar, entry, deal)
-                            missing = [(rot, gid) for rot, gid in enumerate(ids) if gid not in stored]
-                            if missing:
-                                tasks.append(_task(cfg, entry, student, bar, deal, missing, logs))
-                    if first:
-                        run.stored = len(stored)
-                        _announce(say, cfg, students, entries, state, tasks, batch, cap)
-                        first = False
-                    if not tasks:
-                        break
-                    todo = sum(len(t.rotations) for t in tasks)
-                    if ex is None:  # every worker, whatever the first round's size: later rounds may be larger
-                        ex = make_executor(executor or cfg.executor, workers or cfg.workers or default_workers(),
-                                           scheduler or cfg.scheduler or None)
-                        if progress:
-                            import sys
-
-                            from tqdm import tqdm
-
-                            bar_ = tqdm(total=todo, unit="game", desc="grading", file=sys.stderr, dynamic_ncols=True)
-                            todo = 0
-                    if bar_ is not None and todo:
-                        bar_.total += todo
-                        bar_.refresh()
-                    for results in ex.run(run_match, tasks):
-                        for row, seats in results:
-                            if store.add_game(row, seats):
-                                run.played += 1
-                            stored[row.game_id] = {s.seat: (s.status, float(s.win)) for s in seats}
-                            if bar_ is not None:
-                                bar_.update(1)
-            finally:
-                if ex is not None:
-                    ex.close()
-                if bar_ is not None:
-                    bar_.close()
+            while True:
+                state = _grades(stored, cfg, students, batch, cap)
+                tasks = _tasks(state, stored, cfg, logs)
+                if first:
+                    run.stored = sum(have for *_, have in state)
+                    _announce(say, cfg, students, entries, state, tasks, batch, cap)
+                    first = False
+                if not tasks:
+                    break
+                for row, seats, added in player.play(tasks):
+                    run.played += added
+                    stored[row.game_id] = (row.deal_seed, {s.seat: (s.status, float(s.win)) for s in seats})
         run.grades = [g for g, *_ in _grades(stored, cfg, students, batch, cap)]
         run.csv_path = write_grades_csv(folder, run.grades, run.students, cfg, run.rejected)
     run.seconds = time.perf_counter() - started
@@ -418,14 +437,58 @@ def _task(cfg: TournamentConfig, entry: PresetEntry, student: "BotSpec", bar: "B
     from .runner import MatchTask
 
     seed = _deal_seed(cfg.seed, entry, deal)
-    deal_id = hashlib.sha256(f"grade:{entry.preset}:{entry.rules_json}:{deal}:{student.name}:{student.version}:"
-                             f"{bar.name}:{bar.version}".encode()).hexdigest()[:24]
+    deal_id = hashlib.sha256(f"grade:s{cfg.seed}:{entry.preset}:{entry.rules_json}:{deal}:{student.name}:"
+                             f"{student.version}:{bar.name}:{bar.version}".encode()).hexdigest()[:24]
     return MatchTask(
         rules=entry.rules.to_dict(), preset=entry.preset, rules_json=entry.rules_json, table_size=2,
-        deal_key=f"grade:{deal}", deal_seed=seed, deal_id=deal_id, order_key=f"grade:{student.name}:{bar.name}:{deal:05d}",
+        deal_key=f"grade:s{cfg.seed}:{deal}", deal_seed=seed, deal_id=deal_id, order_key=f"grade:{student.name}:{bar.name}:{deal:05d}",
         lineup=(student, bar), rotations=tuple(r for r, _ in missing), game_ids=tuple(g for _, g in missing),
         limits=dict(cfg.limits), memory=cfg.memory, log_dir=str(logs.resolve()),
     )
+
+
+def grading_todo(folder: str | Path, cfg: TournamentConfig, students: "Sequence[BotSpec]", batch: int | None = None,
+                 cap: int | None = None) -> list[tuple[tuple[str, str, int], tuple[str, str], int, int]]:
+    """What grading still has to play, for an estimate (nothing is played or written): per open grade, its group
+    ``(preset, rules, 2)``, ``(file, bar)``, the games expected and the games at most.
+
+    Expected: the games of its next look, or :data:`EXPECTED_SHARE` of the cap less what is stored if more (a
+    rough prior: how strong a file is against the bar is not known before it plays); at most: the cap less
+    the games stored for it.
+
+    >>> import tempfile, pathlib
+    >>> from cabo_kit.tournament.config import TournamentConfig
+    >>> from cabo_kit.tournament.runner import BotSpec
+    >>> cfg = TournamentConfig.from_dict({"presets": ["rush"], "grading": ["GreedyBot"]})
+    >>> grading_todo(tempfile.mkdtemp(), cfg, [BotSpec("ann", "v1", "file", "AnnBot")])
+    [(('rush', '{}', 2), ('ann', 'GreedyBot'), 160, 400)]
+    """
+    if not cfg.grading:
+        return []
+    files = [b for b in students if b.kind == "file"]
+    path = Path(folder) / GRADES_DB
+    stored: Stored = {}
+    if path.exists() and files:
+        from .store import _problems, _reader
+
+        with _problems(path):
+            con = _reader(path)
+            try:
+                stored = _read(con)
+            finally:
+                con.close()
+    limit = 2 * max(1, (cap or MAX_GAMES) // 2)
+    out = []
+    for g, d, student, bar, entry, have in _grades(stored, cfg, files, batch, cap):
+        if d.verdict:
+            continue
+        at_most = max(0, limit - have)
+        deals = range(d.deals, d.needed)
+        look = sum(_found(stored, gid, _deal_seed(cfg.seed, entry, deal)) is None
+                   for deal in deals for gid in _ids(student, bar, entry, deal, cfg.seed))
+        expected = min(at_most, max(look, round(EXPECTED_SHARE * limit) - have))
+        out.append(((entry.preset, entry.rules_json, 2), (student.name, bar.name), expected, at_most))
+    return out
 
 
 def _announce(say: Callable[[str], None], cfg: TournamentConfig, students: Sequence["BotSpec"],
@@ -434,8 +497,8 @@ def _announce(say: Callable[[str], None], cfg: TournamentConfig, students: Seque
     per_batch = 2 * (batch or BATCH_DEALS)
     limit = 2 * max(1, (cap or MAX_GAMES) // 2)
     open_ = sum(1 for _, d, *_ in state if not d.verdict)
-    have = sum(g.games for g, *_ in state)
-    at_most = sum(limit - g.games for g, d, *_ in state if not d.verdict)
+    have = sum(n for *_, n in state)  # every game stored for these files' versions, whole batches or not
+    at_most = sum(max(0, limit - n) for _, d, *_, n in state if not d.verdict)
     head = (f"grading {len(students)} files against {', '.join(cfg.grading)} one on one in "
             f"{', '.join(_label(e, cfg) for e in entries)} (duplicate deals, batches of {per_batch} games until the "
             f"95% interval decides, at most {limit} games per file, bar and preset)")
@@ -493,7 +556,12 @@ def write_grades_csv(folder: str | Path, grades: Sequence[Grade], students: Sequ
                      cfg: TournamentConfig, rejected: Sequence[tuple[str, str]] = ()) -> Path:
     """``DIR/grades.csv``: one row per file; per bar its overall grade, and per preset the grade, the score
     share with its interval, the Elo difference with its interval, the games and the games lost to the
-    file's own faults. A file the tournament rejected gets a row that says ``rejected``."""
+    file's own faults. A file the tournament rejected gets a row that says ``rejected``.
+
+    Every cell goes through :func:`~cabo_kit.tournament.csvsafe.safe_cell`: a file named ``=1+2.py`` and an
+    Elo cell such as ``+85 [+40, +130]`` are written with a ``'`` in front, so a spreadsheet shows them as
+    text and never runs them (counts such as ``32`` are numbers and stay as they are)."""
+    from .csvsafe import safe_cell
     from .runner import _written
 
     path = Path(folder) / GRADES_CSV
@@ -517,7 +585,7 @@ def write_grades_csv(folder: str | Path, grades: Sequence[Grade], students: Sequ
         with open(tmp, "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(_columns(cfg))
-            w.writerows(rows)
+            w.writerows([safe_cell(c) for c in row] for row in rows)
         os.replace(tmp, path)
     return path
 
@@ -528,7 +596,7 @@ def format_grades(grades: Sequence[Grade]) -> str:
     >>> print(format_grades([Grade("ann", "GreedyBot", "rush", "above", 32, 0.75, 0.73, 0.61, 0.85)]))
     bot  vs         preset  grade  score share        Elo difference    games
     ---  ---------  ------  -----  -----------------  ----------------  -----
-    ann  GreedyBot  rush    above  0.75 [0.61, 0.85]  +173 [+78, +301]     32
+    ann  GreedyBot  rush    above  0.75 [0.61, 0.85]  +191 [+78, +301]     32
     overall (above or below only when every preset says so): ann above GreedyBot
     """
     head = ["bot", "vs", "preset", "grade", "score share", "Elo difference", "games"]

@@ -57,7 +57,7 @@ SAMPLE_GAMES = 3
 
 __all__ = [
     "BotSpec", "MatchTask", "RunSummary", "run_tournament", "run_match", "collect_entrants", "plan", "write_outputs",
-    "format_leaderboard", "play_one", "final_ranking", "estimate_tournament",
+    "format_leaderboard", "play_one", "final_ranking", "estimate_tournament", "TaskPlayer",
 ]
 
 FAULT_KINDS = ("error", "timeout", "illegal", "crash")
@@ -130,11 +130,12 @@ def collect_entrants(
 
     Each ``bots/*.py`` goes through :func:`~cabo_kit.tournament.isolation.load_submission`
     (checked in a subprocess, never imported here); a file it refuses is listed with its
-    reason, and so is a file whose name clashes with a reference bot or another file.
+    reason, and so is a file whose name clashes with a reference bot (a built-in ``anchor`` is one), a
+    grading bot (``grading``) or another file.
     """
     entrants: list[BotSpec] = []
     rejected: list[tuple[str, str]] = []
-    taken = set(cfg.reference)
+    taken = set(cfg.reference) | set(cfg.grading)  # "GreedyBot below GreedyBot" would mean nothing
     files = [p for p in sorted((Path(folder) / "bots").glob("*.py")) if not p.name.startswith("_")]
     from .isolation import SubmissionError
 
@@ -151,7 +152,7 @@ def collect_entrants(
             rejected.append((path.name, str(getattr(exc, "reason", exc))))
             continue
         if sub.name in taken:
-            rejected.append((path.name, f"the name {sub.name!r} is already taken (a reference bot or another file): rename the file"))
+            rejected.append((path.name, f"the name {sub.name!r} is already taken (a reference bot, a grading bot or another file): rename the file"))
             continue
         taken.add(sub.name)
         data = Path(sub.path).read_bytes()
@@ -452,6 +453,66 @@ def run_match(task: MatchTask) -> list[tuple[GameRow, list[SeatRow]]]:
     return out
 
 
+
+class TaskPlayer:
+    """Plays :class:`MatchTask` batches on one executor into a store, with a :class:`~cabo_kit.tournament.progress.Progress`.
+
+    The executor is made at the first batch with every worker (an adaptive run or a grading round plays
+    batch after batch, and a later batch may be larger); the progress (``label``, off with
+    ``progress=False``) starts at the first batch's size and grows with each. :meth:`play` yields each
+    finished game ``(row, seats, added)`` once it is stored (``added``: it was not stored before).
+    The tournament (:func:`run_tournament`) and the grading (:func:`~cabo_kit.tournament.grades.play_grades`)
+    both play through it.
+    """
+
+    def __init__(self, store: Store, kind: str, workers: int, scheduler: str | None, label: str,
+                 progress: bool = True) -> None:
+        self.store, self.kind, self.workers, self.scheduler = store, kind, workers, scheduler
+        self.label, self.progress = label, progress
+        self.ex: Any = None
+        self.bar: Progress | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.ex is not None
+
+    def play(self, tasks: Sequence[MatchTask], todo: int | None = None) -> Iterator[tuple[GameRow, list[SeatRow], bool]]:
+        """Play ``tasks``; ``todo``: the games the progress adds for them (default: their rotations)."""
+        from .executors import make_executor
+
+        if not tasks:
+            return
+        todo = sum(len(t.rotations) for t in tasks) if todo is None else todo
+        if self.ex is None:
+            if self.progress:
+                # Made with the first batch's size: a bar of total 0 would print an empty line first.
+                self.bar = Progress(todo, self.label)
+                todo = 0
+            self.ex = make_executor(self.kind, self.workers, self.scheduler)
+        if self.bar is not None and todo:
+            self.bar.add_total(todo)
+        for results in self.ex.run(run_match, list(tasks)):
+            for row, seats in results:
+                added = self.store.add_game(row, seats)
+                yield row, seats, added
+                if self.bar is not None:
+                    self.bar.update(1)
+
+    def close(self) -> None:
+        try:
+            if self.ex is not None:
+                self.ex.close()
+        finally:
+            if self.bar is not None:
+                self.bar.close()
+
+    def __enter__(self) -> "TaskPlayer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 # ------------------------------------------------------------------ the run
 
 
@@ -564,14 +625,11 @@ def _play_all(
     kind: str, n_workers: int, scheduler: str | None, progress: bool, say: Callable[[str], None], started: float,
 ) -> RunSummary:
     """The part of :func:`run_tournament` that writes: play what is missing, store it, say what was done."""
-    from .executors import Executor, make_executor
-
     by_name = {b.name: b for b in entrants}
     faulty: dict[str, int] = {}
     (folder / "logs").mkdir(exist_ok=True)
     rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
-    ex: Executor | None = None
-    bar: Progress | None = None
+    player: TaskPlayer | None = None
     planned_workers = n_workers
     credit = 0  # games the progress already counts before their tasks are played
     with Store(folder / DB_NAME) as store:
@@ -598,7 +656,7 @@ def _play_all(
             return tasks
 
         def play(tasks: list[MatchTask], announce: int = 0) -> None:
-            nonlocal ex, bar, credit
+            nonlocal player, credit
             if not tasks:
                 return
             todo = sum(len(t.rotations) for t in tasks)
@@ -606,30 +664,22 @@ def _play_all(
                 credit, todo = announce - todo, announce
             elif credit:
                 credit, todo = max(0, credit - todo), max(0, todo - credit)
-            if ex is None:
+            if player is None:
                 say(f"playing {todo} games ({summary.skipped} already stored) with {planned_workers} {kind} workers"
                     + (f", then adaptively until every two-sided interval is within +-{target:g} Elo" if target > 0 else "")
                     + " ...")
-                if progress:
-                    # Made with the first batch's size: a bar of total 0 would print an empty line first.
-                    bar = Progress(todo, "tournament")
-                    todo = 0
-                # An adaptive run plays batch after batch: keep every worker, whatever the first batch's size.
-                ex = make_executor(kind, planned_workers, scheduler or cfg.scheduler or None)
-                summary.workers = ex.workers
-            if bar is not None and todo:
-                bar.add_total(todo)
-            for results in ex.run(run_match, tasks):
-                for row, seats in results:
-                    if store.add_game(row, seats):
-                        summary.played += 1
-                        have.add(row.game_id)
-                    summary.faults += row.status == "fault"
-                    for seat in seats:
-                        if seat.status not in ("ok", ""):
-                            faulty[seat.bot] = faulty.get(seat.bot, 0) + 1
-                    if bar is not None:
-                        bar.update(1)
+                player = TaskPlayer(store, kind, planned_workers, scheduler or cfg.scheduler or None, "tournament",
+                                    progress)
+            for row, seats, added in player.play(tasks, todo):
+                if added:
+                    summary.played += 1
+                    have.add(row.game_id)
+                summary.faults += row.status == "fault"
+                for seat in seats:
+                    if seat.status not in ("ok", ""):
+                        faulty[seat.bot] = faulty.get(seat.bot, 0) + 1
+            if player.ex is not None:
+                summary.workers = player.ex.workers
 
         short = [k for k in cfg.table_sizes if len(entrants) < k]
         for k in short:
@@ -645,7 +695,7 @@ def _play_all(
                                 model) if first else []
             if first and model is not None and not sample:
                 for line in _estimate(model, first, cfg, entrants, games, target, budget, planned_workers, kind,
-                                      "from the stored games' timings").lines():
+                                      "from the stored games' timings", folder).lines():
                     say(line)
             if sample and model is not None:  # time a first batch (games of the run, stored as usual), then estimate
                 chosen = set(sample)
@@ -655,7 +705,7 @@ def _play_all(
                 if model is not None and rest:
                     for line in _estimate(model, rest, cfg, entrants, games, target, budget, planned_workers, kind,
                                           f"from the first {sum(len(first[i].rotations) for i in sample)} games; "
-                                          "left to play").lines():
+                                          "left to play", folder).lines():
                         say(line)
                 first = rest
             play(first)
@@ -664,10 +714,8 @@ def _play_all(
                     summary.notes.append(note)
                     say(note)
         finally:
-            if ex is not None:
-                ex.close()
-            if bar is not None:
-                bar.close()
+            if player is not None:
+                player.close()
     summary.seconds = time.perf_counter() - started
     if summary.played == 0 and summary.skipped == summary.scheduled:
         say(f"nothing to play: all {summary.skipped} games already in the store; {len(entrants)} bots, "
@@ -871,8 +919,11 @@ def _sample_of(items: Sequence[tuple[Group, Sequence[str]]], model: "CostModel |
 
 
 def _estimate(model: "CostModel", tasks: Sequence[MatchTask], cfg: TournamentConfig, entrants: Sequence[BotSpec],
-              games: int | None, target: float, budget: int, workers: int, kind: str, source: str) -> Estimate:
-    """The expected duration of ``tasks`` (and, with a precision target, of the adaptive games) on ``workers``."""
+              games: int | None, target: float, budget: int, workers: int, kind: str, source: str,
+              folder: Path | None = None) -> Estimate:
+    """The expected duration of ``tasks`` (and, with a precision target, of the adaptive games; with ``grading`` and
+    a ``folder``, of the grading games still missing: :func:`~cabo_kit.tournament.grades.grading_todo`) on
+    ``workers``, each game priced by ``model``."""
     from .executors import default_workers
 
     total = 0.0
@@ -910,6 +961,18 @@ def _estimate(model: "CostModel", tasks: Sequence[MatchTask], cfg: TournamentCon
             extra_seconds += more * sum(known) / len(known)
         est.adaptive, est.adaptive_max = adaptive, adaptive_max
         est.adaptive_seconds = extra_seconds / max(1, min(workers, default_workers() if kind == "local" else workers))
+    if cfg.grading and folder is not None:
+        from .grades import grading_todo
+
+        todo = grading_todo(folder, cfg, entrants)
+        # Grading keeps every worker (its rounds are one batch of each open grade), as the adaptive phase does.
+        lanes = max(1, min(workers, default_workers() if kind == "local" else workers))
+        for group, pair, expected, at_most in todo:
+            one = model.game_seconds(group, list(pair))
+            est.grading += expected
+            est.grading_max += at_most
+            est.grading_seconds += one * expected / lanes
+            est.grading_max_seconds += one * at_most / lanes
     return est
 
 
@@ -1007,7 +1070,7 @@ def estimate_tournament(
                               pd.concat([stored_seats, sampled_seats], ignore_index=True))
     planned_workers = n_workers if target > 0 else min(n_workers, max(1, len(tasks)))
     est = _estimate(model, tasks, cfg, entrants, games, target, budget, planned_workers, kind,
-                    f"{model.games} timed game{'s' if model.games != 1 else ''}")
+                    f"{model.games} timed game{'s' if model.games != 1 else ''}", folder)
     for line in est.lines():
         say(line)
     return est
@@ -1129,13 +1192,17 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     ``DIR/bot-pages/`` (:func:`cabo_kit.pages.write_pages`) from the store; print the table.
 
     The leaderboard has each bot's CPU too (``decisions``, ``cpu_s``, ``cpu_ms_median``, ``cpu_ms_p95``,
-    ``cpu_share`` in %, per preset; empty where the store holds no timing).
+    ``cpu_share`` in %, per preset; empty where the store holds no timing). Its text cells (bot names, the
+    ``vs BAR`` grades) are written with :func:`~cabo_kit.tournament.csvsafe.safe_cell`: one that starts with
+    ``=``, ``+``, ``-`` or ``@`` gets a ``'`` in front, so a spreadsheet shows it as text; numeric columns
+    (Elo, ranks, games, CPU) stay numbers (a one-sided interval's bound is the number ``-inf`` or ``inf``).
 
     Returns the leaderboard frame and the report's path (``None`` if no report could be written).
     It only reads the store, so it works on a read-only store, and while a run holds the folder
     (it then says that the run will rewrite both files). A file it cannot write raises
     :class:`~cabo_kit.tournament.lock.FolderError` naming it, after the table is printed.
     """
+    from .csvsafe import safe_frame
     from .ratings import fit_elo
     from .store import load_frames
 
@@ -1161,6 +1228,7 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
         # CPU times keep 4 significant figures (a fast bot's median is a few microseconds); unknown: empty
         csv = board.assign(**{c: [f"{v:.4g}" if v == v else "" for v in board[c]]
                               for c in ("cpu_s", "cpu_ms_median", "cpu_ms_p95")})
+        csv = safe_frame(csv)  # a bot named "=1+2" or a cell "-inf [..]" is text to a spreadsheet, never a formula
         csv.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
     with _written(report):
         write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board,

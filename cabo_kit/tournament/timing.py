@@ -296,7 +296,8 @@ class CostModel:
 class Estimate:
     """How long a run should take: ``games`` still to play (balanced schedule), ``adaptive`` (the
     expected adaptive games with a precision target, rough; ``adaptive_max`` within the game budget),
-    ``seconds`` (expected wall time of them all on ``workers``), ``per_bot`` (each bot's CPU seconds per
+    ``seconds`` (expected wall time of them all on ``workers``), ``grading`` (the one-on-one grading games
+    expected after them, rough; ``grading_max`` at most; ``grading_seconds``, ``grading_max_seconds``), ``per_bot`` (each bot's CPU seconds per
     game, averaged over the groups it plays), ``unknown`` (bots no timing covers: priced as the median bot)
     and ``sampled`` (the timed games it rests on).
     """
@@ -307,6 +308,10 @@ class Estimate:
     adaptive: int = 0
     adaptive_max: int = 0
     adaptive_seconds: float = 0.0
+    grading: int = 0
+    grading_max: int = 0
+    grading_seconds: float = 0.0
+    grading_max_seconds: float = 0.0
     per_bot: dict[str, float] = field(default_factory=dict)
     per_game: float = 0.0
     unknown: list[str] = field(default_factory=list)
@@ -315,14 +320,20 @@ class Estimate:
 
     @property
     def total_seconds(self) -> float:
-        return self.seconds + self.adaptive_seconds
+        return self.seconds + self.adaptive_seconds + self.grading_seconds
 
     def headline(self) -> str:
-        """``about 12 minutes (1,752 games on 2 workers)``."""
+        """``about 12 minutes (1,752 games on 2 workers)``; with grading, its games after a ``+``:
+
+        >>> Estimate(games=6, seconds=1.2, workers=2, grading=320, grading_max=800, grading_seconds=16.0).headline()
+        'about 15 seconds (6 games on 2 workers + about 320 grading games, at most 800)'
+        """
         games = self.games + self.adaptive
         plus = (f": {self.games:,} balanced, about {self.adaptive:,} adaptive, at most {self.adaptive_max:,} "
                 "within max_games" if self.adaptive_max else "")
-        return f"{about(self.total_seconds)} ({games:,} games on {self.workers} worker{'s' if self.workers != 1 else ''}{plus})"
+        grading = (f" + about {self.grading:,} grading games, at most {self.grading_max:,}" if self.grading_max else "")
+        return (f"{about(self.total_seconds)} ({games:,} games on {self.workers} worker{'s' if self.workers != 1 else ''}"
+                f"{plus}{grading})")
 
     def lines(self) -> list[str]:
         """The estimate as a run prints it: the headline, then each bot's CPU per game, dearest first."""
@@ -336,6 +347,10 @@ class Estimate:
             if len(dear) > 6:
                 shown += f", {len(dear) - 6} more at {dear[6][1] * 1e3:.1f} ms or less"
             out.append("  CPU per game: " + shown)
+        if self.grading_max:
+            out.append(f"  grading (one on one, after the tournament's games): about {self.grading:,} games in "
+                       f"{about(self.grading_seconds)[6:]}, at most {self.grading_max:,} in "
+                       f"{about(self.grading_max_seconds)[6:]} (a grade stops once its interval decides)")
         if self.unknown:
             out.append(f"  not timed yet, priced as the median bot: {', '.join(self.unknown)}")
         return out
