@@ -347,8 +347,8 @@ class ClassTime:
     played as the checked file was (isolated for a file) in its seats of the same deals, at tables of
     working bots (:func:`class_time`): ``reference_added_s`` is what a file as fast as it adds, and
     ``class_s`` the whole class with this file, the other files as fast as the reference bot. Measured on
-    this machine, as loaded as it is now (docs/tournaments.md compares it with real runs). ``modelled``:
-    why the class's size was assumed (``""``: its files were counted).
+    this machine, as loaded as it is now (docs/performance.md, "check-bot's time estimate", compares it with
+    real runs). ``modelled``: why the class's size was assumed (``""``: its files were counted).
     """
 
     files: int

@@ -48,12 +48,12 @@ TIMING_COLUMNS = ("decisions", "cpu_s", "cpu_ms_median", "cpu_ms_p95", "cpu_shar
 
 ROUND_ROBIN_C = 650.0
 """A balanced schedule's widest two-sided half-width times ``sqrt(games per bot)`` in the measured class
-(docs/tournaments.md, "How many games": ±47 at 192 games, ±55 at 128): the prior an estimate uses for
+(docs/performance.md, "How many games for ±50": ±47 at 192 games, ±55 at 128): the prior an estimate uses for
 the games an adaptive run adds before any rating exists."""
 ANCHOR_FACTOR = 2.3
 """How many times the games a run anchored on a bot (``anchor = "GreedyBot"``) needs for the same precision as
 one centred on the field: every interval then also carries the anchor's own uncertainty (measured: 294 games
-against 126 for ``precision = 45`` in a small class, docs/tournaments.md, "Choosing the anchor")."""
+against 126 for ``precision = 45`` in a small class, docs/performance.md, "Late and changed files")."""
 
 
 def expected_games(target: float, anchored: bool = False) -> int:
