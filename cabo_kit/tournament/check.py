@@ -388,7 +388,7 @@ class ClassTime:
         ...       "so far: a class of 30 files assumed").sentence())  # doctest: +NORMALIZE_WHITESPACE
         At these limits this file adds under a second to a 30-file class (bots/ holds 1 file so far: a class of 30
         files assumed; its 96 games, on 2 workers), where a file as fast as GreedyBot adds under a second: the
-        class takes about 14 seconds. Its decisions take 1.0 ms on average (GreedyBot: 0.9 ms).
+        class takes about 15 seconds. Its decisions take 1.0 ms on average (GreedyBot: 0.9 ms).
         """
         ref = self.reference
         instead = self.files * self.reference_added_s
