@@ -796,9 +796,9 @@ class _Game1:
             raise _Stop(
                 f"In {self.label}, your bot is too slow for a tournament: its first {self.calls} decisions took "
                 f"{self.used_s:.2f} s in all ({mean * 1000:.0f} ms on average). A game of these rules and players "
-                f"asks a bot for about {per_game} decisions ({whose}; snap windows count) within a {bank:g} s time "
-                f"bank: at this pace it runs out of time and loses the game. Keep a decision under "
-                f"{bank / per_game * 1000:.0f} ms on average.", "slow")
+                f"asks a bot for about {per_game} decisions ({whose}; snap windows count): at this pace that is "
+                f"about {mean * per_game:.0f} s, and the time bank is {bank:g} s a game, so it runs out of time and "
+                f"loses the game. Keep a decision under {bank / per_game * 1000:.0f} ms on average.", "slow")
         return out
 
 
