@@ -12,6 +12,8 @@ isolated game (engine + bot processes + harness server, measured on GreedyBot ga
 the runner plays them) and the time isolation adds per decision, the speedup of a fixed
 tournament from 1 to 2 workers, and what a plain round-robin needs for the same precision.
 
+Its measured figures are in docs/performance.md, "Isolated games and tournaments".
+
 Run: ``.venv/bin/python benchmarks/tournament_speed.py`` (``--games 32`` seeding games per bot,
 ``--until 50``, ``--skip-class`` for the small figures only, ``--presets deluxe`` for a smaller
 class).
@@ -43,8 +45,8 @@ ROUND_ROBIN_FOR_50 = 4_320
 """Games a plain round-robin (the balanced schedule) of this class needs until every two-sided interval is
 within +-50 with the field-centred ratings: 192 games per bot and preset (the first whole round at which
 each preset's widest two-sided interval is within +-50), 1,440 games per preset
-(``benchmarks/elo_precision.py --rounds 20 --steps 64 96 128 160 192 224 256 320``, 2026-11-25; docs/tournaments.md,
-"How many games")."""
+(``benchmarks/elo_precision.py --rounds 20 --steps 64 96 128 160 192 224 256 320``, 2026-11-25; docs/performance.md,
+"How many games for ±50")."""
 
 KINDS = {"random": "RandomBot", "greedy": "GreedyBot", "counting": "CountingBot"}
 

@@ -12,10 +12,13 @@ every preset and several table sizes, with the bot in every seat, and reports:
 - an exception, with its traceback (SimpleBot's own errors name the learner's hook and line);
 - a decision slower than the time limit (in a tournament that loses the game), and a bot
   too slow for a game's time bank: over the bank in a game, or at a pace of more than the bank
-  over a long game, judged after its first 20 decisions (slow decisions within it: a note);
+  over the decisions the reference bots make in a game of those rules and table size, judged after
+  its first 20 decisions (slow decisions within it: a note);
 - a crash of its process;
 - nondeterminism: the same game replayed with the same seed went differently;
 - as a note, what the bot printed: how many lines, and the first ones.
+
+Tracebacks and sentences name files by their name (``alice.py``), never by a path of this machine.
 
 Identical problems are listed once with their count and games; the check stops once one has
 shown 3 times, so it ends within seconds even for a bot that hangs.
@@ -56,6 +59,7 @@ from .isolation import (
     BotFault, IsolatedBot, Limits, Submission, SubmissionError, load_submission, one_line_reason,
 )
 from .progress import in_notebook as _in_notebook
+from .timing import about, expected_games
 
 __all__ = ["CheckReport", "ClassSettings", "ClassTime", "check_bot", "check_bot_cli", "class_settings", "hook_hints",
            "hints_in_source"]
@@ -65,7 +69,10 @@ TABLE_SIZES = (2, 3, 4)
 
 
 DECISIONS_PER_GAME = 600
-"""About the most decisions one game asks of a bot (a rush game with snap windows: measured up to ~620)."""
+"""About the most decisions one game asks of a bot (a rush game with snap windows: measured up to ~620): a
+decision over ``game_bank_s / DECISIONS_PER_GAME`` is noted as slow. The pace rule uses :func:`decisions_a_game`."""
+PACE_DEALS = 4
+"""Deals the reference bots play (in this process, a few ms each) to count a game's decisions for the pace rule."""
 SLOW_SAMPLE = 20
 """Decisions timed before a game's pace is judged against its time bank (a few slow ones lose nothing)."""
 STOP_AFTER = 3
@@ -74,11 +81,8 @@ STOP_AFTER = 3
 SIMPLE_HOOKS = ("initial_peek", "draw", "keep", "peek", "spy", "swap", "snap", "give", "call_cabo", "place")
 
 DEFAULT_CLASS_FILES = 30
-"""The class size the time estimate assumes without a class folder (``--class DIR`` counts DIR/bots)."""
-PRECISION_GAMES = 110
-"""Games per bot of the field, preset and table size until every two-sided interval is within +-50 Elo in an
-adaptive run (docs/tournaments.md, "Speed": the 30-bot class's run played 1,884 games, 720 of them the seeding,
-the rest among its 20 bots of the field: 32 + 78 each; a plain round robin needs 192)."""
+"""The class size the time estimate assumes without a class folder, or when DIR/bots is missing or holds fewer
+files than a table has seats (``--class DIR`` counts DIR/bots)."""
 TIME_REFERENCES = ("GreedyBot", "CountingBot")
 """The reference bots timed on the check's own deals, in the checked bot's seats, for its speed's yardstick."""
 TIME_GAMES = 12
@@ -90,11 +94,12 @@ SLOW_EXTRA_S = 60.0
 TOO_SLOW_EXTRA_S = 180.0
 """A bot that adds this many seconds more than a file as fast as the reference bots is warned about, however fast
 its decisions are (it plays many games, or long ones)."""
-ISOLATION_S = 150e-6
-"""Wall time isolation adds to a decision (docs/tournaments.md, "Speed": 130-150 us); added to a check in process."""
-START_S = 0.005
-"""Wall time to start a bot's process for a game (docs/tournaments.md, "Speed": 4-5 ms): added to a check in this
-process."""
+ISOLATION_S = 80e-6
+"""Wall time isolation adds to a decision (docs/performance.md, "Isolated games and tournaments": 75-82 us, final
+figures); added to a check in this process."""
+START_S = 0.0037
+"""Wall time to start a bot's process for a game (docs/performance.md, "Isolated games and tournaments": 3.7 ms):
+added to a check in this process."""
 
 
 @dataclass
@@ -122,13 +127,21 @@ class CheckReport:
     limit_s: float = 1.0
     settings: str = ""
     timing: "ClassTime | None" = None
-    thinking_s: float = 0.0
-    timed: int = 0
     _played: list["_GameTime"] = field(default_factory=list, repr=False)
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def thinking_s(self) -> float:
+        """The wall time of the bot's timed decisions, in all of its plays so far."""
+        return sum(g.decision_s for g in self._played)
+
+    @property
+    def timed(self) -> int:
+        """How many of the bot's decisions were timed."""
+        return sum(g.decisions for g in self._played)
 
     @property
     def over_limit(self) -> bool:
@@ -216,13 +229,16 @@ class ClassSettings:
     """What a check plays with: a class folder's ``tournament.toml`` (or the defaults) and its number of files.
 
     ``files`` counts the ``.py`` files of ``folder/bots`` (as the tournament loads them), the checked
-    file among them if it is not there yet; without a folder, :data:`DEFAULT_CLASS_FILES`.
+    file among them if it is not there yet; without a folder, or when ``folder/bots`` is missing or
+    holds fewer files than a table has seats (the class is not collected yet), :data:`DEFAULT_CLASS_FILES`,
+    and ``modelled`` says why (``""`` when the files were counted).
     """
 
     cfg: TournamentConfig
     folder: Path | None = None
     files: int = DEFAULT_CLASS_FILES
     others: tuple[str, ...] = ()
+    modelled: str = ""
 
     @property
     def limits(self) -> Limits:
@@ -278,12 +294,21 @@ def class_settings(folder: str | Path | None, bot_file: str | Path | None = None
     if not folder.is_dir():
         raise FileNotFoundError(f"--class {folder}: {'not a folder' if folder.exists() else 'no such folder'}; {hint}")
     if not (folder / "tournament.toml").exists() and not (folder / "bots").is_dir():
+        above = folder.resolve().parent
+        if folder.resolve().name == "bots" or (above / "tournament.toml").exists():
+            hint = f"give the folder above it, the tournament folder: --class {folder.parent}"
         raise FileNotFoundError(f"--class {folder}: no tournament.toml and no bots/ folder in it; {hint}")
     cfg, _ = load_config(folder)  # a bad file raises ConfigError naming the key and the fix
     stems = [p.stem for p in sorted((folder / "bots").glob("*.py")) if not p.name.startswith("_")]
     mine = Path(bot_file).stem if bot_file is not None else None
     others = tuple(s for s in stems if s != mine)
-    return ClassSettings(cfg, folder, len(others) + 1, others)
+    found = len(others) + 1
+    if not (folder / "bots").is_dir() or found < max(cfg.table_sizes):
+        held = ("there is no bots/ folder yet" if not (folder / "bots").is_dir() else
+                f"bots/ holds {len(stems)} file{'s' if len(stems) != 1 else ''} so far")
+        return ClassSettings(cfg, folder, DEFAULT_CLASS_FILES, others,
+                             f"{held}: a class of {DEFAULT_CLASS_FILES} files assumed")
+    return ClassSettings(cfg, folder, found, others)
 
 
 @dataclass
@@ -299,21 +324,6 @@ class _GameTime:
     actions: int = 0  # every seat's, in all: how long the game was
 
 
-def _about(seconds: float) -> str:
-    """``about 40 s``, ``about 12 minutes``, ``about 1.5 hours``; ``under a second``.
-
-    >>> _about(0.4), _about(42.4), _about(150), _about(5400)
-    ('under a second', 'about 42 s', 'about 2 minutes', 'about 1.5 hours')
-    """
-    if seconds < 1:
-        return "under a second"
-    if seconds < 90:
-        return f"about {seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"about {seconds / 60:.0f} minutes"
-    return f"about {seconds / 3600:.1f} hours"
-
-
 def _ms(seconds: float) -> str:
     ms = seconds * 1000
     return f"{ms:.1f} ms" if ms < 10 else f"{ms:.0f} ms"
@@ -325,16 +335,20 @@ class ClassTime:
 
     The model: each bot of a class plays the same games (``games``: per preset and table size, the
     class's ``games`` rounded up to whole duplicate deals by the tournament's own schedule; with
-    ``precision`` set, at least :data:`PRECISION_GAMES` scaled by ``(50 / precision)**2``, within
-    ``max_games``), so a file adds its own seat in each of its games (its decisions a game, as the check
-    counted them on those rules and table size and scaled to a class's longer games, times its mean time
-    a decision, never more than the game's time bank, plus its hooks and process start) and ``1/k`` of
-    the table's own cost (the engine), all divided over the class's workers (``workers``, else one per
-    usable core). The same is computed for the slower of the reference bots (:data:`TIME_REFERENCES`),
+    ``precision`` set, at least :func:`~cabo_kit.tournament.timing.expected_games` (the same figure as
+    ``tournament run --estimate``'s, more with an ``anchor``), within ``max_games``), so a file adds its own
+    seat in each of its games (its decisions a game, as the check counted them on those rules and table
+    size and scaled to a class's longer games, times its mean time a decision, never more than the game's
+    time bank, plus its hooks and process start) and ``1/k`` of the table's own cost (the engine). With
+    ``grading`` set it also plays ``grading_games`` one-on-one games against the bars (counted at their
+    most, ``grades.MAX_GAMES`` a bar and 2-player preset: a file close to a bar plays them all), whole
+    tables of its own. All of it is divided over the class's workers (``workers``, else one per usable
+    core). The same is computed for the slower of the reference bots (:data:`TIME_REFERENCES`),
     played as the checked file was (isolated for a file) in its seats of the same deals, at tables of
     working bots (:func:`class_time`): ``reference_added_s`` is what a file as fast as it adds, and
     ``class_s`` the whole class with this file, the other files as fast as the reference bot. Measured on
-    this machine, as loaded as it is now (docs/tournaments.md compares it with real runs).
+    this machine, as loaded as it is now (docs/performance.md, "check-bot's time estimate", compares it with
+    real runs). ``modelled``: why the class's size was assumed (``""``: its files were counted).
     """
 
     files: int
@@ -347,6 +361,9 @@ class ClassTime:
     reference_added_s: float
     class_s: float
     in_process: bool = False
+    grading_games: int = 0
+    bars: tuple[str, ...] = ()
+    modelled: str = ""
 
     @property
     def ratio(self) -> float:
@@ -365,19 +382,29 @@ class ClassTime:
         >>> t = ClassTime(40, 2, 96, 0.054, "CountingBot", 0.0004, 1200, 25, 2175)
         >>> print(t.sentence())  # doctest: +NORMALIZE_WHITESPACE
         At these limits this file adds about 20 minutes to a 40-file class (its 96 games, on 2 workers), where a
-        file as fast as CountingBot adds about 25 s: the class takes about 36 minutes instead of about 17
+        file as fast as CountingBot adds about 25 seconds: the class takes about 36 minutes instead of about 17
         minutes. Its decisions take 54 ms on average, 135 times CountingBot's 0.4 ms.
+        >>> print(ClassTime(30, 2, 96, 0.001, "GreedyBot", 0.0009, 0.5, 0.45, 13.5, modelled="bots/ holds 1 file "
+        ...       "so far: a class of 30 files assumed").sentence())  # doctest: +NORMALIZE_WHITESPACE
+        At these limits this file adds under a second to a 30-file class (bots/ holds 1 file so far: a class of 30
+        files assumed; its 96 games, on 2 workers), where a file as fast as GreedyBot adds under a second: the
+        class takes about 15 seconds. Its decisions take 1.0 ms on average (GreedyBot: 0.9 ms).
         """
         ref = self.reference
         instead = self.files * self.reference_added_s
-        whole = f"the class takes {_about(self.class_s)}" + (
-            f" instead of {_about(instead)}" if self.class_s >= 1.2 * instead else "")
+        whole, before = about(self.class_s), about(instead)
+        whole = f"the class takes {whole}" + (f" instead of {before}" if self.class_s >= 1.2 * instead
+                                               and whole != before else "")
         times = (f", {self.ratio:.0f} times {ref}'s {_ms(self.reference_seconds_per_decision)}" if self.ratio >= 2
                  else f" ({ref}: {_ms(self.reference_seconds_per_decision)})")
         where = " (measured in this process, plus what isolation adds)" if self.in_process else ""
-        return (f"At these limits this file adds {_about(self.added_s)} to a {self.files}-file class "
-                f"(its {self.games} games, on {self.workers} worker{'s' if self.workers != 1 else ''}), where a file "
-                f"as fast as {ref} adds {_about(self.reference_added_s)}: {whole}. Its decisions take "
+        games = f"its {self.games} games" if self.games else "no games of the class schedule"
+        if self.grading_games:
+            games += f" and up to {self.grading_games} one-on-one grading games against {_and(list(self.bars))}"
+        games = (f"{self.modelled}; " if self.modelled else "") + games
+        return (f"At these limits this file adds {about(self.added_s)} to a {self.files}-file class "
+                f"({games}, on {self.workers} worker{'s' if self.workers != 1 else ''}), where a file "
+                f"as fast as {ref} adds {about(self.reference_added_s)}: {whole}. Its decisions take "
                 f"{_ms(self.seconds_per_decision)} on average{where}{times}.")
 
     def warning(self) -> str:
@@ -408,7 +435,7 @@ def _seat_time(played: Sequence[_GameTime]) -> tuple[float, float]:
 def class_time(settings: ClassSettings, limits: Limits, name: str, played: Sequence[_GameTime],
                references: dict[str, list[_GameTime]], in_process: bool = False) -> ClassTime | None:
     """The :class:`ClassTime` of a checked bot against the timed reference bots; ``None`` when the bot made no
-    timed decision or no reference game was timed.
+    timed decision, no reference game was timed, or the class would give it no game.
 
     ``played``: the bot's first plays of the check's games; ``references``: each reference bot's plays of
     the same games, in the same order, at tables of working bots (:func:`_time_references`). A class's
@@ -417,6 +444,7 @@ def class_time(settings: ClassSettings, limits: Limits, name: str, played: Seque
     the check's games) by its actions.
     """
     from .executors import default_workers
+    from .grades import MAX_GAMES, graded_presets
     from .schedule import games_per_bot, make_schedule
 
     cfg = settings.cfg
@@ -430,30 +458,48 @@ def class_time(settings: ClassSettings, limits: Limits, name: str, played: Seque
     actions = sum(g.actions for g in played)
     engine_per_action = sum(max(g.wall_s - g.seat_s, 0.0) for g in played) / actions if actions else 0.0
     pairs = [(b, r) for b, r in zip(played, references[ref]) if b.complete and b.actions and r.actions]
-    others = settings.others or tuple(f"file{i:02d}" for i in range(1, settings.files))
-    names = list(dict.fromkeys([name, *others[: settings.files - 1], *cfg.reference]))
+    others = list(settings.others[: settings.files - 1])
+    others += [f"file{i:02d}" for i in range(1, settings.files - len(others))]
+    names = list(dict.fromkeys([name, *others, *cfg.reference]))
     workers = cfg.workers or default_workers()
     bank = limits.game_bank_s
+    need = expected_games(cfg.precision, anchored=bool(cfg.anchor))
+
+    def seats(combo: tuple[str, int]) -> tuple[float, float, float]:
+        """The bot's and the reference's seat in a game of ``combo``, and the table's own time."""
+        d_ref = _per_combo(references[ref], combo, "decisions")
+        table = engine_per_action * _per_combo(references[ref], combo, "actions")
+        mine = [(b, r) for b, r in pairs if b.combo == combo] or pairs
+        # Where no game of its own ran to its end: as many decisions as the reference's.
+        d_bot = _mean([b.decisions * r.actions / b.actions for b, r in mine]) if mine else d_ref
+        return (min(d_bot * (t_bot + extra_decision), bank) + h_bot + extra_game,
+                d_ref * (t_ref + extra_decision) + h_ref + extra_game, table)
+
     games = 0
     added = added_ref = 0.0
     for entry in cfg.presets:
         label = rules_label(entry.rules)
         for k in cfg.table_sizes:
-            combo = (label, k)
             g = games_per_bot(make_schedule(names, entry.preset, entry.rules_json, k, cfg.games, cfg.seed)).get(name, 0)
-            if g and cfg.precision > 0:
-                g = max(g, min(cfg.max_games, k * math.ceil(PRECISION_GAMES * (50 / cfg.precision) ** 2 / k)))
-            d_ref = _per_combo(references[ref], combo, "decisions")
-            table = engine_per_action * _per_combo(references[ref], combo, "actions")
-            mine = [(b, r) for b, r in pairs if b.combo == combo] or pairs
-            # Where no game of its own ran to its end: as many decisions as the reference's.
-            d_bot = _mean([b.decisions * r.actions / b.actions for b, r in mine]) if mine else d_ref
+            if g and need:
+                g = max(g, min(cfg.max_games, k * math.ceil(need / k)))
+            bot_seat, ref_seat, table = seats((label, k))
             games += g
-            added += g * (min(d_bot * (t_bot + extra_decision), bank) + h_bot + extra_game + table / k)
-            added_ref += g * (d_ref * (t_ref + extra_decision) + h_ref + extra_game + table / k)
+            added += g * (bot_seat + table / k)
+            added_ref += g * (ref_seat + table / k)
+    grading = 0
+    for _bar in cfg.grading:  # one-on-one against each bar: whole games of its own, the bar's seat too
+        for entry in graded_presets(cfg):
+            bot_seat, ref_seat, table = seats((rules_label(entry.rules), 2))
+            grading += MAX_GAMES
+            added += MAX_GAMES * (bot_seat + ref_seat + table)
+            added_ref += MAX_GAMES * (2 * ref_seat + table)
+    if not games and not grading:
+        return None
     added, added_ref = added / workers, added_ref / workers
     return ClassTime(settings.files, workers, games, t_bot + extra_decision, ref, t_ref + extra_decision, added,
-                     added_ref, (settings.files - 1) * added_ref + added, in_process)
+                     added_ref, (settings.files - 1) * added_ref + added, in_process, grading, tuple(cfg.grading),
+                     settings.modelled)
 
 
 class _Stop(Exception):
@@ -701,8 +747,10 @@ def _with_alarm(seconds: float, fn: Any, *args: Any) -> Any:
 class _Game1:
     """The state of one checked game: timing (what the game's time bank would be charged), what the bot answered."""
 
-    def __init__(self, label: str, limits: Limits, report: CheckReport, isolated: bool) -> None:
+    def __init__(self, label: str, limits: Limits, report: CheckReport, isolated: bool,
+                 per_game: tuple[int, str] | None = None) -> None:
         self.label, self.limits, self.report, self.isolated = label, limits, report, isolated
+        self.per_game = per_game  # the decisions a game of these rules asks, and of whom they were counted
         self.calls = 0
         self.used_s = 0.0
         self.decision_s = 0.0
@@ -743,21 +791,24 @@ class _Game1:
                         f"{self.used_s:.1f} s in all, more than a game's {bank:g} s time bank. In a tournament it "
                         "runs out of time and loses the game.", "slow")
         mean = self.used_s / max(self.calls, 1)
-        if self.calls >= SLOW_SAMPLE and mean * DECISIONS_PER_GAME > bank:
+        per_game, whose = self.per_game or (DECISIONS_PER_GAME, "at most")
+        if self.calls >= SLOW_SAMPLE and mean * per_game > bank:
             raise _Stop(
                 f"In {self.label}, your bot is too slow for a tournament: its first {self.calls} decisions took "
-                f"{self.used_s:.2f} s in all ({mean * 1000:.0f} ms on average). A game can ask it for about "
-                f"{DECISIONS_PER_GAME} decisions (snap windows count) within a {bank:g} s time bank: at this pace "
-                f"it runs out of time and loses the game. Keep a decision under "
-                f"{bank / DECISIONS_PER_GAME * 1000:.0f} ms on average.", "slow")
+                f"{self.used_s:.2f} s in all ({mean * 1000:.0f} ms on average). A game of these rules and players "
+                f"asks a bot for about {per_game} decisions ({whose}; snap windows count): at this pace that is "
+                f"about {mean * per_game:.0f} s, and the time bank is {bank:g} s a game, so it runs out of time and "
+                f"loses the game. Keep a decision under {bank / per_game * 1000:.0f} ms on average.", "slow")
         return out
 
 
 def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckReport,
-              found: list[tuple[str, str, int]], opponents: Sequence[type[Bot]] = ()) -> list[str] | None:
+              found: list[tuple[str, str, int]], opponents: Sequence[type[Bot]] = (),
+              per_game: tuple[int, str] | None = None) -> list[str] | None:
     """Play one game; return the checked bot's actions (as text), or None if it failed (problem in ``found``).
 
-    The other seats: ``opponents`` in turn, by default RandomBot and GreedyBot (the check's own games)."""
+    The other seats: ``opponents`` in turn, by default RandomBot and GreedyBot (the check's own games).
+    ``per_game``: the decisions a game asks (:func:`decisions_a_game`) for the pace rule."""
     from ..bots import GreedyBot, RandomBot
 
     rules = g.make_rules()
@@ -765,7 +816,7 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
     others = tuple(opponents) or (RandomBot, GreedyBot)
     bots: list[Bot] = [others[s % len(others)]() for s in range(g.n)]
     bots[g.seat] = bot
-    state = _Game1(g.describe(index), limits, report, isinstance(bot, IsolatedBot))
+    state = _Game1(g.describe(index), limits, report, isinstance(bot, IsolatedBot), per_game)
     t0 = time.perf_counter()
     complete = False
     try:
@@ -788,9 +839,46 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
             report.slowest_s = max(report.slowest_s, bot.slowest)
         report._played.append(_GameTime((g.preset, g.n), state.calls, state.decision_s, state.used_s,
                                         time.perf_counter() - t0, complete, len(game.history)))
-        report.thinking_s += state.decision_s
-        report.timed += state.calls
     return state.actions
+
+
+def decisions_a_game(rules: Rules, n: int, seed: int = 0, memory: str = "engine",
+                     deals: int = PACE_DEALS) -> int:
+    """The mean decisions a seat is asked in a game of ``rules`` at ``n`` players, at tables of the reference bots
+    (:data:`TIME_REFERENCES`, in this process: a few ms a game) over ``deals`` deals from ``seed``: what the pace
+    of a checked bot is judged against (a class's games last about as long).
+
+    >>> 100 < decisions_a_game(Rules.preset("deluxe"), 2) < 400
+    True
+    """
+    from .. import bots as builtin
+
+    counts: list[int] = []
+
+    class Counted(Bot):
+        def __init__(self, inner: Bot) -> None:
+            self.inner, self.calls = inner, 0
+
+        def choose(self, observation: Any, legal_actions: Sequence[Action]) -> Any:
+            self.calls += 1
+            return self.inner.choose(observation, legal_actions)
+
+        def on_round_start(self, observation: Any) -> None:
+            self.inner.on_round_start(observation)
+
+        def on_round_end(self, result: Any) -> None:
+            self.inner.on_round_end(result)
+
+    kinds = [getattr(builtin, name) for name in TIME_REFERENCES]
+    for deal in range(deals):
+        game = Game(rules, seed + deal, n, memory=memory)
+        seats = [Counted(kinds[(s + deal) % len(kinds)]()) for s in range(n)]
+        for s, b in enumerate(seats):
+            b.inner.random = bot_random(seed + deal, s)
+            b.inner.on_game_start(s, n, rules)
+        run_game(game, list(seats), [type(b.inner).__name__ for b in seats])
+        counts.extend(b.calls for b in seats)
+    return round(_mean([float(c) for c in counts]))
 
 
 class _Watched(Bot):
@@ -919,7 +1007,8 @@ def check_bot(
             line = one_line_reason(exc.reason, path.name)
             line = f"{path.name} {line}" if line.startswith("line ") else line
             full = "" if line == exc.reason.strip() else f"\n{exc.reason}"
-            report.problems.append(f"The file is rejected, as a tournament would reject it: {line}{full}")
+            report.problems.append(_scrub(f"The file is rejected, as a tournament would reject it: {line}{full}",
+                                          settings.folder))
             return report
         hints = hook_hints(path, submission.class_name)
         report = CheckReport(bot=f"{submission.name} ({submission.class_name})", isolated=True,
@@ -962,8 +1051,8 @@ def check_bot(
         try:
             bot()
         except Exception:  # noqa: BLE001
-            report.problems.append(f"{bot.__name__}() raised an exception (a tournament builds your bot with no "
-                                   f"arguments):\n{traceback.format_exc().rstrip()}")
+            report.problems.append(_scrub(f"{bot.__name__}() raised an exception (a tournament builds your bot with "
+                                          f"no arguments):\n{traceback.format_exc().rstrip()}", settings.folder))
             return report
 
     schedule = _schedule(games, seed, rule_set, table_sizes, memory)
@@ -981,13 +1070,14 @@ def check_bot(
              replay: bool = False) -> list[str] | None:
         """Play game ``g``; what the bot prints is counted in its first play only (a replay prints it again)."""
         nonlocal printed, printed_games, capped
+        per_game = pace(g)
         player = fresh()
         capture = _Capture()
         try:
             if isinstance(player, IsolatedBot):
-                return _play_one(player, g, index, limits, into, where)
+                return _play_one(player, g, index, limits, into, where, per_game=per_game)
             with contextlib.redirect_stdout(capture), contextlib.redirect_stderr(capture):
-                return _play_one(player, g, index, limits, into, where)
+                return _play_one(player, g, index, limits, into, where, per_game=per_game)
         finally:
             if isinstance(player, IsolatedBot):
                 text = player.log_text
@@ -1005,6 +1095,15 @@ def check_bot(
             if counts[key] >= STOP_AFTER or key.startswith("slow:"):
                 return key
         return None
+
+    paces: dict[tuple[str, int], tuple[int, str]] = {}
+
+    def pace(g: _Game) -> tuple[int, str]:
+        """The decisions a game of ``g``'s rules and size asks, counted once per rules and size."""
+        if (g.preset, g.n) not in paces:
+            count = decisions_a_game(g.make_rules(), g.n, g.seed, g.memory)
+            paces[(g.preset, g.n)] = (count, f"the mean of {_and(list(TIME_REFERENCES))} at tables of their own")
+        return paces[(g.preset, g.n)]
 
     stop: str | None = None
     try:
@@ -1073,7 +1172,17 @@ def check_bot(
                             "a busier machine could push it over.")
     if report.timing is not None and not report.timing.far_slower:
         report.notes.append("Time: " + report.timing.sentence())
+    report.problems = [_scrub(p, settings.folder) for p in report.problems]
+    report.notes = [_scrub(n, settings.folder) for n in report.notes]
     return report
+
+
+def _scrub(text: str, folder: Path | None) -> str:
+    """``text`` without this machine's paths, as the bots' pages show it (a file by its name, the class folder
+    ``DIR``, the Python installation ``<python>``, the home folder ``~``): a check's report may be shared."""
+    from ..pages import scrub
+
+    return scrub(text, folder)
 
 
 def _time_references(games: Sequence[_Game], limits: Limits, isolated: bool) -> dict[str, list[_GameTime]]:

@@ -11,7 +11,7 @@ usable cores, where the platform allows it, when the workers take every core), a
 processes run on the same core: an engine and its bots take
 turns anyway (the engine waits for each decision), and on one core they wake each other
 without interrupting another core and share its caches, which roughly halves the CPU an
-isolated game costs (docs/tournaments.md, "Speed").
+isolated game costs (docs/performance.md, "Isolated games and tournaments").
 
 >>> default_workers() >= 1
 True

@@ -47,7 +47,7 @@ from .lock import FolderError, FolderLock, cannot_write, check_free, holder
 from .schedule import Match, make_schedule
 from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
 from .progress import Progress
-from .timing import ROUND_ROBIN_C, CostModel, CpuTally, Estimate, Group
+from .timing import CostModel, CpuTally, Estimate, Group, expected_games
 
 _thread_ns = time.thread_time_ns
 START_S = 1.0
@@ -948,7 +948,7 @@ def _estimate(model: "CostModel", tasks: Sequence[MatchTask], cfg: TournamentCon
                    per_game=total / n_games if n_games else 0.0,
                    unknown=sorted(b for b in names if not model.knows(b)), sampled=model.games, source=source)
     if target > 0:
-        need = math.ceil((ROUND_ROBIN_C / target) ** 2)
+        need = expected_games(target, anchored=bool(cfg.anchor))
         adaptive = adaptive_max = 0
         extra_seconds = 0.0
         for group in groups:

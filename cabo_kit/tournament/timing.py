@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CpuTally", "BINS_PER_DECADE", "N_BINS", "bin_of", "parse_hist", "add_hists", "quantile", "bot_timing",
-    "CostModel", "Estimate", "about", "short_duration", "TIMING_COLUMNS", "ROUND_ROBIN_C", "with_timing", "ms_text",
+    "CostModel", "Estimate", "about", "short_duration", "TIMING_COLUMNS", "ROUND_ROBIN_C", "ANCHOR_FACTOR",
+    "expected_games", "with_timing", "ms_text",
 ]
 
 BINS_PER_DECADE = 10
@@ -47,8 +48,27 @@ TIMING_COLUMNS = ("decisions", "cpu_s", "cpu_ms_median", "cpu_ms_p95", "cpu_shar
 
 ROUND_ROBIN_C = 650.0
 """A balanced schedule's widest two-sided half-width times ``sqrt(games per bot)`` in the measured class
-(docs/tournaments.md, "How many games": ±47 at 192 games, ±55 at 128): the prior an estimate uses for
+(docs/performance.md, "How many games for ±50": ±47 at 192 games, ±55 at 128): the prior an estimate uses for
 the games an adaptive run adds before any rating exists."""
+ANCHOR_FACTOR = 2.3
+"""How many times the games a run anchored on a bot (``anchor = "GreedyBot"``) needs for the same precision as
+one centred on the field: every interval then also carries the anchor's own uncertainty (measured: 294 games
+against 126 for ``precision = 45`` in a small class, docs/performance.md, "Late and changed files")."""
+
+
+def expected_games(target: float, anchored: bool = False) -> int:
+    """Games per bot, preset and table size an adaptive run is expected to play until every two-sided interval
+    is within ±``target`` Elo (0 without a target): ``(ROUND_ROBIN_C / target)²``, times :data:`ANCHOR_FACTOR`
+    when the ratings are anchored on a bot. A rough prior, before any rating exists: the seeding games count
+    among them, and ``max_games`` caps them (the callers' part). ``tournament run --estimate`` and
+    ``check-bot --class`` both use it.
+
+    >>> expected_games(50), expected_games(50, anchored=True), expected_games(100), expected_games(0)
+    (169, 389, 43, 0)
+    """
+    if target <= 0:
+        return 0
+    return math.ceil((ROUND_ROBIN_C / target) ** 2 * (ANCHOR_FACTOR if anchored else 1.0))
 
 
 def bin_of(ns: int) -> int:
@@ -178,13 +198,17 @@ def bot_timing(seats: "pd.DataFrame", by: Sequence[str] = ("bot",)) -> "pd.DataF
 
 
 def about(seconds: float) -> str:
-    """A duration as a reader plans with it: ``about 40 seconds``, ``about 12 minutes``, ``about 2.5 hours``.
+    """A duration as a reader plans with it: ``about 40 seconds``, ``about 12 minutes``, ``about 2.5 hours``;
+    ``under a second``.
 
-    >>> about(38.2), about(725), about(9000)
-    ('about 40 seconds', 'about 12 minutes', 'about 2.5 hours')
+    >>> about(38.2), about(725), about(9000), about(0.4), about(1.2)
+    ('about 40 seconds', 'about 12 minutes', 'about 2.5 hours', 'under a second', 'about 1 second')
     """
+    if seconds < 1:
+        return "under a second"
     if seconds < 90:
-        return f"about {max(1, round(seconds / 5) * 5 if seconds >= 10 else round(seconds))} seconds"
+        n = round(seconds / 5) * 5 if seconds >= 10 else round(seconds)
+        return f"about {n} second{'s' if n != 1 else ''}"
     if seconds < 90 * 60:
         return f"about {round(seconds / 60)} minutes"
     return f"about {seconds / 3600:.1f} hours"
