@@ -1110,6 +1110,26 @@ def format_leaderboard(board: Any) -> str:
     return text
 
 
+def anchor_notes(cfg: TournamentConfig, seats: Any) -> list[str]:
+    """What to say when the configured anchor has no games in the store (or in some presets): the Elo there is
+    centred on the field instead (:func:`~cabo_kit.tournament.ratings.fit_elo`).
+
+    >>> import pandas as pd
+    >>> cfg = TournamentConfig.from_dict({"anchor": "GreedyBot"}, "my-class/tournament.toml")
+    >>> print(anchor_notes(cfg, pd.DataFrame({"preset": ["rush", "rush"], "bot": ["alice", "bob"]}))[0])
+    note: anchor = 'GreedyBot' (my-class/tournament.toml) has no games in the store: the Elo is centred on the field (the mean of the two-sided bots is 1000); run `cabo-kit tournament run` to play the anchor's games
+    """
+    if not cfg.anchor or not len(seats):
+        return []
+    presets = sorted(str(p) for p in seats["preset"].unique())
+    missing = [p for p in presets if cfg.anchor not in set(seats.loc[seats["preset"] == p, "bot"])]
+    if not missing:
+        return []
+    where = "" if len(missing) == len(presets) else f" in {', '.join(missing)}"
+    return [f"note: anchor = {cfg.anchor!r} ({cfg.source}) has no games{where} in the store: the Elo{where} is centred "
+            "on the field (the mean of the two-sided bots is 1000); run `cabo-kit tournament run` to play the anchor's games"]
+
+
 @contextmanager
 def _written(path: Path) -> Iterator[None]:
     """Writing ``path``: a permission, read-only disk or full disk error becomes a FolderError naming it."""
@@ -1143,7 +1163,10 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     if busy is not None and busy.pid != os.getpid():
         say(f"note: {folder} is in use by {busy.describe()}. This shows the {len(games)} games stored so far; "
             "the run rewrites leaderboard.csv and report.html when it ends")
-    anchor = load_config(folder)[0].anchor or None
+    cfg = load_config(folder)[0]
+    anchor = cfg.anchor or None
+    for line in anchor_notes(cfg, seats):
+        say(line)
     from .timing import with_timing
 
     board = with_timing(fit_elo(seats, anchor=anchor), seats)
