@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cabo_kit.tournament.config import ConfigError
 from cabo_kit.tournament.ratings import fit_elo
 from cabo_kit.tournament.runner import run_tournament, write_outputs
 from cabo_kit.tournament.store import Store, load_frames
@@ -18,6 +19,7 @@ from cabo_kit.tournament.store import Store, load_frames
 from boards import board as stored_board
 
 BOTS = Path(__file__).parent / "tournament_bots"
+CLASS_BOTS = Path(__file__).parent / "class_bots"
 
 CLASS_TOML = """
 presets = ["rush"]
@@ -77,11 +79,49 @@ def test_a_late_file_plays_its_own_games_and_keeps_every_stored_one(finished: Pa
     assert summary.played - len(with_late) <= 12 and summary.played < 0.3 * len(before)
     assert any("kept from earlier runs" in n for n in summary.notes)
     assert run_tournament(folder, workers=1, progress=False, out=None).played == 0
-    # The anchor stays 1000, and with the same games an unchanged bot's point estimate is unchanged.
+    # The anchor stays 1000, and an unchanged bot moves only by what the new games say of it.
     board, _ = write_outputs(folder, out=None)
     assert board.set_index("bot").loc["GreedyBot", "elo"] == old_board.loc["GreedyBot", "elo"] == 1000.0
-    same = fit_elo(seats[seats["game_id"].isin(before)], anchor="GreedyBot", bootstrap=0).set_index("bot")
-    assert same.loc["steady", "elo"] == pytest.approx(old_board.loc["steady", "elo"], abs=0.01)
+    assert abs(board.set_index("bot").loc["steady", "elo"] - old_board.loc["steady", "elo"]) < 10.0
+
+
+def test_under_the_anchor_an_unchanged_bot_moves_less_than_centred_when_a_file_joins(finished: Path, tmp_path: Path) -> None:
+    """Real runs: a late file below the field's mean (a renamed counting bot, rated ~920 against GreedyBot) lowers
+    that mean, so centred on the field every other bot rises; anchored on GreedyBot, steady stays where it was."""
+    folder = _copy(finished, tmp_path / "late_good")
+    before = load_frames(folder)[1]
+    shutil.copy(CLASS_BOTS / "counting_renamed.py", folder / "bots")
+    run_tournament(folder, workers=2, progress=False, out=None)
+    after = load_frames(folder)[1]
+    assert "counting_renamed" in set(after["bot"])
+
+    def moved(anchor: str | None) -> float:
+        old, new = (fit_elo(f, anchor=anchor).set_index("bot").loc["steady", "elo"] for f in (before, after))
+        return float(new - old)
+
+    anchored, centred = moved("GreedyBot"), moved(None)
+    assert abs(anchored) < 10.0 < abs(centred)  # measured: 0 against +35
+
+
+def test_a_store_of_another_seed_is_refused_before_anything_is_played(finished: Path, tmp_path: Path) -> None:
+    """A game's id does not hold the seed: the store records it, and a run with another seed stops with the fix
+    instead of counting the old seed's games (all combinations and adaptive batches have the same ids)."""
+    folder = _copy(finished, tmp_path / "reseeded")
+    db = folder / "results.sqlite"
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT value FROM meta WHERE key='seed'").fetchone() == ("5",)
+    games = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    con.close()
+    toml = folder / "tournament.toml"
+    toml.write_text(CLASS_TOML.replace("seed = 5", "seed = 6"))
+    with pytest.raises(ConfigError) as caught:
+        run_tournament(folder, workers=1, progress=False, out=None)
+    assert str(caught.value) == (
+        f"{db} holds games of seed 5; {toml} says seed = 6: set seed = 5 to go on with them, or move results.sqlite "
+        f"aside (mv {db} {folder / 'results-seed-5.sqlite'}) to start over")
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == games
+    con.close()
 
 
 def _change(folder: Path) -> None:

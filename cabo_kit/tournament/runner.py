@@ -556,6 +556,60 @@ def _nothing_to_play(cfg: TournamentConfig, entrants: Sequence[BotSpec], rejecte
     return f"no game to play: {_too_few(cfg.table_sizes, len(entrants), f'can play ({why})')}"
 
 
+SEED_GUESSES = 10_000
+"""The seeds tried to name the seed of a store's games when the store does not record it (written before it did)."""
+
+
+def _check_seed(store: Store, cfg: TournamentConfig, planned: Sequence[tuple[Match, list[str]]]) -> None:
+    """Refuse a store whose games were played with another seed; record the seed in a store that has none yet.
+
+    A game's id holds its deals' keys, not the seed (all combinations and adaptive batches have the
+    same keys under any seed), so without this a run with another seed would take the stored games
+    of the old seed for its own. A store that does not record its seed (written by an older cabo-kit)
+    is read from its games: the deal seeds of the stored games this schedule names, else of any
+    stored game (:func:`~cabo_kit.tournament.schedule.stored_deal_keys`), against this seed's.
+    """
+    recorded = store.meta("seed")
+    if recorded is not None:
+        theirs: int | None = int(recorded)
+    else:
+        theirs = _seed_of(store.lineups(), cfg.seed, planned)
+        if theirs == cfg.seed:
+            store.set_meta("seed", str(cfg.seed))
+    if theirs == cfg.seed:
+        return
+    db = store.path
+    of = f"seed {theirs}" if theirs is not None else "another seed"
+    fix = f"set seed = {theirs} to go on with them" if theirs is not None else "set the seed they were played with"
+    aside = db.with_name(f"{db.stem}-seed-{theirs if theirs is not None else 'old'}{db.suffix}")
+    mv = "move" if os.name == "nt" else "mv"
+    import shlex
+
+    raise ConfigError(f"{db} holds games of {of}; {cfg.source} says seed = {cfg.seed}: {fix}, or move "
+                      f"{db.name} aside ({mv} {shlex.quote(str(db))} {shlex.quote(str(aside))}) to start over")
+
+
+def _seed_of(stored: "dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]]", seed: int,
+             planned: Sequence[tuple[Match, list[str]]]) -> int | None:
+    """The seed the stored games (:meth:`Store.lineups`) were played with: ``seed`` when they fit it, else the
+    one of :data:`SEED_GUESSES` that made them, else ``None`` (another seed, not found)."""
+    from .schedule import deal_seed, stored_deal_keys
+
+    if not stored:
+        return seed
+
+    def made_with(s: int, game: "tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]") -> bool:
+        preset, rules, k, order_key, dseed, _rot, seats = game
+        return any(deal_seed(s, preset, rules, k, key) == dseed for key in stored_deal_keys(order_key, [b for b, _ in seats]))
+
+    named = [(stored[gid][4] == m.deal_seed, gid) for m, ids in planned for gid in ids if gid in stored]
+    other = [gid for fits, gid in named if not fits]
+    if not other and (named or any(made_with(seed, game) for game in stored.values())):
+        return seed
+    game = stored[other[0]] if other else next(iter(stored.values()))
+    return next((s for s in range(SEED_GUESSES) if s != seed and made_with(s, game)), None)
+
+
 def _play_all(
     folder: Path, cfg: TournamentConfig, entrants: list[BotSpec], rejected: list[tuple[str, str]],
     planned: list[tuple[Match, list[str]]], summary: RunSummary, games: int | None, target: float, budget: int,
@@ -573,6 +627,7 @@ def _play_all(
     planned_workers = n_workers
     credit = 0  # games the progress already counts before their tasks are played
     with Store(folder / DB_NAME) as store:
+        _check_seed(store, cfg, planned)  # before anything is written: a game's id does not hold the seed
         store.set_rejected(rejected)
         store.set_scheduled([gid for _, ids in planned for gid in ids])
         have = store.existing_ids()
