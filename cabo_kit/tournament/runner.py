@@ -785,7 +785,7 @@ def _adaptive(
             p = entry.preset
             if p not in state:
                 part = seats[seats["preset"] == p]
-                costs = _speed_classes(part, by_name)
+                costs = _speed_classes(part, by_name, store, p)
                 fp = _fingerprint(part, target, budget, 1.0 / sharing[p], anchor, costs)
                 old = stored.get((p, batch))
                 state[p] = (part, costs, fp, batch > top.get(p, 0) or (old is not None and old[0] == {fp}))
@@ -879,18 +879,43 @@ def _fingerprint(part: Any, target: float, budget: int, share: float, anchor: st
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _speed_classes(part: Any, by_name: dict[str, BotSpec]) -> dict[str, float]:
+SPEED_CLASSES = "speed_classes"
+"""The store's ``meta`` key of the cost classes: JSON ``{preset: {bot: {version: class}}}``."""
+
+
+def _speed_classes(part: Any, by_name: dict[str, BotSpec], store: Store | None = None, preset: str = "") -> dict[str, float]:
     """Each entrant's cost class in one preset (:func:`~cabo_kit.tournament.schedule.speed_classes` of its
-    median CPU seconds per game, the seats' ``cpu_s``); empty when the store has no CPU times (equal costs)."""
+    median CPU seconds per game, the seats' ``cpu_s``); a bot without CPU times is left out (class 1).
+
+    With ``store``, a (preset, bot, version)'s class is computed once, the first time its games are
+    timed, kept in the store's ``meta`` (:data:`SPEED_CLASSES`) and reused by every later batch and
+    rerun: CPU times differ from run to run, and a class recomputed each time could cross a
+    boundary (10x, 100x, ... the median bot) and change a resumed run's plan.
+    """
     from .schedule import speed_classes
 
-    if "cpu_s" not in getattr(part, "columns", ()):
-        return {}
-    timed = part.dropna(subset=["cpu_s"])
-    if timed.empty:
-        return {}
-    per_bot = timed.groupby("bot")["cpu_s"].median()
-    return speed_classes({b: float(per_bot.get(b, float("nan"))) for b in sorted(by_name)})
+    fresh: dict[str, float] = {}
+    if "cpu_s" in getattr(part, "columns", ()):
+        timed = part.dropna(subset=["cpu_s"])
+        if not timed.empty:
+            per_bot = timed.groupby("bot")["cpu_s"].median()
+            classes = speed_classes({b: float(per_bot.get(b, float("nan"))) for b in sorted(by_name)})
+            fresh = {b: c for b, c in classes.items() if b in per_bot.index}
+    if store is None:
+        return fresh
+    known = json.loads(store.meta(SPEED_CLASSES) or "{}")
+    mine = known.setdefault(preset, {})
+    out: dict[str, float] = {}
+    for b in sorted(by_name):
+        version = by_name[b].version
+        kept = mine.get(b, {}).get(version)
+        if kept is None and b in fresh:
+            kept = mine.setdefault(b, {})[version] = fresh[b]
+        if kept is not None:
+            out[b] = float(kept)
+    if known != json.loads(store.meta(SPEED_CLASSES) or "{}"):
+        store.set_meta(SPEED_CLASSES, json.dumps(known, sort_keys=True))
+    return out
 
 
 # ------------------------------------------------------------------ the time known before playing
