@@ -213,3 +213,27 @@ def test_the_anchor_setting_is_checked_with_the_fix(tmp_path: Path) -> None:
                                           r"bot that plays \(RandomBot, GreedyBot\)"):
         run_tournament(folder, workers=1, progress=False, out=None)
     assert sorted(p.name for p in folder.iterdir()) == ["bots", "tournament.toml"]  # nothing written
+
+
+def test_a_late_file_that_lost_its_few_games_is_measured_not_left_one_sided() -> None:
+    """0 wins in 9 games puts a late file across a gap ("below X"), but X still lies inside the field (above the
+    anchor): more games must say where it is. A bot that lost hundreds of games sits below the field: never waited on."""
+    from cabo_kit.tournament.ratings import precision_needs
+
+    strength = {"A": 1100.0, "B": 1000.0, "C": 950.0, "G": 1000.0, "R": 0.0}
+    rng = np.random.default_rng(3)
+    rows = _pairs([(a, b, 40) for i, a in enumerate("ABCG") for b in "ABCG"[i + 1:]]
+                  + [(b, "R", 60) for b in "ABCG"], rng, strength)
+    seats = pd.DataFrame(rows)
+    late = []
+    for g, opp in enumerate(["A", "B", "G"] * 3):  # the late file L lost all 9 of its games, on 3 deals
+        for bot, rank in ((opp, 1), ("L", 2)):
+            late.append({"game_id": f"late{g}", "deal_id": f"late{g // 3}", "game_index": 10_000 + g, "preset": "rush",
+                         "bot": bot, "rank": rank, "win": float(rank == 1)})
+    seats = pd.concat([seats, pd.DataFrame(late)], ignore_index=True)
+    board = fit_elo(seats, anchor="G", bootstrap=200)
+    rows_of = board.set_index("bot")
+    assert rows_of.loc["L", "elo_low"] == -np.inf and rows_of.loc["L", "elo_high"] > 1000.0  # "below X", X above G
+    needs = precision_needs(board, "rush")
+    assert needs["L"][1] == np.inf  # it still needs games
+    assert rows_of.loc["R", "elo_low"] == -np.inf and np.isnan(needs["R"][1])  # far below: a one-sided bound, done
