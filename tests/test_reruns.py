@@ -3,6 +3,7 @@ a killed rerun resumes to the same results; a chosen anchor keeps the Elo of unc
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -78,6 +79,19 @@ def test_a_late_file_plays_its_own_games_and_keeps_every_stored_one(finished: Pa
     # re-played 75 of the 126 games of this class before).
     assert summary.played - len(with_late) <= 12 and summary.played < 0.3 * len(before)
     assert any("kept from earlier runs" in n for n in summary.notes)
+    # The speed classes the adaptive batches used, from the seats' CPU: stored once per bot and version (the late
+    # file's added by its first batch), the others' unchanged for the rerun.
+    def classes(of: Path) -> dict:
+        con = sqlite3.connect(of / "results.sqlite")
+        try:
+            return json.loads(con.execute("SELECT value FROM meta WHERE key='speed_classes'").fetchone()[0])["rush"]
+        finally:
+            con.close()
+
+    versions = seats.groupby("bot")["version"].first()
+    now, first = classes(folder), classes(finished)
+    assert {b: list(v) for b, v in now.items()} == {b: [versions[b]] for b in versions.index}
+    assert {b: v for b, v in now.items() if b != "wanderer"} == first and set(first) == set(versions.index) - {"wanderer"}
     assert run_tournament(folder, workers=1, progress=False, out=None).played == 0
     # The anchor stays 1000, and an unchanged bot moves only by what the new games say of it.
     board, _ = write_outputs(folder, out=None)
