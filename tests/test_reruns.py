@@ -251,3 +251,42 @@ def test_a_late_file_that_lost_its_few_games_is_measured_not_left_one_sided() ->
     needs = precision_needs(board, "rush")
     assert needs["L"][1] == np.inf  # it still needs games
     assert rows_of.loc["R", "elo_low"] == -np.inf and np.isnan(needs["R"][1])  # far below: a one-sided bound, done
+
+
+def test_names_that_are_not_bots_are_refused_with_the_choices() -> None:
+    """cabo_kit.bots.__all__ also lists functions and tables (by_level, LEVELS): not bots to play or grade against."""
+    from cabo_kit.tournament.config import TournamentConfig, builtin_bots
+
+    assert builtin_bots() == ["RandomBot", "GreedyBot", "CountingBot", "SearchBot"]
+    for key, value in (("reference", ["by_level"]), ("reference", ["LEVELS"]), ("grading", ["by_level"])):
+        with pytest.raises(ConfigError, match=f"^tournament.toml: {'reference' if key == 'reference' else 'grading'} bot "
+                                              f"'{value[0]}' is not built in.*choose from RandomBot, GreedyBot, CountingBot, SearchBot"):
+            TournamentConfig.from_dict({key: value})
+    cfg = TournamentConfig.from_dict({"anchor": "by_level"}, "my-class/tournament.toml")
+    assert cfg.reference == ("RandomBot",)  # not added as a reference bot (it would crash the run)
+    with pytest.raises(ConfigError, match=r"^my-class/tournament.toml: anchor = 'by_level' is not playing: no bots/by_level.py"):
+        cfg.check_anchor(["RandomBot", "alice"])
+
+
+def test_reporting_uses_the_configured_anchor_and_says_when_it_has_no_games(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from cabo_kit import pages
+    from cabo_kit.tournament import ratings
+
+    folder = tmp_path / "t"
+    folder.mkdir()
+    toml = folder / "tournament.toml"
+    toml.write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["RandomBot", "CountingBot"]\n')
+    run_tournament(folder, workers=1, progress=False, out=None)
+    toml.write_text(toml.read_text() + 'anchor = "GreedyBot"\n')  # chosen after the games were played
+    said: list[str] = []
+    board, _ = write_outputs(folder, out=said.append)
+    assert f"note: anchor = 'GreedyBot' ({toml}) has no games in the store: the Elo is centred on the field" in said[0]
+    assert "GreedyBot" not in set(board["bot"])
+    # The pages fit their own board with the configured anchor too (a built-in that played: RandomBot).
+    toml.write_text(toml.read_text().replace('anchor = "GreedyBot"', 'anchor = "RandomBot"'))
+    anchors: list[object] = []
+    real = ratings.fit_elo
+    monkeypatch.setattr(ratings, "fit_elo", lambda seats, *a, **kw: anchors.append(kw.get("anchor")) or real(seats, *a, **kw))
+    pages.write_pages(folder)
+    assert anchors == ["RandomBot"]
