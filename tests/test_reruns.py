@@ -259,7 +259,7 @@ def test_names_that_are_not_bots_are_refused_with_the_choices() -> None:
 
     assert builtin_bots() == ["RandomBot", "GreedyBot", "CountingBot", "SearchBot"]
     for key, value in (("reference", ["by_level"]), ("reference", ["LEVELS"]), ("grading", ["by_level"])):
-        with pytest.raises(ConfigError, match=f"^tournament.toml: {'reference' if key == 'reference' else 'grading'} bot "
+        with pytest.raises(ConfigError, match=f"^tournament.toml: {key} bot "
                                               f"'{value[0]}' is not built in.*choose from RandomBot, GreedyBot, CountingBot, SearchBot"):
             TournamentConfig.from_dict({key: value})
     cfg = TournamentConfig.from_dict({"anchor": "by_level"}, "my-class/tournament.toml")
