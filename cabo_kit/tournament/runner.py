@@ -749,7 +749,8 @@ def _adaptive(
     every earlier batch is complete before the next is planned), so the batches, and the results,
     are the same on any executor. Each adaptive game's ``order_key`` carries a fingerprint of what
     its batch was planned from (the ids of the preset's games, the target, budget, anchor and speed
-    classes, which are kept in the store once computed: :func:`_speed_classes`). A rerun walks the stored batches in order: a batch whose fingerprint is that of the
+    classes, which the store keeps once computed: :func:`_speed_classes`). A rerun walks the stored
+    batches in order: a batch whose fingerprint is that of the
     games now scheduled before it was planned from exactly these games, so it is planned again (the
     same matches) and only its missing games are played: a killed run resumes to the same results.
     A batch planned from other games (before a file joined or changed) is kept as it is, its
