@@ -27,6 +27,7 @@ import inspect
 import json
 import math
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -583,8 +584,6 @@ def _check_seed(store: Store, cfg: TournamentConfig, planned: Sequence[tuple[Mat
     fix = f"set seed = {theirs} to go on with them" if theirs is not None else "set the seed they were played with"
     aside = db.with_name(f"{db.stem}-seed-{theirs if theirs is not None else 'old'}{db.suffix}")
     mv = "move" if os.name == "nt" else "mv"
-    import shlex
-
     raise ConfigError(f"{db} holds games of {of}; {cfg.source} says seed = {cfg.seed}: {fix}, or move "
                       f"{db.name} aside ({mv} {shlex.quote(str(db))} {shlex.quote(str(aside))}) to start over")
 
@@ -1198,7 +1197,7 @@ def anchor_notes(cfg: TournamentConfig, seats: Any) -> list[str]:
     >>> import pandas as pd
     >>> cfg = TournamentConfig.from_dict({"anchor": "GreedyBot"}, "my-class/tournament.toml")
     >>> print(anchor_notes(cfg, pd.DataFrame({"preset": ["rush", "rush"], "bot": ["alice", "bob"]}))[0])
-    note: anchor = 'GreedyBot' (my-class/tournament.toml) has no games in the store: the Elo is centred on the field (the mean of the two-sided bots is 1000); run `cabo-kit tournament run` to play the anchor's games
+    note: anchor = 'GreedyBot' (my-class/tournament.toml) has no games in the store: the Elo is centred on the field (the mean of the two-sided bots is 1000); run `cabo-kit tournament run my-class` to play the anchor's games
     """
     if not cfg.anchor or not len(seats):
         return []
@@ -1208,7 +1207,8 @@ def anchor_notes(cfg: TournamentConfig, seats: Any) -> list[str]:
         return []
     where = "" if len(missing) == len(presets) else f" in {', '.join(missing)}"
     return [f"note: anchor = {cfg.anchor!r} ({cfg.source}) has no games{where} in the store: the Elo{where} is centred "
-            "on the field (the mean of the two-sided bots is 1000); run `cabo-kit tournament run` to play the anchor's games"]
+            f"on the field (the mean of the two-sided bots is 1000); run `cabo-kit tournament run "
+            f"{shlex.quote(str(Path(cfg.source).parent))}` to play the anchor's games"]
 
 
 @contextmanager
