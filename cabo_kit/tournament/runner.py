@@ -807,7 +807,7 @@ def _adaptive(
                                 f"(widest +-{widest:.0f}) after {n_games} games{from_before}, {batch - 1} adaptive batches")
                 else:
                     shown = (f"the widest two-sided interval at +-{widest:.0f} Elo" if widest < math.inf
-                             else "a bot of the field still bounded on one side only")
+                             else "a bot still bounded on one side only within the field's range")
                     notes[p] = (f"{p}: the game budget (max_games = {budget}) is reached with "
                                 f"{shown} after {n_games} games{from_before}; "
                                 "raise max_games (or --max-games) to go on")
