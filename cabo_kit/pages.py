@@ -511,8 +511,10 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     title = title or f"Cabo tournament: {folder.resolve().name}"
     games, seats = load_frames(db)
     rejected = load_rejected(db)
-    if board is None:
-        board = fit_elo(seats)
+    if board is None:  # fitted as the leaderboard is: with the configured anchor
+        from .tournament.config import load_config
+
+        board = fit_elo(seats, anchor=load_config(folder)[0].anchor or None)
     seats = _scored(seats)
     if len(seats) and len(games) and "deal_seed" in games.columns:
         seats = seats.merge(games[["game_id", "deal_seed"]], on="game_id", how="left")

@@ -89,8 +89,11 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
     axis spans the two-sided intervals (with a margin; a one-sided bound just beyond them is taken
     in), so a bot that almost never wins, whose estimate rests on the prior alone (say -1514),
     does not squeeze the class into a sliver: a one-sided bot is drawn as a bar from its bound
-    to the panel's edge, an arrowhead at the edge and its text ("below 690") by the bound, and
-    one not bounded at all as that text alone. The hover text keeps every number.
+    to the panel's edge, an arrowhead at the edge and its text ("below 690") by the bound, on the
+    side towards the middle of the axis (a bound beyond the class's other side is clipped to the
+    edge, its text inside the panel), and one not bounded at all as that text alone. A bot without
+    an interval (``bootstrap=0``: NaN ends) is a marker at its estimate, without a bar. The hover
+    text keeps every number.
 
     >>> import pandas as pd
     >>> board = pd.DataFrame({"bot": ["A", "B", "Z"], "preset": "rush", "elo": [1040.0, 960.0, -1514.0],
@@ -118,8 +121,10 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
         low = part["elo_low"].to_numpy(dtype=float)
         high = part["elo_high"].to_numpy(dtype=float)
         two = np.isfinite(low) & np.isfinite(high)
+        # No interval (bootstrap=0, or no replicate): a marker at the estimate, no bar; only +-inf is one-sided.
+        bare = (np.isnan(low) | np.isnan(high)) & np.isfinite(elo)
         labels = [_label(b) for b in part["bot"]]
-        lo, hi = _axis_span(elo, low, high, two)
+        lo, hi = _axis_span(elo, low, high, two, bare)
         hover = [
             f"{lab}<br>Elo {e:.0f} [{_num(a)}, {_num(b)}]<br>{g} games, win rate {w:.1%}"
             for lab, e, a, b, g, w in zip(labels, elo, low, high, part["games"], part["win_rate"])
@@ -131,8 +136,13 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
                      "arrayminus": (elo - low)[two], "thickness": 1.5, "width": 4},
             hovertext=[h for h, t in zip(hover, two) if t], hoverinfo="text", showlegend=False,
         ), row=1, col=c)
+        if bare.any():
+            fig.add_trace(go.Scatter(
+                x=elo[bare], y=[lab for lab, t in zip(labels, bare) if t], mode="markers", name=preset,
+                marker={"size": 9, "color": colour}, hovertext=[h for h, t in zip(hover, bare) if t],
+                hoverinfo="text", showlegend=False), row=1, col=c)
         # One-sided (or unbounded) bots: a bar from the bound to the edge, an arrowhead there, the words by the bound.
-        for i in np.flatnonzero(~two):
+        for i in np.flatnonzero(~two & ~bare):
             below, above = np.isinf(low[i]) and np.isfinite(high[i]), np.isinf(high[i]) and np.isfinite(low[i])
             bound = high[i] if below else low[i] if above else float("nan")
             text = _interval(low[i], high[i])
@@ -150,7 +160,8 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
                 at = (lo + hi) / 2
             fig.add_trace(go.Scatter(
                 x=[at], y=[labels[i]], mode="text+markers", text=[text], marker={"size": 4, "color": colour},
-                textposition="middle right" if below or not above else "middle left",
+                # The words go towards the middle of the axis, so a bound beyond the class's side stays readable.
+                textposition="middle right" if at <= (lo + hi) / 2 else "middle left",
                 textfont={"color": colour, "size": 11}, hovertext=[hover[i]], hoverinfo="text", showlegend=False,
             ), row=1, col=c)
         fig.add_vline(x=1000, line={"dash": "dash", "color": "#999", "width": 1}, row=1, col=c)
@@ -161,13 +172,17 @@ def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% b
     return _styled(fig)
 
 
-def _axis_span(elo: "Any", low: "Any", high: "Any", two: "Any") -> tuple[float, float]:
-    """A panel's Elo axis: the two-sided intervals, one-sided bounds that lie within a quarter of that span
-    beyond them, and a margin; with no two-sided bot, every finite bound and estimate."""
+def _axis_span(elo: "Any", low: "Any", high: "Any", two: "Any", bare: "Any" = None) -> tuple[float, float]:
+    """A panel's Elo axis: the two-sided intervals and the estimates without an interval (``bare``), one-sided
+    bounds that lie within a quarter of that span beyond them, and a margin; with neither, every finite bound
+    and estimate."""
     import numpy as np
 
-    if two.any():
-        lo, hi = float(np.min(low[two])), float(np.max(high[two]))
+    bare = np.zeros(len(elo), dtype=bool) if bare is None else bare
+    if two.any() or bare.any():
+        lo = float(min(np.min(low[two], initial=np.inf), np.min(elo[bare], initial=np.inf)))
+        hi = float(max(np.max(high[two], initial=-np.inf), np.max(elo[bare], initial=-np.inf)))
+        two = two | bare
         span = max(hi - lo, 100.0)
         bounds = np.r_[low[~two], high[~two]]
         bounds = bounds[np.isfinite(bounds)]

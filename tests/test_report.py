@@ -241,3 +241,49 @@ def test_a_bot_that_never_wins_does_not_stretch_the_leaderboard_axis() -> None:
     assert texts == {"below 690": low, "above 1150": 1150.0}  # 690 is clipped to the edge, 1150 is drawn
     arrows = [t for t in fig.data if t.mode == "markers" and t.marker.symbol in ("triangle-left", "triangle-right")]
     assert sorted((t.marker.symbol, t.x[0]) for t in arrows) == [("triangle-left", low), ("triangle-right", high)]
+
+
+def test_a_bound_beyond_the_other_side_keeps_its_words_inside_the_panel() -> None:
+    """A "below X" whose X lies above the axis (a late file that lost its few games), and an "above X" whose X
+    lies below it: each is clipped to the far edge, its words point back into the panel."""
+    inf = float("inf")
+    board = pd.DataFrame({
+        "bot": ["A", "B", "C", "late_low", "late_high"], "preset": "rush",
+        "elo": [1060.0, 1000.0, 950.0, 700.0, 1300.0],
+        "elo_low": [1010.0, 950.0, 900.0, -inf, 700.0], "elo_high": [1110.0, 1050.0, 1000.0, 1500.0, inf],
+        "games": 9, "win_rate": [0.5, 0.4, 0.3, 0.0, 1.0]})
+    fig = report.leaderboard_figure(board)
+    low, high = fig.layout.xaxis.range
+    words = {t.text[0]: (t.x[0], t.textposition) for t in fig.data if t.mode == "text+markers"}
+    assert words == {"below 1500": (high, "middle left"), "above 700": (low, "middle right")}
+    # The usual side: a bound by the left edge has its words to the right, and mirrored.
+    usual = report.leaderboard_figure(board.assign(elo_high=[1110.0, 1050.0, 1000.0, 890.0, inf],
+                                                   elo_low=[1010.0, 950.0, 900.0, -inf, 1120.0]))
+    assert sorted(t.textposition for t in usual.data if t.mode == "text+markers") == ["middle left", "middle right"]
+
+
+def test_a_board_without_intervals_keeps_its_estimates() -> None:
+    """bootstrap=0 gives NaN ends: every bot is a marker at its estimate, without a bar; only +-inf is one-sided."""
+    nan = float("nan")
+    board = pd.DataFrame({"bot": ["A", "B", "C"], "preset": "rush", "elo": [1150.0, 1000.0, 850.0],
+                          "elo_low": [nan, nan, -float("inf")], "elo_high": [nan, nan, 700.0],
+                          "games": 10, "win_rate": [0.6, 0.4, 0.0]})
+    fig = report.leaderboard_figure(board)
+    plain = [t for t in fig.data if t.mode == "markers" and t.marker.symbol is None and t.error_x.array is None]
+    assert sorted(x for t in plain for x in t.x) == [1000.0, 1150.0]
+    low, high = fig.layout.xaxis.range
+    assert low < 1000.0 and high > 1150.0
+    assert [t.text[0] for t in fig.data if t.mode == "text+markers"] == ["below 700"]
+    fitted = fit_elo(_frames_for_board(), bootstrap=0)
+    figure = report.leaderboard_figure(fitted)
+    shown = sorted(x for t in figure.data if t.mode == "markers" and t.marker.symbol is None for x in t.x)
+    assert fitted["elo_low"].isna().all() and shown == sorted(fitted["elo"].tolist())
+
+
+def _frames_for_board() -> pd.DataFrame:
+    rows = []
+    for g, (first, second) in enumerate([("A", "B"), ("B", "A"), ("A", "B"), ("B", "C"), ("C", "A")]):
+        for bot, rank in ((first, 1), (second, 2)):
+            rows.append({"game_id": f"g{g}", "deal_id": f"d{g}", "game_index": g, "preset": "rush",
+                         "bot": bot, "rank": rank, "win": float(rank == 1)})
+    return pd.DataFrame(rows)

@@ -3,6 +3,7 @@ a killed rerun resumes to the same results; a chosen anchor keeps the Elo of unc
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cabo_kit.tournament.config import ConfigError
 from cabo_kit.tournament.ratings import fit_elo
 from cabo_kit.tournament.runner import run_tournament, write_outputs
 from cabo_kit.tournament.store import Store, load_frames
@@ -18,6 +20,7 @@ from cabo_kit.tournament.store import Store, load_frames
 from boards import board as stored_board
 
 BOTS = Path(__file__).parent / "tournament_bots"
+CLASS_BOTS = Path(__file__).parent / "class_bots"
 
 CLASS_TOML = """
 presets = ["rush"]
@@ -76,12 +79,63 @@ def test_a_late_file_plays_its_own_games_and_keeps_every_stored_one(finished: Pa
     # re-played 75 of the 126 games of this class before).
     assert summary.played - len(with_late) <= 12 and summary.played < 0.3 * len(before)
     assert any("kept from earlier runs" in n for n in summary.notes)
+    # The speed classes the adaptive batches used, from the seats' CPU: stored once per bot and version (the late
+    # file's added by its first batch), the others' unchanged for the rerun.
+    def classes(of: Path) -> dict:
+        con = sqlite3.connect(of / "results.sqlite")
+        try:
+            return json.loads(con.execute("SELECT value FROM meta WHERE key='speed_classes'").fetchone()[0])["rush"]
+        finally:
+            con.close()
+
+    versions = seats.groupby("bot")["version"].first()
+    now, first = classes(folder), classes(finished)
+    assert {b: list(v) for b, v in now.items()} == {b: [versions[b]] for b in versions.index}
+    assert {b: v for b, v in now.items() if b != "wanderer"} == first and set(first) == set(versions.index) - {"wanderer"}
     assert run_tournament(folder, workers=1, progress=False, out=None).played == 0
-    # The anchor stays 1000, and with the same games an unchanged bot's point estimate is unchanged.
+    # The anchor stays 1000, and an unchanged bot moves only by what the new games say of it.
     board, _ = write_outputs(folder, out=None)
     assert board.set_index("bot").loc["GreedyBot", "elo"] == old_board.loc["GreedyBot", "elo"] == 1000.0
-    same = fit_elo(seats[seats["game_id"].isin(before)], anchor="GreedyBot", bootstrap=0).set_index("bot")
-    assert same.loc["steady", "elo"] == pytest.approx(old_board.loc["steady", "elo"], abs=0.01)
+    assert abs(board.set_index("bot").loc["steady", "elo"] - old_board.loc["steady", "elo"]) < 10.0
+
+
+def test_under_the_anchor_an_unchanged_bot_moves_less_than_centred_when_a_file_joins(finished: Path, tmp_path: Path) -> None:
+    """Real runs: a late file below the field's mean (a renamed counting bot, rated ~920 against GreedyBot) lowers
+    that mean, so centred on the field every other bot rises; anchored on GreedyBot, steady stays where it was."""
+    folder = _copy(finished, tmp_path / "late_good")
+    before = load_frames(folder)[1]
+    shutil.copy(CLASS_BOTS / "counting_renamed.py", folder / "bots")
+    run_tournament(folder, workers=2, progress=False, out=None)
+    after = load_frames(folder)[1]
+    assert "counting_renamed" in set(after["bot"])
+
+    def moved(anchor: str | None) -> float:
+        old, new = (fit_elo(f, anchor=anchor).set_index("bot").loc["steady", "elo"] for f in (before, after))
+        return float(new - old)
+
+    anchored, centred = moved("GreedyBot"), moved(None)
+    assert abs(anchored) < 10.0 < abs(centred)  # measured: 0 against +35
+
+
+def test_a_store_of_another_seed_is_refused_before_anything_is_played(finished: Path, tmp_path: Path) -> None:
+    """A game's id does not hold the seed: the store records it, and a run with another seed stops with the fix
+    instead of counting the old seed's games (all combinations and adaptive batches have the same ids)."""
+    folder = _copy(finished, tmp_path / "reseeded")
+    db = folder / "results.sqlite"
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT value FROM meta WHERE key='seed'").fetchone() == ("5",)
+    games = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    con.close()
+    toml = folder / "tournament.toml"
+    toml.write_text(CLASS_TOML.replace("seed = 5", "seed = 6"))
+    with pytest.raises(ConfigError) as caught:
+        run_tournament(folder, workers=1, progress=False, out=None)
+    assert str(caught.value) == (
+        f"{db} holds games of seed 5; {toml} says seed = 6: set seed = 5 to go on with them, or move results.sqlite "
+        f"aside (mv {db} {folder / 'results-seed-5.sqlite'}) to start over")
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == games
+    con.close()
 
 
 def _change(folder: Path) -> None:
@@ -173,3 +227,66 @@ def test_the_anchor_setting_is_checked_with_the_fix(tmp_path: Path) -> None:
                                           r"bot that plays \(RandomBot, GreedyBot\)"):
         run_tournament(folder, workers=1, progress=False, out=None)
     assert sorted(p.name for p in folder.iterdir()) == ["bots", "tournament.toml"]  # nothing written
+
+
+def test_a_late_file_that_lost_its_few_games_is_measured_not_left_one_sided() -> None:
+    """0 wins in 9 games puts a late file across a gap ("below X"), but X still lies inside the field (above the
+    anchor): more games must say where it is. A bot that lost hundreds of games sits below the field: never waited on."""
+    from cabo_kit.tournament.ratings import precision_needs
+
+    strength = {"A": 1100.0, "B": 1000.0, "C": 950.0, "G": 1000.0, "R": 0.0}
+    rng = np.random.default_rng(3)
+    rows = _pairs([(a, b, 40) for i, a in enumerate("ABCG") for b in "ABCG"[i + 1:]]
+                  + [(b, "R", 60) for b in "ABCG"], rng, strength)
+    seats = pd.DataFrame(rows)
+    late = []
+    for g, opp in enumerate(["A", "B", "G"] * 3):  # the late file L lost all 9 of its games, on 3 deals
+        for bot, rank in ((opp, 1), ("L", 2)):
+            late.append({"game_id": f"late{g}", "deal_id": f"late{g // 3}", "game_index": 10_000 + g, "preset": "rush",
+                         "bot": bot, "rank": rank, "win": float(rank == 1)})
+    seats = pd.concat([seats, pd.DataFrame(late)], ignore_index=True)
+    board = fit_elo(seats, anchor="G", bootstrap=200)
+    rows_of = board.set_index("bot")
+    assert rows_of.loc["L", "elo_low"] == -np.inf and rows_of.loc["L", "elo_high"] > 1000.0  # "below X", X above G
+    needs = precision_needs(board, "rush")
+    assert needs["L"][1] == np.inf  # it still needs games
+    assert rows_of.loc["R", "elo_low"] == -np.inf and np.isnan(needs["R"][1])  # far below: a one-sided bound, done
+
+
+def test_names_that_are_not_bots_are_refused_with_the_choices() -> None:
+    """cabo_kit.bots.__all__ also lists functions and tables (by_level, LEVELS): not bots to play or grade against."""
+    from cabo_kit.tournament.config import TournamentConfig, builtin_bots
+
+    assert builtin_bots() == ["RandomBot", "GreedyBot", "CountingBot", "SearchBot"]
+    for key, value in (("reference", ["by_level"]), ("reference", ["LEVELS"]), ("grading", ["by_level"])):
+        with pytest.raises(ConfigError, match=f"^tournament.toml: {key} bot "
+                                              f"'{value[0]}' is not built in.*choose from RandomBot, GreedyBot, CountingBot, SearchBot"):
+            TournamentConfig.from_dict({key: value})
+    cfg = TournamentConfig.from_dict({"anchor": "by_level"}, "my-class/tournament.toml")
+    assert cfg.reference == ("RandomBot",)  # not added as a reference bot (it would crash the run)
+    with pytest.raises(ConfigError, match=r"^my-class/tournament.toml: anchor = 'by_level' is not playing: no bots/by_level.py"):
+        cfg.check_anchor(["RandomBot", "alice"])
+
+
+def test_reporting_uses_the_configured_anchor_and_says_when_it_has_no_games(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from cabo_kit import pages
+    from cabo_kit.tournament import ratings
+
+    folder = tmp_path / "t"
+    folder.mkdir()
+    toml = folder / "tournament.toml"
+    toml.write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["RandomBot", "CountingBot"]\n')
+    run_tournament(folder, workers=1, progress=False, out=None)
+    toml.write_text(toml.read_text() + 'anchor = "GreedyBot"\n')  # chosen after the games were played
+    said: list[str] = []
+    board, _ = write_outputs(folder, out=said.append)
+    assert f"note: anchor = 'GreedyBot' ({toml}) has no games in the store: the Elo is centred on the field" in said[0]
+    assert "GreedyBot" not in set(board["bot"])
+    # The pages fit their own board with the configured anchor too (a built-in that played: RandomBot).
+    toml.write_text(toml.read_text().replace('anchor = "GreedyBot"', 'anchor = "RandomBot"'))
+    anchors: list[object] = []
+    real = ratings.fit_elo
+    monkeypatch.setattr(ratings, "fit_elo", lambda seats, *a, **kw: anchors.append(kw.get("anchor")) or real(seats, *a, **kw))
+    pages.write_pages(folder)
+    assert anchors == ["RandomBot"]

@@ -176,3 +176,39 @@ def test_speed_classes_ignore_timing_noise() -> None:
         noisy = {b: c * rng.uniform(0.6, 1.4) for b, c in base.items()}
         assert speed_classes(noisy) == expected
     assert speed_classes({"a": float("nan"), "b": 0.0}) == {"a": 1.0, "b": 1.0}
+
+
+def test_the_runner_s_speed_classes_come_from_the_seats_cpu_and_are_kept_in_the_store(tmp_path) -> None:
+    """Issue 18, must 2 through the runner's part: the seats' ``cpu_s`` give a slow bot its class, which makes it a
+    rare partner; the class is stored once per (preset, bot, version) and reused, so timing noise that would cross
+    a boundary (here 10x -> 100x the median) does not change a later batch or a rerun."""
+    import pandas as pd
+
+    from cabo_kit.tournament.runner import SPEED_CLASSES, BotSpec, _speed_classes
+    from cabo_kit.tournament.schedule import adaptive_matches
+    from cabo_kit.tournament.store import Store
+
+    names = [f"f{i:02d}" for i in range(10)] + ["slow"]
+    by_name = {b: BotSpec(b, "v1", "file", "X") for b in names}
+
+    def seats(slow_cpu: float) -> pd.DataFrame:  # CPU seconds per game: 3 games each
+        return pd.DataFrame([{"bot": b, "cpu_s": (slow_cpu if b == "slow" else 0.004 + 0.0001 * i) * (1 + g / 10)}
+                             for i, b in enumerate(names) for g in range(3)])
+
+    with Store(tmp_path / "results.sqlite") as store:
+        first = _speed_classes(seats(0.09), by_name, store, "rush")  # ~20 times the median: class 10
+        assert first == {**{b: 1.0 for b in names[:-1]}, "slow": 10.0}
+        assert _speed_classes(seats(0.9), by_name) == {**first, "slow": 100.0}  # recomputed it would change...
+        assert _speed_classes(seats(0.9), by_name, store, "rush") == first    # ...the stored class is kept
+        changed = {**by_name, "slow": BotSpec("slow", "v2", "file", "X")}   # a new version is classed anew
+        assert _speed_classes(seats(0.9), changed, store, "rush")["slow"] == 100.0
+        assert _speed_classes(seats(0.9), by_name, store, "deluxe")["slow"] == 100.0  # and per preset
+        assert store.meta(SPEED_CLASSES) is not None
+    with Store(tmp_path / "results.sqlite") as store:  # a rerun reads them back
+        assert _speed_classes(seats(0.001), by_name, store, "rush") == first
+    assert _speed_classes(seats(0.09).assign(cpu_s=float("nan")), by_name) == {}  # untimed (schema 1): equal costs
+    # The classes as the adaptive batch takes them: the slow bot, whose own interval is fine, is not drawn.
+    r = {b: (1000.0 + 10.0 * i, 80.0, 32) for i, b in enumerate(names[:-1])}
+    r["slow"] = (1040.0, 40.0, 32)
+    assert games_per_bot(adaptive_matches(r, "rush", "{}", 4, 2, 1, 50, 1000)).get("slow", 0) >= 16
+    assert "slow" not in games_per_bot(adaptive_matches(r, "rush", "{}", 4, 2, 1, 50, 1000, costs=first))

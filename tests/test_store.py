@@ -170,3 +170,35 @@ def test_a_store_of_a_newer_cabo_kit_is_refused_and_left_byte_identical(tmp_path
         Store(db)
     assert db.read_bytes() == before
     assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()  # its connection was closed
+
+
+def test_a_store_without_a_recorded_seed_is_read_from_its_games_then_records_it(tmp_path: Path) -> None:
+    """tests/data/store_v1 (seed 17, written before stores recorded their seed): another seed is refused, naming
+    17 and changing nothing; seed 17 goes on with its games and records the seed."""
+    import shutil
+
+    from cabo_kit.tournament.config import ConfigError
+    from cabo_kit.tournament.runner import run_tournament
+
+    folder = tmp_path / "old"
+    shutil.copytree(STORE_V1, folder)
+    (folder / "bots").mkdir()
+    shutil.copy(Path(__file__).parent / "tournament_bots" / "steady.py", folder / "bots")
+    toml = (folder / "tournament.toml").read_text()
+    (folder / "tournament.toml").write_text(toml.replace("seed = 17", "seed = 18"))
+    db = folder / "results.sqlite"
+    with pytest.raises(ConfigError) as caught:
+        run_tournament(folder, workers=1, progress=False, out=None)
+    assert str(caught.value) == (
+        f"{db} holds games of seed 17; {folder / 'tournament.toml'} says seed = 18: set seed = 17 to go on with them, "
+        f"or move results.sqlite aside (mv {db} {folder / 'results-seed-17.sqlite'}) to start over")
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT value FROM meta WHERE key='seed'").fetchone() is None
+    assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 6
+    con.close()
+    (folder / "tournament.toml").write_text(toml)
+    assert run_tournament(folder, workers=1, progress=False, out=None).played == 2  # its own 2 games, 6 kept
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT value FROM meta WHERE key='seed'").fetchone() == ("17",)
+    assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 8
+    con.close()

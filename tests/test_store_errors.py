@@ -29,7 +29,7 @@ from cabo_kit.tournament.store import Store, load_frames
 
 ROOT = Path(__file__).resolve().parent.parent
 STORE_V1 = Path(__file__).parent / "data" / "store_v1" / "results.sqlite"
-TOML = 'presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["RandomBot", "GreedyBot"]\n'
+TOML = 'presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nseed = 17\nreference = ["RandomBot", "GreedyBot"]\n'  # seed 17: store_v1's
 
 
 def _folder(path: Path, store: bool = True) -> Path:

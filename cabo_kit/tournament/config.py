@@ -104,6 +104,8 @@ class TournamentConfig:
     memory: str = "engine"
     limits: dict[str, float] = field(default_factory=dict)
     grading: tuple[str, ...] = ()
+    source: str = field(default="tournament.toml", compare=False, repr=False)
+    """Where the settings came from (the file's path in messages)."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "tournament.toml") -> "TournamentConfig":
@@ -134,9 +136,7 @@ class TournamentConfig:
                 kw[key] = value
         if "reference" in data:
             ref = data["reference"]
-            from .. import bots
-
-            known = sorted(n for n in bots.__all__)
+            known = builtin_bots()
             if not isinstance(ref, list) or not all(isinstance(r, str) for r in ref):
                 raise ConfigError(f'{source}: reference = {ref!r}: write a list of names, e.g. reference = ["RandomBot"]')
             for r in ref:
@@ -148,9 +148,7 @@ class TournamentConfig:
             if not isinstance(anchor, str) or anchor != anchor.strip() or any(c in anchor for c in "/\\."):
                 raise ConfigError(f'{source}: anchor = {anchor!r}: write the name of a bot, e.g. anchor = "GreedyBot" '
                                   'or a file\'s name without .py; "" centres the Elo on the field')
-            from .. import bots
-
-            if anchor in bots.__all__ and anchor not in kw.get("reference", cls.reference):
+            if anchor in builtin_bots() and anchor not in kw.get("reference", cls.reference):
                 kw["reference"] = (*kw.get("reference", cls.reference), anchor)  # the anchor must play
             kw["anchor"] = anchor
         for key, choices in (("executor", ("local", "dask")), ("memory", ("engine", "none"))):
@@ -174,7 +172,7 @@ class TournamentConfig:
             kw["limits"] = dict(limits)
         if "grading" in data:
             kw["grading"] = _grading(data["grading"], source)
-        cfg = cls(**kw)
+        cfg = cls(**kw, source=source)
         for entry in cfg.presets:
             rules = entry.rules
             for n in cfg.table_sizes:
@@ -203,7 +201,7 @@ class TournamentConfig:
         if not self.anchor or self.anchor in names:
             return
         why = next((f"bots/{f} was rejected" for f, _ in rejected if Path(f).stem == self.anchor), f"no bots/{self.anchor}.py")
-        raise ConfigError(f"tournament.toml: anchor = {self.anchor!r} is not playing: {why}; write the name of a bot that "
+        raise ConfigError(f"{self.source}: anchor = {self.anchor!r} is not playing: {why}; write the name of a bot that "
                           f"plays ({', '.join(names)}), a built-in bot such as \"GreedyBot\" (it is then added as a "
                           "reference bot), or \"\" to centre the Elo on the field")
 
@@ -260,10 +258,7 @@ def _presets(value: Any, source: str) -> tuple[PresetEntry, ...]:
 
 def _grading(value: Any, source: str) -> tuple[str, ...]:
     """``grading``: built-in bot names (exact case), each checked with a did-you-mean hint."""
-    from ..bot import Bot
-    from .. import bots
-
-    known = [n for n in bots.__all__ if isinstance(getattr(bots, n), type) and issubclass(getattr(bots, n), Bot)]
+    known = builtin_bots()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f'{source}: grading = {value!r}: write a list of built-in bot names, e.g. grading = ["GreedyBot"]')
     for name in value:
@@ -271,6 +266,19 @@ def _grading(value: Any, source: str) -> tuple[str, ...]:
             raise ConfigError(f"{source}: grading bot {name!r} is not built in{_hint(name, known)}; "
                               f"choose from {', '.join(known)}")
     return tuple(dict.fromkeys(value))
+
+
+def builtin_bots() -> list[str]:
+    """The names of the built-in bots (the :class:`~cabo_kit.bot.Bot` classes of :mod:`cabo_kit.bots`), what
+    ``reference``, ``anchor`` and ``grading`` may name; ``bots.__all__`` also lists functions (``by_level``).
+
+    >>> builtin_bots()
+    ['RandomBot', 'GreedyBot', 'CountingBot', 'SearchBot']
+    """
+    from ..bot import Bot
+    from .. import bots
+
+    return [n for n in bots.__all__ if isinstance(getattr(bots, n), type) and issubclass(getattr(bots, n), Bot)]
 
 
 def _is_int(value: Any) -> bool:

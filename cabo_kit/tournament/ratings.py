@@ -671,24 +671,36 @@ def _separated_bounds(
 def precision_needs(board: "pd.DataFrame", preset: str) -> dict[str, tuple[float, float, int]]:
     """What a precision target waits on in one preset: ``bot -> (elo, half-width, games)``.
 
-    The half-width is :func:`half_width`'s for a two-sided interval, NaN for a bot outside the
-    field (a one-sided bound: never waited on), and ``inf`` for a bot of the field that the results
-    do not bound yet (it never won, or never lost, in the few games so far: more games will).
-    This is what :func:`~cabo_kit.tournament.schedule.adaptive_matches` takes.
+    The half-width is :func:`half_width`'s for a two-sided interval, ``inf`` for a bot that more
+    games must measure, NaN for one that needs none: a bot outside the field whose one-sided bound
+    stays outside the field's range (below its lowest two-sided estimate, or above its highest) is
+    never waited on. ``inf`` is a bot of the field that the results do not bound yet (it never won,
+    or never lost, in the few games so far), and a bot outside it whose bound still reaches into
+    the field's range: a late file that lost its 9 games can be "below 1110" while the field (and
+    a named anchor at 1000) sits lower; its few games do not show yet where it lies. This is
+    what :func:`~cabo_kit.tournament.schedule.adaptive_matches` takes.
 
     >>> import pandas as pd
-    >>> b = pd.DataFrame({"bot": ["a", "b", "z"], "preset": "rush", "elo": [1040.0, 960.0, 200.0],
-    ...     "elo_low": [1000.0, 900.0, float("-inf")], "elo_high": [float("inf"), 1010.0, 500.0], "games": [8, 8, 8]})
+    >>> inf = float("inf")
+    >>> b = pd.DataFrame({"bot": ["a", "b", "late", "z"], "preset": "rush", "elo": [1040.0, 960.0, 700.0, 200.0],
+    ...     "elo_low": [1000.0, 900.0, -inf, -inf], "elo_high": [inf, 1010.0, 1110.0, 500.0], "games": [8, 8, 9, 8]})
     >>> b.attrs["field"] = {"rush": ["a", "b"]}
     >>> precision_needs(b, "rush")
-    {'a': (1040.0, inf, 8), 'b': (960.0, 60.0, 8), 'z': (200.0, nan, 8)}
+    {'a': (1040.0, inf, 8), 'b': (960.0, 60.0, 8), 'late': (700.0, inf, 9), 'z': (200.0, nan, 8)}
     """
+    import numpy as np
+
     mine = board[board["preset"] == preset]
     field = set(board.attrs.get("field", {}).get(preset, mine["bot"]))
+    halves = half_width(mine)
+    measured = [float(e) for b, e, h in zip(mine["bot"], mine["elo"], halves) if b in field and h == h]
+    lowest, highest = (min(measured), max(measured)) if measured else (math.inf, -math.inf)
     out = {}
-    for b, e, h, g in zip(mine["bot"], mine["elo"], half_width(mine), mine["games"]):
-        if h != h and b in field:
-            h = math.inf
+    for b, e, h, g, lo, hi in zip(mine["bot"], mine["elo"], halves, mine["games"], mine["elo_low"], mine["elo_high"]):
+        if h != h:
+            below, above = bool(np.isinf(lo) and lo < 0), bool(np.isinf(hi) and hi > 0)
+            if b in field or (below and above) or (below and hi > lowest) or (above and lo < highest):
+                h = math.inf
         out[str(b)] = (float(e), float(h), int(g))
     return out
 

@@ -27,6 +27,7 @@ import inspect
 import json
 import math
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -619,6 +620,58 @@ def _nothing_to_play(cfg: TournamentConfig, entrants: Sequence[BotSpec], rejecte
     return f"no game to play: {_too_few(cfg.table_sizes, len(entrants), f'can play ({why})')}"
 
 
+SEED_GUESSES = 10_000
+"""The seeds tried to name the seed of a store's games when the store does not record it (written before it did)."""
+
+
+def _check_seed(store: Store, cfg: TournamentConfig, planned: Sequence[tuple[Match, list[str]]]) -> None:
+    """Refuse a store whose games were played with another seed; record the seed in a store that has none yet.
+
+    A game's id holds its deals' keys, not the seed (all combinations and adaptive batches have the
+    same keys under any seed), so without this a run with another seed would take the stored games
+    of the old seed for its own. A store that does not record its seed (written by an older cabo-kit)
+    is read from its games: the deal seeds of the stored games this schedule names, else of any
+    stored game (:func:`~cabo_kit.tournament.schedule.stored_deal_keys`), against this seed's.
+    """
+    recorded = store.meta("seed")
+    if recorded is not None:
+        theirs: int | None = int(recorded)
+    else:
+        theirs = _seed_of(store.lineups(), cfg.seed, planned)
+        if theirs == cfg.seed:
+            store.set_meta("seed", str(cfg.seed))
+    if theirs == cfg.seed:
+        return
+    db = store.path
+    of = f"seed {theirs}" if theirs is not None else "another seed"
+    fix = f"set seed = {theirs} to go on with them" if theirs is not None else "set the seed they were played with"
+    aside = db.with_name(f"{db.stem}-seed-{theirs if theirs is not None else 'old'}{db.suffix}")
+    mv = "move" if os.name == "nt" else "mv"
+    raise ConfigError(f"{db} holds games of {of}; {cfg.source} says seed = {cfg.seed}: {fix}, or move "
+                      f"{db.name} aside ({mv} {shlex.quote(str(db))} {shlex.quote(str(aside))}) to start over")
+
+
+def _seed_of(stored: "dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]]", seed: int,
+             planned: Sequence[tuple[Match, list[str]]]) -> int | None:
+    """The seed the stored games (:meth:`Store.lineups`) were played with: ``seed`` when they fit it, else the
+    one of :data:`SEED_GUESSES` that made them, else ``None`` (another seed, not found)."""
+    from .schedule import deal_seed, stored_deal_keys
+
+    if not stored:
+        return seed
+
+    def made_with(s: int, game: "tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]") -> bool:
+        preset, rules, k, order_key, dseed, _rot, seats = game
+        return any(deal_seed(s, preset, rules, k, key) == dseed for key in stored_deal_keys(order_key, [b for b, _ in seats]))
+
+    named = [(stored[gid][4] == m.deal_seed, gid) for m, ids in planned for gid in ids if gid in stored]
+    other = [gid for fits, gid in named if not fits]
+    if not other and (named or any(made_with(seed, game) for game in stored.values())):
+        return seed
+    game = stored[other[0]] if other else next(iter(stored.values()))
+    return next((s for s in range(SEED_GUESSES) if s != seed and made_with(s, game)), None)
+
+
 def _play_all(
     folder: Path, cfg: TournamentConfig, entrants: list[BotSpec], rejected: list[tuple[str, str]],
     planned: list[tuple[Match, list[str]]], summary: RunSummary, games: int | None, target: float, budget: int,
@@ -633,6 +686,7 @@ def _play_all(
     planned_workers = n_workers
     credit = 0  # games the progress already counts before their tasks are played
     with Store(folder / DB_NAME) as store:
+        _check_seed(store, cfg, planned)  # before anything is written: a game's id does not hold the seed
         store.set_rejected(rejected)
         store.set_scheduled([gid for _, ids in planned for gid in ids])
         have = store.existing_ids()
@@ -744,7 +798,8 @@ def _adaptive(
     every earlier batch is complete before the next is planned), so the batches, and the results,
     are the same on any executor. Each adaptive game's ``order_key`` carries a fingerprint of what
     its batch was planned from (the ids of the preset's games, the target, budget, anchor and speed
-    classes). A rerun walks the stored batches in order: a batch whose fingerprint is that of the
+    classes, which the store keeps once computed: :func:`_speed_classes`). A rerun walks the stored
+    batches in order: a batch whose fingerprint is that of the
     games now scheduled before it was planned from exactly these games, so it is planned again (the
     same matches) and only its missing games are played: a killed run resumes to the same results.
     A batch planned from other games (before a file joined or changed) is kept as it is, its
@@ -780,7 +835,7 @@ def _adaptive(
             p = entry.preset
             if p not in state:
                 part = seats[seats["preset"] == p]
-                costs = _speed_classes(part, by_name)
+                costs = _speed_classes(part, by_name, store, p)
                 fp = _fingerprint(part, target, budget, 1.0 / sharing[p], anchor, costs)
                 old = stored.get((p, batch))
                 state[p] = (part, costs, fp, batch > top.get(p, 0) or (old is not None and old[0] == {fp}))
@@ -802,7 +857,7 @@ def _adaptive(
                                 f"(widest +-{widest:.0f}) after {n_games} games{from_before}, {batch - 1} adaptive batches")
                 else:
                     shown = (f"the widest two-sided interval at +-{widest:.0f} Elo" if widest < math.inf
-                             else "a bot of the field still bounded on one side only")
+                             else "a bot still bounded on one side only within the field's range")
                     notes[p] = (f"{p}: the game budget (max_games = {budget}) is reached with "
                                 f"{shown} after {n_games} games{from_before}; "
                                 "raise max_games (or --max-games) to go on")
@@ -874,18 +929,43 @@ def _fingerprint(part: Any, target: float, budget: int, share: float, anchor: st
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _speed_classes(part: Any, by_name: dict[str, BotSpec]) -> dict[str, float]:
+SPEED_CLASSES = "speed_classes"
+"""The store's ``meta`` key of the cost classes: JSON ``{preset: {bot: {version: class}}}``."""
+
+
+def _speed_classes(part: Any, by_name: dict[str, BotSpec], store: Store | None = None, preset: str = "") -> dict[str, float]:
     """Each entrant's cost class in one preset (:func:`~cabo_kit.tournament.schedule.speed_classes` of its
-    median CPU seconds per game, the seats' ``cpu_s``); empty when the store has no CPU times (equal costs)."""
+    median CPU seconds per game, the seats' ``cpu_s``); a bot without CPU times is left out (class 1).
+
+    With ``store``, a (preset, bot, version)'s class is computed once, the first time its games are
+    timed, kept in the store's ``meta`` (:data:`SPEED_CLASSES`) and reused by every later batch and
+    rerun: CPU times differ from run to run, and a class recomputed each time could cross a
+    boundary (10x, 100x, ... the median bot) and change a resumed run's plan.
+    """
     from .schedule import speed_classes
 
-    if "cpu_s" not in getattr(part, "columns", ()):
-        return {}
-    timed = part.dropna(subset=["cpu_s"])
-    if timed.empty:
-        return {}
-    per_bot = timed.groupby("bot")["cpu_s"].median()
-    return speed_classes({b: float(per_bot.get(b, float("nan"))) for b in sorted(by_name)})
+    fresh: dict[str, float] = {}
+    if "cpu_s" in getattr(part, "columns", ()):
+        timed = part.dropna(subset=["cpu_s"])
+        if not timed.empty:
+            per_bot = timed.groupby("bot")["cpu_s"].median()
+            classes = speed_classes({b: float(per_bot.get(b, float("nan"))) for b in sorted(by_name)})
+            fresh = {b: c for b, c in classes.items() if b in per_bot.index}
+    if store is None:
+        return fresh
+    known = json.loads(store.meta(SPEED_CLASSES) or "{}")
+    mine = known.setdefault(preset, {})
+    out: dict[str, float] = {}
+    for b in sorted(by_name):
+        version = by_name[b].version
+        kept = mine.get(b, {}).get(version)
+        if kept is None and b in fresh:
+            kept = mine.setdefault(b, {})[version] = fresh[b]
+        if kept is not None:
+            out[b] = float(kept)
+    if known != json.loads(store.meta(SPEED_CLASSES) or "{}"):
+        store.set_meta(SPEED_CLASSES, json.dumps(known, sort_keys=True))
+    return out
 
 
 # ------------------------------------------------------------------ the time known before playing
@@ -1176,6 +1256,27 @@ def format_leaderboard(board: Any) -> str:
     return text
 
 
+def anchor_notes(cfg: TournamentConfig, seats: Any) -> list[str]:
+    """What to say when the configured anchor has no games in the store (or in some presets): the Elo there is
+    centred on the field instead (:func:`~cabo_kit.tournament.ratings.fit_elo`).
+
+    >>> import pandas as pd
+    >>> cfg = TournamentConfig.from_dict({"anchor": "GreedyBot"}, "my-class/tournament.toml")
+    >>> print(anchor_notes(cfg, pd.DataFrame({"preset": ["rush", "rush"], "bot": ["alice", "bob"]}))[0])
+    note: anchor = 'GreedyBot' (my-class/tournament.toml) has no games in the store: the Elo is centred on the field (the mean of the two-sided bots is 1000); run `cabo-kit tournament run my-class` to play the anchor's games
+    """
+    if not cfg.anchor or not len(seats):
+        return []
+    presets = sorted(str(p) for p in seats["preset"].unique())
+    missing = [p for p in presets if cfg.anchor not in set(seats.loc[seats["preset"] == p, "bot"])]
+    if not missing:
+        return []
+    where = "" if len(missing) == len(presets) else f" in {', '.join(missing)}"
+    return [f"note: anchor = {cfg.anchor!r} ({cfg.source}) has no games{where} in the store: the Elo{where} is centred "
+            f"on the field (the mean of the two-sided bots is 1000); run `cabo-kit tournament run "
+            f"{shlex.quote(str(Path(cfg.source).parent))}` to play the anchor's games"]
+
+
 @contextmanager
 def _written(path: Path) -> Iterator[None]:
     """Writing ``path``: a permission, read-only disk or full disk error becomes a FolderError naming it."""
@@ -1213,7 +1314,10 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     if busy is not None and busy.pid != os.getpid():
         say(f"note: {folder} is in use by {busy.describe()}. This shows the {len(games)} games stored so far; "
             "the run rewrites leaderboard.csv and report.html when it ends")
-    anchor = load_config(folder)[0].anchor or None
+    cfg = load_config(folder)[0]
+    anchor = cfg.anchor or None
+    for line in anchor_notes(cfg, seats):
+        say(line)
     from .timing import with_timing
 
     board = with_timing(fit_elo(seats, anchor=anchor), seats)

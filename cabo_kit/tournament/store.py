@@ -4,7 +4,10 @@ Tables: ``games`` (a row per game, its compressed :class:`~cabo_kit.record.GameR
 and that JSON's sha256, its wall ``seconds``), ``seats`` (a row per game and seat: bot, version,
 score, rank, status, per-rule counts, and the bot's ``decisions``, ``cpu_s`` and ``cpu_hist``: see
 :mod:`~cabo_kit.tournament.timing`; NULL in rows written before schema 2: unknown, never 0), ``rejected`` (files that could not play, with the reason),
-``scheduled`` (the game ids of the latest run's schedule: the frames show those games). A
+``scheduled`` (the game ids of the latest run's schedule: the frames show those games), ``meta``
+(the schema version; the tournament ``seed`` the games were played with, recorded by the first run:
+a game's id does not hold the seed, so a run with another seed is refused rather than mixing
+deals; the adaptive schedule's ``speed_classes``). A
 fault is replayed from its game's record (:func:`load_faults`, ``cabo-kit tournament repro``).
 
 Writing: WAL journal, ``synchronous=NORMAL``, and one ``BEGIN IMMEDIATE`` transaction per
@@ -404,6 +407,20 @@ class Store:
                 for statement in _MIGRATIONS.get(target, ()):
                     con.execute(statement)
                 con.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(target),))
+
+    def meta(self, key: str) -> str | None:
+        """A value of the ``meta`` table (``seed``: the tournament seed its games were played with;
+        ``speed_classes``: the cost classes the adaptive schedule uses, JSON), ``None`` if unset."""
+        with _problems(self.path):
+            row = self.con.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a value of the ``meta`` table (never ``schema_version``: :meth:`_migrate` keeps that)."""
+        if key == "schema_version":
+            raise ValueError("the schema version is the store's own")
+        with _transaction(self.con, self.path) as con:
+            con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def add_game(self, game: GameRow, seats: Sequence[SeatRow]) -> bool:
         """Store one finished game and its seats in one transaction; ``False`` if it was already there."""
