@@ -489,7 +489,7 @@ def _interval(low: object, high: object) -> str:
     >>> _interval(950.0, 1050.0), _interval(float("-inf"), 310.0)
     ('950 – 1050', 'below 310')
     """
-    from .tournament.runner import interval_text
+    from .tournament.texts import interval_text
 
     return interval_text(float(low), float(high), sep=" – ")  # type: ignore[arg-type]
 

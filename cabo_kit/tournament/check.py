@@ -52,6 +52,7 @@ from ..bot import BOT_HOOKS, Bot, BotError, defined_at
 from ..explain import not_an_action, not_legal
 from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
+from ..pages import scrub_paths
 from ..play import bot_random, run_game
 from ..rules import Rules
 from .config import TournamentConfig, load_config
@@ -518,12 +519,11 @@ def _reference_classes() -> set[type]:
     """The base classes and the reference bots: their methods are never a learner's misspelling."""
     from .. import bots as builtin
     from ..bot import SimpleBot
+    from .config import builtin_bots
 
     out: set[type] = {object, Bot, SimpleBot}
-    for name in builtin.__all__:
-        cls = getattr(builtin, name, None)
-        if isinstance(cls, type):
-            out.update(cls.__mro__)
+    for name in builtin_bots():
+        out.update(getattr(builtin, name).__mro__)
     return out
 
 
@@ -1007,19 +1007,19 @@ def check_bot(
             line = one_line_reason(exc.reason, path.name)
             line = f"{path.name} {line}" if line.startswith("line ") else line
             full = "" if line == exc.reason.strip() else f"\n{exc.reason}"
-            report.problems.append(_scrub(f"The file is rejected, as a tournament would reject it: {line}{full}",
-                                          settings.folder))
+            report.problems.append(scrub_paths(f"The file is rejected, as a tournament would reject it: {line}{full}",
+                                               path.name, settings.folder))
             return report
         hints = hook_hints(path, submission.class_name)
         report = CheckReport(bot=f"{submission.name} ({submission.class_name})", isolated=True,
                              limit_s=limits.decision_s)
-        from .. import bots as builtin
+        from .config import builtin_bots
 
-        reference = getattr(builtin, submission.name, None) if submission.name in builtin.__all__ else None
-        if isinstance(reference, type) and issubclass(reference, Bot):
+        if submission.name in builtin_bots():
             clash = (f"The file's name {path.name!r} is the name of the built-in reference bot {submission.name}: "
-                     f"a tournament that adds that bot rejects this file. Rename it, e.g. my_{path.stem.lower()}.py.")
-            if submission.name in settings.cfg.reference:  # the class (by default: as the rating anchor) adds it
+                     "a tournament that adds that bot (as a reference bot, the anchor or a grading bot) rejects this "
+                     f"file. Rename it, e.g. my_{path.stem.lower()}.py.")
+            if submission.name in settings.cfg.taken_names:  # as the tournament's collect_entrants refuses it
                 report.problems.append(clash)
             else:
                 report.notes.append("Note: " + clash)
@@ -1051,8 +1051,8 @@ def check_bot(
         try:
             bot()
         except Exception:  # noqa: BLE001
-            report.problems.append(_scrub(f"{bot.__name__}() raised an exception (a tournament builds your bot with "
-                                          f"no arguments):\n{traceback.format_exc().rstrip()}", settings.folder))
+            report.problems.append(f"{bot.__name__}() raised an exception (a tournament builds your bot with "
+                                   f"no arguments):\n{traceback.format_exc().rstrip()}")  # scrubbed below
             return report
 
     schedule = _schedule(games, seed, rule_set, table_sizes, memory)
@@ -1172,17 +1172,11 @@ def check_bot(
                             "a busier machine could push it over.")
     if report.timing is not None and not report.timing.far_slower:
         report.notes.append("Time: " + report.timing.sentence())
-    report.problems = [_scrub(p, settings.folder) for p in report.problems]
-    report.notes = [_scrub(n, settings.folder) for n in report.notes]
+    # without this machine's paths, as the bots' pages show it: a check's report may be shared
+    own = Path(bot).name if isinstance(bot, (str, Path)) else None
+    report.problems = [scrub_paths(p, own, settings.folder) for p in report.problems]
+    report.notes = [scrub_paths(n, own, settings.folder) for n in report.notes]
     return report
-
-
-def _scrub(text: str, folder: Path | None) -> str:
-    """``text`` without this machine's paths, as the bots' pages show it (a file by its name, the class folder
-    ``DIR``, the Python installation ``<python>``, the home folder ``~``): a check's report may be shared."""
-    from ..pages import scrub
-
-    return scrub(text, folder)
 
 
 def _time_references(games: Sequence[_Game], limits: Limits, isolated: bool) -> dict[str, list[_GameTime]]:

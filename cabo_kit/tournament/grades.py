@@ -467,16 +467,7 @@ def grading_todo(folder: str | Path, cfg: TournamentConfig, students: "Sequence[
         return []
     files = [b for b in students if b.kind == "file"]
     path = Path(folder) / GRADES_DB
-    stored: Stored = {}
-    if path.exists() and files:
-        from .store import _problems, _reader
-
-        with _problems(path):
-            con = _reader(path)
-            try:
-                stored = _read(con)
-            finally:
-                con.close()
+    stored: Stored = _stored(path) if path.exists() and files else {}
     limit = 2 * max(1, (cap or MAX_GAMES) // 2)
     out = []
     for g, d, student, bar, entry, have in _grades(stored, cfg, files, batch, cap):
@@ -523,7 +514,6 @@ def load_grades(folder: str | Path, students: "Sequence[BotSpec] | Sequence[tupl
     ``students``: bot specs, or ``(name, version)`` pairs (the versions the grades are for).
     """
     from .runner import BotSpec
-    from .store import _problems, _reader
 
     folder = Path(folder)
     if cfg is None:
@@ -532,13 +522,19 @@ def load_grades(folder: str | Path, students: "Sequence[BotSpec] | Sequence[tupl
     if not cfg.grading or not path.exists() or not students:
         return []
     specs = [s if isinstance(s, BotSpec) else BotSpec(s[0], s[1], "file", "") for s in students]
+    return [g for g, *_ in _grades(_stored(path), cfg, specs, batch, cap)]
+
+
+def _stored(path: Path) -> Stored:
+    """The games stored in ``grades.sqlite`` (read only; a damaged store raises the store's error naming it)."""
+    from .store import _problems, _reader
+
     with _problems(path):
         con = _reader(path)
         try:
-            stored = _read(con)
+            return _read(con)
         finally:
             con.close()
-    return [g for g, *_ in _grades(stored, cfg, specs, batch, cap)]
 
 
 def _columns(cfg: TournamentConfig) -> list[str]:
@@ -619,20 +615,23 @@ def format_grades(grades: Sequence[Grade]) -> str:
                       f"overall (above or below only when every preset says so): {summary}"])
 
 
-def grade_columns(folder: str | Path, board: "pd.DataFrame", seats: "pd.DataFrame") -> "pd.DataFrame":
+def grade_columns(folder: str | Path, board: "pd.DataFrame", seats: "pd.DataFrame",
+                  cfg: TournamentConfig | None = None) -> "pd.DataFrame":
     """The leaderboard with a column ``vs BAR`` per grading bot (the row's preset's grade of each file).
 
     The files' versions are those of the rated games (``seats``); the reference bots' cells are empty, and
     so are those of a preset not graded (for 3 or more players). Without ``grading``, or with a
-    ``tournament.toml`` that does not load, the board is returned unchanged.
+    ``tournament.toml`` that does not load, the board is returned unchanged. ``cfg``: the folder's configuration
+    if already loaded.
     """
     from .config import ConfigError
 
     folder = Path(folder)
-    try:
-        cfg, _ = load_config(folder)
-    except ConfigError:  # `tournament run` and `tournament grades` name the problem; the report still shows the ratings
-        return board
+    if cfg is None:
+        try:
+            cfg, _ = load_config(folder)
+        except ConfigError:  # `tournament run` and `tournament grades` name the problem; the report shows the ratings
+            return board
     if not cfg.grading or not len(board):
         return board
     files = seats[~seats["bot"].isin(cfg.reference)].drop_duplicates("bot")
