@@ -561,7 +561,7 @@ def printed_html(bot: str, logs_dir: "str | os.PathLike[str]", files: "list[Path
                  clean: "Callable[[str], str] | None" = None) -> str:
     """What a bot printed in the tournament: its first lines (at most 20 or 4 KiB), from ``logs/BOT-DEAL.log``
     (one file per deal, holding every game of that deal); ``files``: the bot's, from :func:`log_files`;
-    ``clean``: applied to the text before it is escaped (:func:`cabo_kit.pages.scrub`, say).
+    ``clean``: applied to the text before it is escaped (:func:`cabo_kit.pages.scrub_paths`, say).
 
     >>> import tempfile, pathlib
     >>> logs = pathlib.Path(tempfile.mkdtemp())

@@ -644,12 +644,15 @@ def test_the_class_time_model_counts_its_games_its_decisions_the_bank_and_the_wo
     assert slow.added_s == pytest.approx(32 * (30 + 0.1 + 0.4 / 4))
     # Anchored on a bot, a run needs about 2.3 times the games for the same precision (294 against 126 measured).
     assert model(100, 0.01).games == 44 and model(100, 0.01, anchor="GreedyBot").games == 100  # 43, 98 in deals
-    graded = model(0, 0.01, grading=["GreedyBot"])  # up to 400 one-on-one games a bar and 2-player preset
+    # as `run --estimate` counts grading (grades.grade_games): 160 expected one-on-one games a bar and 2-player
+    # preset, 400 at most
+    graded = model(0, 0.01, grading=["GreedyBot"])
     bot, ref = 200 * 0.01 + 0.1, 80 * 0.0002 + 0.01
-    assert graded.grading_games == 400 and graded.games == 32
-    assert graded.added_s == pytest.approx(t.added_s + 400 * (bot + ref + 0.4) / 2)
-    assert graded.reference_added_s == pytest.approx(t.reference_added_s + 400 * (2 * ref + 0.4) / 2)
-    assert "(its 32 games and up to 400 one-on-one grading games against GreedyBot, on 2 workers)" in graded.sentence()
+    assert graded.grading_games == 160 and graded.grading_max == 400 and graded.games == 32
+    assert graded.added_s == pytest.approx(t.added_s + 160 * (bot + ref + 0.4) / 2)
+    assert graded.reference_added_s == pytest.approx(t.reference_added_s + 160 * (2 * ref + 0.4) / 2)
+    assert ("(its 32 games and about 160 one-on-one grading games against GreedyBot (at most 400: a file close to a "
+            "bar plays them all), on 2 workers)") in graded.sentence()
 
 
 def test_the_class_time_says_instead_only_when_the_texts_differ() -> None:

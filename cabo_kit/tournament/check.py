@@ -341,9 +341,9 @@ class ClassTime:
     seat in each of its games (its decisions a game, as the check counted them on those rules and table
     size and scaled to a class's longer games, times its mean time a decision, never more than the game's
     time bank, plus its hooks and process start) and ``1/k`` of the table's own cost (the engine). With
-    ``grading`` set it also plays ``grading_games`` one-on-one games against the bars (counted at their
-    most, ``grades.MAX_GAMES`` a bar and 2-player preset: a file close to a bar plays them all), whole
-    tables of its own. All of it is divided over the class's workers (``workers``, else one per usable
+    ``grading`` set it also plays ``grading_games`` one-on-one games against the bars (the expected figure of
+    :func:`~cabo_kit.tournament.grades.grade_games` a bar and 2-player preset, as ``tournament run --estimate``
+    counts them; ``grading_max`` at most: a file close to a bar plays them all), whole tables of its own. All of it is divided over the class's workers (``workers``, else one per usable
     core). The same is computed for the slower of the reference bots (:data:`TIME_REFERENCES`),
     played as the checked file was (isolated for a file) in its seats of the same deals, at tables of
     working bots (:func:`class_time`): ``reference_added_s`` is what a file as fast as it adds, and
@@ -365,6 +365,7 @@ class ClassTime:
     grading_games: int = 0
     bars: tuple[str, ...] = ()
     modelled: str = ""
+    grading_max: int = 0
 
     @property
     def ratio(self) -> float:
@@ -401,7 +402,9 @@ class ClassTime:
         where = " (measured in this process, plus what isolation adds)" if self.in_process else ""
         games = f"its {self.games} games" if self.games else "no games of the class schedule"
         if self.grading_games:
-            games += f" and up to {self.grading_games} one-on-one grading games against {_and(list(self.bars))}"
+            games += (f" and about {self.grading_games} one-on-one grading games against {_and(list(self.bars))}"
+                      + (f" (at most {self.grading_max}: a file close to a bar plays them all)"
+                         if self.grading_max > self.grading_games else ""))
         games = (f"{self.modelled}; " if self.modelled else "") + games
         return (f"At these limits this file adds {about(self.added_s)} to a {self.files}-file class "
                 f"({games}, on {self.workers} worker{'s' if self.workers != 1 else ''}), where a file "
@@ -445,7 +448,7 @@ def class_time(settings: ClassSettings, limits: Limits, name: str, played: Seque
     the check's games) by its actions.
     """
     from .executors import default_workers
-    from .grades import MAX_GAMES, graded_presets
+    from .grades import grade_games, graded_presets
     from .schedule import games_per_bot, make_schedule
 
     cfg = settings.cfg
@@ -488,19 +491,21 @@ def class_time(settings: ClassSettings, limits: Limits, name: str, played: Seque
             games += g
             added += g * (bot_seat + table / k)
             added_ref += g * (ref_seat + table / k)
-    grading = 0
+    grading = grading_max = 0
+    expected, at_most = grade_games()  # as `tournament run --estimate` counts them
     for _bar in cfg.grading:  # one-on-one against each bar: whole games of its own, the bar's seat too
         for entry in graded_presets(cfg):
             bot_seat, ref_seat, table = seats((rules_label(entry.rules), 2))
-            grading += MAX_GAMES
-            added += MAX_GAMES * (bot_seat + ref_seat + table)
-            added_ref += MAX_GAMES * (2 * ref_seat + table)
+            grading += expected
+            grading_max += at_most
+            added += expected * (bot_seat + ref_seat + table)
+            added_ref += expected * (2 * ref_seat + table)
     if not games and not grading:
         return None
     added, added_ref = added / workers, added_ref / workers
     return ClassTime(settings.files, workers, games, t_bot + extra_decision, ref, t_ref + extra_decision, added,
                      added_ref, (settings.files - 1) * added_ref + added, in_process, grading, tuple(cfg.grading),
-                     settings.modelled)
+                     settings.modelled, grading_max)
 
 
 class _Stop(Exception):

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from .runner import BotSpec, MatchTask
 
 __all__ = ["Grade", "GradeRun", "Decision", "decide", "share_interval", "elo_of", "play_grades", "load_grades",
-           "grading_todo", "EXPECTED_SHARE",
+           "grading_todo", "grade_games", "EXPECTED_SHARE",
            "format_grades", "grade_columns", "graded_presets", "GRADES_DB", "GRADES_CSV", "BATCH_DEALS", "MAX_GAMES"]
 
 GRADES_DB = "grades.sqlite"
@@ -447,13 +447,26 @@ def _task(cfg: TournamentConfig, entry: PresetEntry, student: "BotSpec", bar: "B
     )
 
 
+def grade_games(have: int = 0, cap: int | None = None) -> tuple[int, int]:
+    """The games an open grade (one file, bar and preset) is expected to still play, and at most, with ``have``
+    games stored: :data:`EXPECTED_SHARE` of the cap (a prior: how strong a file is against the bar is not known
+    before it plays) and the cap (``cap``, default :data:`MAX_GAMES`, in whole deals), each less what is stored.
+    ``tournament run --estimate`` and ``check-bot --class`` both count grading with it.
+
+    >>> grade_games(), grade_games(150), grade_games(390, cap=400)
+    ((160, 400), (10, 250), (0, 10))
+    """
+    limit = 2 * max(1, (cap or MAX_GAMES) // 2)
+    at_most = max(0, limit - have)
+    return min(at_most, max(0, round(EXPECTED_SHARE * limit) - have)), at_most
+
+
 def grading_todo(folder: str | Path, cfg: TournamentConfig, students: "Sequence[BotSpec]", batch: int | None = None,
                  cap: int | None = None) -> list[tuple[tuple[str, str, int], tuple[str, str], int, int]]:
     """What grading still has to play, for an estimate (nothing is played or written): per open grade, its group
     ``(preset, rules, 2)``, ``(file, bar)``, the games expected and the games at most.
 
-    Expected: the games of its next look, or :data:`EXPECTED_SHARE` of the cap less what is stored if more (a
-    rough prior: how strong a file is against the bar is not known before it plays); at most: the cap less
+    Expected: the games of its next look, or :func:`grade_games`'s expected figure if more; at most: the cap less
     the games stored for it.
 
     >>> import tempfile, pathlib
@@ -468,16 +481,15 @@ def grading_todo(folder: str | Path, cfg: TournamentConfig, students: "Sequence[
     files = [b for b in students if b.kind == "file"]
     path = Path(folder) / GRADES_DB
     stored: Stored = _stored(path) if path.exists() and files else {}
-    limit = 2 * max(1, (cap or MAX_GAMES) // 2)
     out = []
     for g, d, student, bar, entry, have in _grades(stored, cfg, files, batch, cap):
         if d.verdict:
             continue
-        at_most = max(0, limit - have)
+        expected, at_most = grade_games(have, cap)
         deals = range(d.deals, d.needed)
         look = sum(_found(stored, gid, _deal_seed(cfg.seed, entry, deal)) is None
                    for deal in deals for gid in _ids(student, bar, entry, deal, cfg.seed))
-        expected = min(at_most, max(look, round(EXPECTED_SHARE * limit) - have))
+        expected = min(at_most, max(look, expected))
         out.append(((entry.preset, entry.rules_json, 2), (student.name, bar.name), expected, at_most))
     return out
 
