@@ -669,6 +669,10 @@ def test_a_class_that_adds_greedybot_refuses_a_file_named_so_and_a_class_checks_
     path.write_text(SUBCLASS)
     report = check_bot(path, games=1, replays=0, class_dir=folder)
     assert any("is the name of the built-in reference bot GreedyBot" in p for p in report.problems), report.problems
+    (folder / "tournament.toml").write_text(CLASS_TOML.replace("[limits]", 'grading = ["GreedyBot"]\n\n[limits]'))
+    graded = check_bot(path, games=1, replays=0, class_dir=folder)  # a grading bot's name: refused as the run does
+    assert any("is the name of the built-in reference bot GreedyBot" in p for p in graded.problems), graded.problems
+    (folder / "tournament.toml").write_text(toml)
     in_process = check_bot(ck.bots.CountingBot, games=1, replays=0, class_dir=folder)
     assert in_process.ok and in_process.settings == CHECKED.format(folder=folder)
     assert in_process.timing is not None and in_process.timing.in_process
@@ -707,3 +711,13 @@ def test_the_check_shows_no_path_of_this_machine(tmp_path: Path, capsys: pytest.
         settings = out.splitlines()[1]  # the folder as it was given on the command line, and nothing else
         assert "Traceback" in out and str(tmp_path) not in out.replace(settings, "")
         assert str(Path(ck.__file__).parent) not in out and 'File "/' not in out
+
+
+def test_a_rejected_files_own_path_is_scrubbed_whatever_its_folders_and_name_hold(tmp_path: Path) -> None:
+    folder = tmp_path / "class 3" / "bots"
+    folder.mkdir(parents=True)
+    path = folder / "Tom's bot.py"
+    path.write_text('import cabo_kit as ck\nraise OSError("cannot read " + __file__)\n')
+    report = check_bot(path, games=1, replays=0, limits=CHECK)
+    assert report.problems and "OSError: cannot read Tom's bot.py" in report.problems[0], report.problems
+    assert not any(str(tmp_path) in p or "class 3" in p for p in report.problems + report.notes)
