@@ -47,8 +47,8 @@ from .faults import fault_key, first_lines, what_happened
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
 
-__all__ = ["FaultView", "bot_page_html", "fault_views", "grades_html", "own_traceback", "page_name",
-           "rejected_page_html", "scrub", "scrub_paths", "teacher_html", "write_pages"]
+__all__ = ["FaultView", "bot_page_html", "fault_views", "grades_html", "own_traceback", "page_name", "page_names",
+           "rejected_page_html", "scrub_paths", "teacher_html", "write_pages"]
 
 PAGES_DIR = "bot-pages"
 """The folder of the bots' pages, in the tournament folder."""
@@ -58,9 +58,16 @@ EXAMPLES = 3
 """Faults of each kind shown in full on a bot's page (the others are rows of its table)."""
 
 _FRAME = re.compile(r'^(\s*)File "(.*)", line (\d+)(.*)$')
-_PY_PATH = re.compile(r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|:;,()\\/]+)+[\\/]([^\s"\'<>|:;,()\\/]+\.py)\b')
+# A path starts only at the start of a line or after whitespace, a quote, "(", "=" or ":" (never inside a word:
+# "a/b" is no path), so a scrub never swallows the text before it.
+_START = r"""(?<![^\s"'(=:])"""
+_PY_PATH = re.compile(_START + r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|:;,()\\/]+)+[\\/]([^\s"\'<>|:;,()\\/]+\.py)\b')
 # The runner's folder of one match (tempfile.mkdtemp(prefix="cabo-match-")): it differs per worker and match.
-_MATCH_DIR = re.compile(r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|\\/]+)*[\\/]cabo-match-[A-Za-z0-9_]+[\\/]?')
+_MATCH_DIR = re.compile(_START + r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|\\/]+)*[\\/]cabo-match-[A-Za-z0-9_]+[\\/]?')
+# A folder of the path to the bot's own file: it may hold spaces ("class 3") but neither starts nor ends with one
+# ("/a/b and then /srv/x/alice.py" is two paths, the second the file's).
+_SEGMENT = r'[\\/][^\s"<>|\\/](?:[^\n"<>|\\/]*[^\s"<>|\\/])?'
+_HEX_TAIL = re.compile(r"-[0-9a-f]{8}")
 _ANSWER = re.compile(r"returned '((?:[^'\\]|\\.)*)', which is not legal now")
 
 
@@ -108,25 +115,13 @@ def scrub_paths(text: str, bot_file_name: "str | None" = None,
 
     text = "\n".join(_FRAME.sub(frame, line) for line in text.split("\n"))
     if bot_file_name:
-        text = re.sub(r'(?:[A-Za-z]:)?(?:[\\/][^\n"<>|\\/]*)*?[\\/]' + re.escape(bot_file_name),
+        text = re.sub(_START + r'(?:[A-Za-z]:)?(?:' + _SEGMENT + r')*?[\\/]' + re.escape(bot_file_name),
                       lambda m: bot_file_name, text)
     text = _MATCH_DIR.sub("", text)
     text = _PY_PATH.sub(r"\1", text)
     for path, name in _places(folder):
         text = text.replace(path, name)
     return text
-
-
-def scrub(text: str, folder: "str | os.PathLike[str] | None" = None) -> str:
-    """``text`` without this machine's paths (:func:`scrub_paths` without a bot file's name): a path to a ``.py``
-    file becomes its name, the tournament folder ``DIR``, the home folder ``~``, the Python installation
-    ``<python>``.
-
-    >>> import os
-    >>> scrub('File "/usr/lib/python3.12/site-packages/cabo_kit/game.py" opened ' + os.path.expanduser("~/notes.txt"))
-    'File "game.py" opened ~/notes.txt'
-    """
-    return scrub_paths(text, None, folder)
 
 
 def own_traceback(reason: str, filename: str) -> str:
@@ -151,21 +146,43 @@ def own_traceback(reason: str, filename: str) -> str:
     return "\n".join(out)
 
 
-def page_name(bot: str) -> str:
+def page_name(bot: str, digits: int = 8) -> str:
     """The file name of ``bot``'s page, from its name alone (the same in every run): the name itself when it is
-    all lowercase letters, digits, ``_`` and ``-``; otherwise its lowercased name (other characters as ``_``), ``-``
-    and the first 8 hex digits of the name's sha256, so that names differing only in case (``Ada``, ``ada``) never
-    share a file on a case-insensitive disk.
+    all lowercase letters, digits, ``_`` and ``-`` (and does not itself end like a hashed name, ``-`` and 8 hex
+    digits); otherwise its lowercased name (other characters as ``_``, cut to 60), ``-`` and the first ``digits``
+    hex digits of the name's sha256, so that names differing only in case (``Ada``, ``ada``) never share a file on
+    a case-insensitive disk. :func:`write_pages` lengthens the hash if two names still meet.
 
-    >>> page_name("alice"), page_name("Alice"), page_name("<b>o b")
-    ('alice.html', 'alice-3bc51062.html', '_b_o_b-c1566d12.html')
+    >>> page_name("alice"), page_name("Alice"), page_name("<b>o b"), page_name("alice-3bc51062")
+    ('alice.html', 'alice-3bc51062.html', '_b_o_b-c1566d12.html', 'alice-3bc51062-bef81926.html')
     """
     import hashlib
 
-    if re.fullmatch(r"[a-z0-9_-]+", bot):
+    if re.fullmatch(r"[a-z0-9_-]+", bot) and not _HEX_TAIL.search(bot[-9:]):
         return f"{bot}.html"
     stem = re.sub(r"[^a-z0-9_-]", "_", bot.lower())[:60] or "bot"
-    return f"{stem}-{hashlib.sha256(bot.encode('utf-8')).hexdigest()[:8]}.html"
+    return f"{stem}-{hashlib.sha256(bot.encode('utf-8')).hexdigest()[:digits]}.html"
+
+
+def page_names(names: Sequence[str]) -> dict[str, str]:
+    """Each of ``names`` (bots, and rejected files) with its page's file name (:func:`page_name`), no two alike
+    (whatever the case): a name whose page would meet another's gets the whole sha256 instead of its first 8 hex
+    digits; if even that meets (two equal names), a :class:`ValueError` names them: one student's page must never
+    show another's faults.
+
+    >>> page_names(["Alice", "alice-3bc51062"])
+    {'Alice': 'alice-3bc51062.html', 'alice-3bc51062': 'alice-3bc51062-bef81926.html'}
+    """
+    from collections import Counter
+
+    out = {n: page_name(n) for n in names}
+    seen = Counter(p.lower() for p in out.values())
+    out = {n: page_name(n, 64) if seen[p.lower()] > 1 else p for n, p in out.items()}
+    seen = Counter(p.lower() for p in out.values())
+    if any(k > 1 for k in seen.values()):
+        both = sorted(n for n, p in out.items() if seen[p.lower()] > 1)
+        raise ValueError(f"two pages would share a file name ({', '.join(map(repr, both))}): rename one of these files")
+    return out
 
 
 @dataclass
@@ -493,7 +510,8 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
                 worst: int = 5) -> tuple[Path, dict[str, Path]]:
     """Write ``DIR/teacher.html`` and a page per bot in ``DIR/bot-pages/`` from the tournament's store; return the
     teacher's page and ``{bot: its page}``. A rejected file with no games gets a page saying why
-    (:func:`rejected_page_html`); the pages are named by :func:`page_name`.
+    (:func:`rejected_page_html`); the pages are named by :func:`page_names` (a :class:`ValueError` if two
+    would share a file, before any is written).
 
     ``source``: the tournament folder or its ``results.sqlite``; ``board``: the fit of
     :func:`~cabo_kit.tournament.ratings.fit_elo` (fitted here if not given). Pages of bots no
@@ -511,10 +529,16 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     title = title or f"Cabo tournament: {folder.resolve().name}"
     games, seats = load_frames(db)
     rejected = load_rejected(db)
-    if board is None:  # fitted as the leaderboard is: with the configured anchor
-        from .tournament.config import load_config
+    if board is None:  # fitted as the leaderboard is (with the configured anchor), and with its grades
+        from .tournament.config import ConfigError, load_config
+        from .tournament.grades import grade_columns
 
-        board = fit_elo(seats, anchor=load_config(folder)[0].anchor or None)
+        try:
+            cfg = load_config(folder)[0]
+        except ConfigError:  # `tournament run` names the problem; the pages still show the games stored
+            board = fit_elo(seats)
+        else:
+            board = grade_columns(folder, fit_elo(seats, anchor=cfg.anchor or None), seats, cfg)
     seats = _scored(seats)
     if len(seats) and len(games) and "deal_seed" in games.columns:
         seats = seats.merge(games[["game_id", "deal_seed"]], on="game_id", how="left")
@@ -526,32 +550,37 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     views = fault_views(db, faults, folder.resolve().name, logs) if len(faults) else []
     overviews = bot_overviews(seats, board, per_rule(seats) if len(seats) else None, seed_of, worst)
     logged = log_files(logs) if logs is not None else {}
-    grading = _grading_views(folder, seats, logs)
-    out_dir = folder / PAGES_DIR
-    out_dir.mkdir(exist_ok=True)
-    written: dict[str, Path] = {}
-    from . import bots as builtin
+    grading = _grading_views(folder, seats, logs / "grades" if logs is not None else None)
+    from .tournament.config import builtin_bots
 
     # a rejected file named like a reference bot (GreedyBot.py) is not that bot: it gets a page of its own
     why = {Path(str(r["file"])).stem: str(r["reason"]) for _, r in rejected.iterrows()
-           if Path(str(r["file"])).stem not in builtin.__all__}
+           if Path(str(r["file"])).stem not in builtin_bots()}
+    unplayed: dict[str, str] = {}  # a rejected file with no games (its page says why it was not played): its page's key
+    for _, r in rejected.iterrows():
+        stem = Path(str(r["file"])).stem
+        if stem not in why or stem not in overviews:
+            key = stem if stem not in overviews else Path(str(r["file"])).name
+            unplayed[str(r["file"])] = key if key not in overviews else f"rejected {r['file']}"
+    names = page_names([*overviews, *unplayed.values()])  # no two pages share a file (ValueError before any is written)
+    out_dir = folder / PAGES_DIR
+    out_dir.mkdir(exist_ok=True)
+    written: dict[str, Path] = {}
     for bot in sorted(overviews):
         printed = (printed_html(bot, logs, logged.get(bot, []), lambda text: scrub_paths(text, f"{bot}.py", folder))
                    if logs is not None else "")
         page = bot_page_html(bot, [v for v in views if v.bot == bot], overviews[bot], printed, title,
                              rejected=scrub_paths(why[bot], f"{bot}.py", folder) if bot in why else "",
                              grades=grades_html(board, bot), grading=[v for v in grading if v.bot == bot])
-        written[bot] = _write(out_dir / page_name(bot), page)
+        written[bot] = _write(out_dir / names[bot], page)
     refused: dict[str, Path] = {}
     for _, r in rejected.iterrows():
-        stem = Path(str(r["file"])).stem
-        if stem not in why or stem not in written:  # a file with no games: its page says why it was not played
-            name = page_name(stem) if stem not in written else page_name(Path(str(r["file"])).name)
-            refused[str(r["file"])] = _write(out_dir / name, rejected_page_html(
+        if str(r["file"]) in unplayed:
+            refused[str(r["file"])] = _write(out_dir / names[unplayed[str(r["file"])]], rejected_page_html(
                 str(r["file"]), scrub_paths(str(r["reason"]), Path(str(r["file"])).name, folder), title))
-    names = {p.name for p in written.values()} | {p.name for p in refused.values()}
+    kept = {p.name for p in written.values()} | {p.name for p in refused.values()}
     for old in out_dir.glob("*.html"):
-        if old.name not in names:  # the page of a bot (or file) no longer in the store
+        if old.name not in kept:  # the page of a bot (or file) no longer in the store
             old.unlink()
     teacher = _write(folder / TEACHER_PAGE, teacher_html(title, {b: p.name for b, p in written.items()}, views,
                                                           rejected, folder, {f: p.name for f, p in refused.items()}))

@@ -489,7 +489,7 @@ def _interval(low: object, high: object) -> str:
     >>> _interval(950.0, 1050.0), _interval(float("-inf"), 310.0)
     ('950 – 1050', 'below 310')
     """
-    from .tournament.runner import interval_text
+    from .tournament.texts import interval_text
 
     return interval_text(float(low), float(high), sep=" – ")  # type: ignore[arg-type]
 
@@ -561,7 +561,7 @@ def printed_html(bot: str, logs_dir: "str | os.PathLike[str]", files: "list[Path
                  clean: "Callable[[str], str] | None" = None) -> str:
     """What a bot printed in the tournament: its first lines (at most 20 or 4 KiB), from ``logs/BOT-DEAL.log``
     (one file per deal, holding every game of that deal); ``files``: the bot's, from :func:`log_files`;
-    ``clean``: applied to the text before it is escaped (:func:`cabo_kit.pages.scrub`, say).
+    ``clean``: applied to the text before it is escaped (:func:`cabo_kit.pages.scrub_paths`, say).
 
     >>> import tempfile, pathlib
     >>> logs = pathlib.Path(tempfile.mkdtemp())

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import cabo_kit
-from cabo_kit.pages import FaultView, _faults_html, own_traceback, page_name, scrub
+from cabo_kit.pages import FaultView, _faults_html, own_traceback, page_name, page_names, scrub_paths
 from cabo_kit.tournament.replay_fault import repro
 from cabo_kit.tournament.runner import run_tournament, write_outputs
 from cabo_kit.tournament.store import load_faults
@@ -182,7 +182,7 @@ def test_a_traceback_keeps_the_bots_own_frames_and_scrub_removes_paths() -> None
     assert own_traceback(tb, "zed.py").splitlines() == [
         "choose() raised:", "Traceback (most recent call last):", "  ...", '  File "zed.py", line 4, in choose',
         "    return 1/0", "  ...", "ZeroDivisionError: division by zero"]
-    assert scrub(f"open {home}/x.txt in /tmp/w1/zed.py", "/tmp/w1") == "open ~/x.txt in zed.py"
+    assert scrub_paths(f"open {home}/x.txt in /tmp/w1/zed.py", None, "/tmp/w1") == "open ~/x.txt in zed.py"
 
 
 SPY = '''import os
@@ -244,6 +244,15 @@ def test_scrub_paths_removes_paths_whatever_the_file_name_holds() -> None:
     assert scrub_paths("read /srv/my class/Tom's bot.py now", "Tom's bot.py") == "read Tom's bot.py now"
 
 
+def test_scrub_paths_starts_a_path_only_where_a_path_can_start() -> None:
+    """A path begins at a line's start or after whitespace, a quote, "(", "=" or ":": the words before it stay."""
+    assert scrub_paths("see a/b and then /srv/x/alice.py", "alice.py") == "see a/b and then alice.py"
+    assert scrub_paths("see /a/b and then /srv/x/alice.py", "alice.py") == "see /a/b and then alice.py"
+    assert scrub_paths("x=/srv/class 3/bots/alice.py (/srv/y/alice.py)", "alice.py") == "x=alice.py (alice.py)"
+    assert scrub_paths("see a/b/c.py and a/b/cabo-match-x1/") == "see a/b/c.py and a/b/cabo-match-x1/"
+    assert scrub_paths('open "C:\\Users\\t\\alice.py": no', "alice.py") == 'open "alice.py": no'
+
+
 def test_printed_output_is_scrubbed_before_it_is_escaped(tmp_path: Path) -> None:
     import sys
 
@@ -284,6 +293,29 @@ def test_page_names_come_from_the_name_alone_and_never_collide_by_case() -> None
     names = {page_name(n) for n in ("Ada", "ada", "ADA", "a da", "a_da")}
     assert len({n.lower() for n in names}) == 5  # distinct even on a case-insensitive disk
     assert page_name("Ada") == page_name("Ada") and page_name("Ada").startswith("ada-")
+
+
+def test_a_name_that_looks_hashed_or_whose_hash_meets_another_never_shares_a_page() -> None:
+    import hashlib
+    import itertools
+
+    assert page_name("Alice") == "alice-3bc51062.html" != page_name("alice-3bc51062")
+    assert page_name("alice-3bc51062").startswith("alice-3bc51062-")
+    # two names of the same stem whose first 8 hex digits meet (found among case variants: a birthday search)
+    seen: dict[str, str] = {}
+    for bits in itertools.product((0, 1), repeat=20):
+        name = "".join(c.upper() if b else c for c, b in zip("abcdefghijklmnopqrst", bits))
+        head = hashlib.sha256(name.encode()).hexdigest()[:8]
+        if head in seen:
+            break
+        seen[head] = name
+    else:
+        pytest.fail("no 8-digit collision among 2**20 names")
+    a, b = seen[head], name
+    assert page_name(a) == page_name(b)  # what write_pages must never write twice
+    names = page_names([a, b, "alice"])
+    assert len({n.lower() for n in names.values()}) == 3 and names["alice"] == "alice.html"
+    assert names[a] == page_name(a, 64) and len(names[a]) == len("abcdefghijklmnopqrst-.html") + 64
 
 
 def test_the_rejected_file_gets_a_page_without_paths_linked_from_the_teachers_page(tournament: Path) -> None:
@@ -333,6 +365,7 @@ def test_a_fault_at_the_end_of_a_round_shows_that_rounds_result(tmp_path: Path) 
 
 
 def test_the_bot_page_has_its_grade_and_its_faults_in_the_grading_matches(tmp_path: Path) -> None:
+    from cabo_kit.pages import write_pages
     from cabo_kit.tournament.grades import play_grades
 
     folder = tmp_path / "graded"
@@ -340,13 +373,19 @@ def test_the_bot_page_has_its_grade_and_its_faults_in_the_grading_matches(tmp_pa
     (folder / "tournament.toml").write_text(TOML.replace("games = 2", 'games = 1\ngrading = ["RandomBot"]'))
     (folder / "bots" / "wobbly.py").write_text(
         "import cabo_kit as ck\n\nclass W(ck.Bot):\n    def choose(self, obs, legal):\n"
-        "        raise LookupError('GRADING_FAULT')\n")
+        "        print('WOBBLY_SAID')\n        raise LookupError('GRADING_FAULT')\n")
     run_tournament(folder, workers=1, progress=False, out=None)
     play_grades(folder, workers=1, out=None)  # 32 games, every one a fault: below at the first look
+    write_pages(folder)  # on its own (no board given): the grades are there as write_outputs gives them
+    alone = (folder / "bot-pages" / "wobbly.html").read_text(encoding="utf-8")
+    assert '<h3 id="grades">Grades</h3>' in alone and "<th>vs RandomBot</th>" in alone
     write_outputs(folder, out=None)
     page = (folder / "bot-pages" / "wobbly.html").read_text(encoding="utf-8")
+    assert page == alone
     assert '<h3 id="grades">Grades</h3>' in page and "<th>vs RandomBot</th>" in page
-    grading = page.split('id="grading-faults"')[1]
+    grading = page.split('id="grading-faults"')[1].split("<h4>Printed output</h4>")[0]
+    # its output in the grading games (logs/grades/): shown with each grading fault
+    assert "What it printed in that deal (first lines):</p><pre>WOBBLY_SAID" in grading
     assert "<td>rush</td><td>below (" in page and "32 games)</td>" in page
     assert "Faults in the grading matches (32)" in page and "GRADING_FAULT" in grading
     assert '<h3 id="grading-error"><span class="bad">error</span>: 32 faults in 32 games' in grading

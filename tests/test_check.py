@@ -644,12 +644,15 @@ def test_the_class_time_model_counts_its_games_its_decisions_the_bank_and_the_wo
     assert slow.added_s == pytest.approx(32 * (30 + 0.1 + 0.4 / 4))
     # Anchored on a bot, a run needs about 2.3 times the games for the same precision (294 against 126 measured).
     assert model(100, 0.01).games == 44 and model(100, 0.01, anchor="GreedyBot").games == 100  # 43, 98 in deals
-    graded = model(0, 0.01, grading=["GreedyBot"])  # up to 400 one-on-one games a bar and 2-player preset
+    # as `run --estimate` counts grading (grades.grade_games): 160 expected one-on-one games a bar and 2-player
+    # preset, 400 at most
+    graded = model(0, 0.01, grading=["GreedyBot"])
     bot, ref = 200 * 0.01 + 0.1, 80 * 0.0002 + 0.01
-    assert graded.grading_games == 400 and graded.games == 32
-    assert graded.added_s == pytest.approx(t.added_s + 400 * (bot + ref + 0.4) / 2)
-    assert graded.reference_added_s == pytest.approx(t.reference_added_s + 400 * (2 * ref + 0.4) / 2)
-    assert "(its 32 games and up to 400 one-on-one grading games against GreedyBot, on 2 workers)" in graded.sentence()
+    assert graded.grading_games == 160 and graded.grading_max == 400 and graded.games == 32
+    assert graded.added_s == pytest.approx(t.added_s + 160 * (bot + ref + 0.4) / 2)
+    assert graded.reference_added_s == pytest.approx(t.reference_added_s + 160 * (2 * ref + 0.4) / 2)
+    assert ("(its 32 games and about 160 one-on-one grading games against GreedyBot (at most 400: a file close to a "
+            "bar plays them all), on 2 workers)") in graded.sentence()
 
 
 def test_the_class_time_says_instead_only_when_the_texts_differ() -> None:
@@ -666,6 +669,10 @@ def test_a_class_that_adds_greedybot_refuses_a_file_named_so_and_a_class_checks_
     path.write_text(SUBCLASS)
     report = check_bot(path, games=1, replays=0, class_dir=folder)
     assert any("is the name of the built-in reference bot GreedyBot" in p for p in report.problems), report.problems
+    (folder / "tournament.toml").write_text(CLASS_TOML.replace("[limits]", 'grading = ["GreedyBot"]\n\n[limits]'))
+    graded = check_bot(path, games=1, replays=0, class_dir=folder)  # a grading bot's name: refused as the run does
+    assert any("is the name of the built-in reference bot GreedyBot" in p for p in graded.problems), graded.problems
+    (folder / "tournament.toml").write_text(toml)
     in_process = check_bot(ck.bots.CountingBot, games=1, replays=0, class_dir=folder)
     assert in_process.ok and in_process.settings == CHECKED.format(folder=folder)
     assert in_process.timing is not None and in_process.timing.in_process
@@ -704,3 +711,13 @@ def test_the_check_shows_no_path_of_this_machine(tmp_path: Path, capsys: pytest.
         settings = out.splitlines()[1]  # the folder as it was given on the command line, and nothing else
         assert "Traceback" in out and str(tmp_path) not in out.replace(settings, "")
         assert str(Path(ck.__file__).parent) not in out and 'File "/' not in out
+
+
+def test_a_rejected_files_own_path_is_scrubbed_whatever_its_folders_and_name_hold(tmp_path: Path) -> None:
+    folder = tmp_path / "class 3" / "bots"
+    folder.mkdir(parents=True)
+    path = folder / "Tom's bot.py"
+    path.write_text('import cabo_kit as ck\nraise OSError("cannot read " + __file__)\n')
+    report = check_bot(path, games=1, replays=0, limits=CHECK)
+    assert report.problems and "OSError: cannot read Tom's bot.py" in report.problems[0], report.problems
+    assert not any(str(tmp_path) in p or "class 3" in p for p in report.problems + report.notes)

@@ -345,3 +345,43 @@ def test_csv_cells_never_become_formulas_and_the_estimate_counts_grading(tmp_pat
     elo = [r[rows[0].index("vs_GreedyBot_rush_elo")] for r in rows[1:]]
     assert all(e.startswith(("'+", "'-", "<", ">")) for e in elo), elo
     assert estimate_tournament(folder, workers=2, out=None).grading_max == 0  # every grade decided: none left
+
+
+def test_the_estimate_prices_grading_on_every_worker_and_times_a_bar_that_is_not_a_reference_bot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tournament's games all stored, grading left: the grading games run on every worker (as play_grades
+    plays them), not on the one a finished tournament would need; GreedyBot, not a reference bot, has no stored
+    timing: the estimate times it in a sample, and without one says it was priced as the median bot."""
+    from cabo_kit.tournament import executors, runner
+
+    folder = tmp_path / "bar"
+    (folder / "bots").mkdir(parents=True)
+    rand = (ROOT / "bots" / "random_bot.py").read_text()
+    for name in ("ann", "bea"):
+        (folder / "bots" / f"{name}.py").write_text(rand.replace("class RandomBot(", f"class {name.title()}Bot("))
+    (folder / "tournament.toml").write_text(TOML)
+    run_tournament(folder, workers=1, progress=False, out=None)
+    (folder / "tournament.toml").write_text(TOML + 'grading = ["GreedyBot"]\n')  # no grading game played yet
+    monkeypatch.setattr(executors, "default_workers", lambda: 4)
+    asked: list[int] = []
+    estimate = runner._estimate
+
+    def spy(*args, **kw):  # type: ignore[no-untyped-def]
+        asked.append(args[7])  # the workers it prices with
+        return estimate(*args, **kw)
+
+    monkeypatch.setattr(runner, "_estimate", spy)
+    said: list[str] = []
+    est = runner.estimate_tournament(folder, workers=3, out=said.append)
+    assert est.games == 0 and est.grading == 2 * 160 and asked == [3]
+    assert any("and each grading bot one on one; not stored" in line for line in said), said
+    assert "GreedyBot" not in est.unknown  # timed by the sample
+    cfg = TournamentConfig.from_dict({"presets": ["rush"], "table_sizes": [2], "games": 2,
+                                      "reference": ["RandomBot"], "grading": ["GreedyBot"]})
+    entrants, _ = runner.collect_entrants(folder, cfg)
+    model = runner._stored_model(folder, entrants)
+    assert model is not None and not model.knows("GreedyBot")
+    one, three = (estimate(model, [], cfg, entrants, None, 0.0, 100, w, "local", "", folder) for w in (1, 3))
+    assert three.grading_seconds == pytest.approx(one.grading_seconds / 3) and one.grading_seconds > 0
+    assert one.unknown == ["GreedyBot"]  # priced as the median bot, and said so
+    assert any("not timed yet, priced as the median bot: GreedyBot" in line for line in one.lines())

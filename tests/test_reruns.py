@@ -133,6 +133,18 @@ def test_a_store_of_another_seed_is_refused_before_anything_is_played(finished: 
     assert str(caught.value) == (
         f"{db} holds games of seed 5; {toml} says seed = 6: set seed = 5 to go on with them, or move results.sqlite "
         f"aside (mv {db} {folder / 'results-seed-5.sqlite'}) to start over")
+    from cabo_kit.tournament.runner import estimate_tournament
+
+    with pytest.raises(ConfigError) as estimated:  # the estimate reads the same check (and writes nothing)
+        estimate_tournament(folder, workers=1, out=None)
+    assert str(estimated.value) == str(caught.value)
+    from cabo_kit.tournament.config import TournamentConfig
+    from cabo_kit.tournament.runner import _seed_refusal
+
+    bare = tmp_path / "bare"  # no tournament.toml: the default seed 0, and no file to blame
+    bare.mkdir()
+    theirs, refusal = _seed_refusal("5", dict, TournamentConfig(), [], bare / "results.sqlite")
+    assert theirs == 5 and "holds games of seed 5; this run uses the default seed 0 (no tournament.toml): " in refusal
     con = sqlite3.connect(db)
     assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == games
     con.close()

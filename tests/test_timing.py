@@ -189,3 +189,12 @@ def test_cli_estimate_prints_the_expected_duration_and_writes_nothing(tmp_path: 
     # 2 balanced games, then the adaptive ones a precision of 50 would add (rough), capped by max_games
     assert "games on 1 worker: 2 balanced, about " in line and " adaptive, at most 1,998 within max_games" in line  # 2 bots x 1,998 more / 2 seats
     assert sorted(p.name for p in folder.iterdir()) == ["tournament.toml"]
+
+
+def test_the_grading_line_says_its_durations_in_words_under_a_second_too() -> None:
+    from cabo_kit.tournament.timing import Estimate
+
+    est = Estimate(games=6, seconds=1.2, workers=2, grading=4, grading_max=10, grading_seconds=0.3,
+                   grading_max_seconds=45.0)
+    line = next(x for x in est.lines() if x.startswith("  grading"))
+    assert "about 4 games in under a second, at most 10 in about 45 seconds" in line, line

@@ -52,6 +52,7 @@ from ..bot import BOT_HOOKS, Bot, BotError, defined_at
 from ..explain import not_an_action, not_legal
 from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
+from ..pages import scrub_paths
 from ..play import bot_random, run_game
 from ..rules import Rules
 from .config import TournamentConfig, load_config
@@ -340,9 +341,9 @@ class ClassTime:
     seat in each of its games (its decisions a game, as the check counted them on those rules and table
     size and scaled to a class's longer games, times its mean time a decision, never more than the game's
     time bank, plus its hooks and process start) and ``1/k`` of the table's own cost (the engine). With
-    ``grading`` set it also plays ``grading_games`` one-on-one games against the bars (counted at their
-    most, ``grades.MAX_GAMES`` a bar and 2-player preset: a file close to a bar plays them all), whole
-    tables of its own. All of it is divided over the class's workers (``workers``, else one per usable
+    ``grading`` set it also plays ``grading_games`` one-on-one games against the bars (the expected figure of
+    :func:`~cabo_kit.tournament.grades.grade_games` a bar and 2-player preset, as ``tournament run --estimate``
+    counts them; ``grading_max`` at most: a file close to a bar plays them all), whole tables of its own. All of it is divided over the class's workers (``workers``, else one per usable
     core). The same is computed for the slower of the reference bots (:data:`TIME_REFERENCES`),
     played as the checked file was (isolated for a file) in its seats of the same deals, at tables of
     working bots (:func:`class_time`): ``reference_added_s`` is what a file as fast as it adds, and
@@ -364,6 +365,7 @@ class ClassTime:
     grading_games: int = 0
     bars: tuple[str, ...] = ()
     modelled: str = ""
+    grading_max: int = 0
 
     @property
     def ratio(self) -> float:
@@ -400,7 +402,9 @@ class ClassTime:
         where = " (measured in this process, plus what isolation adds)" if self.in_process else ""
         games = f"its {self.games} games" if self.games else "no games of the class schedule"
         if self.grading_games:
-            games += f" and up to {self.grading_games} one-on-one grading games against {_and(list(self.bars))}"
+            games += (f" and about {self.grading_games} one-on-one grading games against {_and(list(self.bars))}"
+                      + (f" (at most {self.grading_max}: a file close to a bar plays them all)"
+                         if self.grading_max > self.grading_games else ""))
         games = (f"{self.modelled}; " if self.modelled else "") + games
         return (f"At these limits this file adds {about(self.added_s)} to a {self.files}-file class "
                 f"({games}, on {self.workers} worker{'s' if self.workers != 1 else ''}), where a file "
@@ -444,7 +448,7 @@ def class_time(settings: ClassSettings, limits: Limits, name: str, played: Seque
     the check's games) by its actions.
     """
     from .executors import default_workers
-    from .grades import MAX_GAMES, graded_presets
+    from .grades import grade_games, graded_presets
     from .schedule import games_per_bot, make_schedule
 
     cfg = settings.cfg
@@ -487,19 +491,21 @@ def class_time(settings: ClassSettings, limits: Limits, name: str, played: Seque
             games += g
             added += g * (bot_seat + table / k)
             added_ref += g * (ref_seat + table / k)
-    grading = 0
+    grading = grading_max = 0
+    expected, at_most = grade_games()  # as `tournament run --estimate` counts them
     for _bar in cfg.grading:  # one-on-one against each bar: whole games of its own, the bar's seat too
         for entry in graded_presets(cfg):
             bot_seat, ref_seat, table = seats((rules_label(entry.rules), 2))
-            grading += MAX_GAMES
-            added += MAX_GAMES * (bot_seat + ref_seat + table)
-            added_ref += MAX_GAMES * (2 * ref_seat + table)
+            grading += expected
+            grading_max += at_most
+            added += expected * (bot_seat + ref_seat + table)
+            added_ref += expected * (2 * ref_seat + table)
     if not games and not grading:
         return None
     added, added_ref = added / workers, added_ref / workers
     return ClassTime(settings.files, workers, games, t_bot + extra_decision, ref, t_ref + extra_decision, added,
                      added_ref, (settings.files - 1) * added_ref + added, in_process, grading, tuple(cfg.grading),
-                     settings.modelled)
+                     settings.modelled, grading_max)
 
 
 class _Stop(Exception):
@@ -518,12 +524,11 @@ def _reference_classes() -> set[type]:
     """The base classes and the reference bots: their methods are never a learner's misspelling."""
     from .. import bots as builtin
     from ..bot import SimpleBot
+    from .config import builtin_bots
 
     out: set[type] = {object, Bot, SimpleBot}
-    for name in builtin.__all__:
-        cls = getattr(builtin, name, None)
-        if isinstance(cls, type):
-            out.update(cls.__mro__)
+    for name in builtin_bots():
+        out.update(getattr(builtin, name).__mro__)
     return out
 
 
@@ -1007,19 +1012,19 @@ def check_bot(
             line = one_line_reason(exc.reason, path.name)
             line = f"{path.name} {line}" if line.startswith("line ") else line
             full = "" if line == exc.reason.strip() else f"\n{exc.reason}"
-            report.problems.append(_scrub(f"The file is rejected, as a tournament would reject it: {line}{full}",
-                                          settings.folder))
+            report.problems.append(scrub_paths(f"The file is rejected, as a tournament would reject it: {line}{full}",
+                                               path.name, settings.folder))
             return report
         hints = hook_hints(path, submission.class_name)
         report = CheckReport(bot=f"{submission.name} ({submission.class_name})", isolated=True,
                              limit_s=limits.decision_s)
-        from .. import bots as builtin
+        from .config import builtin_bots
 
-        reference = getattr(builtin, submission.name, None) if submission.name in builtin.__all__ else None
-        if isinstance(reference, type) and issubclass(reference, Bot):
+        if submission.name in builtin_bots():
             clash = (f"The file's name {path.name!r} is the name of the built-in reference bot {submission.name}: "
-                     f"a tournament that adds that bot rejects this file. Rename it, e.g. my_{path.stem.lower()}.py.")
-            if submission.name in settings.cfg.reference:  # the class (by default: as the rating anchor) adds it
+                     "a tournament that adds that bot (as a reference bot, the anchor or a grading bot) rejects this "
+                     f"file. Rename it, e.g. my_{path.stem.lower()}.py.")
+            if submission.name in settings.cfg.taken_names:  # as the tournament's collect_entrants refuses it
                 report.problems.append(clash)
             else:
                 report.notes.append("Note: " + clash)
@@ -1051,8 +1056,8 @@ def check_bot(
         try:
             bot()
         except Exception:  # noqa: BLE001
-            report.problems.append(_scrub(f"{bot.__name__}() raised an exception (a tournament builds your bot with "
-                                          f"no arguments):\n{traceback.format_exc().rstrip()}", settings.folder))
+            report.problems.append(f"{bot.__name__}() raised an exception (a tournament builds your bot with "
+                                   f"no arguments):\n{traceback.format_exc().rstrip()}")  # scrubbed below
             return report
 
     schedule = _schedule(games, seed, rule_set, table_sizes, memory)
@@ -1172,17 +1177,11 @@ def check_bot(
                             "a busier machine could push it over.")
     if report.timing is not None and not report.timing.far_slower:
         report.notes.append("Time: " + report.timing.sentence())
-    report.problems = [_scrub(p, settings.folder) for p in report.problems]
-    report.notes = [_scrub(n, settings.folder) for n in report.notes]
+    # without this machine's paths, as the bots' pages show it: a check's report may be shared
+    own = Path(bot).name if isinstance(bot, (str, Path)) else None
+    report.problems = [scrub_paths(p, own, settings.folder) for p in report.problems]
+    report.notes = [scrub_paths(n, own, settings.folder) for n in report.notes]
     return report
-
-
-def _scrub(text: str, folder: Path | None) -> str:
-    """``text`` without this machine's paths, as the bots' pages show it (a file by its name, the class folder
-    ``DIR``, the Python installation ``<python>``, the home folder ``~``): a check's report may be shared."""
-    from ..pages import scrub
-
-    return scrub(text, folder)
 
 
 def _time_references(games: Sequence[_Game], limits: Limits, isolated: bool) -> dict[str, list[_GameTime]]:

@@ -185,6 +185,16 @@ class TournamentConfig:
                               "add one that does (deluxe, rush) or remove grading")
         return cfg
 
+    @property
+    def taken_names(self) -> frozenset[str]:
+        """The names no file may have: the reference bots (a built-in ``anchor`` is one) and the grading bots
+        (``GreedyBot below GreedyBot`` would mean nothing). The tournament and ``check-bot --class`` both refuse them.
+
+        >>> sorted(TournamentConfig.from_dict({"reference": ["RandomBot"], "grading": ["GreedyBot"]}).taken_names)
+        ['GreedyBot', 'RandomBot']
+        """
+        return frozenset(self.reference) | frozenset(self.grading)
+
     def check_anchor(self, names: Any, rejected: Any = ()) -> None:
         """Raise :class:`ConfigError` unless ``anchor`` is "" or one of ``names`` (the bots that play).
 

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from .runner import BotSpec, MatchTask
 
 __all__ = ["Grade", "GradeRun", "Decision", "decide", "share_interval", "elo_of", "play_grades", "load_grades",
-           "grading_todo", "EXPECTED_SHARE",
+           "grading_todo", "grade_games", "EXPECTED_SHARE",
            "format_grades", "grade_columns", "graded_presets", "GRADES_DB", "GRADES_CSV", "BATCH_DEALS", "MAX_GAMES"]
 
 GRADES_DB = "grades.sqlite"
@@ -447,13 +447,26 @@ def _task(cfg: TournamentConfig, entry: PresetEntry, student: "BotSpec", bar: "B
     )
 
 
+def grade_games(have: int = 0, cap: int | None = None) -> tuple[int, int]:
+    """The games an open grade (one file, bar and preset) is expected to still play, and at most, with ``have``
+    games stored: :data:`EXPECTED_SHARE` of the cap (a prior: how strong a file is against the bar is not known
+    before it plays) and the cap (``cap``, default :data:`MAX_GAMES`, in whole deals), each less what is stored.
+    ``tournament run --estimate`` and ``check-bot --class`` both count grading with it.
+
+    >>> grade_games(), grade_games(150), grade_games(390, cap=400)
+    ((160, 400), (10, 250), (0, 10))
+    """
+    limit = 2 * max(1, (cap or MAX_GAMES) // 2)
+    at_most = max(0, limit - have)
+    return min(at_most, max(0, round(EXPECTED_SHARE * limit) - have)), at_most
+
+
 def grading_todo(folder: str | Path, cfg: TournamentConfig, students: "Sequence[BotSpec]", batch: int | None = None,
                  cap: int | None = None) -> list[tuple[tuple[str, str, int], tuple[str, str], int, int]]:
     """What grading still has to play, for an estimate (nothing is played or written): per open grade, its group
     ``(preset, rules, 2)``, ``(file, bar)``, the games expected and the games at most.
 
-    Expected: the games of its next look, or :data:`EXPECTED_SHARE` of the cap less what is stored if more (a
-    rough prior: how strong a file is against the bar is not known before it plays); at most: the cap less
+    Expected: the games of its next look, or :func:`grade_games`'s expected figure if more; at most: the cap less
     the games stored for it.
 
     >>> import tempfile, pathlib
@@ -467,26 +480,16 @@ def grading_todo(folder: str | Path, cfg: TournamentConfig, students: "Sequence[
         return []
     files = [b for b in students if b.kind == "file"]
     path = Path(folder) / GRADES_DB
-    stored: Stored = {}
-    if path.exists() and files:
-        from .store import _problems, _reader
-
-        with _problems(path):
-            con = _reader(path)
-            try:
-                stored = _read(con)
-            finally:
-                con.close()
-    limit = 2 * max(1, (cap or MAX_GAMES) // 2)
+    stored: Stored = _stored(path) if path.exists() and files else {}
     out = []
     for g, d, student, bar, entry, have in _grades(stored, cfg, files, batch, cap):
         if d.verdict:
             continue
-        at_most = max(0, limit - have)
+        expected, at_most = grade_games(have, cap)
         deals = range(d.deals, d.needed)
         look = sum(_found(stored, gid, _deal_seed(cfg.seed, entry, deal)) is None
                    for deal in deals for gid in _ids(student, bar, entry, deal, cfg.seed))
-        expected = min(at_most, max(look, round(EXPECTED_SHARE * limit) - have))
+        expected = min(at_most, max(look, expected))
         out.append(((entry.preset, entry.rules_json, 2), (student.name, bar.name), expected, at_most))
     return out
 
@@ -523,7 +526,6 @@ def load_grades(folder: str | Path, students: "Sequence[BotSpec] | Sequence[tupl
     ``students``: bot specs, or ``(name, version)`` pairs (the versions the grades are for).
     """
     from .runner import BotSpec
-    from .store import _problems, _reader
 
     folder = Path(folder)
     if cfg is None:
@@ -532,13 +534,19 @@ def load_grades(folder: str | Path, students: "Sequence[BotSpec] | Sequence[tupl
     if not cfg.grading or not path.exists() or not students:
         return []
     specs = [s if isinstance(s, BotSpec) else BotSpec(s[0], s[1], "file", "") for s in students]
+    return [g for g, *_ in _grades(_stored(path), cfg, specs, batch, cap)]
+
+
+def _stored(path: Path) -> Stored:
+    """The games stored in ``grades.sqlite`` (read only; a damaged store raises the store's error naming it)."""
+    from .store import _problems, _reader
+
     with _problems(path):
         con = _reader(path)
         try:
-            stored = _read(con)
+            return _read(con)
         finally:
             con.close()
-    return [g for g, *_ in _grades(stored, cfg, specs, batch, cap)]
 
 
 def _columns(cfg: TournamentConfig) -> list[str]:
@@ -619,20 +627,23 @@ def format_grades(grades: Sequence[Grade]) -> str:
                       f"overall (above or below only when every preset says so): {summary}"])
 
 
-def grade_columns(folder: str | Path, board: "pd.DataFrame", seats: "pd.DataFrame") -> "pd.DataFrame":
+def grade_columns(folder: str | Path, board: "pd.DataFrame", seats: "pd.DataFrame",
+                  cfg: TournamentConfig | None = None) -> "pd.DataFrame":
     """The leaderboard with a column ``vs BAR`` per grading bot (the row's preset's grade of each file).
 
     The files' versions are those of the rated games (``seats``); the reference bots' cells are empty, and
     so are those of a preset not graded (for 3 or more players). Without ``grading``, or with a
-    ``tournament.toml`` that does not load, the board is returned unchanged.
+    ``tournament.toml`` that does not load, the board is returned unchanged. ``cfg``: the folder's configuration
+    if already loaded.
     """
     from .config import ConfigError
 
     folder = Path(folder)
-    try:
-        cfg, _ = load_config(folder)
-    except ConfigError:  # `tournament run` and `tournament grades` name the problem; the report still shows the ratings
-        return board
+    if cfg is None:
+        try:
+            cfg, _ = load_config(folder)
+        except ConfigError:  # `tournament run` and `tournament grades` name the problem; the report shows the ratings
+            return board
     if not cfg.grading or not len(board):
         return board
     files = seats[~seats["bot"].isin(cfg.reference)].drop_duplicates("bot")

@@ -48,6 +48,7 @@ from .lock import FolderError, FolderLock, cannot_write, check_free, holder
 from .schedule import Match, make_schedule
 from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
 from .progress import Progress
+from .texts import interval_text, rank_text  # noqa: F401 - also imported from here
 from .timing import CostModel, CpuTally, Estimate, Group, expected_games
 
 _thread_ns = time.thread_time_ns
@@ -136,7 +137,7 @@ def collect_entrants(
     """
     entrants: list[BotSpec] = []
     rejected: list[tuple[str, str]] = []
-    taken = set(cfg.reference) | set(cfg.grading)  # "GreedyBot below GreedyBot" would mean nothing
+    taken = set(cfg.taken_names)
     files = [p for p in sorted((Path(folder) / "bots").glob("*.py")) if not p.name.startswith("_")]
     from .isolation import SubmissionError
 
@@ -468,14 +469,15 @@ class TaskPlayer:
 
     def __init__(self, store: Store, kind: str, workers: int, scheduler: str | None, label: str,
                  progress: bool = True) -> None:
-        self.store, self.kind, self.workers, self.scheduler = store, kind, workers, scheduler
+        self.store, self.kind, self._workers, self.scheduler = store, kind, workers, scheduler
         self.label, self.progress = label, progress
         self.ex: Any = None
         self.bar: Progress | None = None
 
     @property
-    def started(self) -> bool:
-        return self.ex is not None
+    def workers(self) -> int:
+        """The executor's workers once it is made (it may use fewer than asked), else the workers asked for."""
+        return int(self.ex.workers) if self.ex is not None else self._workers
 
     def play(self, tasks: Sequence[MatchTask], todo: int | None = None) -> Iterator[tuple[GameRow, list[SeatRow], bool]]:
         """Play ``tasks``; ``todo``: the games the progress adds for them (default: their rotations)."""
@@ -489,7 +491,7 @@ class TaskPlayer:
                 # Made with the first batch's size: a bar of total 0 would print an empty line first.
                 self.bar = Progress(todo, self.label)
                 todo = 0
-            self.ex = make_executor(self.kind, self.workers, self.scheduler)
+            self.ex = make_executor(self.kind, self._workers, self.scheduler)
         if self.bar is not None and todo:
             self.bar.add_total(todo)
         for results in self.ex.run(run_match, list(tasks)):
@@ -634,21 +636,28 @@ def _check_seed(store: Store, cfg: TournamentConfig, planned: Sequence[tuple[Mat
     stored game (:func:`~cabo_kit.tournament.schedule.stored_deal_keys`), against this seed's.
     """
     recorded = store.meta("seed")
-    if recorded is not None:
-        theirs: int | None = int(recorded)
-    else:
-        theirs = _seed_of(store.lineups(), cfg.seed, planned)
-        if theirs == cfg.seed:
-            store.set_meta("seed", str(cfg.seed))
+    theirs, refusal = _seed_refusal(recorded, store.lineups, cfg, planned, store.path)
+    if refusal:
+        raise ConfigError(refusal)
+    if recorded is None and theirs == cfg.seed:
+        store.set_meta("seed", str(cfg.seed))
+
+
+def _seed_refusal(recorded: str | None, lineups: "Callable[[], dict[str, Any]]", cfg: TournamentConfig,
+                  planned: Sequence[tuple[Match, list[str]]], db: Path) -> tuple[int | None, str]:
+    """The read-only part of :func:`_check_seed`: the stored games' seed, and ``""`` when they fit ``cfg.seed``,
+    else the message that refuses them (``recorded``: the store's recorded seed; ``lineups``: its games, read only
+    when it records none)."""
+    theirs = int(recorded) if recorded is not None else _seed_of(lineups(), cfg.seed, planned)
     if theirs == cfg.seed:
-        return
-    db = store.path
+        return theirs, ""
     of = f"seed {theirs}" if theirs is not None else "another seed"
     fix = f"set seed = {theirs} to go on with them" if theirs is not None else "set the seed they were played with"
     aside = db.with_name(f"{db.stem}-seed-{theirs if theirs is not None else 'old'}{db.suffix}")
-    mv = "move" if os.name == "nt" else "mv"
-    raise ConfigError(f"{db} holds games of {of}; {cfg.source} says seed = {cfg.seed}: {fix}, or move "
-                      f"{db.name} aside ({mv} {shlex.quote(str(db))} {shlex.quote(str(aside))}) to start over")
+    says = (f"{cfg.source} says seed = {cfg.seed}" if (db.parent / "tournament.toml").exists()
+            else f"this run uses the default seed {cfg.seed} (no tournament.toml)")
+    move = (f'move "{db}" "{aside}"' if os.name == "nt" else f"mv {shlex.quote(str(db))} {shlex.quote(str(aside))}")
+    return theirs, (f"{db} holds games of {of}; {says}: {fix}, or move {db.name} aside ({move}) to start over")
 
 
 def _seed_of(stored: "dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]]", seed: int,
@@ -732,8 +741,7 @@ def _play_all(
                 for seat in seats:
                     if seat.status not in ("ok", ""):
                         faulty[seat.bot] = faulty.get(seat.bot, 0) + 1
-            if player.ex is not None:
-                summary.workers = player.ex.workers
+            summary.workers = player.workers
 
         short = [k for k in cfg.table_sizes if len(entrants) < k]
         for k in short:
@@ -748,7 +756,7 @@ def _play_all(
             sample = _sample_of([((t.preset, t.rules_json, t.table_size), [b.name for b in t.lineup]) for t in first],
                                 model) if first else []
             if first and model is not None and not sample:
-                for line in _estimate(model, first, cfg, entrants, games, target, budget, planned_workers, kind,
+                for line in _estimate(model, first, cfg, entrants, games, target, budget, n_workers, kind,
                                       "from the stored games' timings", folder).lines():
                     say(line)
             if sample and model is not None:  # time a first batch (games of the run, stored as usual), then estimate
@@ -757,7 +765,7 @@ def _play_all(
                 rest = [t for i, t in enumerate(first) if i not in chosen]
                 model = _stored_model(folder, entrants)
                 if model is not None and rest:
-                    for line in _estimate(model, rest, cfg, entrants, games, target, budget, planned_workers, kind,
+                    for line in _estimate(model, rest, cfg, entrants, games, target, budget, n_workers, kind,
                                           f"from the first {sum(len(first[i].rotations) for i in sample)} games; "
                                           "left to play", folder).lines():
                         say(line)
@@ -1003,7 +1011,10 @@ def _estimate(model: "CostModel", tasks: Sequence[MatchTask], cfg: TournamentCon
               folder: Path | None = None) -> Estimate:
     """The expected duration of ``tasks`` (and, with a precision target, of the adaptive games; with ``grading`` and
     a ``folder``, of the grading games still missing: :func:`~cabo_kit.tournament.grades.grading_todo`) on
-    ``workers``, each game priced by ``model``."""
+    ``workers`` (every worker of the run: the balanced games use as many as they have tasks, the adaptive and the
+    grading games all of them), each game priced by ``model``. A grading bot that is not an entrant is timed only
+    if ``model`` knows it (:func:`estimate_tournament` samples it); else it is priced as the median bot and listed
+    in ``unknown``."""
     from .executors import default_workers
 
     total = 0.0
@@ -1015,8 +1026,8 @@ def _estimate(model: "CostModel", tasks: Sequence[MatchTask], cfg: TournamentCon
         per_group.setdefault(group, []).append(one)
         total += one * len(t.rotations)
         n_games += len(t.rotations)
-    parallel = max(1, min(workers, len(tasks) if target <= 0 else workers,
-                          default_workers() if kind == "local" else workers))
+    lanes = max(1, min(workers, default_workers() if kind == "local" else workers))
+    parallel = lanes if target > 0 else max(1, min(lanes, len(tasks)))
     names = [b.name for b in entrants]
     groups = {(e.preset, e.rules_json, k) for e in cfg.presets for k in cfg.table_sizes if len(entrants) >= k}
     per_bot: dict[str, float] = {}
@@ -1040,19 +1051,20 @@ def _estimate(model: "CostModel", tasks: Sequence[MatchTask], cfg: TournamentCon
             known = per_group.get(group) or [model.game_seconds(group, names[:k])]
             extra_seconds += more * sum(known) / len(known)
         est.adaptive, est.adaptive_max = adaptive, adaptive_max
-        est.adaptive_seconds = extra_seconds / max(1, min(workers, default_workers() if kind == "local" else workers))
+        est.adaptive_seconds = extra_seconds / lanes
     if cfg.grading and folder is not None:
         from .grades import grading_todo
 
         todo = grading_todo(folder, cfg, entrants)
         # Grading keeps every worker (its rounds are one batch of each open grade), as the adaptive phase does.
-        lanes = max(1, min(workers, default_workers() if kind == "local" else workers))
         for group, pair, expected, at_most in todo:
             one = model.game_seconds(group, list(pair))
             est.grading += expected
             est.grading_max += at_most
             est.grading_seconds += one * expected / lanes
             est.grading_max_seconds += one * at_most / lanes
+        # a bar that is not an entrant and was not sampled: priced as the median bot, so said (a SearchBot bar costs more)
+        est.unknown = sorted(set(est.unknown) | {bar for _, (_, bar), *_ in todo if not model.knows(bar)})
     return est
 
 
@@ -1106,9 +1118,17 @@ def estimate_tournament(
     rules_of = {(e.preset, e.rules_json): e.rules.to_dict() for e in cfg.presets}
     have: set[str] = set()
     if (folder / DB_NAME).exists():
-        from .store import load_frames
+        from .store import _reader, load_frames, read_lineups, read_meta
 
-        have = set(load_frames(folder / DB_NAME, current_only=False)[0]["game_id"])
+        db = folder / DB_NAME
+        con = _reader(db)
+        try:  # the run's seed check, read only: another seed's games are not this run's
+            _, refusal = _seed_refusal(read_meta(con, db, "seed"), lambda: read_lineups(con, db), cfg, planned, db)
+        finally:
+            con.close()
+        if refusal:
+            raise ConfigError(refusal)
+        have = set(load_frames(db, current_only=False)[0]["game_id"])
     model = _stored_model(folder, entrants) or CostModel()
 
     def task(m: Match, rotations: list[tuple[int, str]]) -> MatchTask:
@@ -1123,6 +1143,9 @@ def estimate_tournament(
     kind = executor or cfg.executor
     n_workers = workers or cfg.workers or default_workers()
     chosen = _sample_of([((m.preset, m.rules, m.table_size), m.lineup) for m, _ in planned], model)
+    bar_logs = tempfile.TemporaryDirectory(prefix="cabo-estimate-")  # the sample's logs: the folder is left as it was
+    bars = _bar_sample(cfg, entrants, model, Path(bar_logs.name))
+    sample: list[MatchTask] = []
     if chosen:  # a few games more where a group has fewer than SAMPLE_GAMES: one game alone is a noisy clock
         count: dict[Group, int] = {}
         for i in chosen:
@@ -1134,12 +1157,13 @@ def estimate_tournament(
                 chosen.append(i)
                 count[g] += 1
         sample = [task(planned[i][0], [(0, planned[i][1][0])]) for i in chosen]
-        say(f"timing a sample of {len(sample)} games (one per match, each bot in each preset and table size; "
-            "not stored) ...")
+    if sample or bars:
+        say(f"timing a sample of {len(sample) + len(bars)} games (one per match, each bot in each preset and table size"
+            f"{', and each grading bot one on one' if bars else ''}; not stored) ...")
         rows: list[tuple[GameRow, list[SeatRow]]] = []
         started = time.perf_counter()
-        with make_executor(kind, min(n_workers, len(sample)), scheduler or cfg.scheduler or None) as ex:
-            for results in ex.run(run_match, sample):
+        with make_executor(kind, min(n_workers, len(sample) + len(bars)), scheduler or cfg.scheduler or None) as ex:
+            for results in ex.run(run_match, sample + bars):
                 rows.extend(results)
         say(f"sample played in {time.perf_counter() - started:.1f} s")
         stored_games, stored_seats = _timed_frames(folder, entrants)
@@ -1148,12 +1172,27 @@ def estimate_tournament(
 
         model = CostModel.fit(pd.concat([stored_games, sampled_games], ignore_index=True),
                               pd.concat([stored_seats, sampled_seats], ignore_index=True))
-    planned_workers = n_workers if target > 0 else min(n_workers, max(1, len(tasks)))
-    est = _estimate(model, tasks, cfg, entrants, games, target, budget, planned_workers, kind,
+    bar_logs.cleanup()
+    est = _estimate(model, tasks, cfg, entrants, games, target, budget, n_workers, kind,
                     f"{model.games} timed game{'s' if model.games != 1 else ''}", folder)
     for line in est.lines():
         say(line)
     return est
+
+
+def _bar_sample(cfg: TournamentConfig, entrants: Sequence[BotSpec], model: CostModel, logs: Path) -> list[MatchTask]:
+    """Grading games that time each grading bot the store has no timing of (one not among the entrants): per graded
+    preset, :data:`SAMPLE_GAMES` one-on-one games against the first file, as grading deals them (never stored)."""
+    if not cfg.grading:
+        return []
+    from .grades import _bars, _task, graded_presets
+
+    students = [b for b in entrants if b.kind == "file"]
+    if not students:
+        return []
+    return [_task(cfg, entry, students[0], bar, deal, [(deal % 2, f"estimate-{bar.name}-{entry.preset}-{deal}")], logs)
+            for bar in _bars(cfg) if not model.knows(bar.name)
+            for entry in graded_presets(cfg) for deal in range(SAMPLE_GAMES)]
 
 
 def _frames_of(rows: Sequence[tuple[GameRow, list[SeatRow]]]) -> "tuple[Any, Any]":
@@ -1181,34 +1220,6 @@ def _timed_frames(folder: Path, entrants: Sequence[BotSpec]) -> "tuple[Any, Any]
 
 
 # ------------------------------------------------------------------ outputs
-
-
-def interval_text(low: float, high: float, sep: str = "..") -> str:
-    """A 95% interval as a reader sees it: ``1050..1150`` (``sep`` between the bounds; the report uses `` – ``), or
-    one-sided (``below 1180``, ``above 1050``), ``not bounded``, ``-`` (no bootstrap).
-
-    >>> interval_text(1050.4, 1149.6), interval_text(float("-inf"), 1180.0), interval_text(990.0, float("inf"))
-    ('1050..1150', 'below 1180', 'above 990')
-    """
-    lo, hi = math.isinf(low), math.isinf(high)
-    if lo and hi:
-        return "not bounded"
-    if lo:
-        return f"below {high:.0f}"
-    if hi:
-        return f"above {low:.0f}"
-    if low != low or high != high:  # NaN: no bootstrap
-        return "-"
-    return f"{low:.0f}{sep}{high:.0f}"
-
-
-def rank_text(low: int, high: int) -> str:
-    """A rank interval: ``3`` when the bootstrap leaves one place, ``2-5`` otherwise.
-
-    >>> rank_text(3, 3), rank_text(2, 5)
-    ('3', '2-5')
-    """
-    return f"{low}" if low == high else f"{low}-{high}"
 
 
 def format_leaderboard(board: Any) -> str:
@@ -1324,7 +1335,7 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
     say(format_leaderboard(board))
     from .grades import grade_columns
 
-    board = grade_columns(folder, board, seats)  # a "vs BAR" column per grading bot, last
+    board = grade_columns(folder, board, seats, cfg)  # a "vs BAR" column per grading bot, last
     from ..report import write_report
 
     report = folder / "report.html"

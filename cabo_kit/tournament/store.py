@@ -411,9 +411,7 @@ class Store:
     def meta(self, key: str) -> str | None:
         """A value of the ``meta`` table (``seed``: the tournament seed its games were played with;
         ``speed_classes``: the cost classes the adaptive schedule uses, JSON), ``None`` if unset."""
-        with _problems(self.path):
-            row = self.con.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        return read_meta(self.con, self.path, key)
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a value of the ``meta`` table (never ``schema_version``: :meth:`_migrate` keeps that)."""
@@ -449,16 +447,7 @@ class Store:
     def lineups(self) -> "dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]]":
         """Every stored game: ``game_id -> (preset, rules, table_size, order_key, deal_seed, rotation,
         ((bot, version) by seat))``, what a rerun needs to tell which stored games it can reuse."""
-        with _problems(self.path):
-            rows = self.con.execute(
-                "SELECT g.game_id, g.preset, g.rules, g.table_size, g.order_key, g.deal_seed, g.rotation, s.bot, s.version "
-                "FROM games g JOIN seats s ON s.game_id = g.game_id ORDER BY g.game_id, s.seat").fetchall()
-        out: dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]] = {}
-        for gid, preset, rules, k, order_key, seed, rot, bot, version in rows:
-            head = out.get(gid)
-            seats = (head[6] if head else ()) + ((bot, version),)
-            out[gid] = (preset, rules, int(k), order_key, int(seed), int(rot), seats)
-        return out
+        return read_lineups(self.con, self.path)
 
     def scheduled_ids(self) -> set[str]:
         """The ids of the latest schedule (the ``scheduled`` table)."""
@@ -499,6 +488,31 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+
+
+
+def read_meta(con: sqlite3.Connection, path: Path, key: str) -> str | None:
+    """:meth:`Store.meta` on any connection (a reader's too); ``None`` in a store without a ``meta`` table."""
+    with _problems(path):
+        if not con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone():
+            return None
+        row = con.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def read_lineups(con: sqlite3.Connection,
+                 path: Path) -> "dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]]":
+    """:meth:`Store.lineups` on any connection (a reader's too)."""
+    with _problems(path):
+        rows = con.execute(
+            "SELECT g.game_id, g.preset, g.rules, g.table_size, g.order_key, g.deal_seed, g.rotation, s.bot, s.version "
+            "FROM games g JOIN seats s ON s.game_id = g.game_id ORDER BY g.game_id, s.seat").fetchall()
+    out: dict[str, tuple[str, str, int, str, int, int, tuple[tuple[str, str], ...]]] = {}
+    for gid, preset, rules, k, order_key, seed, rot, bot, version in rows:
+        head = out.get(gid)
+        seats = (head[6] if head else ()) + ((bot, version),)
+        out[gid] = (preset, rules, int(k), order_key, int(seed), int(rot), seats)
+    return out
 
 
 def _reader(path: str | Path) -> sqlite3.Connection:

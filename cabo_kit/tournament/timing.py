@@ -373,8 +373,8 @@ class Estimate:
             out.append("  CPU per game: " + shown)
         if self.grading_max:
             out.append(f"  grading (one on one, after the tournament's games): about {self.grading:,} games in "
-                       f"{about(self.grading_seconds)[6:]}, at most {self.grading_max:,} in "
-                       f"{about(self.grading_max_seconds)[6:]} (a grade stops once its interval decides)")
+                       f"{about(self.grading_seconds)}, at most {self.grading_max:,} in "
+                       f"{about(self.grading_max_seconds)} (a grade stops once its interval decides)")
         if self.unknown:
             out.append(f"  not timed yet, priced as the median bot: {', '.join(self.unknown)}")
         return out
