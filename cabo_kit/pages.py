@@ -40,7 +40,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .faults import fault_key, first_lines, what_happened
 
@@ -330,9 +330,16 @@ def _when(v: FaultView) -> str:
     return f"round {v.round}, turn {v.turn}, phase {v.phase}"
 
 
-def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES, prefix: str = "") -> str:
+def _game(v: FaultView, link: "Callable[[FaultView], str] | None") -> str:
+    code = f"<code>{_esc(v.fault_id)}</code>"
+    return f'<a href="{_esc(link(v))}">{code}</a>' if link is not None else code
+
+
+def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES, prefix: str = "",
+                 link: "Callable[[FaultView], str] | None" = None) -> str:
     """A bot's faults grouped by kind: count and games, a few in full, then all of them as a table (``prefix``: of the
-    kinds' anchors, so that two lists of faults share a page)."""
+    kinds' anchors, so that two lists of faults share a page; ``link``: the address a fault's game id links to, e.g.
+    its replay). A view without a deal seed (``""``) is shown without one."""
     from .report import _kinds
 
     if not views:
@@ -357,8 +364,9 @@ def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES, prefix: s
             times = f" ({same} faults like it)" if same > 1 else ""
             head = v.what.split(" which is not legal now: ")[0] + " which is not legal now" if v.rule and \
                 " which is not legal now: " in v.what else v.what
+            seed = f"deal seed {_esc(v.deal_seed)}, " if v.deal_seed not in ("", None) else ""
             parts = [f'<div class="fault"><p><b>{_esc(head)}</b>{_esc(times)}</p>',
-                     f"<p>Game <code>{_esc(v.fault_id)}</code> ({_esc(v.preset)}, deal seed {_esc(v.deal_seed)}, "
+                     f"<p>Game {_game(v, link)} ({_esc(v.preset)}, {seed}"
                      f"seat {v.seat}): {_esc(_when(v))}, in <code>{_esc(v.call)}</code>.</p>"]
             if v.rule:
                 parts.append(f"<p>The rule: {_esc(v.rule)}</p>")
@@ -375,7 +383,7 @@ def _faults_html(views: Sequence[FaultView], examples: int = EXAMPLES, prefix: s
                 parts.append(f"<p>Replay it with the bot's current file: <code>{_esc(v.repro)}</code></p>")
             parts.append("</div>")
             out.append("".join(parts))
-        rows = [[f"<code>{_esc(v.fault_id)}</code>", _esc(v.preset), str(v.round), str(v.turn), _esc(v.phase),
+        rows = [[_game(v, link), _esc(v.preset), str(v.round), str(v.turn), _esc(v.phase),
                  f"<code>{_esc(v.call)}</code>", _esc(v.rule or v.what)] for v in mine]
         out.append(f"<details{' open' if len(mine) <= 20 else ''}><summary>All {len(mine)} {_esc(kind)} faults</summary>"
                    + _table(["fault", "preset", "round", "turn", "phase", "call", "what happened"], rows) + "</details>")

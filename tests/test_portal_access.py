@@ -100,6 +100,14 @@ ACCESS = {
     ("/teacher/settings", "POST"): "teacher",
     ("/teacher/files.zip", "GET"): "teacher",
     ("/teacher/files.zip", "HEAD"): "teacher",
+    ("/games", "GET"): "own",
+    ("/games", "HEAD"): "own",
+    ("/games/{game_id}", "GET"): "own",
+    ("/games/{game_id}", "HEAD"): "own",
+    ("/faults", "GET"): "own",
+    ("/faults", "HEAD"): "own",
+    ("/static/table.css", "GET"): "public",
+    ("/static/table.css", "HEAD"): "public",
 }
 
 STATIC_METHODS = ("GET", "HEAD")  # StaticFiles answers these (others: 405)
@@ -119,8 +127,10 @@ def route_table(app: Any) -> list[tuple[str, str]]:
 
 def concrete(path: str) -> str:
     """A route's path with Alice's values where it takes parameters (a bad token for a sign-in link)."""
+    if path == "/static":
+        return "/static/portal.css"
     return (path.replace("{token}", "not-a-valid-token").replace("{number:int}", "1").replace("{person}", "alice")
-            .replace("/static", "/static/portal.css"))
+            .replace("{game_id}", "0123456789abcdef01234567"))
 
 
 def alice_traces(text: str) -> list[str]:

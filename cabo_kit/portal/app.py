@@ -116,6 +116,9 @@ class _Portal:
         self.clock = clock
         self.pages = jinja2.Environment(loader=jinja2.FileSystemLoader(_HERE / "templates"),
                                         autoescape=True, undefined=jinja2.StrictUndefined)
+        from .student import StudentPages
+
+        self.student = StudentPages(self)  # the student's games, faults and replays (student.py)
 
     # ------------------------------------------------------------------ helpers
 
@@ -254,7 +257,8 @@ class _Portal:
             return RedirectResponse(_root(request) + "/teacher", status_code=303)
         _, session = self.need(request)
         uploads = self.state.uploads_of(session.person.id)
-        return self.render(request, "student.html", status, session=session, uploads=uploads,
+        played = await self.student.overview(session, uploads)
+        return self.render(request, "student.html", status, session=session, uploads=uploads, **played,
                            current=self.state.current(session.person.id),
                            latest=uploads[0] if uploads else None, board=self.board(session), deadline=self.deadline(),
                            when=_when, error=error, max_upload=size_text(self.settings.max_upload))
@@ -447,6 +451,7 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
         Route("/teacher/deadline", portal.set_deadline, methods=["POST"]),
         Route("/teacher/files.zip", portal.files_zip, methods=["GET"]),
         Route("/teacher/settings", portal.set_settings, methods=["POST"]),
+        *portal.student.routes(),  # the student's games, faults and replays (student.py), before the /static mount
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
     handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
