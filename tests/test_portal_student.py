@@ -264,3 +264,14 @@ def test_history_reads_only_new_games_and_starts_over_on_a_new_store(tmp_path: P
     with Store(tmp_path / "results.sqlite") as store:  # a store moved aside and a new one started
         add(store, "h1", ("bob", "ada"))
     assert [g.game_id for g in history.games("ada")] == ["h1"] and history.summary("ada").faults == {}
+
+
+def test_a_damaged_store_leaves_the_students_page_and_upload_working(tmp_path: Path) -> None:
+    k = Klass(tmp_path)
+    (tmp_path / "results.sqlite").write_bytes(b"this is not a database" * 100)
+    alice = k.client("alice")
+    page = alice.get("/")
+    assert page.status_code == 200 and "cannot be read just now" in page.text and 'id="cabo-portal-upload"' in page.text
+    assert alice.get("/games").status_code == alice.get("/faults").status_code == 503
+    assert alice.get("/games/" + "0" * 24).status_code in (404, 503)
+    k.state.close()

@@ -23,12 +23,14 @@ Summary(games=0, faults={}, by_version={})
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from array import array
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..pages import FaultView
@@ -108,10 +110,20 @@ class History:
                 key += [st.st_ino, st.st_mtime_ns, st.st_size]
         return tuple(key)
 
-    def _connect(self) -> Any:
-        from ..tournament.store import _reader
+    @contextmanager
+    def _connect(self) -> Iterator[Any]:
+        """A reading connection to the store; its sqlite errors become :class:`~cabo_kit.tournament.store.StoreError`
+        (a damaged store names itself and what to do)."""
+        from ..tournament.store import _reader, store_problem
 
-        return _reader(self.db)
+        try:
+            con = _reader(self.db)
+            try:
+                yield con
+            finally:
+                con.close()
+        except sqlite3.Error as exc:
+            raise store_problem(self.db, exc) from exc
 
     def refresh(self) -> None:
         """Read the games stored since the last look (all of them when the store was replaced or shrank)."""
@@ -125,15 +137,12 @@ class History:
             index = self._index
             if not index.key or key[0] != index.key[0]:  # first look, or another file (moved aside, restored)
                 index = _Index()
-            con = self._connect()
-            try:
+            with self._connect() as con:
                 top = con.execute("SELECT COALESCE(MAX(rowid), 0) FROM games").fetchone()[0]
                 if top < index.last:  # games were removed: read it all again
                     index = _Index()
                 rows = con.execute("SELECT g.rowid, s.bot, s.version, s.status FROM games g JOIN seats s "
                                    "ON s.game_id = g.game_id WHERE g.rowid > ? ORDER BY g.rowid", (index.last,)).fetchall()
-            finally:
-                con.close()
             for rowid, bot, version, status in rows:
                 index.games.setdefault(bot, array("q")).append(rowid)
                 counts = index.versions.setdefault(bot, {}).setdefault(version, [0, 0])
@@ -159,12 +168,9 @@ class History:
     def _lines(self, bot: str, rowids: Sequence[int]) -> list[GameLine]:
         if not rowids:
             return []
-        con = self._connect()
-        try:
+        with self._connect() as con:
             rows = con.execute(f"{_LINE} WHERE g.rowid IN ({','.join('?' * len(rowids))}) AND s.bot = ?",
                                (*rowids, bot)).fetchall()
-        finally:
-            con.close()
         first: dict[int, GameLine] = {}
         for r in rows:  # a bot sits once at a table; were it twice, its first seat is its own
             line = GameLine(str(r[1]), int(r[0]), str(r[2]), int(r[3]), int(r[4]), str(r[5]), int(r[6]), str(r[7]),
@@ -184,12 +190,9 @@ class History:
         """``bot``'s line of the game ``game_id``, or ``None`` when it did not play it (or there is no such game)."""
         if not self.db.exists() or not isinstance(game_id, str) or len(game_id) > 64:
             return None
-        con = self._connect()
-        try:
+        with self._connect() as con:
             rows = con.execute(f"{_LINE} WHERE g.game_id = ? AND s.bot = ? ORDER BY s.seat LIMIT 1",
                                (game_id, bot)).fetchall()
-        finally:
-            con.close()
         if not rows:
             return None
         r = rows[0]
@@ -233,14 +236,11 @@ class History:
         with self._lock:
             missing = [line for line in lines if (line.game_id, line.seat) not in self._views]
         if missing:
-            con = self._connect()
-            try:
+            with self._connect() as con:
                 rows = con.execute(
                     "SELECT s.game_id, s.bot, s.seat, s.status, s.fault, g.preset, g.deal_id FROM games g JOIN seats s "
                     f"ON s.game_id = g.game_id WHERE g.rowid IN ({','.join('?' * len(missing))}) AND s.bot = ?",
                     (*[m.order for m in missing], bot)).fetchall()
-            finally:
-                con.close()
             frame = pd.DataFrame(rows, columns=["game_id", "bot", "seat", "status", "fault", "preset", "deal_id"])
             frame = frame[frame["status"] != "ok"]
             logs = self.folder / "logs"

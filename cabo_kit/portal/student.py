@@ -16,6 +16,7 @@ Routes (GET only: nothing here changes anything):
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -28,6 +29,8 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from .history import GameLine, History
+
+log = logging.getLogger("cabo_kit.portal")
 from .state import Session, Upload
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -83,11 +86,18 @@ class StudentPages:
     # ------------------------------------------------------------------ what the student's own page shows
 
     def _overview(self, pid: str, uploads: list[Upload]) -> dict[str, Any]:
-        summary = self.history.summary(pid)
+        from ..tournament.store import StoreError
+
+        try:
+            summary = self.history.summary(pid)
+            recent = self.history.games(pid, 0, RECENT)
+        except StoreError:  # a damaged or moved store: the page (and its upload form) still works
+            log.warning("the student's page could not read the results store", exc_info=True)
+            return {"played": None, "played_by_upload": {}, "recent_games": []}
         versions = _versions(uploads)
         by_upload = {versions[v]: c for v, c in summary.by_version.items() if v in versions}
         return {"played": summary, "played_by_upload": by_upload,
-                "recent_games": [Line(g, versions.get(g.version)) for g in self.history.games(pid, 0, RECENT)]}
+                "recent_games": [Line(g, versions.get(g.version)) for g in recent]}
 
     async def overview(self, session: Session, uploads: list[Upload]) -> dict[str, Any]:
         """The values the student's page template takes from the store (off the event loop)."""
@@ -105,7 +115,7 @@ class StudentPages:
             found = self.history.games(pid, (page - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE)
             return [Line(g, versions.get(g.version)) for g in found], self.history.summary(pid).games
 
-        lines, total = await run_in_threadpool(read)
+        lines, total = await self._reading(read)
         last = max(1, -(-total // GAMES_PER_PAGE))
         return self.portal.render(request, "games.html", session=session, lines=lines, total=total,
                                   page=min(page, last), pages=last)
@@ -145,7 +155,7 @@ class StudentPages:
             return Line(line, versions.get(line.version)), seat_frame(record, line.seat, step,
                                                                       self.names(list(record.bots), session))
 
-        found = await run_in_threadpool(draw)
+        found = await self._reading(draw)
         if found is None:
             raise HTTPException(404, _NO_GAME)
         line, frame = found
@@ -184,9 +194,21 @@ class StudentPages:
                                  Markup(_faults_html(views, prefix=prefix, link=link))))
             return summary, sections
 
-        summary, sections = await run_in_threadpool(read)
+        summary, sections = await self._reading(read)
         return self.portal.render(request, "faults.html", session=session, played=summary, sections=sections,
                                   shown=FAULTS_SHOWN)
+
+    @staticmethod
+    async def _reading(read: Callable[[], Any]) -> Any:
+        """``read()`` on the thread pool; a store that cannot be read is a 503 saying so (uploads still work)."""
+        from ..tournament.store import StoreError
+
+        try:
+            return await run_in_threadpool(read)
+        except StoreError:
+            log.warning("a student's page could not read the results store", exc_info=True)
+            raise HTTPException(503, "The tournament's results cannot be read just now: try again later "
+                                     "(your uploads are safe).") from None
 
     @staticmethod
     def portal_root(request: Request) -> str:
