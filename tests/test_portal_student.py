@@ -10,6 +10,7 @@ where the student's seat saw it or at a round's end, and its seat comes from the
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -275,3 +276,16 @@ def test_a_damaged_store_leaves_the_students_page_and_upload_working(tmp_path: P
     assert alice.get("/games").status_code == alice.get("/faults").status_code == 503
     assert alice.get("/games/" + "0" * 24).status_code in (404, 503)
     k.state.close()
+
+
+def test_the_printed_output_is_the_students_own_only(klass: Klass) -> None:
+    logs = klass.folder / "logs"
+    (logs / "alice-evil-0123456789ab.log").write_text("NOT ALICE'S OUTPUT\n")  # another bot, named like alice-...
+    os.utime(logs / "alice-evil-0123456789ab.log", (1, 1))  # the oldest: the first lines shown were it read
+    try:
+        page = klass.client("alice").get("/faults").text
+        section = page[page.index('id="cabo-portal-printed"'):]
+        assert "&lt;script&gt;alert(&#x27;print&#x27;)&lt;/script&gt;" in section and "NOT ALICE" not in page
+        assert "None." in klass.client("bob").get("/faults").text.split('id="cabo-portal-printed"')[1]
+    finally:
+        (logs / "alice-evil-0123456789ab.log").unlink()

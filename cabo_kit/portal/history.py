@@ -22,7 +22,9 @@ Summary(games=0, faults={}, by_version={})
 
 from __future__ import annotations
 
+import glob
 import os
+import re
 import sqlite3
 import threading
 from array import array
@@ -96,6 +98,7 @@ class History:
         self._views: OrderedDict[tuple[str, int], "FaultView"] = OrderedDict()
         self._records: OrderedDict[str, "GameRecord"] = OrderedDict()
         self._max_views, self._max_records = max_views, max_records
+        self._printed: dict[str, tuple[int, str]] = {}  # bot -> (the logs folder's mtime, HTML)
 
     # ------------------------------------------------------------------ the index
 
@@ -257,3 +260,35 @@ class History:
                 if kept is not None:
                     out.append((kept, line))
         return out
+
+    # ------------------------------------------------------------------ printed output
+
+    def printed(self, bot: str) -> str:
+        """HTML of the first lines ``bot`` printed in the tournament (:func:`cabo_kit.report.printed_html`, this
+        machine's paths scrubbed), read again only when a deal's log file has been added since."""
+        from ..pages import scrub_paths
+        from ..report import printed_html
+
+        logs = self.folder / "logs"
+        try:
+            stamp = logs.stat().st_mtime_ns
+        except OSError:
+            return printed_html(bot, logs, [])
+        with self._lock:
+            kept = self._printed.get(bot)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        own = re.compile(re.escape(bot) + r"-[0-9a-f]{12}\.log")  # never the logs of a bot named "<bot>-x"
+        files = [p for p in logs.glob(f"{glob.escape(bot)}-*.log") if own.fullmatch(p.name) and p.stat().st_size]
+        html = printed_html(bot, logs, sorted(files, key=_mtime),
+                            clean=lambda text: scrub_paths(text, f"{bot}.py", self.folder))
+        with self._lock:
+            self._printed[bot] = (stamp, html)
+        return html
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

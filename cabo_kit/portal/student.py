@@ -174,7 +174,7 @@ class StudentPages:
         pid = session.person.id
         root = self.portal_root(request)
 
-        def read() -> tuple[Any, list[tuple[str, int, Markup]]]:
+        def read() -> tuple[Any, list[tuple[str, int, Markup]], Markup]:
             uploads = self.portal.state.uploads_of(pid)
             versions = _versions(uploads)
             current = self.portal.state.current(pid)
@@ -192,11 +192,11 @@ class StudentPages:
                 prefix = f"v{number if number is not None else version}-"
                 sections.append((title, summary.by_version.get(version, (0, 0))[1],
                                  Markup(_faults_html(views, prefix=prefix, link=link))))
-            return summary, sections
+            return summary, sections, Markup(self.history.printed(pid))
 
-        summary, sections = await self._reading(read)
+        summary, sections, printed = await self._reading(read)
         return self.portal.render(request, "faults.html", session=session, played=summary, sections=sections,
-                                  shown=FAULTS_SHOWN)
+                                  shown=FAULTS_SHOWN, printed=printed)
 
     @staticmethod
     async def _reading(read: Callable[[], Any]) -> Any:
