@@ -27,6 +27,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from array import array
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -38,7 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..pages import FaultView
     from ..record import GameRecord
 
-__all__ = ["History", "GameLine", "Summary"]
+__all__ = ["History", "GameLine", "Summary", "RECHECK"]
+
+RECHECK = 2.0
+"""Seconds after which the index asks the store for new games even when its files look unchanged."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,7 @@ class History:
         self._records: OrderedDict[str, "GameRecord"] = OrderedDict()
         self._max_views, self._max_records = max_views, max_records
         self._printed: dict[str, tuple[int, str]] = {}  # bot -> (the logs folder's mtime, HTML)
+        self._checked = 0.0
 
     # ------------------------------------------------------------------ the index
 
@@ -129,11 +134,17 @@ class History:
             raise store_problem(self.db, exc) from exc
 
     def refresh(self) -> None:
-        """Read the games stored since the last look (all of them when the store was replaced or shrank)."""
+        """Read the games stored since the last look (all of them when the store was replaced or shrank).
+
+        Skipped while the store's files are unchanged (inode, mtime, size of the file and its journal), for at
+        most :data:`RECHECK` seconds: two commits within one tick of the file system's clock can leave the same
+        stamp."""
         with self._lock:
             key = self._key()
-            if key == self._index.key:
+            now = time.monotonic()
+            if key == self._index.key and now - self._checked < RECHECK:
                 return
+            self._checked = now
             if not self.db.exists():
                 self._index = _Index(key)
                 return
