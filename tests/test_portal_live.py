@@ -4,12 +4,13 @@ tournament's own, Server-Sent Events streams, who sees what, and the cap on one 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import re
 import threading
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator, TypeVar
+from typing import Any, Callable, Coroutine, Iterator, TypeVar
 
 import pytest
 
@@ -29,13 +30,13 @@ T = TypeVar("T")
 STRENGTH = {"ada": 1.5, "bob": 0.5, "cy": 0.0, "RandomBot": -1.0}
 
 
-def run(coro: Callable[[], Awaitable[T]]) -> T:
+def run(coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine in a thread of its own (a session-wide Playwright keeps an event loop in this one)."""
     out: list[Any] = []
 
     def main() -> None:
         try:
-            out.append(("ok", asyncio.run(coro())))  # type: ignore[arg-type]
+            out.append(("ok", asyncio.run(coro())))
         except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
             out.append(("err", exc))
 
@@ -45,7 +46,7 @@ def run(coro: Callable[[], Awaitable[T]]) -> T:
     kind, value = out[0]
     if kind == "err":
         raise value
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def play(db: Path, n: int, versions: dict[str, str], seed: int, first: int = 0, preset: str = "rush") -> list[str]:
@@ -131,6 +132,24 @@ def test_the_live_board_rates_the_current_versions_as_the_tournament_does(tmp_pa
     assert all(r.rank_low <= r.rank <= r.rank_high and r.elo_low <= r.elo <= r.elo_high for r in snap.ratings)
 
 
+def test_point_fits_from_the_pairs_kept_give_fit_elos_elo_places_and_games(tmp_path: Path) -> None:
+    db = tmp_path / "results.sqlite"
+    versions = {b: "v" for b in STRENGTH}
+    play(db, 50, versions, seed=13)
+    play(db, 30, versions, seed=14, preset="deluxe")
+    reader = StoreReader(db)
+    reader.refresh()
+    play(db, 25, dict(versions, cy="old"), seed=15)  # cy's games with another version: off the board
+    play(db, 25, versions, seed=16)
+    for anchor in (None, "RandomBot"):
+        fast = reader.fit(versions, anchor, 0)["rows"]
+        full = fit_elo(reader.frame(versions), anchor=anchor, bootstrap=0)
+        assert [r[:3] + r[5:9] for r in fast] == [[r.bot, r.preset, r.elo, r.rank, r.rank, r.rank, r.games]
+                                                 for r in full.itertuples()]
+        assert [r[9] for r in fast] == pytest.approx(list(full["win_rate"]), rel=1e-12)
+    assert {r[1] for r in fast} == {"rush", "deluxe"}
+
+
 def test_the_store_is_read_incrementally_and_again_whole_when_it_shrank(tmp_path: Path) -> None:
     db = tmp_path / "results.sqlite"
     versions = {b: "v" for b in STRENGTH}
@@ -138,7 +157,7 @@ def test_the_store_is_read_incrementally_and_again_whole_when_it_shrank(tmp_path
     reader = StoreReader(db)
     assert reader.refresh()[0] == 30
     play(db, 10, versions, seed=4)
-    assert reader.refresh()[0] == 40 and len(reader.games) == 40 and len(reader.seats) == 120
+    assert reader.refresh()[0] == 40 and reader.seats["rowid"].nunique() == 40 and len(reader.seats) == 120
     with Store(db) as store:
         store.delete_game("rush-3-0")
     play(db, 1, versions, seed=5)  # as many games as before: the count alone would not tell
@@ -372,7 +391,7 @@ def test_a_board_for_the_teacher_only_shows_students_nothing_but_their_own_ratin
 
 def test_a_changed_setting_reaches_open_streams_at_once(klass: Klass) -> None:
     bob = klass.client("bob")
-    stream = klass.live.open_stream(klass.state.session(bob.cookies[COOKIE]).person, secret_hash(bob.cookies[COOKIE]))
+    stream = klass.live.open_stream(person_of(klass, bob), secret_hash(bob.cookies[COOKIE]))
     stream.pending.clear()
     teacher = klass.client(TEACHER)
     teacher.post("/teacher/settings", data={"csrf": klass.csrf(teacher, "/teacher"), "board": "teacher"})
@@ -380,6 +399,12 @@ def test_a_changed_setting_reaches_open_streams_at_once(klass: Klass) -> None:
 
 
 # ------------------------------------------------------------------ the streams of one person, and their end
+
+
+def person_of(k: Klass, client: TestClient) -> Any:
+    session = k.state.session(client.cookies[COOKIE])
+    assert session is not None
+    return session.person
 
 
 def read_all(stream: Any) -> list[tuple[str, Any]]:
@@ -404,9 +429,9 @@ def test_a_person_holds_at_most_four_streams_the_oldest_ends_and_says_why(klass:
 
 def test_sign_out_and_a_reissued_link_end_that_persons_streams(klass: Klass) -> None:
     alice, bob = klass.client("alice"), klass.client("bob")
-    person = klass.state.session(alice.cookies[COOKIE]).person
+    person = person_of(klass, alice)
     a = klass.live.open_stream(person, secret_hash(alice.cookies[COOKIE]))
-    b = klass.live.open_stream(klass.state.session(bob.cookies[COOKIE]).person, secret_hash(bob.cookies[COOKIE]))
+    b = klass.live.open_stream(person_of(klass, bob), secret_hash(bob.cookies[COOKIE]))
     assert alice.post("/signout", data={"csrf": klass.csrf(alice)}).status_code == 303
     assert a.ended == "you signed out" and b.ended is None
     assert read_all(a)[-1] == ("end", {"reason": "you signed out"})
@@ -433,7 +458,7 @@ def test_a_broadcast_is_one_serialisation_per_audience(klass: Klass, monkeypatch
         klass.live.open_stream(person, secret_hash(s.id))
     klass.live.open_stream(klass.state.person(TEACHER), "t")  # type: ignore[arg-type]
     made.clear()
-    klass.live.publish(klass.live.snapshot)
+    klass.live.publish(dataclasses.replace(klass.live.snapshot, games=klass.live.snapshot.games + 1))
     assert made.count("board") == 2 and made.count("mine") == 200  # students' board once, the teacher's once
     boards = {id(s.pending["board"]) for s in klass.live.streams if not s.person.is_teacher}
     assert len(boards) == 1

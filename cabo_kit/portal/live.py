@@ -180,9 +180,11 @@ class StoreReader:
     """The seats of a results store, read incrementally: each :meth:`refresh` reads only the games added since.
 
     A store that shrank or was replaced (its games deleted, the file moved aside) is read again
-    whole. :meth:`fit` rates the games whose every seat holds a version of ``versions``, with the
-    same frame ``cabo-kit tournament`` rates (rows in schedule order) and the same
-    :func:`~cabo_kit.tournament.ratings.fit_elo`.
+    whole. Each new game's pairwise outcomes are worked out once, when it is read, so a point fit
+    (:meth:`fit` with ``bootstrap=0``) only sums them: it gives the Elo and places
+    :func:`~cabo_kit.tournament.ratings.fit_elo` gives. With a bootstrap, :meth:`fit` runs
+    ``fit_elo`` itself on the frame ``cabo-kit tournament`` rates (rows in schedule order). Either
+    way only the games whose every seat holds a version of ``versions`` count.
 
     >>> import tempfile, os
     >>> reader = StoreReader(os.path.join(tempfile.mkdtemp(), "results.sqlite"))
@@ -191,7 +193,7 @@ class StoreReader:
     """
 
     _GAME_COLS = ("rowid", "game_id", "deal_id", "order_key", "preset", "rules", "table_size", "rotation")
-    _SEAT_COLS = ("game_id", "seat", "bot", "version", "rank", "status")
+    _SEAT_COLS = ("seat", "bot", "version", "rank", "status")
 
     def __init__(self, db: str | os.PathLike[str]) -> None:
         self.db = Path(db)
@@ -201,13 +203,15 @@ class StoreReader:
         self.file: tuple[int, int] | None = None
         self.count = 0
         self.top = 0
-        self.games: Any = None
-        self.seats: Any = None
+        self.seats: Any = None  # a row per seat: its game's columns, the seat's, and its fair win share
+        self.pairs: Any = None  # a row per pairwise outcome: the game's rowid, preset, a, b, score
 
     def refresh(self) -> tuple[int, int]:
         """Read the games added since the last call; return the store's ``(count, last rowid)``."""
         import pandas as pd
 
+        from ..tournament.outcomes import fair_win
+        from ..tournament.ratings import pairwise_outcomes
         from ..tournament.store import _problems, _reader
 
         if not self.db.exists():
@@ -217,6 +221,7 @@ class StoreReader:
         if (st.st_dev, st.st_ino) != self.file:
             self._reset()
             self.file = (st.st_dev, st.st_ino)
+        seat_cols = ", ".join([*("g." + c for c in self._GAME_COLS), *("s." + c for c in self._SEAT_COLS)])
         with _problems(self.db):
             con = _reader(self.db)
             try:
@@ -224,64 +229,100 @@ class StoreReader:
                 if not con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'").fetchone():
                     return (0, 0)
                 count, top = con.execute("SELECT count(*), coalesce(max(rowid), 0) FROM games").fetchone()
-                if top < self.top or count < self.count:
+                new = con.execute("SELECT count(*) FROM games WHERE rowid > ?", (self.top,)).fetchone()[0]
+                if top < self.top or self.count + new != count:  # games deleted (and others added): read all again
                     self._reset()
                     self.file = (st.st_dev, st.st_ino)
-                after = self.top
-                games = pd.read_sql_query(f"SELECT {', '.join(self._GAME_COLS)} FROM games WHERE rowid > ?", con,
-                                          params=(after,))
-                if self.count + len(games) != count:  # a game was deleted and another added: read it all again
-                    self._reset()
-                    self.file = (st.st_dev, st.st_ino)
-                    after = 0
-                    games = pd.read_sql_query(f"SELECT {', '.join(self._GAME_COLS)} FROM games", con)
-                seats = pd.read_sql_query(
-                    f"SELECT {', '.join('s.' + c for c in self._SEAT_COLS)} FROM seats s JOIN games g "
-                    "ON g.game_id = s.game_id WHERE g.rowid > ?", con, params=(after,))
+                seats = pd.read_sql_query(f"SELECT {seat_cols} FROM seats s JOIN games g ON g.game_id = s.game_id "
+                                          "WHERE g.rowid > ? ORDER BY g.rowid, s.seat", con, params=(self.top,))
             finally:
                 con.close()
-        self.games = games if self.games is None else pd.concat([self.games, games], ignore_index=True)
-        self.seats = seats if self.seats is None else pd.concat([self.seats, seats], ignore_index=True)
+        if len(seats):
+            seats["win"] = fair_win(seats)
+            pairs = pairwise_outcomes(seats.rename(columns={"rowid": "game_index"}))
+            pairs = pd.DataFrame({"rowid": pairs["game_index"].to_numpy(dtype="int64"), "preset": pairs["preset"],
+                                  "a": pairs["a"], "b": pairs["b"], "score": pairs["score"]})
+            self.seats = seats if self.seats is None else pd.concat([self.seats, seats], ignore_index=True)
+            self.pairs = pairs if self.pairs is None else pd.concat([self.pairs, pairs], ignore_index=True)
         self.count, self.top = int(count), int(top)
         return (self.count, self.top)
 
+    def _current(self, versions: Mapping[str, str]) -> "tuple[pd.DataFrame, pd.DataFrame]":
+        """The seats and the pairs of the games whose every seat is a version of ``versions``."""
+        seats = self.seats
+        stale = seats["rowid"].to_numpy()[(seats["bot"].map(dict(versions)) != seats["version"]).to_numpy()]
+        return seats[~seats["rowid"].isin(stale)], self.pairs[~self.pairs["rowid"].isin(stale)]
+
     def frame(self, versions: Mapping[str, str]) -> "pd.DataFrame":
         """The seats frame of the games whose every seat is a version of ``versions``, as ``load_frames`` orders it."""
-        import numpy as np
         import pandas as pd
-
-        from ..tournament.outcomes import fair_win
 
         columns = ["game_id", "deal_id", "game_index", "preset", "rules", "table_size", "seat", "bot", "version",
                    "rank", "win", "status"]
-        if self.seats is None or not len(self.seats):
+        if self.seats is None:
             return pd.DataFrame({c: [] for c in columns})
-        seats = self.seats
-        current = (seats["bot"].map(dict(versions)) == seats["version"]).to_numpy()
-        bad = pd.unique(seats["game_id"].to_numpy()[~current])
-        games = self.games[~self.games["game_id"].isin(bad)]
-        games = games.sort_values(["order_key", "preset", "rules", "table_size", "rotation", "game_id"], kind="stable")
-        index = pd.Series(np.arange(len(games)), index=games["game_id"].to_numpy())
-        mine = seats[current & seats["game_id"].isin(games["game_id"]).to_numpy()]
-        info = games[["game_id", "deal_id", "preset", "rules", "table_size"]].assign(
-            game_index=index.reindex(games["game_id"]).to_numpy())
-        out = info.merge(mine, on="game_id", how="inner").sort_values(["game_index", "seat"], kind="stable")
-        out = out.reset_index(drop=True)
+        seats = self._current(versions)[0]
+        games = seats.drop_duplicates("rowid").sort_values(
+            ["order_key", "preset", "rules", "table_size", "rotation", "game_id"], kind="stable")
+        order = pd.Series(range(len(games)), index=games["rowid"].to_numpy())
+        out = seats.assign(game_index=order.reindex(seats["rowid"].to_numpy()).to_numpy())
+        out = out.sort_values(["game_index", "seat"], kind="stable").reset_index(drop=True)
         for col in ("game_index", "table_size", "seat", "rank"):
             out[col] = out[col].astype("int64")
-        out["win"] = fair_win(out)
         return out[columns]
+
+    def points(self, versions: Mapping[str, str], anchor: str | None) -> list[list[Any]]:
+        """The point estimates of :func:`~cabo_kit.tournament.ratings.fit_elo` (``bootstrap=0``) from the pairs
+        worked out as the games were read: the same wins matrices, so the same Elo and places."""
+        import numpy as np
+
+        from ..tournament.ratings import (ELO_SCALE, PRIOR_GAMES, UPSET_SHARE, _anchor_shift, _ranks, bradley_terry,
+                                          field_tiers)
+
+        if self.seats is None:
+            return []
+        seats, pairs = self._current(versions)
+        rows: list[list[Any]] = []
+        for preset in sorted(seats["preset"].unique()):
+            mine = seats[seats["preset"] == preset]
+            bots = sorted(mine["bot"].unique())
+            n = len(bots)
+            index = {b: i for i, b in enumerate(bots)}
+            pp = pairs[pairs["preset"] == preset]
+            ia = pp["a"].map(index).to_numpy(dtype=np.int64)
+            ib = pp["b"].map(index).to_numpy(dtype=np.int64)
+            sc = pp["score"].to_numpy(dtype=float)
+            full = (np.bincount(ia * n + ib, weights=sc, minlength=n * n)
+                    + np.bincount(ib * n + ia, weights=1.0 - sc, minlength=n * n)).reshape(n, n)
+            theta = bradley_terry(full, prior_games=PRIOR_GAMES)
+            centre: "str | np.ndarray | None" = anchor
+            if anchor is not None and anchor in bots:
+                field_tiers(full, theta, UPSET_SHARE, core=bots.index(anchor))
+            else:
+                centre = field_tiers(full, theta, UPSET_SHARE) == 0
+            elo = _anchor_shift(theta * ELO_SCALE, bots, centre)
+            rank = _ranks(elo[None, :])[0]
+            stats = mine.groupby("bot")["win"].agg(["size", "mean"]).reindex(bots)
+            for i in sorted(range(n), key=lambda i: (-elo[i], bots[i])):
+                rows.append([bots[i], str(preset), float(elo[i]), math.nan, math.nan, int(rank[i]), int(rank[i]),
+                             int(rank[i]), int(stats["size"].iloc[i]), float(stats["mean"].iloc[i])])
+        return rows
 
     def fit(self, versions: Mapping[str, str], anchor: str | None, bootstrap: int) -> dict[str, Any]:
         """Refresh, then rate the board's games: ``{"marker", "games", "rows"}`` (rows as lists of :class:`Rating`'s fields)."""
         from ..tournament.ratings import fit_elo
 
         marker = self.refresh()
-        seats = self.frame(versions)
-        board = fit_elo(seats, anchor=anchor, bootstrap=bootstrap)
-        rows = [[r[c] for c in _ROW] for r in board.to_dict("records")]
-        rows = [[str(r[0]), str(r[1]), *(float(x) for x in r[2:5]), *(int(x) for x in r[5:9]), float(r[9])] for r in rows]
-        return {"marker": list(marker), "games": int(seats["game_id"].nunique()) if len(seats) else 0, "rows": rows}
+        if self.seats is None:
+            return {"marker": list(marker), "games": 0, "rows": []}
+        if bootstrap == 0:
+            rows = self.points(versions, anchor)
+        else:
+            board = fit_elo(self.frame(versions), anchor=anchor, bootstrap=bootstrap)
+            rows = [[str(r["bot"]), str(r["preset"]), *(float(r[c]) for c in _ROW[2:5]),
+                     *(int(r[c]) for c in _ROW[5:9]), float(r["win_rate"])] for r in board.to_dict("records")]
+        games = int(self._current(versions)[0]["rowid"].nunique())
+        return {"marker": list(marker), "games": games, "rows": rows}
 
 
 _PROGRAM = "from cabo_kit.portal.live import _fit_loop\n_fit_loop()\n"
@@ -461,6 +502,7 @@ class Stream:
         self.session = session  # the session id's hash, never the id
         self.opened = opened
         self.pending: dict[str, bytes] = {}
+        self.last: dict[str, bytes] = {}  # the latest message of each kind: one the page has is not sent again
         self.wake = asyncio.Event()
         self.ended: str | None = None
         self.farewell = False
@@ -468,8 +510,10 @@ class Stream:
         self.follow = True  # False: send what is pending, then end (no live board running)
 
     def push(self, event: str, message: bytes) -> None:
-        """Queue ``message`` (a reader that is behind gets only the latest of each kind)."""
-        self.pending[event] = message
+        """Queue ``message`` (a reader that is behind gets only the latest of each kind; one it has is not repeated)."""
+        if self.last.get(event) == message:
+            return
+        self.last[event] = self.pending[event] = message
         self.wake.set()
 
     def end(self, reason: str, farewell: bool = True) -> None:
@@ -532,6 +576,8 @@ class LiveBoard:
     snapshot: Snapshot = field(default_factory=Snapshot)
     streams: list[Stream] = field(default_factory=list)
     problem: str = ""
+    stopping: Callable[[], bool] = lambda: False
+    """Whether the server is stopping (uvicorn's ``should_exit``): open streams then end, or they would hold it."""
 
     def __post_init__(self) -> None:
         self.folder = Path(self.folder)
@@ -549,7 +595,6 @@ class LiveBoard:
         self._interval = _Cadence()
         self._interval_task: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._sessions_at = -math.inf
         self._state: "PortalState | None" = None
         self._visibility: Callable[[], Visibility] = Visibility
@@ -567,7 +612,6 @@ class LiveBoard:
 
     async def start(self) -> None:
         """Start the background task (in the app's lifespan)."""
-        self._loop = asyncio.get_running_loop()
         if not self.running:
             self._task = asyncio.create_task(self._run(), name="cabo-portal-live")
 
@@ -585,14 +629,10 @@ class LiveBoard:
         await self._points.close()
         await self._intervals.close()
 
-    def end_all_threadsafe(self, reason: str) -> None:
-        """:meth:`end_all` from a signal handler or another thread (the server stopping: open streams would hold it)."""
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.end_all, reason, False)
-
     async def _run(self) -> None:
         while True:
+            if self.stopping():
+                self.end_all("the portal is stopping", farewell=False)  # pages reconnect to the next server
             try:
                 await self.step()
             except asyncio.CancelledError:
