@@ -203,8 +203,10 @@ class StoreReader:
         self.file: tuple[int, int] | None = None
         self.count = 0
         self.top = 0
-        self.seats: Any = None  # a row per seat: its game's columns, the seat's, and its fair win share
-        self.pairs: Any = None  # a row per pairwise outcome: the game's rowid, preset, a, b, score
+        self.seats: Any = None  # a row per seat: its game's columns, the seat's, its fair win share, codes b and bv
+        self.pairs: Any = None  # a row per pairwise outcome: the game's rowid, preset, bots' codes ca and cb, score
+        self.bots: dict[str, int] = {}  # a code per bot name, and per (bot, version): numbers compare fast
+        self.versions: dict[tuple[str, str], int] = {}
 
     def refresh(self) -> tuple[int, int]:
         """Read the games added since the last call; return the store's ``(count, last rowid)``."""
@@ -239,9 +241,13 @@ class StoreReader:
                 con.close()
         if len(seats):
             seats["win"] = fair_win(seats)
+            bots, versions = self.bots, self.versions
+            seats["b"] = [bots.setdefault(b, len(bots)) for b in seats["bot"]]
+            seats["bv"] = [versions.setdefault(bv, len(versions)) for bv in zip(seats["bot"], seats["version"])]
             pairs = pairwise_outcomes(seats.rename(columns={"rowid": "game_index"}))
             pairs = pd.DataFrame({"rowid": pairs["game_index"].to_numpy(dtype="int64"), "preset": pairs["preset"],
-                                  "a": pairs["a"], "b": pairs["b"], "score": pairs["score"]})
+                                  "ca": [bots[b] for b in pairs["a"]], "cb": [bots[b] for b in pairs["b"]],
+                                  "score": pairs["score"]})
             self.seats = seats if self.seats is None else pd.concat([self.seats, seats], ignore_index=True)
             self.pairs = pairs if self.pairs is None else pd.concat([self.pairs, pairs], ignore_index=True)
         self.count, self.top = int(count), int(top)
@@ -249,9 +255,13 @@ class StoreReader:
 
     def _current(self, versions: Mapping[str, str]) -> "tuple[pd.DataFrame, pd.DataFrame]":
         """The seats and the pairs of the games whose every seat is a version of ``versions``."""
+        import numpy as np
+
         seats = self.seats
-        stale = seats["rowid"].to_numpy()[(seats["bot"].map(dict(versions)) != seats["version"]).to_numpy()]
-        return seats[~seats["rowid"].isin(stale)], self.pairs[~self.pairs["rowid"].isin(stale)]
+        ok = np.array([versions.get(b) == v for b, v in self.versions], dtype=bool)
+        rowid = seats["rowid"].to_numpy()
+        stale = np.unique(rowid[~ok[seats["bv"].to_numpy()]])
+        return seats[~np.isin(rowid, stale)], self.pairs[~np.isin(self.pairs["rowid"].to_numpy(), stale)]
 
     def frame(self, versions: Mapping[str, str]) -> "pd.DataFrame":
         """The seats frame of the games whose every seat is a version of ``versions``, as ``load_frames`` orders it."""
@@ -287,10 +297,12 @@ class StoreReader:
             mine = seats[seats["preset"] == preset]
             bots = sorted(mine["bot"].unique())
             n = len(bots)
-            index = {b: i for i, b in enumerate(bots)}
+            codes = np.array([self.bots[b] for b in bots], dtype=np.int64)
+            local = np.full(len(self.bots), -1, dtype=np.int64)
+            local[codes] = np.arange(n)
             pp = pairs[pairs["preset"] == preset]
-            ia = pp["a"].map(index).to_numpy(dtype=np.int64)
-            ib = pp["b"].map(index).to_numpy(dtype=np.int64)
+            ia = local[pp["ca"].to_numpy(dtype=np.int64)]
+            ib = local[pp["cb"].to_numpy(dtype=np.int64)]
             sc = pp["score"].to_numpy(dtype=float)
             full = (np.bincount(ia * n + ib, weights=sc, minlength=n * n)
                     + np.bincount(ib * n + ia, weights=1.0 - sc, minlength=n * n)).reshape(n, n)
@@ -302,10 +314,11 @@ class StoreReader:
                 centre = field_tiers(full, theta, UPSET_SHARE) == 0
             elo = _anchor_shift(theta * ELO_SCALE, bots, centre)
             rank = _ranks(elo[None, :])[0]
-            stats = mine.groupby("bot")["win"].agg(["size", "mean"]).reindex(bots)
+            stats = mine.groupby("b")["win"].agg(["size", "mean"]).reindex(codes)
+            size, mean = stats["size"].to_numpy(), stats["mean"].to_numpy(dtype=float)
             for i in sorted(range(n), key=lambda i: (-elo[i], bots[i])):
                 rows.append([bots[i], str(preset), float(elo[i]), math.nan, math.nan, int(rank[i]), int(rank[i]),
-                             int(rank[i]), int(stats["size"].iloc[i]), float(stats["mean"].iloc[i])])
+                             int(rank[i]), int(size[i]), float(mean[i])])
         return rows
 
     def fit(self, versions: Mapping[str, str], anchor: str | None, bootstrap: int) -> dict[str, Any]:
