@@ -433,10 +433,10 @@ class FolderVersions:
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> (folder / "bots").mkdir()
     >>> _ = (folder / "bots" / "ada.py").write_bytes(b"x = 1\\n")
-    >>> versions = FolderVersions(folder)
-    >>> versions()["ada"], sorted(versions())[:2]
-    ('8e3fd2b7d2a0', ['CountingBot', 'GreedyBot'])
-    >>> versions.anchor() is None
+    >>> versions = FolderVersions(folder)()
+    >>> versions["ada"], sorted(versions)       # without tournament.toml the reference bot is RandomBot
+    ('9e26bf369911', ['RandomBot', 'ada'])
+    >>> FolderVersions(folder).anchor() is None
     True
     """
 
