@@ -476,3 +476,42 @@ def test_page_views_come_from_the_snapshot_only(klass: Klass, monkeypatch: pytes
     assert 'data-bot="alice"' in klass.client(TEACHER).get("/teacher").text
     assert 'id="cabo-portal-rating">' in klass.client("alice").get("/").text
 
+
+
+def test_a_stream_whose_response_never_started_is_let_go(klass: Klass) -> None:
+    alice = klass.state.person("alice")
+    assert alice is not None
+    stale = klass.live.open_stream(alice, "gone")
+    stale.opened -= 31  # its reader left before the response began: the generator's cleanup never runs
+    fresh = klass.live.open_stream(alice, "here")
+    run(klass.live.check_sessions)
+    assert stale not in klass.live.streams and stale.ended is None  # let go, not told anything: it has no reader
+    assert fresh in klass.live.streams and fresh.ended is not None  # not a live session: ended, its reader told why
+
+
+def test_a_damaged_store_keeps_the_last_board_and_tells_the_teacher(tmp_path: Path) -> None:
+    k = Klass(tmp_path, poll=0.01, point_every=0.0, bootstrap=0)
+    play(k.db, 20, k.versions, seed=17)
+
+    async def go() -> tuple[str, int, bool]:
+        await k.live.start()
+        try:
+            while not k.live.snapshot.ratings:
+                await asyncio.sleep(0.01)
+            for side in tmp_path.glob("results.sqlite*"):
+                side.unlink()
+            k.db.write_bytes(b"not a store" * 1000)
+            for _ in range(300):
+                if k.live.problem:
+                    break
+                await asyncio.sleep(0.01)
+            return k.live.problem, len(k.live.snapshot.ratings), k.live.running
+        finally:
+            await k.live.stop()
+
+    problem, kept, running = run(go)
+    assert "results.sqlite" in problem and kept == 3 and running
+    note = k.live.board_view(True, k.app.state.portal.visibility(), {})["note"]
+    assert "could not be brought up to date" in note and "results.sqlite" in note
+    assert "could not" not in k.live.board_view(False, k.app.state.portal.visibility(), {})["note"]
+    k.state.close()

@@ -387,6 +387,8 @@ class _Portal:
     async def live_stream(self, request: Request) -> Response:
         """The board and the reader's own ratings as Server-Sent Events, sent again at every refit (see :class:`LiveBoard`)."""
         sid, session = self.need_any(request)
+        if request.method == "HEAD":  # a stream's body never ends: HEAD gets the headers alone, opens no stream
+            return Response(media_type="text/event-stream")
         stream = self.live.open_stream(session.person, secret_hash(sid))
         return StreamingResponse(stream.events(), media_type="text/event-stream",
                                  headers={"x-accel-buffering": "no"})  # a proxy must pass each message on at once

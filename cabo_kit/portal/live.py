@@ -521,6 +521,7 @@ class Stream:
         self.farewell = False
         self.forget: Callable[["Stream"], None] = lambda _s: None
         self.follow = True  # False: send what is pending, then end (no live board running)
+        self.started = False
 
     def push(self, event: str, message: bytes) -> None:
         """Queue ``message`` (a reader that is behind gets only the latest of each kind; one it has is not repeated)."""
@@ -536,6 +537,7 @@ class Stream:
             self.wake.set()
 
     async def events(self, keepalive: float = KEEPALIVE) -> AsyncIterator[bytes]:
+        self.started = True
         try:
             yield f"retry: {RETRY_MS}\n\n".encode()
             while True:
@@ -766,7 +768,10 @@ class LiveBoard:
         rows = [{"bot": keys.get(r.bot, r.bot), "preset": r.preset, "name": shown.get(r.bot, r.bot),
                  "rank": r.rank_text, "elo": r.elo_text, "interval": r.interval_text, "games": r.games}
                 for r in snap.ratings]
-        return {"hidden": False, "games": snap.games, "note": self.note(), "rows": rows}
+        note = self.note()
+        if teacher and self.problem:
+            note += f" The ratings could not be brought up to date: {self.problem}"
+        return {"hidden": False, "games": snap.games, "note": note, "rows": rows}
 
     def note(self) -> str:
         """The line under the board: how many games it rates, and how old its intervals are."""
@@ -839,6 +844,10 @@ class LiveBoard:
 
     async def check_sessions(self) -> None:
         """End the streams whose session has ended (a reissued link, a session ended elsewhere)."""
+        now = self.clock()
+        for s in list(self.streams):  # a response that never started (its reader left at once) never runs its cleanup
+            if not s.started and now - s.opened > 30.0:
+                self._forget(s)
         state = self._state
         if state is None or not self.streams:
             return
