@@ -132,6 +132,37 @@ def test_the_live_board_rates_the_current_versions_as_the_tournament_does(tmp_pa
     assert all(r.rank_low <= r.rank <= r.rank_high and r.elo_low <= r.elo <= r.elo_high for r in snap.ratings)
 
 
+def test_after_a_real_tournament_run_the_live_board_is_its_leaderboard(tmp_path: Path) -> None:
+    """``cabo-kit tournament run`` on three class files (an anchor, a reference bot): the live board, with the versions
+    read from the folder, shows the numbers of the leaderboard.csv it wrote."""
+    import csv
+    import shutil
+
+    from cabo_kit.tournament.runner import run_tournament, write_outputs
+
+    (tmp_path / "bots").mkdir()
+    for sid, style in (("ada", "good"), ("bob", "naive_low"), ("cy", "careful")):
+        shutil.copy(Path(__file__).parent / "class_bots" / f"{style}.py", tmp_path / "bots" / f"{sid}.py")
+    (tmp_path / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [3]\ngames = 6\nseed = 18\n'
+                                              'anchor = "GreedyBot"\nreference = ["RandomBot"]\n'
+                                              "[limits]\ndecision_s = 10.0\ngame_bank_s = 120.0\n")
+    run_tournament(tmp_path, progress=False, out=None, workers=1)
+    write_outputs(tmp_path, out=None)
+    live = LiveBoard(tmp_path, fit_in="thread")
+
+    async def go() -> None:
+        await live.step()
+        await live.wait_intervals()
+
+    run(go)
+    with open(tmp_path / "leaderboard.csv", newline="") as f:
+        expected = [[r["bot"], r["preset"], r["elo"], r["elo_low"], r["elo_high"], r["rank"], r["rank_low"],
+                     r["rank_high"], r["games"]] for r in csv.DictReader(f)]
+    shown = [[r.bot, r.preset, *(f"{x:.2f}" for x in (r.elo, r.elo_low, r.elo_high)),
+              *(str(x) for x in (r.rank, r.rank_low, r.rank_high, r.games))] for r in live.snapshot.ratings]
+    assert shown == expected and {r[0] for r in shown} == {"ada", "bob", "cy", "GreedyBot", "RandomBot"}
+
+
 def test_point_fits_from_the_pairs_kept_give_fit_elos_elo_places_and_games(tmp_path: Path) -> None:
     db = tmp_path / "results.sqlite"
     versions = {b: "v" for b in STRENGTH}
