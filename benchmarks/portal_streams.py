@@ -13,6 +13,8 @@ page (``GET /``) while the streams are open.
 The issue's target: every open page updated within 2 s of new games being stored. The board's
 point estimates are refitted at most every 2 s (the issue's cadence), so a game stored just after
 a fit waits for the next one: the latency is up to 2 s plus the poll (0.25 s) and the fit.
+``--flow RATE`` then stores games steadily, RATE a second for ``--flow-seconds``, as a running
+tournament does, and prints each game's latency to the last of the 200 streams.
 
     .venv/bin/python benchmarks/portal_streams.py
     .venv/bin/python benchmarks/portal_streams.py --students 30 --games 5000 --rounds 5
@@ -142,7 +144,8 @@ class Reader:
 
 
 async def measure(port: int, cookies: list[str], store_path: Path, versions: dict[str, str], start_games: int,
-                  rounds: int, per_round: int, seed: int, page_cookie: str) -> None:
+                  rounds: int, per_round: int, seed: int, page_cookie: str, flow: float = 0.0,
+                  flow_seconds: float = 20.0) -> None:
     readers = [Reader() for _ in cookies]
     ready = asyncio.Event()
     count = [0, len(cookies)]
@@ -174,6 +177,30 @@ async def measure(port: int, cookies: list[str], store_path: Path, versions: dic
     print(f"latency from the last game's commit to each stream's new board, over {len(latencies)} updates: "
           f"median {statistics.median(latencies):.2f} s, p95 {percentile(latencies, 0.95):.2f} s, "
           f"max {max(latencies):.2f} s; one broadcast reaches all streams within {max(spreads) * 1000:.0f} ms")
+    if flow:
+        latencies = []
+        stored_at: list[tuple[int, float]] = []
+        store = Store(store_path)
+        try:
+            end = time.perf_counter() + flow_seconds
+            while time.perf_counter() < end:
+                add_games(store, versions, 1, seed, total)
+                total += 1
+                stored_at.append((total, time.perf_counter()))
+                await asyncio.sleep(1.0 / flow)
+        finally:
+            store.close()
+        deadline = time.perf_counter() + 30
+        while time.perf_counter() < deadline and any(x.first_at_least(total) is None for x in readers):
+            await asyncio.sleep(0.05)
+        for n, t in stored_at:
+            got = [x.first_at_least(n) for x in readers]
+            if all(g is not None for g in got):
+                latencies.append(max(g for g in got if g is not None) - t)
+        print(f"steady flow of {flow:g} games/s for {flow_seconds:g} s ({len(stored_at)} games): from each game's "
+              f"commit to the last of {len(readers)} streams showing it: median {statistics.median(latencies):.2f} s, "
+              f"p95 {percentile(latencies, 0.95):.2f} s, max {max(latencies):.2f} s "
+              f"({len(stored_at) - len(latencies)} never shown)")
     times = []
     for _ in range(60):
         t0 = time.perf_counter()
@@ -203,6 +230,8 @@ def main() -> int:
     p.add_argument("--per-round", type=int, default=8, help="games stored in each round")
     p.add_argument("--port", type=int, default=8791)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--flow", type=float, default=0.0, metavar="RATE", help="then store RATE games a second, steadily")
+    p.add_argument("--flow-seconds", type=float, default=20.0)
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="cabo-portal-bench-") as tmp:
         folder = Path(tmp) / "class"
@@ -227,7 +256,7 @@ def main() -> int:
             cookies = [sign_in(args.port, links[sid]) for sid in sorted(versions)]
             page_cookie = sign_in(args.port, links[sorted(versions)[0]])
             asyncio.run(measure(args.port, cookies, folder / "results.sqlite", versions, args.games, args.rounds,
-                                args.per_round, args.seed, page_cookie))
+                                args.per_round, args.seed, page_cookie, args.flow, args.flow_seconds))
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=30)
