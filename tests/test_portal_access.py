@@ -17,6 +17,7 @@ from starlette.routing import Mount, Route  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from cabo_kit.portal.app import COOKIE, CSP, PortalSettings, create_app  # noqa: E402
+from cabo_kit.portal.live import Snapshot  # noqa: E402
 from cabo_kit.portal.roster import Student  # noqa: E402
 from cabo_kit.portal.state import TEACHER, PortalState  # noqa: E402
 
@@ -108,6 +109,8 @@ ACCESS = {
     ("/faults", "HEAD"): "own",
     ("/static/table.css", "GET"): "public",
     ("/static/table.css", "HEAD"): "public",
+    ("/live", "GET"): "own",  # the reader's own view of the board (tests/test_portal_live.py: who sees what)
+    ("/live", "HEAD"): "own",
 }
 
 STATIC_METHODS = ("GET", "HEAD")  # StaticFiles answers these (others: 405)
@@ -315,7 +318,7 @@ def test_names_files_and_results_are_shown_as_text(klass: Class) -> None:
         assert "<script>alert" not in page and "<img src=x" not in page
         assert "&lt;script&gt;alert(" in page
         scripts = re.findall(r"<script\b[^>]*>", page)
-        assert scripts and all(re.fullmatch(r'<script src="[^"]*/static/portal\.js" defer>', s) for s in scripts)
+        assert scripts and all(re.fullmatch(r'<script src="[^"]*/static/(portal|live)\.js" defer>', s) for s in scripts)
     assert "&lt;img src=x onerror=alert(1)&gt;.py" in pages[0]
     code = alice.get("/code/1")
     assert code.headers["content-type"] == "text/plain; charset=utf-8"
@@ -323,10 +326,19 @@ def test_names_files_and_results_are_shown_as_text(klass: Class) -> None:
     assert code.content == ALICE_CODE
 
 
+def board(text: str) -> Snapshot:
+    """A live board's snapshot of a leaderboard.csv's text."""
+    import io
+
+    import pandas as pd
+
+    return Snapshot.from_frame(pd.read_csv(io.StringIO(text)), games=40)
+
+
 def test_the_page_carries_the_stable_hooks(klass: Class, tmp_path: Path) -> None:
-    (tmp_path / "leaderboard.csv").write_text(
+    klass.app.state.live.publish(board(
         "bot,preset,elo,elo_low,elo_high,rank,rank_low,rank_high,games,win_rate\n"
-        "alice,rush,1010.00,980.00,1040.00,1,1,2,40,0.30\nRandomBot,rush,990.00,960.00,1020.00,2,1,2,40,0.20\n")
+        "alice,rush,1010.00,980.00,1040.00,1,1,2,40,0.30\nRandomBot,rush,990.00,960.00,1020.00,2,1,2,40,0.20\n"))
     alice = klass.client("alice")
     page = alice.get("/").text
     for hook in ("cabo-portal-upload", "cabo-portal-submit", "cabo-portal-signout", "cabo-portal-board"):
@@ -489,7 +501,7 @@ BOARD = ("bot,preset,elo,elo_low,elo_high,rank,rank_low,rank_high,games,win_rate
 
 
 def test_the_teacher_chooses_who_sees_the_board_and_under_which_names(klass: Class, tmp_path: Path) -> None:
-    (tmp_path / "leaderboard.csv").write_text(BOARD)
+    klass.app.state.live.publish(board(BOARD))
     teacher, bob = klass.client(TEACHER), klass.client("bob")
     page = bob.get("/").text
     assert 'data-bot="alice"' in page and "Alice &lt;script&gt;" in page  # the default: roster names

@@ -14,7 +14,7 @@ This module imports Starlette and Jinja2 (the ``portal`` extra); ``import cabo_k
 
 from __future__ import annotations
 
-import csv
+import contextlib
 import hmac
 import logging
 import time
@@ -29,12 +29,14 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import (HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response,
+                                 StreamingResponse)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .state import PortalState, Session, TooSoon, Upload
+from .live import LiveBoard, Visibility
+from .state import PortalState, Session, TooSoon, Upload, secret_hash
 from .uploads import DEFAULT_MAX_BYTES, UploadRefused, check_upload, size_text
 
 __all__ = ["create_app", "PortalSettings", "COOKIE", "SECURITY_HEADERS", "CSP"]
@@ -109,8 +111,10 @@ class _Portal:
     """The app's handlers around one :class:`PortalState`."""
 
     def __init__(self, state: PortalState, settings: PortalSettings, clock: Callable[[], float],
-                 on_upload: Callable[[Upload], None] | None = None) -> None:
+                 on_upload: Callable[[Upload], None] | None = None, live: LiveBoard | None = None) -> None:
         self.state = state
+        self.live = live if live is not None else LiveBoard(state.folder)
+        self.live.attach(state, self.visibility)
         self.on_upload = on_upload
         self.settings = settings
         self.clock = clock
@@ -166,6 +170,7 @@ class _Portal:
         old = self.current(request)
         if old is not None:
             self.state.end_session(old[0])
+            self.live.end_session(secret_hash(old[0]), "you signed in again in this browser")
         sid, _ = self.state.start_session(person, self.clock())
         root = _root(request)
         response = RedirectResponse(root + ("/teacher" if person.is_teacher else "/"), status_code=303)
@@ -177,6 +182,7 @@ class _Portal:
         form = await request.form(max_files=0, max_fields=4, max_part_size=1024)
         self.check_csrf(session, form.get("csrf") or request.headers.get("x-csrf-token"))
         self.state.end_session(sid, self.clock())
+        self.live.end_session(secret_hash(sid), "you signed out")
         root = _root(request)
         response = RedirectResponse(root + "/signed-out", status_code=303)
         response.delete_cookie(COOKIE, path=root + "/", httponly=True, samesite="lax", secure=self.cookie_secure(request))
@@ -194,32 +200,15 @@ class _Portal:
 
     # ------------------------------------------------------------------ the student's pages
 
-    def board(self, reader: Session) -> list[dict[str, str]] | None:
-        """The leaderboard's rows as ``reader`` may see them (``None``: the board is the teacher's only).
+    def board(self, reader: Session) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The leaderboard as ``reader`` may see it now, and a student's own ratings (the live board's latest snapshot:
+        no page fits anything)."""
+        return self.live.page_view(reader.person)
 
-        Read from ``leaderboard.csv`` while the live ratings are not wired in. With pseudonyms on, a
-        student sees the others' rows under their pseudonyms, with a key in place of their id.
-        """
-        if not reader.person.is_teacher and self.setting("board") == "teacher":
-            return None
-        path = self.state.folder / "leaderboard.csv"
-        if not path.exists():
-            return []
-        people = {p.id: p.name for p in self.state.people() if not p.is_teacher}
-        hide = not reader.person.is_teacher and self.setting("names") == "pseudonyms"
-        if hide:
-            from .pseudonyms import pseudonym_key, pseudonyms
-
-            salt = self.salt()
-            people = {**pseudonyms(people, salt), reader.person.id: reader.person.name}
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-        for row in rows:
-            bot = row.get("bot", "")
-            row["name"] = people.get(bot, bot)
-            if hide and bot in people and bot != reader.person.id:
-                row["bot"] = pseudonym_key(salt, bot)
-        return rows
+    def visibility(self) -> Visibility:
+        """What the teacher's settings show students of each other."""
+        pseudonyms = self.setting("names") == "pseudonyms"
+        return Visibility(self.setting("board") == "students", pseudonyms, self.salt() if pseudonyms else "")
 
     SETTINGS = {"board": ("students", "teacher"), "names": ("names", "pseudonyms")}
     """The teacher's settings and their values, the default first."""
@@ -249,6 +238,7 @@ class _Portal:
                 self.state.set_setting(key, str(value))
         if self.setting("names") == "pseudonyms":
             self.salt()
+        self.live.broadcast()  # every open page follows the new settings at once
         return RedirectResponse(_root(request) + "/teacher", status_code=303)
 
     async def student_page(self, request: Request, error: str = "", status: int = 200) -> Response:
@@ -258,9 +248,10 @@ class _Portal:
         _, session = self.need(request)
         uploads = self.state.uploads_of(session.person.id)
         played = await self.student.overview(session, uploads)
+        board, mine = self.board(session)
         return self.render(request, "student.html", status, session=session, uploads=uploads, **played,
-                           current=self.state.current(session.person.id),
-                           latest=uploads[0] if uploads else None, board=self.board(session), deadline=self.deadline(),
+                           current=self.state.current(session.person.id), mine=mine,
+                           latest=uploads[0] if uploads else None, board=board, deadline=self.deadline(),
                            when=_when, error=error, max_upload=size_text(self.settings.max_upload))
 
     async def check_status(self, request: Request) -> Response:
@@ -351,7 +342,7 @@ class _Portal:
         latest = self.state.latest_uploads()
         rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
         return self.render(request, "teacher.html", session=session, rows=rows, deadline=self.deadline(), when=_when,
-                           board=self.board(session), check_status=_check_status,
+                           board=self.board(session)[0], check_status=_check_status,
                            settings={k: self.setting(k) for k in self.SETTINGS})
 
     async def teacher_code(self, request: Request) -> Response:
@@ -395,6 +386,17 @@ class _Portal:
             self.state.set_setting("deadline", repr(when))
         return RedirectResponse(_root(request) + "/teacher", status_code=303)
 
+    # ------------------------------------------------------------------ live ratings (cabo_kit/portal/live.py)
+
+    async def live_stream(self, request: Request) -> Response:
+        """The board and the reader's own ratings as Server-Sent Events, sent again at every refit (see :class:`LiveBoard`)."""
+        sid, session = self.need_any(request)
+        if request.method == "HEAD":  # a stream's body never ends: HEAD gets the headers alone, opens no stream
+            return Response(media_type="text/event-stream")
+        stream = self.live.open_stream(session.person, secret_hash(sid))
+        return StreamingResponse(stream.events(), media_type="text/event-stream",
+                                 headers={"x-accel-buffering": "no"})  # a proxy must pass each message on at once
+
     # ------------------------------------------------------------------ errors
 
     async def http_error(self, request: Request, exc: Exception) -> Response:
@@ -419,10 +421,13 @@ def _check_status(up: Upload) -> str:
 
 
 def create_app(state: PortalState, settings: PortalSettings | None = None, *,
-               clock: Callable[[], float] = time.time, on_upload: Callable[[Upload], None] | None = None) -> Starlette:
+               clock: Callable[[], float] = time.time, on_upload: Callable[[Upload], None] | None = None,
+               live: LiveBoard | None = None) -> Starlette:
     """The portal app for ``state``'s tournament folder (its roster already synced).
 
     ``on_upload`` is called with each stored upload (the server wakes its :class:`~cabo_kit.portal.checker.CheckWorker`).
+    ``live`` is the live leaderboard (default: one for the folder, fitting in processes of its own); the app's
+    lifespan starts and stops its background task.
 
     >>> import tempfile
     >>> from starlette.testclient import TestClient
@@ -437,7 +442,7 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
     403
     >>> state.close()
     """
-    portal = _Portal(state, settings or PortalSettings(), clock, on_upload)
+    portal = _Portal(state, settings or PortalSettings(), clock, on_upload, live)
     routes = [
         Route("/signin/{token}", portal.sign_in, methods=["GET"]),
         Route("/signout", portal.sign_out, methods=["POST"]),
@@ -452,11 +457,22 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
         Route("/teacher/files.zip", portal.files_zip, methods=["GET"]),
         Route("/teacher/settings", portal.set_settings, methods=["POST"]),
         *portal.student.routes(),  # the student's games, faults and replays (student.py), before the /static mount
+        Route("/live", portal.live_stream, methods=["GET"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
     handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         HTTPException: portal.http_error, Exception: portal.http_error}
-    app = Starlette(routes=routes, exception_handlers=dict(handlers))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncGenerator[None, None]:
+        await portal.live.start()
+        try:
+            yield
+        finally:
+            await portal.live.stop()
+
+    app = Starlette(routes=routes, exception_handlers=dict(handlers), lifespan=lifespan)
     app.add_middleware(_SecurityHeaders)
     app.state.portal = portal
+    app.state.live = portal.live
     return app

@@ -243,6 +243,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
     from ..tournament.lock import FolderError, FolderLock
     from .app import PortalSettings, create_app
     from .checker import CheckWorker
+    from .live import LiveBoard
     from .logs import install
     from .state import PortalState
 
@@ -278,11 +279,13 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
             pending = len(state.pending_checks())
             worker = CheckWorker(state, games=args.check_games, threads=args.check_workers or default_check_workers())
             settings = PortalSettings(max_upload=args.max_upload, upload_interval=args.upload_interval)
-            app = create_app(state, settings, on_upload=lambda _up: worker.wake())
+            live = LiveBoard(folder)  # ratings refitted in processes of their own, streamed to open pages
+            app = create_app(state, settings, on_upload=lambda _up: worker.wake(), live=live)
             install()
             config = uvicorn.Config(app, host=args.host, port=args.port, root_path=args.root_path.rstrip("/"),
                                     log_config=_log_config(), server_header=False)
             server = uvicorn.Server(config)
+            live.stopping = lambda: bool(server.should_exit)
             links = "" if demo is not None else f" (links: {folder / LINKS_NAME})"
             say(f"the portal of {folder} for {len(roster)} students: {base}/{links}"
                 f"{f'; {pending} uploads to check' if pending else ''}; Ctrl+C stops it")

@@ -266,6 +266,16 @@ class PortalState:
         pid, name, role, csrf = map(str, rows[0])
         return Session(Person(pid, name, role), csrf)
 
+    def live_session_hashes(self, hashes: Iterable[str]) -> set[str]:
+        """Which of these session-id hashes are live sessions (the live board ends the others' streams)."""
+        wanted, live = sorted(set(hashes)), set()
+        for i in range(0, len(wanted), 500):
+            part = wanted[i:i + 500]
+            live |= {str(r[0]) for r in self._rows(
+                "SELECT s.sid_hash FROM sessions s JOIN people p ON p.id = s.person WHERE s.ended IS NULL AND p.active = 1 "
+                f"AND s.sid_hash IN ({', '.join('?' * len(part))})", part)}
+        return live
+
     def end_session(self, sid: str, now: float | None = None) -> None:
         with self._tx() as con:
             con.execute("UPDATE sessions SET ended = ? WHERE sid_hash = ? AND ended IS NULL",
