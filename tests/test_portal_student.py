@@ -116,13 +116,18 @@ def _only_text(page: str, where: str, own_scripts: bool = True) -> None:
     assert all("alert(" not in body for body in scripts), f"{where}: a script holds a payload"
     if own_scripts:
         tags = re.findall(r"<script\b[^>]*>", page)
-        assert all(re.fullmatch(r'<script src="[^"]*/static/portal\.js" defer>', t) for t in tags), (where, tags)
+        assert all(re.fullmatch(r'<script src="[^"]*/static/(portal|live)\.js" defer>', t) for t in tags), (where, tags)
 
 
 def test_hostile_text_runs_no_script_in_any_page(klass: Klass) -> None:
     alice, bob, teacher = klass.client("alice"), klass.client("bob"), klass.client(TEACHER)
     games = klass.games_of("alice")
     assert games, "the hostile bot played no game"
+    import pandas as pd
+
+    from cabo_kit.portal.live import Snapshot
+
+    klass.app.state.live.publish(Snapshot.from_frame(pd.read_csv(klass.folder / "leaderboard.csv")))  # the board's names
     pages = {"alice /": alice.get("/"), "alice /games": alice.get("/games"), "alice /faults": alice.get("/faults"),
              "bob /": bob.get("/"), "teacher /teacher": teacher.get("/teacher")}
     for gid, _ in games:
