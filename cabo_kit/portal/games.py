@@ -481,7 +481,8 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         adopt(folder, args.lock_fd)
         summary = run_tournament(folder, workers=args.workers, progress=False, out=out,
                                  description="the portal server's games", command="cabo-kit serve (games)")
-        write_outputs(folder, out=out)
+        # write_outputs notes that a run holds the folder (the server, through us): not news here
+        write_outputs(folder, out=lambda line: None if line.startswith("note: ") and " is in use by " in line else out(line))
         result.update(played=summary.played, skipped=summary.skipped, faults=summary.faults, notes=summary.notes,
                       summary=f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} "
                               f"with a fault; {len(summary.entrants)} bots, {len(summary.rejected)} files rejected")
