@@ -310,3 +310,49 @@ def test_kill_9_then_a_restart_reaps_what_was_left_and_finishes_the_games(klass:
     assert state.processes() == []
     with open(folder / "leaderboard.csv", newline="") as f:
         assert {row["bot"] for row in csv.DictReader(f)} == {"ada", "bob", "cy", "RandomBot"}
+
+
+def test_an_upload_made_before_the_deadline_counts_when_its_check_ends_after_it(klass: Any) -> None:
+    folder, state, _ = klass
+    state.set_deadline(1500.0)
+    early = state.add_upload("ada", bot("early"), "a.py", now=1000.0, min_interval=0.0)
+    late = state.add_upload("bob", bot("late"), "b.py", now=1600.0, min_interval=0.0)  # the app refuses it; a moved deadline
+    assert state.set_check("ada", early.number, "accepted", "") is True
+    assert state.set_check("bob", late.number, "accepted", "") is False
+    assert {pid: up.number for pid, up in board_versions(state).items()} == {"ada": 1}
+    assert not (folder / "bots" / "bob.py").exists()
+    assert state.set_deadline(None) == ["bob"] and (folder / "bots" / "bob.py").read_bytes() == bot("late")
+
+
+@pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
+def test_a_restart_takes_the_folder_from_the_games_of_a_killed_server(klass: Any) -> None:
+    from cabo_kit.portal import server
+    from cabo_kit.tournament.lock import FolderBusy, holder
+
+    folder, state, _ = klass
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a server that was killed: its pid is free
+    details = json.dumps({"pid": gone.pid, "host": __import__("socket").gethostname(), "command": "cabo-kit serve",
+                          "description": "the portal server at http://127.0.0.1:8765", "started": time.time()})
+    program = ("import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+               "fcntl.flock(fd, fcntl.LOCK_EX)\nos.ftruncate(fd, 0)\nos.write(fd, sys.argv[2].encode())\n"
+               "print('held', flush=True)\ntime.sleep(60)\n")
+    games = subprocess.Popen([sys.executable, "-c", program, str(folder / ".cabo-kit.lock"), details],
+                             stdout=subprocess.PIPE, env={**os.environ, ENV_FOLDER: os.path.realpath(folder)},
+                             start_new_session=True)
+    try:
+        assert games.stdout is not None and games.stdout.readline() == b"held\n"
+        state.add_process(games.pid, "games")
+        with pytest.raises(FolderBusy):  # anyone else is refused, naming the killed server
+            FolderLock(folder, "a tournament run").acquire()
+        said: list[str] = []
+        lock = FolderLock(folder, "the portal server at http://127.0.0.1:8766")
+        server._acquire(lock, folder, said.append)
+        try:
+            assert games.wait(5) == -signal.SIGKILL and said == ["ended 1 process group a killed server left running"]
+            assert holder(folder) is not None and holder(folder).description.endswith(":8766")  # type: ignore[union-attr]
+        finally:
+            lock.release()
+    finally:
+        games.kill()
+        games.wait()
