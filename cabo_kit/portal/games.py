@@ -375,16 +375,12 @@ class GamesWorker:
         if fd is None:
             raise RuntimeError(f"the server does not hold {self.folder}: it cannot play its games")
         log = open(self.state.dir / LOG_NAME, "wb")
-        try:
-            os.set_inheritable(fd, True)
-            try:
-                proc = subprocess.Popen(
-                    [sys.executable, "-m", "cabo_kit.portal.games", str(self.folder), "--workers", str(self.workers),
-                     "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp],
-                    pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                    cwd=self.folder, env=process_env(self.folder), start_new_session=True)
-            finally:
-                os.set_inheritable(fd, False)
+        try:  # pass_fds: the lock's descriptor reaches this child only (checks close every other descriptor)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "cabo_kit.portal.games", str(self.folder), "--workers", str(self.workers),
+                 "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp],
+                pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                cwd=self.folder, env=process_env(self.folder), start_new_session=True)
         finally:
             log.close()
         self.state.add_process(proc.pid, "games")
