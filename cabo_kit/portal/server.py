@@ -293,6 +293,11 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
         import uvicorn
     except ImportError as exc:
         raise ServeError(f"the portal needs {exc.name}: {PORTAL_EXTRA_HINT}") from None
+    from ..cli import missing_report_modules
+
+    lacking = missing_report_modules()
+    if lacking:  # the games' ratings and report: refused now rather than in the background later
+        raise ServeError(f"the portal's games need {', '.join(lacking)} for their ratings and report: {PORTAL_EXTRA_HINT}")
     if not bots_get_own_uid():
         if not args.same_user_bots:
             raise ServeError("bots cannot get a user id of their own here (the server is not root), so a hostile file "
