@@ -107,7 +107,9 @@ def test_games_follow_new_versions_pause_and_the_deadline_and_end_done(klass: An
         assert client.get(f"/signin/{links[TEACHER]}").status_code == 303
         csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/teacher").text).group(1)  # type: ignore[union-attr]
         assert client.post("/teacher/games", data={"games": "pause"}).status_code == 403  # no anti-forgery token
-        playing = _descendants(os.getpid()) if LINUX else {}  # the games, its pool, harness servers and bots
+        child = games._proc
+        # the games, and its pool, harness servers and bots
+        playing = {**_descendants(child.pid), **_descendants(os.getpid(), only=child.pid)} if LINUX and child else {}
         assert client.post("/teacher/games", data={"games": "pause", "csrf": csrf}).status_code == 303
         until(lambda: games.status().paused and not games.status().running)
         until(lambda: _alive(playing) == [], 10, lambda: f"left: {_alive(playing)}")
@@ -208,8 +210,9 @@ def test_a_restart_ends_only_the_groups_marked_with_its_folder(klass: Any) -> No
             p.wait()
 
 
-def _descendants(root: int) -> dict[int, str]:
-    """Every process below ``root``, with its start time (so a recycled pid is not taken for it)."""
+def _descendants(root: int, only: int | None = None) -> dict[int, str]:
+    """Every process below ``root`` (``only``: just that one of them), with its start time (so a recycled pid is not
+    taken for it)."""
     parents: dict[int, list[tuple[int, str]]] = {}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
@@ -219,6 +222,8 @@ def _descendants(root: int) -> dict[int, str]:
         fields = text[text.rfind(")") + 2:].split()
         if fields[0] != "Z":
             parents.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
+    if only is not None:
+        return {pid: start for pid, start in parents.get(root, []) if pid == only}
     found: dict[int, str] = {}
     todo = [root]
     while todo:
