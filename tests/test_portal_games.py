@@ -375,3 +375,26 @@ def test_serve_refuses_to_start_without_the_modules_of_the_games(klass: Any, mon
     assert main(["serve", str(folder), "--roster", str(roster), "--same-user-bots"]) == 2
     assert "the portal's games need plotly for their ratings and report: install the portal extra" in capsys.readouterr().err
     FolderLock(folder).acquire().release()  # nothing holds the folder: it raises FolderBusy otherwise
+
+
+def test_a_run_that_cannot_start_says_why_on_the_teachers_page_and_waits_for_a_change(klass: Any) -> None:
+    folder, state, links = klass
+    (folder / "tournament.toml").write_text("gmaes = 3\n")
+    accept(state, "ada", bot("ada"))
+    lock = FolderLock(folder, "the portal server at test").acquire()
+    games = GamesWorker(state, workers=1, poll=0.1)
+    try:
+        games.start()
+        status = until(lambda: (s := games.status()).error and s, 30, lambda: _log(state))
+        assert "unknown key 'gmaes' (did you mean 'games'?)" in status.text() and not status.running
+        time.sleep(0.5)
+        assert not games.status().running  # not tried again until something changes
+        client = TestClient(create_app(state, games=games), follow_redirects=False)
+        client.get(f"/signin/{links[TEACHER]}")
+        page = client.get("/teacher").text
+        assert 'data-state="error"' in page and "unknown key &#39;gmaes&#39;" in page
+        (folder / "tournament.toml").write_text(TINY)  # fixed: the games start again
+        until(lambda: games.status().running, 10, lambda: _log(state))
+    finally:
+        games.stop()
+        lock.release()
