@@ -180,7 +180,16 @@ _held_guard = threading.Lock()
 
 
 def held_fd(folder: str | os.PathLike[str]) -> int | None:
-    """The file descriptor of this process's hold of ``folder`` (to hand to a child: :func:`adopt`), or ``None``."""
+    """The file descriptor of this process's hold of ``folder`` (to hand to a child: :func:`adopt`), or ``None``.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with FolderLock(folder, "the portal server at http://127.0.0.1:8765"):
+    ...     held_fd(folder) is not None
+    True
+    >>> held_fd(folder) is None
+    True
+    """
     with _held_guard:
         mine = _held.get(os.path.realpath(folder))
     return None if mine is None else int(mine[0])
@@ -194,6 +203,14 @@ def adopt(folder: str | os.PathLike[str], fd: int) -> Holder:
     :class:`FolderLock` holds nest in it, so a tournament runs here under the parent's hold (the
     portal server's games). It is never released here: the descriptor closes when this process
     ends. Raises :class:`FolderError` when ``fd`` is not a held lock of ``folder``.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with FolderLock(folder), open(os.path.join(folder, "x"), "w") as other:
+    ...     adopt(folder, other.fileno())
+    Traceback (most recent call last):
+    ...
+    cabo_kit.tournament.lock.FolderError: descriptor ... is not a held lock of ...
     """
     key = os.path.realpath(folder)
     try:
