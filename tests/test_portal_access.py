@@ -111,6 +111,11 @@ ACCESS = {
     ("/static/table.css", "HEAD"): "public",
     ("/live", "GET"): "own",  # the reader's own view of the board (tests/test_portal_live.py: who sees what)
     ("/live", "HEAD"): "own",
+    ("/teacher/games", "POST"): "teacher",
+    ("/teacher/report.html", "GET"): "teacher",
+    ("/teacher/report.html", "HEAD"): "teacher",
+    ("/teacher/leaderboard.csv", "GET"): "teacher",
+    ("/teacher/leaderboard.csv", "HEAD"): "teacher",
 }
 
 STATIC_METHODS = ("GET", "HEAD")  # StaticFiles answers these (others: 405)
@@ -164,7 +169,8 @@ def test_every_route_refuses_others_alike(klass: Class) -> None:
         for who, client, csrf in (("none", nobody, None), ("ended", carol, carol_csrf), ("other", bob, bob_csrf)):
             kw: dict[str, Any] = {}
             if method == "POST":
-                kw = {"data": {"csrf": csrf or "x", "deadline": "2030-01-01 10:00", "board": "teacher"}}
+                kw = {"data": {"csrf": csrf or "x", "deadline": "2030-01-01 10:00", "board": "teacher",
+                                 "games": "pause"}}
                 if path == "/upload":
                     kw = {"files": {"file": ("x.py", b"print('bob')\n", "text/x-python")}, "data": {"csrf": csrf or "x"}}
             response = client.request(method, url, **kw)
@@ -186,6 +192,7 @@ def test_every_route_refuses_others_alike(klass: Class) -> None:
 
     assert [(u.number, u.version) for u in klass.state.uploads_of("alice")] == before
     assert klass.state.setting("deadline") == deadline and klass.state.setting("board") is None
+    assert klass.state.setting("games") is None
     assert klass.state.uploads_of("carol") == []
     # the same requests with the right sessions do reach the data: the refusals above mean something
     teacher = klass.client(TEACHER)

@@ -88,8 +88,13 @@ class _SecurityHeaders:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 ours = {*SECURITY_HEADERS, *(() if static else ("cache-control",))}
-                headers = [(k, v) for k, v in message.get("headers", []) if k.decode("latin-1").lower() not in ours]
-                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                given = message.get("headers", [])
+                # A response may only narrow the policy to a sandbox of no origin (report.html's inline scripts)
+                sandboxed = [(k, v) for k, v in given if k.lower() == b"content-security-policy" and v.startswith(b"sandbox ")
+                             and b"allow-same-origin" not in v]
+                headers = [(k, v) for k, v in given if k.decode("latin-1").lower() not in ours]
+                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()
+                            if not (sandboxed and k == "content-security-policy")] + sandboxed[:1]
                 if not static:
                     headers.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": headers}
@@ -111,8 +116,10 @@ class _Portal:
     """The app's handlers around one :class:`PortalState`."""
 
     def __init__(self, state: PortalState, settings: PortalSettings, clock: Callable[[], float],
-                 on_upload: Callable[[Upload], None] | None = None, live: LiveBoard | None = None) -> None:
+                 on_upload: Callable[[Upload], None] | None = None, live: LiveBoard | None = None,
+                 games: Any = None) -> None:
         self.state = state
+        self.games = games
         self.live = live if live is not None else LiveBoard(state.folder)
         self.live.attach(state, self.visibility)
         self.on_upload = on_upload
@@ -341,9 +348,12 @@ class _Portal:
         _, session = self.need(request, teacher=True)
         latest = self.state.latest_uploads()
         rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
+        games = self.games.status() if self.games is not None else None
         return self.render(request, "teacher.html", session=session, rows=rows, deadline=self.deadline(), when=_when,
                            board=self.board(session)[0], check_status=_check_status,
-                           settings={k: self.setting(k) for k in self.SETTINGS})
+                           settings={k: self.setting(k) for k in self.SETTINGS}, games=games,
+                           current={p.id: self.state.current(p.id) for p, _, _ in rows},
+                           rejected=self.state.rejected_uploads(), outputs=self.outputs())
 
     async def teacher_code(self, request: Request) -> Response:
         self.need(request, teacher=True)
@@ -376,14 +386,16 @@ class _Portal:
         self.check_csrf(session, form.get("csrf") or request.headers.get("x-csrf-token"))
         text = str(form.get("deadline") or "").strip()
         if not text:
-            self.state.set_setting("deadline", None)
+            await run_in_threadpool(self.state.set_deadline, None)
         else:
             try:
                 when = time.mktime(time.strptime(text.replace("T", " "), "%Y-%m-%d %H:%M"))
             except ValueError:
                 return self.render(request, "message.html", 400, title="Deadline not set", back=True,
                                    message=f"{text!r} is not a date and time: write it as 2026-06-30 18:00")
-            self.state.set_setting("deadline", repr(when))
+            await run_in_threadpool(self.state.set_deadline, when)  # brings back the deadline's files: off the loop
+        if self.games is not None:
+            self.games.wake()
         return RedirectResponse(_root(request) + "/teacher", status_code=303)
 
     # ------------------------------------------------------------------ live ratings (cabo_kit/portal/live.py)
@@ -396,6 +408,53 @@ class _Portal:
         stream = self.live.open_stream(session.person, secret_hash(sid))
         return StreamingResponse(stream.events(), media_type="text/event-stream",
                                  headers={"x-accel-buffering": "no"})  # a proxy must pass each message on at once
+
+    # ------------------------------------------------------------------ the games (games.py's worker): pause, resume, outputs
+
+    OUTPUTS = {"report.html": "text/html; charset=utf-8", "leaderboard.csv": "text/csv; charset=utf-8"}
+    """The tournament's outputs the teacher may open: written by the games after each run."""
+
+    REPORT_CSP = ("sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                  "img-src data:; font-src data:; connect-src 'none'; form-action 'none'; frame-ancestors 'none'; "
+                  "base-uri 'none'")
+    """report.html's own policy: its inline plotly scripts run, in a sandbox of no origin (they can reach nothing of the
+    portal: no cookie, no page, no request)."""
+
+    def outputs(self) -> dict[str, float]:
+        """The outputs there are, and when each was written."""
+        found = {}
+        for name in self.OUTPUTS:
+            try:
+                found[name] = (self.state.folder / name).stat().st_mtime
+            except OSError:
+                pass
+        return found
+
+    async def set_games(self, request: Request) -> Response:
+        _, session = self.need(request, teacher=True)
+        form = await request.form(max_files=0, max_fields=4, max_part_size=1024)
+        self.check_csrf(session, form.get("csrf") or request.headers.get("x-csrf-token"))
+        action = form.get("games")
+        if action not in ("pause", "resume"):
+            raise HTTPException(400, "games must be pause or resume.")
+        if self.games is None:
+            self.state.set_setting("games", "paused" if action == "pause" else None)
+        elif action == "pause":
+            self.games.pause()
+        else:
+            self.games.resume()
+        return RedirectResponse(_root(request) + "/teacher", status_code=303)
+
+    async def teacher_output(self, request: Request) -> Response:
+        self.need(request, teacher=True)
+        name = request.url.path.rsplit("/", 1)[-1]
+        path = self.state.folder / name
+        if name not in self.OUTPUTS or not path.is_file():
+            raise HTTPException(404, "It is not written yet: the games write it when a run ends.")
+        data = await run_in_threadpool(path.read_bytes)
+        headers = ({"content-security-policy": self.REPORT_CSP} if name == "report.html"
+                   else {"content-disposition": 'attachment; filename="leaderboard.csv"'})
+        return Response(data, media_type=self.OUTPUTS[name], headers=headers)
 
     # ------------------------------------------------------------------ errors
 
@@ -422,12 +481,13 @@ def _check_status(up: Upload) -> str:
 
 def create_app(state: PortalState, settings: PortalSettings | None = None, *,
                clock: Callable[[], float] = time.time, on_upload: Callable[[Upload], None] | None = None,
-               live: LiveBoard | None = None) -> Starlette:
+               live: LiveBoard | None = None, games: Any = None) -> Starlette:
     """The portal app for ``state``'s tournament folder (its roster already synced).
 
     ``on_upload`` is called with each stored upload (the server wakes its :class:`~cabo_kit.portal.checker.CheckWorker`).
     ``live`` is the live leaderboard (default: one for the folder, fitting in processes of its own); the app's
     lifespan starts and stops its background task.
+    ``games``: the server's :class:`~cabo_kit.portal.games.GamesWorker` (pause, resume, its state on the teacher's page).
 
     >>> import tempfile
     >>> from starlette.testclient import TestClient
@@ -442,7 +502,7 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
     403
     >>> state.close()
     """
-    portal = _Portal(state, settings or PortalSettings(), clock, on_upload, live)
+    portal = _Portal(state, settings or PortalSettings(), clock, on_upload, live, games)
     routes = [
         Route("/signin/{token}", portal.sign_in, methods=["GET"]),
         Route("/signout", portal.sign_out, methods=["POST"]),
@@ -458,6 +518,10 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
         Route("/teacher/settings", portal.set_settings, methods=["POST"]),
         *portal.student.routes(),  # the student's games, faults and replays (student.py), before the /static mount
         Route("/live", portal.live_stream, methods=["GET"]),
+        # the games (games.py)
+        Route("/teacher/games", portal.set_games, methods=["POST"]),
+        Route("/teacher/report.html", portal.teacher_output, methods=["GET"]),
+        Route("/teacher/leaderboard.csv", portal.teacher_output, methods=["GET"]),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="static"),
     ]
     handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {

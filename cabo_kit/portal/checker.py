@@ -55,13 +55,17 @@ def safe_filename(name: str, fallback: str) -> str:
     return f"{stem}.py" if stem and not stem.startswith("_") else fallback
 
 
-def _env() -> dict[str, str]:
+def _env(folder: Path | None = None) -> dict[str, str]:
     import cabo_kit
 
     env = dict(os.environ)
     home = str(Path(cabo_kit.__file__).resolve().parent.parent)  # this cabo_kit, also from a source checkout
     env["PYTHONPATH"] = os.pathsep.join([home, *filter(None, [env.get("PYTHONPATH")])])
     env["PYTHONIOENCODING"] = "utf-8"
+    if folder is not None:  # marks the check as this class's: a restart after kill -9 may end it (games.reap_leftovers)
+        from .games import ENV_FOLDER
+
+        env[ENV_FOLDER] = os.path.realpath(folder)
     return env
 
 
@@ -74,11 +78,12 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.0, nice: int = 10,
-               running: Callable[[subprocess.Popen[bytes] | None], None] | None = None) -> CheckOutcome:
+               running: Callable[[subprocess.Popen[bytes] | None], None] | None = None,
+               folder: Path | None = None) -> CheckOutcome:
     """Check the upload at ``source`` as the file ``name`` (see :func:`safe_filename`) in a subprocess.
 
     ``running`` is told the subprocess when it starts and ``None`` when it ends (so a stopping
-    server can kill it).
+    server can kill it). ``folder``: the class's folder, marked in the check's environment.
     """
     with tempfile.TemporaryDirectory(prefix="cabo-portal-check-") as tmp:
         # The folder stays 0700 and the file 0600: the harness reads the source before it drops to the
@@ -87,7 +92,7 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(source.read_bytes())
-        proc = subprocess.Popen([sys.executable, "-c", _PROGRAM, str(target), str(games)], cwd=tmp, env=_env(),
+        proc = subprocess.Popen([sys.executable, "-c", _PROGRAM, str(target), str(games)], cwd=tmp, env=_env(folder),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         if running is not None:
@@ -136,6 +141,8 @@ class CheckWorker:
         self._event = threading.Event()
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
+        self.on_accepted: Callable[[], None] | None = None
+        """Called when a checked upload becomes a student's current file (the server wakes its games)."""
 
     def _check(self, up: Upload) -> CheckOutcome:
         proc: list[subprocess.Popen[bytes] | None] = [None]
@@ -144,11 +151,14 @@ class CheckWorker:
             with self._guard:
                 if p is None and proc[0] is not None:
                     self._procs.discard(proc[0])
+                    self.state.drop_process(proc[0].pid)
                 elif p is not None:
                     self._procs.add(p)
+                    self.state.add_process(p.pid, "check")  # a restart after kill -9 ends it (games.reap_leftovers)
                 proc[0] = p
 
-        return check_file(up.path, safe_filename(up.filename, f"{up.person}.py"), games=self.games, running=running)
+        return check_file(up.path, safe_filename(up.filename, f"{up.person}.py"), games=self.games, running=running,
+                          folder=self.state.folder)
 
     def _claim(self) -> Upload | None:
         with self._guard:
@@ -166,7 +176,8 @@ class CheckWorker:
             try:
                 outcome = self.check(up)
                 if not self._stopping.is_set():
-                    self.state.set_check(up.person, up.number, outcome.status, outcome.text)
+                    if self.state.set_check(up.person, up.number, outcome.status, outcome.text) and self.on_accepted:
+                        self.on_accepted()
                     done += 1
             finally:
                 with self._guard:

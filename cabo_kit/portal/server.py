@@ -1,11 +1,13 @@
-"""``cabo-kit serve DIR --roster roster.csv``: the portal's web server and its check worker, in one process.
+"""``cabo-kit serve DIR --roster roster.csv``: the portal's web server, its check worker and its games.
 
 It holds the tournament folder while it serves (``cabo-kit tournament run`` on it is refused and
-names the server), brings the portal's state up to date with the roster (new students get a
-sign-in link in ``DIR/portal-links.csv``), checks what a stopped server left unchecked, and
-serves with uvicorn until Ctrl+C or SIGTERM (uvicorn stops gracefully; running checks are
-killed with what they started, and checked again at the next start). Its logs go through
-:class:`~cabo_kit.portal.logs.Redact`, the access log included.
+names the server), ends the processes a killed server of the folder left, brings the portal's
+state up to date with the roster (new students get a sign-in link in ``DIR/portal-links.csv``),
+checks what a stopped server left unchecked, plays the tournament of the current files in the
+background (:class:`~cabo_kit.portal.games.GamesWorker`, ``--workers``), and serves with uvicorn
+until Ctrl+C or SIGTERM (uvicorn stops gracefully; running checks and games are killed with what
+they started: checks are done again at the next start, and the games go on from the stored
+ones). Its logs go through :class:`~cabo_kit.portal.logs.Redact`, the access log included.
 
 ``cabo-kit serve DIR --reissue ID`` replaces one person's link (the teacher's is ``_teacher``)
 and ends their sessions; it works while the server runs.
@@ -85,6 +87,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check-games", type=_count, default=9, metavar="N", help="games of the check of an upload (default 9)")
     p.add_argument("--check-workers", type=_count, metavar="N",
                    help="uploads checked at once (default: half the usable cores, at least 1)")
+    p.add_argument("--workers", type=_count, metavar="N",
+                   help="game workers of the tournament played in the background, niced (default: the usable cores "
+                        "less one, at least 1)")
     p.add_argument("--demo", action="store_true",
                    help="try the portal on a throwaway class of five example students (removed when it stops); "
                         "prints the teacher's link and a student's")
@@ -137,6 +142,52 @@ def _reissue(args: argparse.Namespace, say: Any) -> int:
     return 0
 
 
+def _acquire(lock: Any, folder: Path, say: Any) -> None:
+    """Take the folder; when a killed server's processes still hold it (its games), end them first.
+
+    The holder named in the lock file is a server of this folder that is gone (a ``kill -9``): the
+    process groups it recorded are ended (:func:`~cabo_kit.portal.games.reap_leftovers`, only those
+    verifiably started for this folder) and the lock is taken again. Any other holder is refused.
+    """
+    import socket
+
+    from ..tournament.lock import FolderBusy
+
+    try:
+        lock.acquire()
+        return
+    except FolderBusy as busy:
+        found = busy.holder
+        gone = (found is not None and found.pid > 0 and found.host == socket.gethostname()
+                and found.description.startswith("the portal server") and not _alive(found.pid))
+        if not gone or not (folder / "portal" / "portal.sqlite").exists():
+            raise
+    from .games import reap_leftovers
+    from .state import PortalState
+
+    state = PortalState(folder)
+    try:
+        ended = reap_leftovers(state)
+    finally:
+        state.close()
+    if ended:
+        say(f"ended {len(ended)} process group{'s' if len(ended) != 1 else ''} a killed server left running")
+    lock.acquire()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (a killed server its parent has not reaped yet) is gone too
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
 def _log_config() -> dict[str, Any]:
     from uvicorn.config import LOGGING_CONFIG
 
@@ -168,6 +219,14 @@ def _on_signals(server: Any) -> dict[int, Any]:
                 previous[signum] = signal.signal(signum, stop)
     return previous
 
+
+DEMO_TOML = """\
+# The portal demo's tournament: short games, so the board fills within a minute.
+presets = ["rush"]
+table_sizes = [2]
+games = 8
+reference = ["RandomBot"]
+"""
 
 DEMO_CLASS = (("ada", "Ada Lovelace", "GreedyBot"), ("alan", "Alan Turing", "CountingBot"),
               ("grace", "Grace Hopper", "SearchBot"), ("edsger", "Edsger Dijkstra", "RandomBot"),
@@ -219,6 +278,7 @@ def _demo(args: argparse.Namespace, say: Any) -> int:
         raise ServeError("--demo makes its own class: give it no folder, --roster or --reissue (cabo-kit serve --demo)")
     folder = Path(tempfile.mkdtemp(prefix="cabo-portal-demo-"))
     try:
+        (folder / "tournament.toml").write_text(DEMO_TOML, encoding="utf-8")
         roster = [Student(sid, name) for sid, name, _ in DEMO_CLASS]
         uploads = {sid: demo_upload(bot) for sid, _, bot in DEMO_CLASS if bot}
         args.same_user_bots = True  # the demo's only user is the teacher trying it
@@ -233,6 +293,11 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
         import uvicorn
     except ImportError as exc:
         raise ServeError(f"the portal needs {exc.name}: {PORTAL_EXTRA_HINT}") from None
+    from ..cli import missing_report_modules
+
+    lacking = missing_report_modules()
+    if lacking:  # the games' ratings and report: refused now rather than in the background later
+        raise ServeError(f"the portal's games need {', '.join(lacking)} for their ratings and report: {PORTAL_EXTRA_HINT}")
     if not bots_get_own_uid():
         if not args.same_user_bots:
             raise ServeError("bots cannot get a user id of their own here (the server is not root), so a hostile file "
@@ -244,6 +309,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
     from .app import PortalSettings, create_app
     from .checker import CheckWorker
     from .live import LiveBoard
+    from .games import GamesWorker, reap_leftovers
     from .logs import install
     from .state import PortalState
 
@@ -251,7 +317,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
     lock = FolderLock(folder, f"the portal server at {base}", command=shlex.join(["cabo-kit", "serve", *sys.argv[2:]])
                       if sys.argv[1:2] == ["serve"] else None)
     try:
-        lock.acquire()
+        _acquire(lock, folder, say)
     except FolderError as exc:
         print(f"cabo-kit serve: {exc}", file=sys.stderr)
         return 1
@@ -260,6 +326,9 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
             say(lock.note)
         state = PortalState(folder)
         try:
+            ended = reap_leftovers(state)
+            if ended:
+                say(f"ended {len(ended)} process group{'s' if len(ended) != 1 else ''} a stopped server left running")
             for path in state.recover():
                 say(f"recovered after a stop: {path}")
             fresh = state.sync_roster(roster)
@@ -278,9 +347,10 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
                     "can read it): give each student their own link, and keep the teacher's (_teacher)")
             pending = len(state.pending_checks())
             worker = CheckWorker(state, games=args.check_games, threads=args.check_workers or default_check_workers())
+            games = GamesWorker(state, workers=getattr(args, "workers", None))
             settings = PortalSettings(max_upload=args.max_upload, upload_interval=args.upload_interval)
             live = LiveBoard(folder)  # ratings refitted in processes of their own, streamed to open pages
-            app = create_app(state, settings, on_upload=lambda _up: worker.wake(), live=live)
+            app = create_app(state, settings, on_upload=lambda _up: worker.wake(), live=live, games=games)
             install()
             config = uvicorn.Config(app, host=args.host, port=args.port, root_path=args.root_path.rstrip("/"),
                                     log_config=_log_config(), server_header=False)
@@ -288,12 +358,16 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
             live.stopping = lambda: bool(server.should_exit)
             links = "" if demo is not None else f" (links: {folder / LINKS_NAME})"
             say(f"the portal of {folder} for {len(roster)} students: {base}/{links}"
-                f"{f'; {pending} uploads to check' if pending else ''}; Ctrl+C stops it")
+                f"{f'; {pending} uploads to check' if pending else ''}; games on {games.workers} worker"
+                f"{'s' if games.workers != 1 else ''}{' (paused)' if games.paused else ''}; Ctrl+C stops it")
             previous = _on_signals(server)
+            worker.on_accepted = games.wake
             worker.start()
+            games.start()
             try:
                 server.run()
             finally:
+                games.stop()
                 worker.stop()
                 for signum, handler in previous.items():
                     signal.signal(signum, handler)

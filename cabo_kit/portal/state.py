@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS uploads (
     size INTEGER NOT NULL, filename TEXT NOT NULL, uploaded REAL NOT NULL, status TEXT NOT NULL,
     result TEXT NOT NULL, PRIMARY KEY (person, number)
 );
+CREATE TABLE IF NOT EXISTS processes (pgid INTEGER PRIMARY KEY, kind TEXT NOT NULL, started REAL NOT NULL);
 """
 
 
@@ -339,6 +340,13 @@ class PortalState:
                           "ON n.person = u.person AND n.last = u.number")
         return {str(r[0]): (self._upload(r[:8]), int(r[8])) for r in rows}
 
+    def rejected_uploads(self) -> list[Upload]:
+        """Every rejected upload of the students on the roster, newest first (for the teacher's page)."""
+        rows = self._rows(f"SELECT {', '.join('u.' + c for c in self._UPLOAD_COLUMNS.split(', '))} FROM uploads u "
+                          "JOIN people p ON p.id = u.person WHERE u.status = 'rejected' AND p.active = 1 "
+                          "ORDER BY u.uploaded DESC, u.person, u.number DESC")
+        return [self._upload(r) for r in rows]
+
     def upload(self, pid: str, number: int) -> Upload | None:
         """``pid``'s upload number ``number``, or ``None``: another person's uploads are never found this way."""
         rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE person = ? AND number = ?", (pid, number))
@@ -349,34 +357,84 @@ class PortalState:
 
         An accepted upload newer than the student's current file becomes it: copied to
         ``bots/<id>.py`` (a temporary file renamed inside the transaction that records it), where
-        the tournament finds it. Returns whether it became the current file.
+        the tournament finds it. An upload made at or after the deadline (the ``deadline``
+        setting) never becomes it: the tournament plays the deadline's versions. Returns whether
+        it became the current file.
         """
         if status not in ("checking", "accepted", "rejected"):
             raise ValueError(f"status {status!r}: use checking, accepted or rejected")
-        bots = self.folder / "bots"
         with self._tx() as con:
             con.execute("UPDATE uploads SET status = ?, result = ? WHERE person = ? AND number = ?", (status, result, pid, number))
-            row = con.execute("SELECT current FROM people WHERE id = ?", (pid,)).fetchone()
-            if status != "accepted" or row is None or (row[0] is not None and int(row[0]) >= number):
+            row = con.execute("SELECT p.current, u.uploaded FROM people p JOIN uploads u ON u.person = p.id "
+                              "WHERE p.id = ? AND u.number = ?", (pid, number)).fetchone()
+            deadline = self._deadline(con)
+            if (status != "accepted" or row is None or (row[0] is not None and int(row[0]) >= number)
+                    or (deadline is not None and float(row[1]) >= deadline)):
                 return False
-            con.execute("UPDATE people SET current = ? WHERE id = ?", (number, pid))
-            if not bots.exists():
-                bots.mkdir(mode=0o700)
-            temp = bots / f"_{pid}.portal.tmp"  # a leading _ : the tournament never loads it
-            _write_private(temp, (self.uploads / pid / f"{number}.py").read_bytes())
-            target = bots / f"{pid}.py"
-            old = target.read_bytes() if target.exists() else None
-            os.replace(temp, target)
-            try:
-                con.execute("COMMIT")
-            except BaseException:
-                if old is None:
-                    target.unlink(missing_ok=True)
-                else:
-                    _write_private(temp, old)
-                    os.replace(temp, target)
-                raise
+            self._make_current(con, pid, number)
         return True
+
+    @staticmethod
+    def _deadline(con: sqlite3.Connection) -> float | None:
+        row = con.execute("SELECT value FROM meta WHERE key = 'deadline'").fetchone()
+        return float(row[0]) if row and row[0] else None
+
+    def _make_current(self, con: sqlite3.Connection, pid: str, number: int | None) -> None:
+        """Inside a transaction: ``pid``'s upload ``number`` (``None``: none) becomes ``bots/<id>.py``, and commit."""
+        bots = self.folder / "bots"
+        con.execute("UPDATE people SET current = ? WHERE id = ?", (number, pid))
+        if not bots.exists():
+            bots.mkdir(mode=0o700)
+        target = bots / f"{pid}.py"
+        old = target.read_bytes() if target.exists() else None
+        temp = bots / f"_{pid}.portal.tmp"  # a leading _ : the tournament never loads it
+        if number is None:
+            target.unlink(missing_ok=True)
+        else:
+            _write_private(temp, (self.uploads / pid / f"{number}.py").read_bytes())
+            os.replace(temp, target)
+        try:
+            con.execute("COMMIT")
+        except BaseException:
+            if old is None:
+                target.unlink(missing_ok=True)
+            else:
+                _write_private(temp, old)
+                os.replace(temp, target)
+            raise
+
+    def set_deadline(self, deadline: float | None) -> list[str]:
+        """Set (``None``: clear) the deadline, and make each student's current file the newest accepted upload made
+        before it (every accepted upload's newest without one); the ids whose ``bots/<id>.py`` changed.
+
+        Uploads are refused after the deadline, so this changes files only when a deadline is set
+        to a time already past: the board and the games then show the deadline's versions.
+
+        >>> import tempfile
+        >>> from cabo_kit.portal.roster import Student
+        >>> state = PortalState(tempfile.mkdtemp())
+        >>> _ = state.sync_roster([Student("ada", "Ada")])
+        >>> for n, at in ((1, 100.0), (2, 200.0)):
+        ...     _ = state.add_upload("ada", f"# v{n}\\n".encode(), "bot.py", now=at, min_interval=0.0)
+        ...     _ = state.set_check("ada", n, "accepted", "")
+        >>> state.current("ada"), state.set_deadline(150.0), state.current("ada")
+        (2, ['ada'], 1)
+        >>> state.set_deadline(None), state.current("ada")
+        (['ada'], 2)
+        >>> state.close()
+        """
+        changed = []
+        self.set_setting("deadline", None if deadline is None else repr(float(deadline)))
+        for pid, current in self._rows("SELECT id, current FROM people WHERE role = 'student'"):
+            rows = self._rows("SELECT MAX(number) FROM uploads WHERE person = ? AND status = 'accepted'"
+                              + ("" if deadline is None else " AND uploaded < ?"),
+                              (pid,) if deadline is None else (pid, deadline))
+            wanted = None if rows[0][0] is None else int(rows[0][0])
+            if wanted != (None if current is None else int(current)):
+                with self._tx() as con:
+                    self._make_current(con, str(pid), wanted)
+                changed.append(str(pid))
+        return changed
 
     def current(self, pid: str) -> int | None:
         """The number of ``pid``'s upload that is their bot in the tournament, or ``None``."""
@@ -409,6 +467,22 @@ class PortalState:
                 path.unlink()
                 removed.append(path)
         return removed
+
+    # ------------------------------------------------------------------ processes the server started
+
+    def add_process(self, pgid: int, kind: str, now: float | None = None) -> None:
+        """Record a process group the server started (a check, the games), so a restart after ``kill -9`` can end it."""
+        with self._tx() as con:
+            con.execute("INSERT OR REPLACE INTO processes (pgid, kind, started) VALUES (?, ?, ?)",
+                        (pgid, kind, time.time() if now is None else now))
+
+    def drop_process(self, pgid: int) -> None:
+        with self._tx() as con:
+            con.execute("DELETE FROM processes WHERE pgid = ?", (pgid,))
+
+    def processes(self) -> list[tuple[int, str]]:
+        """The recorded process groups: ``(pgid, kind)``, oldest first."""
+        return [(int(g), str(k)) for g, k in self._rows("SELECT pgid, kind FROM processes ORDER BY started, pgid")]
 
     # ------------------------------------------------------------------ settings
 

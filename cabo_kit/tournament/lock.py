@@ -41,7 +41,8 @@ try:
 except ImportError:  # POSIX
     msvcrt = None  # type: ignore[assignment]
 
-__all__ = ["FolderLock", "FolderError", "FolderBusy", "Holder", "holder", "check_free", "cannot_write", "LOCK_NAME"]
+__all__ = ["FolderLock", "FolderError", "FolderBusy", "Holder", "holder", "check_free", "cannot_write", "LOCK_NAME",
+           "held_fd", "adopt"]
 
 LOCK_NAME = ".cabo-kit.lock"
 _WIN_OFFSET = 1 << 30  # msvcrt locks a byte far past the text, so the holder's details stay readable
@@ -174,8 +175,57 @@ def check_free(folder: str | os.PathLike[str]) -> None:
         raise _busy(Path(folder), found)
 
 
-_held: dict[str, list[Any]] = {}  # real path -> [fd, depth, Holder]: this process's holds
+_held: dict[str, list[Any]] = {}  # real path -> [fd, depth, Holder, adopted]: this process's holds
 _held_guard = threading.Lock()
+
+
+def held_fd(folder: str | os.PathLike[str]) -> int | None:
+    """The file descriptor of this process's hold of ``folder`` (to hand to a child: :func:`adopt`), or ``None``.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with FolderLock(folder, "the portal server at http://127.0.0.1:8765"):
+    ...     held_fd(folder) is not None
+    True
+    >>> held_fd(folder) is None
+    True
+    """
+    with _held_guard:
+        mine = _held.get(os.path.realpath(folder))
+    return None if mine is None else int(mine[0])
+
+
+def adopt(folder: str | os.PathLike[str], fd: int) -> Holder:
+    """Hold ``folder`` in this process through ``fd``, a descriptor of the parent's hold (:func:`held_fd`) it passed down.
+
+    The lock is the parent's: it stays held while either process lives, other processes are still
+    refused naming the parent (its details stay in the file), and this process's
+    :class:`FolderLock` holds nest in it, so a tournament runs here under the parent's hold (the
+    portal server's games). It is never released here: the descriptor closes when this process
+    ends. Raises :class:`FolderError` when ``fd`` is not a held lock of ``folder``.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with FolderLock(folder), open(os.path.join(folder, "x"), "w") as other:
+    ...     adopt(folder, other.fileno())
+    Traceback (most recent call last):
+    ...
+    cabo_kit.tournament.lock.FolderError: descriptor ... is not a held lock of ...
+    """
+    key = os.path.realpath(folder)
+    try:
+        ours = os.fstat(fd)
+        theirs = os.stat(Path(folder) / LOCK_NAME)
+    except OSError as exc:
+        raise FolderError(f"descriptor {fd} is not the lock of {folder} ({exc.strerror})") from None
+    if (ours.st_dev, ours.st_ino) != (theirs.st_dev, theirs.st_ino) or not _can_lock() or not _try_lock(fd):
+        raise FolderError(f"descriptor {fd} is not a held lock of {folder}")
+    found = _read_holder(fd) or Holder(os.getppid(), socket.gethostname(), "?", "the parent process", time.time())
+    with _held_guard:
+        if key in _held:
+            raise FolderError(f"{folder} is held by this process already")
+        _held[key] = [fd, 1, found, True]
+    return found
 
 
 class FolderLock:
@@ -233,7 +283,7 @@ class FolderLock:
                 os.ftruncate(fd, 0)
                 os.lseek(fd, 0, os.SEEK_SET)
                 os.write(fd, text)
-            _held[key] = [fd, 1, me]
+            _held[key] = [fd, 1, me, False]
             self._key = key
         return self
 
@@ -246,7 +296,8 @@ class FolderLock:
             if mine is None:
                 return
             mine[1] -= 1
-            if mine[1] > 0:
+            if mine[1] > 0 or mine[3]:  # an adopted hold is the parent's: kept until this process ends
+                mine[1] = max(mine[1], 1)
                 return
             del _held[key]
             fd = mine[0]

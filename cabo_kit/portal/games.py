@@ -1,0 +1,497 @@
+"""The portal's games: the tournament of the students' current files, played in the background while it serves.
+
+:class:`GamesWorker` runs in ``cabo-kit serve`` on a thread of its own. It starts the tournament
+in a child process (``python -m cabo_kit.portal.games DIR``): a process group of its own, niced,
+holding the folder through the server's lock (:func:`cabo_kit.tournament.lock.adopt`), so an
+outside ``cabo-kit tournament run`` is still refused and names the server. The child runs
+:func:`~cabo_kit.tournament.runner.run_tournament` on the folder (the isolated runner, adaptive
+toward ``tournament.toml``'s precision) and then :func:`~cabo_kit.tournament.runner.write_outputs`
+(``leaderboard.csv``, ``report.html``). A page never waits on it: the child is another process and
+the results go to the tournament's own store, ``results.sqlite``.
+
+When the files change (an upload accepted, a deadline that brings back an earlier version) the
+worker stops the child and starts it again: the runner keeps every stored game of unchanged
+versions, so the new run plays the new file's games and what the intervals still need. A child
+that ends leaves a note of what it did; a folder whose files are those of its last finished run
+is up to date and plays nothing. Pausing stops the child; resuming starts it again.
+
+A child records its process group in the portal's state: a server killed with ``kill -9``
+leaves them there, and the next start ends those groups, but only a group one of whose processes
+carries this folder in its environment (:data:`ENV_FOLDER`): a recycled group id is left alone.
+The child also ends itself with its group when the server dies (``PR_SET_PDEATHSIG``, Linux).
+
+Other parts of the portal ask :func:`board_versions` which upload of each student is on the
+board, and read the games from :func:`store_path`.
+
+>>> default_workers() >= 1
+True
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .state import PortalState, Upload
+
+__all__ = ["GamesWorker", "GamesStatus", "board_versions", "store_path", "default_workers", "fingerprint",
+           "reap_leftovers", "ENV_FOLDER", "main"]
+
+ENV_FOLDER = "CABO_PORTAL_FOLDER"
+"""The environment variable that marks the processes a portal server starts: the class folder's real path."""
+
+RESULT_NAME = "games-result.json"
+LOG_NAME = "games.log"
+
+
+def store_path(folder: str | os.PathLike[str]) -> Path:
+    """The tournament's store of the class in ``folder`` (the games, their seats and faults): ``results.sqlite``.
+
+    >>> store_path("class-2026").name
+    'results.sqlite'
+    """
+    from ..tournament.store import DB_NAME
+
+    return Path(folder) / DB_NAME
+
+
+def board_versions(state: PortalState) -> dict[str, Upload]:
+    """Each student's upload that is on the board (and in the games): their current accepted version.
+
+    After the deadline that is the newest accepted upload made before it (uploads are refused
+    after it, and :meth:`~cabo_kit.portal.state.PortalState.set_deadline` brings back the
+    deadline's version of a file uploaded later). A student without one is not on the board. The
+    bot's name in the store is the student's id and its version the upload's ``version``.
+
+    >>> import tempfile
+    >>> from cabo_kit.portal.roster import Student
+    >>> state = PortalState(tempfile.mkdtemp())
+    >>> _ = state.sync_roster([Student("ada", "Ada"), Student("bob", "Bob")])
+    >>> _ = state.add_upload("ada", b"# v1\\n", "bot.py", min_interval=0.0)
+    >>> _ = state.set_check("ada", 1, "accepted", "")
+    >>> {pid: up.number for pid, up in board_versions(state).items()}
+    {'ada': 1}
+    >>> state.close()
+    """
+    out: dict[str, Upload] = {}
+    for person in state.people():
+        number = None if person.is_teacher else state.current(person.id)
+        up = state.upload(person.id, number) if number is not None else None
+        if up is not None:
+            out[person.id] = up
+    return out
+
+
+def default_workers() -> int:
+    """The cores this process may use less one (the pages' and the checks'), at least 1."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+def fingerprint(folder: str | os.PathLike[str]) -> str:
+    """What a run of ``folder`` plays, in 16 hex digits: its ``bots/*.py`` and ``tournament.toml`` (names, sizes, times).
+
+    Read from the files' metadata only (a page of 200 students' files stays cheap): the portal
+    replaces a file by renaming a new one over it, so a new version always has a new inode.
+    """
+    folder = Path(folder)
+    parts = []
+    for path in [folder / "tournament.toml", *sorted((folder / "bots").glob("*.py"))]:
+        if path.name.startswith("_"):
+            continue
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        parts.append([path.name, st.st_size, st.st_mtime_ns, st.st_ino])
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+# ------------------------------------------------------------------ processes left by a killed server
+
+
+def _proc_stat(pid: int) -> tuple[str, int] | None:
+    """``(state, process group)`` of ``pid`` from ``/proc``, or ``None`` when it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2:].split()
+    return fields[0], int(fields[2])
+
+
+def _members(pgid: int) -> list[int]:
+    """The live (not zombie) processes of group ``pgid``."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        st = _proc_stat(int(entry.name))
+        if st is not None and st[1] == pgid and st[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _marked(pid: int, folder: Path) -> bool:
+    """Whether process ``pid`` carries ``folder`` in its environment (:data:`ENV_FOLDER`): one a server of it started."""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return f"{ENV_FOLDER}={os.path.realpath(folder)}".encode() in environ.split(b"\0")
+
+
+def reap_leftovers(state: PortalState, wait: float = 5.0) -> list[int]:
+    """End the process groups a killed server of this folder left (checks, games); the groups ended.
+
+    Each group recorded in the state is killed only if one of its live processes carries this
+    folder in its environment; the record is dropped either way. The bots of those processes end
+    with them: a harness server sees its parent gone and kills its bots. Linux only (``/proc``);
+    elsewhere the records are dropped and nothing is killed.
+    """
+    ended = []
+    for pgid, _kind in state.processes():
+        members = _members(pgid) if Path("/proc/self").exists() else []
+        if members and any(_marked(pid, state.folder) for pid in members):
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except OSError:
+                pass
+            until = time.monotonic() + wait
+            while _members(pgid) and time.monotonic() < until:
+                time.sleep(0.05)
+            ended.append(pgid)
+        state.drop_process(pgid)
+    return ended
+
+
+def process_env(folder: str | os.PathLike[str]) -> dict[str, str]:
+    """The environment of a process the server starts: this cabo_kit importable, and marked as the folder's."""
+    import cabo_kit
+
+    env = dict(os.environ)
+    home = str(Path(cabo_kit.__file__).resolve().parent.parent)  # this cabo_kit, also from a source checkout
+    env["PYTHONPATH"] = os.pathsep.join([home, *filter(None, [env.get("PYTHONPATH")])])
+    env["PYTHONIOENCODING"] = "utf-8"
+    env[ENV_FOLDER] = os.path.realpath(folder)
+    return env
+
+
+# ------------------------------------------------------------------ the worker in the server
+
+
+@dataclass
+class GamesStatus:
+    """What the teacher's page shows of the games: a snapshot, made by the worker's thread."""
+
+    paused: bool = False
+    running: bool = False
+    since: float | None = None  # when the running child started
+    ended: float | None = None  # when the last run ended
+    summary: str = ""  # the last run's summary line, or its error
+    notes: list[str] = field(default_factory=list)
+    error: bool = False
+    up_to_date: bool = False  # the last finished run played the files there are now
+    final: bool = False  # after the deadline, every check done and the deadline's files played to the end
+    workers: int = 1
+    faults: dict[str, int] = field(default_factory=dict)  # by student id: faults of the version on the board
+    games: dict[str, int] = field(default_factory=dict)  # by student id: stored games of that version
+
+    def text(self) -> str:
+        """One sentence for the teacher's page."""
+        clock = lambda t: time.strftime("%H:%M", time.localtime(t))  # noqa: E731
+        if self.final:
+            return f"Done: the final run after the deadline ended at {clock(self.ended or 0)}."
+        if self.paused:
+            return "Paused: no games are played until you resume."
+        if self.running:
+            return f"Playing (since {clock(self.since or 0)}, {self.workers} worker{'s' if self.workers != 1 else ''})."
+        if self.error:
+            return f"Stopped: {self.summary}"
+        if self.up_to_date:
+            return f"Up to date: the last run ended at {clock(self.ended or 0)}."
+        return "Waiting for files to play."
+
+
+class GamesWorker:
+    """Keep the tournament of ``state``'s folder played, in a child process, until :meth:`stop`.
+
+    ``workers``: the child's game workers; ``nice``: its niceness (the checks run at 10: a student
+    waiting on a check goes first); ``restart_after``: the least seconds a run plays before a new
+    version restarts it (uploads arriving together restart it once). :meth:`wake` looks at once.
+    """
+
+    def __init__(self, state: PortalState, *, workers: int | None = None, nice: int = 15, poll: float = 1.0,
+                 restart_after: float = 10.0) -> None:
+        self.state = state
+        self.folder = state.folder
+        self.workers = workers or default_workers()
+        self.nice = nice
+        self.poll = poll
+        self.restart_after = restart_after
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._running_fp = ""
+        self._started = 0.0
+        self._status = GamesStatus(workers=self.workers)
+        self._guard = threading.Lock()
+        self._event = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._counted: tuple[float, dict[str, int], dict[str, int]] = (0.0, {}, {})  # when, faults and games by student: read from the store at most every 5 s
+
+    # ------------------------------------------------------------------ control
+
+    @property
+    def paused(self) -> bool:
+        return self.state.setting("games") == "paused"
+
+    def pause(self) -> None:
+        """Stop the games (the running child is stopped; its stored games stay) until :meth:`resume`."""
+        self.state.set_setting("games", "paused")
+        self.wake()
+
+    def resume(self) -> None:
+        """Play again; a run that failed is tried again too."""
+        last = json.loads(self.state.setting("games_last") or "{}")
+        if last.get("error"):
+            self.state.set_setting("games_last", None)
+        self.state.set_setting("games", None)
+        self.wake()
+
+    def wake(self) -> None:
+        self._event.set()
+
+    def status(self) -> GamesStatus:
+        with self._guard:
+            return GamesStatus(**vars(self._status))
+
+    def start(self) -> "GamesWorker":
+        # The thread that starts the child must live as long as it: the child's PR_SET_PDEATHSIG fires when it ends.
+        self._thread = threading.Thread(target=self._loop, name="cabo-portal-games", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the child (SIGTERM to its group, then SIGKILL) and the thread."""
+        self._stopping.set()
+        self._event.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._kill()
+
+    # ------------------------------------------------------------------ the loop
+
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                self.tick()
+            except Exception as exc:  # noqa: BLE001 - the server keeps serving; the teacher's page says what went wrong
+                with self._guard:
+                    self._status.error, self._status.summary = True, f"the games worker failed: {exc}"
+            self._event.wait(self.poll)
+            self._event.clear()
+        self._kill()
+
+    def tick(self) -> None:
+        """One look: collect a child that ended, stop or (re)start it as the files and settings say."""
+        proc = self._proc
+        if proc is not None and proc.poll() is not None:
+            self._collect(proc)
+        paused = self.paused
+        fp = fingerprint(self.folder)
+        if paused:
+            self._kill()
+        elif self._proc is not None:
+            if fp != self._running_fp and time.monotonic() - self._started >= self.restart_after:
+                self._kill()
+        if not paused and self._proc is None and not self._stopping.is_set():
+            done = json.loads(self.state.setting("games_last") or "{}")
+            if done.get("fingerprint") != fp and self._entrants() >= 2:
+                self._spawn(fp)
+        self._refresh(paused, fp)
+
+    def _entrants(self) -> int:
+        """The bots a run would have at most (files and reference bots): fewer than 2 play nothing, so no run."""
+        files = [p for p in (self.folder / "bots").glob("*.py") if not p.name.startswith("_")]
+        try:
+            from ..tournament.config import load_config
+
+            return len(files) + len(load_config(self.folder)[0].reference)
+        except Exception:  # noqa: BLE001 - a bad tournament.toml: the child's run says what is wrong
+            return 2
+
+    def _refresh(self, paused: bool, fp: str) -> None:
+        last = json.loads(self.state.setting("games_last") or "{}")
+        deadline_text = self.state.setting("deadline")
+        deadline = float(deadline_text) if deadline_text else None
+        up_to_date = last.get("fingerprint") == fp and not last.get("error")
+        final = (up_to_date and deadline is not None and time.time() >= deadline and self._proc is None
+                 and not any(u.uploaded < deadline for u in self.state.pending_checks()))
+        if time.monotonic() - self._counted[0] >= 5.0:
+            self._counted = (time.monotonic(), *self._count())
+        with self._guard:
+            self._status = GamesStatus(
+                paused=paused, running=self._proc is not None, since=self._status.since if self._proc else None,
+                ended=last.get("ended"), summary=str(last.get("error") or last.get("summary") or ""),
+                notes=list(last.get("notes") or []), error=bool(last.get("error")) and last.get("fingerprint") == fp,
+                up_to_date=up_to_date, final=final, workers=self.workers, faults=self._counted[1],
+                games=self._counted[2])
+
+    def _count(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Each student's faults and games at the version on the board, from the store (read only)."""
+        import sqlite3
+
+        db = store_path(self.folder)
+        if not db.exists():
+            return {}, {}
+        versions = {pid: up.version for pid, up in board_versions(self.state).items()}
+        con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=5.0)
+        try:
+            rows = con.execute("SELECT bot, version, COUNT(*), SUM(status NOT IN ('ok', '')) FROM seats "
+                               "GROUP BY bot, version").fetchall()
+        except sqlite3.Error:
+            return {}, {}
+        finally:
+            con.close()
+        games = {str(b): int(n) for b, v, n, _ in rows if versions.get(str(b)) == v}
+        faults = {str(b): int(f or 0) for b, v, _, f in rows if versions.get(str(b)) == v}
+        return faults, games
+
+    def _spawn(self, fp: str) -> None:
+        from ..tournament.lock import held_fd
+
+        fd = held_fd(self.folder)
+        if fd is None:
+            raise RuntimeError(f"the server does not hold {self.folder}: it cannot play its games")
+        log = open(self.state.dir / LOG_NAME, "wb")
+        try:  # pass_fds: the lock's descriptor reaches this child only (checks close every other descriptor)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "cabo_kit.portal.games", str(self.folder), "--workers", str(self.workers),
+                 "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp],
+                pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                cwd=self.folder, env=process_env(self.folder), start_new_session=True)
+        finally:
+            log.close()
+        self.state.add_process(proc.pid, "games")
+        self._proc, self._running_fp, self._started = proc, fp, time.monotonic()
+        with self._guard:
+            self._status.since, self._status.running = time.time(), True
+
+    def _collect(self, proc: subprocess.Popen[bytes]) -> None:
+        """A child ended by itself: keep its result (what it played, or why it could not)."""
+        self._proc = None
+        self.state.drop_process(proc.pid)
+        path = self.state.dir / RESULT_NAME
+        try:
+            result = json.loads(path.read_text(encoding="utf-8"))
+            path.unlink()
+        except (OSError, ValueError):
+            tail = (self.state.dir / LOG_NAME).read_bytes()[-2000:].decode("utf-8", "replace").strip()
+            result = {"fingerprint": self._running_fp, "error": f"the games stopped unexpectedly (exit status "
+                      f"{proc.returncode}){': ' + tail.splitlines()[-1] if tail else ''}"}
+        result["ended"] = time.time()
+        self.state.set_setting("games_last", json.dumps(result))
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except OSError:
+                pass
+            try:
+                proc.wait(5.0)
+            except subprocess.TimeoutExpired:
+                pass
+        try:  # what is left of the group (a pool worker slow to go)
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+        self.state.drop_process(proc.pid)
+        (self.state.dir / RESULT_NAME).unlink(missing_ok=True)
+
+
+# ------------------------------------------------------------------ the child
+
+
+def _die_with(parent: int) -> None:
+    """End this process's group when the server ``parent`` dies (Linux), and on SIGTERM."""
+
+    def end(_signum: int, _frame: Any) -> None:
+        if os.getpgrp() == os.getpid():
+            os.killpg(0, signal.SIGKILL)  # the pool's workers too; their harness servers then end their bots
+        os._exit(143)
+
+    signal.signal(signal.SIGTERM, end)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the server died before the line above
+        end(0, None)
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
+    """The games child: ``python -m cabo_kit.portal.games DIR --lock-fd FD --parent PID [--workers N]``.
+
+    Plays the folder's tournament under the server's hold, writes the leaderboard and the report,
+    and leaves ``portal/games-result.json`` saying what it did (or why it could not: exit status 2).
+    """
+    p = argparse.ArgumentParser(prog="python -m cabo_kit.portal.games")
+    p.add_argument("folder")
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--lock-fd", type=int, required=True)
+    p.add_argument("--parent", type=int, required=True)
+    p.add_argument("--nice", type=int, default=15)
+    p.add_argument("--fingerprint", default="")
+    args = p.parse_args(argv)
+    _die_with(args.parent)
+    if args.nice and hasattr(os, "nice"):
+        os.nice(args.nice)  # the pool's workers and every bot inherit it
+    from ..tournament.config import ConfigError
+    from ..tournament.lock import FolderError, adopt
+    from ..tournament.runner import run_tournament, write_outputs
+    from ..tournament.store import StoreError
+
+    folder = Path(args.folder)
+    result: dict[str, Any] = {"fingerprint": args.fingerprint}
+    code = 0
+    try:
+        adopt(folder, args.lock_fd)
+        summary = run_tournament(folder, workers=args.workers, progress=False, out=out,
+                                 description="the portal server's games", command="cabo-kit serve (games)")
+        # write_outputs notes that a run holds the folder (the server, through us): not news here
+        write_outputs(folder, out=lambda line: None if line.startswith("note: ") and " is in use by " in line else out(line))
+        result.update(played=summary.played, skipped=summary.skipped, faults=summary.faults, notes=summary.notes,
+                      summary=f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} "
+                              f"with a fault; {len(summary.entrants)} bots, {len(summary.rejected)} files rejected")
+    except (ConfigError, FolderError, StoreError) as exc:
+        out(str(exc))
+        result["error"] = str(exc)
+        code = 2
+    path = folder / "portal" / RESULT_NAME
+    temp = path.with_suffix(".tmp")
+    temp.write_text(json.dumps(result), encoding="utf-8")
+    os.replace(temp, path)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

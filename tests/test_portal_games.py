@@ -1,0 +1,400 @@
+"""The portal's games (cabo_kit/portal/games.py): the tournament played in a child under the server's lock, new
+versions, pause and resume, the deadline's final run, the teacher's outputs, and the processes a killed server left."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("pandas")
+from starlette.testclient import TestClient  # noqa: E402
+
+from cabo_kit.portal.app import create_app  # noqa: E402
+from cabo_kit.portal.games import ENV_FOLDER, GamesWorker, board_versions, fingerprint, reap_leftovers  # noqa: E402
+from cabo_kit.portal.roster import Student  # noqa: E402
+from cabo_kit.portal.state import TEACHER, PortalState  # noqa: E402
+from cabo_kit.tournament.lock import FolderLock  # noqa: E402
+from cabo_kit.tournament.runner import run_tournament, write_outputs  # noqa: E402
+from cabo_kit.tournament.store import DB_NAME  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LINUX = Path("/proc/self").exists()
+GOOD = (Path(__file__).parent / "fault_bots" / "good.py").read_bytes()
+RAISES = (Path(__file__).parent / "fault_bots" / "raises.py").read_bytes()
+TINY = 'presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["RandomBot"]\nprecision = 400\nmax_games = 6\n'
+
+
+def bot(tag: str) -> bytes:
+    """The good bot under another version (a comment of its own)."""
+    return GOOD + f"\n# {tag}\n".encode()
+
+
+def accept(state: PortalState, pid: str, data: bytes, now: float | None = None) -> int:
+    up = state.add_upload(pid, data, f"{pid}.py", now=now, min_interval=0.0)
+    state.set_check(pid, up.number, "accepted", "no problem found")
+    return up.number
+
+
+def until(what: Callable[[], Any], seconds: float = 30.0, why: Callable[[], str] = lambda: "") -> Any:
+    end = time.monotonic() + seconds
+    while not (found := what()):
+        assert time.monotonic() < end, f"timed out waiting; {why()}"
+        time.sleep(0.1)
+    return found
+
+
+@pytest.fixture
+def klass(tmp_path: Path) -> Iterator[tuple[Path, PortalState, dict[str, str]]]:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "tournament.toml").write_text(TINY)
+    state = PortalState(folder)
+    links = state.sync_roster([Student("ada", "Ada"), Student("bob", "Bob"), Student("cy", "Cy")])
+    yield folder, state, links
+    state.close()
+
+
+def _last(state: PortalState) -> dict[str, Any]:
+    return dict(json.loads(state.setting("games_last") or "{}"))
+
+
+def _log(state: PortalState) -> str:
+    path = state.dir / "games.log"
+    return path.read_text(errors="replace")[-3000:] if path.exists() else "(no games.log)"
+
+
+def _scheduled_versions(folder: Path) -> dict[str, set[str]]:
+    import sqlite3
+
+    con = sqlite3.connect(folder / DB_NAME)
+    try:
+        rows = con.execute("SELECT s.bot, s.version FROM seats s JOIN scheduled c ON c.game_id = s.game_id").fetchall()
+    finally:
+        con.close()
+    out: dict[str, set[str]] = {}
+    for b, v in rows:
+        out.setdefault(b, set()).add(v)
+    return out
+
+
+def test_games_follow_new_versions_pause_and_the_deadline_and_end_done(klass: Any) -> None:
+    folder, state, links = klass
+    accept(state, "ada", bot("ada 1"), now=1000.0)
+    accept(state, "bob", bot("bob 1"), now=1000.0)
+    lock = FolderLock(folder, "the portal server at test").acquire()
+    games = GamesWorker(state, workers=1, poll=0.1, restart_after=0.0)
+    try:
+        games.start()
+        until(lambda: games.status().running, 10, lambda: _log(state))
+        # while the games hold the folder through the server's lock, an outside run is refused and names the server
+        outside = subprocess.run([sys.executable, "-m", "cabo_kit.cli", "tournament", "run", str(folder)], cwd=folder,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
+        assert outside.returncode == 1 and "in use by the portal server at test" in outside.stderr
+        # pause stops the running games; new versions wait; resume: they are played (ada's second, cy's first)
+        client = TestClient(create_app(state, games=games), follow_redirects=False)
+        assert client.get(f"/signin/{links[TEACHER]}").status_code == 303
+        csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/teacher").text).group(1)  # type: ignore[union-attr]
+        assert client.post("/teacher/games", data={"games": "pause"}).status_code == 403  # no anti-forgery token
+        child = games._proc
+        # the games, and its pool, harness servers and bots
+        playing = {**_descendants(child.pid), **_descendants(os.getpid(), only=child.pid)} if LINUX and child else {}
+        assert client.post("/teacher/games", data={"games": "pause", "csrf": csrf}).status_code == 303
+        until(lambda: games.status().paused and not games.status().running)
+        until(lambda: _alive(playing) == [], 10, lambda: f"left: {_alive(playing)}")
+        accept(state, "ada", bot("ada 2"), now=2000.0)
+        accept(state, "cy", RAISES, now=1200.0)  # accepted here whatever a check would say: its games fault
+        time.sleep(0.5)
+        status = games.status()
+        assert status.paused and not status.running and not status.up_to_date
+        page = client.get("/teacher").text
+        assert 'data-state="paused"' in page and 'id="cabo-portal-resume"' in page
+        assert client.post("/teacher/games", data={"games": "resume", "csrf": csrf}).status_code == 303
+        until(lambda: games.status().running, 10)
+        until(lambda: games.status().up_to_date, 60, lambda: _log(state))
+        assert _last(state)["played"] > 0 and (folder / "leaderboard.csv").exists() and (folder / "report.html").exists()
+        ada = board_versions(state)["ada"].version
+        assert _scheduled_versions(folder)["ada"] == {ada} and "cy" in _scheduled_versions(folder)
+        # the deadline set back before ada's second upload: the board and the games go back to her first version
+        assert client.post("/teacher/deadline", data={"deadline": time.strftime("%Y-%m-%d %H:%M", time.localtime(1500)),
+                                                      "csrf": csrf}).status_code == 303
+        assert (folder / "bots" / "ada.py").read_bytes() == bot("ada 1") and state.current("ada") == 1
+        until(lambda: games.status().final, 60, lambda: _log(state))
+        assert _scheduled_versions(folder)["ada"] == {board_versions(state)["ada"].version} != {ada}
+        assert "id=\"cabo-portal-run\" data-state=\"done\"" in client.get("/teacher").text
+        faults, played = games._count()  # what the teacher's page shows by student (the worker reads it every 5 s)
+        assert faults["cy"] == played["cy"] > 0 and faults["ada"] == 0 < played["ada"]
+        board = (folder / "leaderboard.csv").read_text()
+    finally:
+        games.stop()
+        lock.release()
+    assert not games.status().running
+    # the tournament is done: a run on a copy of the folder plays nothing and writes the same leaderboard
+    copy = folder.parent / "copy"
+    shutil.copytree(folder, copy)
+    (copy / "leaderboard.csv").unlink()
+    summary = run_tournament(copy, workers=1, progress=False, out=None)
+    assert summary.played == 0 and summary.skipped > 0
+    write_outputs(copy, out=None)
+    assert (copy / "leaderboard.csv").read_text() == board
+
+
+def test_the_teacher_sees_states_faults_rejections_and_the_outputs(klass: Any) -> None:
+    folder, state, links = klass
+    accept(state, "ada", bot("ada 1"))
+    up = state.add_upload("bob", b"class Nope:\n    pass\n", "<b>nope</b>.py", min_interval=0.0)
+    state.set_check("bob", up.number, "rejected", "nope.py: no class derives from cabo_kit.Bot <script>x</script>")
+    games = GamesWorker(state, workers=1)
+    client = TestClient(create_app(state, games=games), follow_redirects=False)
+    client.get(f"/signin/{links[TEACHER]}")
+    page = client.get("/teacher").text
+    assert 'data-student="ada" data-state="accepted"' in page and 'data-student="bob" data-state="rejected"' in page
+    assert 'data-student="cy" data-state="no-file"' in page
+    rejected = page.split('id="cabo-portal-rejected"', 1)[1]
+    assert "no class derives from cabo_kit.Bot &lt;script&gt;" in rejected and "&lt;b&gt;nope&lt;/b&gt;.py" in rejected
+    assert "<script>x" not in page
+    assert "No report yet" in page and client.get("/teacher/report.html").status_code == 404
+    # the outputs, once written: the report in a sandbox of no origin, the leaderboard as a download
+    (folder / "report.html").write_text("<html><script>1</script></html>")
+    (folder / "leaderboard.csv").write_text("preset,rank,rank_low,rank_high,bot,elo,elo_low,elo_high,games\n"
+                                            "rush,1,1,1,'=1+2,1000,900,1100,4\n")
+    report = client.get("/teacher/report.html")
+    policy = report.headers["content-security-policy"]
+    assert report.status_code == 200 and policy.startswith("sandbox allow-scripts;") and "allow-same-origin" not in policy
+    assert "connect-src 'none'" in policy and report.headers["x-content-type-options"] == "nosniff"
+    board = client.get("/teacher/leaderboard.csv")
+    assert board.headers["content-disposition"].startswith("attachment") and board.text.endswith("'=1+2,1000,900,1100,4\n")
+    assert board.headers["content-security-policy"].startswith("default-src 'none'")
+    assert 'id="cabo-portal-report"' in client.get("/teacher").text
+    # faults of the version on the board, counted from the store
+    games._refresh(False, fingerprint(folder))
+    assert games.status().faults == {}
+    # the zip of every current file holds ada's accepted file only
+    import io
+    import zipfile
+
+    names = zipfile.ZipFile(io.BytesIO(client.get("/teacher/files.zip").content)).namelist()
+    assert names == ["ada.py"]
+
+
+def _spawn_sleeper(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env, start_new_session=True)
+
+
+@pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
+def test_a_restart_ends_only_the_groups_marked_with_its_folder(klass: Any) -> None:
+    folder, state, _ = klass
+    ours = _spawn_sleeper({**os.environ, ENV_FOLDER: os.path.realpath(folder)})
+    other = _spawn_sleeper({**os.environ, ENV_FOLDER: "/some/other/class"})
+    try:
+        state.add_process(ours.pid, "games")
+        state.add_process(other.pid, "check")
+        until(lambda: ENV_FOLDER.encode() in Path(f"/proc/{ours.pid}/environ").read_bytes())
+        assert reap_leftovers(state) == [ours.pid]
+        assert ours.wait(5) == -signal.SIGKILL
+        assert other.poll() is None and state.processes() == []
+    finally:
+        for p in (ours, other):
+            p.kill()
+            p.wait()
+
+
+def _descendants(root: int, only: int | None = None) -> dict[int, str]:
+    """Every process below ``root`` (``only``: just that one of them), with its start time (so a recycled pid is not
+    taken for it)."""
+    parents: dict[int, list[tuple[int, str]]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            text = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rfind(")") + 2:].split()
+        if fields[0] != "Z":
+            parents.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
+    if only is not None:
+        return {pid: start for pid, start in parents.get(root, []) if pid == only}
+    found: dict[int, str] = {}
+    todo = [root]
+    while todo:
+        for pid, start in parents.get(todo.pop(), []):
+            found[pid] = start
+            todo.append(pid)
+    return found
+
+
+def _alive(procs: dict[int, str]) -> list[int]:
+    left = []
+    for pid, start in procs.items():
+        try:
+            text = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rfind(")") + 2:].split()
+        if fields[0] != "Z" and fields[19] == start:
+            left.append(pid)
+    return left
+
+
+def _serve(folder: Path, roster: Path, log: Path) -> subprocess.Popen[bytes]:
+    import socket
+
+    from cabo_kit.portal.server import bots_get_own_uid
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    with open(log, "ab") as out:
+        return subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", str(folder), "--roster", str(roster),
+                                 "--port", str(port), "--workers", "1", "--check-workers", "1",
+                                 *([] if bots_get_own_uid() else ["--same-user-bots"])],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+
+
+def _game_count(folder: Path) -> tuple[int, int]:
+    import sqlite3
+
+    if not (folder / DB_NAME).exists():
+        return 0, 0
+    con = sqlite3.connect(folder / DB_NAME, timeout=10)
+    try:
+        return con.execute("SELECT COUNT(*), COUNT(DISTINCT game_id) FROM games").fetchone()  # type: ignore[no-any-return]
+    except sqlite3.Error:
+        return 0, 0
+    finally:
+        con.close()
+
+
+@pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
+def test_kill_9_then_a_restart_reaps_what_was_left_and_finishes_the_games(klass: Any) -> None:
+    folder, state, _ = klass
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 24\nreference = ["RandomBot"]\n')
+    for pid in ("ada", "bob", "cy"):
+        accept(state, pid, bot(pid))
+    uploads = {pid: [(u.number, u.version, u.status) for u in state.uploads_of(pid)] for pid in ("ada", "bob", "cy")}
+    roster = folder.parent / "roster.csv"
+    roster.write_text("id,name\nada,Ada\nbob,Bob\ncy,Cy\n")
+    log = folder.parent / "serve.log"
+    first = _serve(folder, roster, log)
+    try:
+        until(lambda: _game_count(folder)[0] >= 2, 60, lambda: log.read_text() + _log(state))
+        before = _game_count(folder)[0]
+        assert [k for _, k in state.processes()] == ["games"]
+        left = until(lambda: (d := _descendants(first.pid)) and len(d) >= 3 and d, 10)  # the games, its pool, harnesses
+    finally:
+        first.kill()  # kill -9: nothing of the server runs its cleanup
+        first.wait()
+    assert first.returncode == -signal.SIGKILL
+    second = _serve(folder, roster, log)
+    try:
+        until(lambda: _alive(left) == [], 15, lambda: f"left: {_alive(left)}")
+        until(lambda: _last(state).get("fingerprint") == fingerprint(folder), 90, lambda: log.read_text() + _log(state))
+        assert "error" not in _last(state), _last(state)
+        games, distinct = _game_count(folder)
+        assert games == distinct and _last(state)["played"] + _last(state)["skipped"] == games
+        assert _last(state)["skipped"] >= before  # the games stored before the kill were kept, not played again
+        # nothing lost or doubled: the uploads are as they were, and a run plays no further game
+        assert {pid: [(u.number, u.version, u.status) for u in state.uploads_of(pid)] for pid in uploads} == uploads
+        running = _descendants(second.pid)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        code = second.wait(30)
+    assert code == 0, log.read_text()
+    until(lambda: _alive(running) == [], 10, lambda: f"left: {_alive(running)}")
+    assert state.processes() == []
+    with open(folder / "leaderboard.csv", newline="") as f:
+        assert {row["bot"] for row in csv.DictReader(f)} == {"ada", "bob", "cy", "RandomBot"}
+
+
+def test_an_upload_made_before_the_deadline_counts_when_its_check_ends_after_it(klass: Any) -> None:
+    folder, state, _ = klass
+    state.set_deadline(1500.0)
+    early = state.add_upload("ada", bot("early"), "a.py", now=1000.0, min_interval=0.0)
+    late = state.add_upload("bob", bot("late"), "b.py", now=1600.0, min_interval=0.0)  # the app refuses it; a moved deadline
+    assert state.set_check("ada", early.number, "accepted", "") is True
+    assert state.set_check("bob", late.number, "accepted", "") is False
+    assert {pid: up.number for pid, up in board_versions(state).items()} == {"ada": 1}
+    assert not (folder / "bots" / "bob.py").exists()
+    assert state.set_deadline(None) == ["bob"] and (folder / "bots" / "bob.py").read_bytes() == bot("late")
+
+
+@pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
+def test_a_restart_takes_the_folder_from_the_games_of_a_killed_server(klass: Any) -> None:
+    from cabo_kit.portal import server
+    from cabo_kit.tournament.lock import FolderBusy, holder
+
+    folder, state, _ = klass
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a server that was killed: its pid is free
+    details = json.dumps({"pid": gone.pid, "host": __import__("socket").gethostname(), "command": "cabo-kit serve",
+                          "description": "the portal server at http://127.0.0.1:8765", "started": time.time()})
+    program = ("import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+               "fcntl.flock(fd, fcntl.LOCK_EX)\nos.ftruncate(fd, 0)\nos.write(fd, sys.argv[2].encode())\n"
+               "print('held', flush=True)\ntime.sleep(60)\n")
+    games = subprocess.Popen([sys.executable, "-c", program, str(folder / ".cabo-kit.lock"), details],
+                             stdout=subprocess.PIPE, env={**os.environ, ENV_FOLDER: os.path.realpath(folder)},
+                             start_new_session=True)
+    try:
+        assert games.stdout is not None and games.stdout.readline() == b"held\n"
+        state.add_process(games.pid, "games")
+        with pytest.raises(FolderBusy):  # anyone else is refused, naming the killed server
+            FolderLock(folder, "a tournament run").acquire()
+        said: list[str] = []
+        lock = FolderLock(folder, "the portal server at http://127.0.0.1:8766")
+        server._acquire(lock, folder, said.append)
+        try:
+            assert games.wait(5) == -signal.SIGKILL and said == ["ended 1 process group a killed server left running"]
+            assert holder(folder) is not None and holder(folder).description.endswith(":8766")  # type: ignore[union-attr]
+        finally:
+            lock.release()
+    finally:
+        games.kill()
+        games.wait()
+
+
+def test_serve_refuses_to_start_without_the_modules_of_the_games(klass: Any, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: Any) -> None:
+    import cabo_kit.cli
+    from cabo_kit.cli import main
+
+    folder, _, _ = klass
+    roster = folder.parent / "roster.csv"
+    roster.write_text("id,name\nada,Ada\n")
+    monkeypatch.setattr(cabo_kit.cli, "missing_report_modules", lambda: ["plotly"])
+    assert main(["serve", str(folder), "--roster", str(roster), "--same-user-bots"]) == 2
+    assert "the portal's games need plotly for their ratings and report: install the portal extra" in capsys.readouterr().err
+    FolderLock(folder).acquire().release()  # nothing holds the folder: it raises FolderBusy otherwise
+
+
+def test_a_run_that_cannot_start_says_why_on_the_teachers_page_and_waits_for_a_change(klass: Any) -> None:
+    folder, state, links = klass
+    (folder / "tournament.toml").write_text("gmaes = 3\n")
+    accept(state, "ada", bot("ada"))
+    lock = FolderLock(folder, "the portal server at test").acquire()
+    games = GamesWorker(state, workers=1, poll=0.1)
+    try:
+        games.start()
+        status = until(lambda: (s := games.status()).error and s, 30, lambda: _log(state))
+        assert "unknown key 'gmaes' (did you mean 'games'?)" in status.text() and not status.running
+        time.sleep(0.5)
+        assert not games.status().running  # not tried again until something changes
+        client = TestClient(create_app(state, games=games), follow_redirects=False)
+        client.get(f"/signin/{links[TEACHER]}")
+        page = client.get("/teacher").text
+        assert 'data-state="error"' in page and "unknown key &#39;gmaes&#39;" in page
+        (folder / "tournament.toml").write_text(TINY)  # fixed: the games start again
+        until(lambda: games.status().running, 10, lambda: _log(state))
+    finally:
+        games.stop()
+        lock.release()
