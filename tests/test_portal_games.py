@@ -398,3 +398,55 @@ def test_a_run_that_cannot_start_says_why_on_the_teachers_page_and_waits_for_a_c
     finally:
         games.stop()
         lock.release()
+
+
+def test_a_new_version_restarts_the_run_only_once_it_has_stored_a_batch(klass: Any,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uploads arriving one after another must not keep restarting a run that has stored nothing yet."""
+    folder, state, _ = klass
+    accept(state, "ada", bot("ada 1"))
+    accept(state, "bob", bot("bob 1"))
+    games = GamesWorker(state, workers=2, poll=60.0, restart_after=0.0, restart_cap=3600.0)
+    stored = [0]
+    runs: list[subprocess.Popen[bytes]] = []
+
+    def spawn(fp: str) -> None:  # a run that plays nothing by itself: the test says what it stored
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+        games._proc, games._running_fp, games._started = proc, fp, time.monotonic()
+        games._stored_at_start = games._stored()
+        runs.append(proc)
+
+    monkeypatch.setattr(games, "_stored", lambda: stored[0])
+    monkeypatch.setattr(games, "_spawn", spawn)
+    try:
+        games.tick()
+        assert len(runs) == 1 and games.status().running
+        for n, stored[0] in enumerate([0, 1, 1]):  # new versions keep coming; the run has stored less than a batch
+            accept(state, "cy", bot(f"cy {n}"))
+            games.tick()
+            assert len(runs) == 1 and runs[0].poll() is None
+        stored[0] = 2  # a batch: as many games as workers
+        games.tick()
+        assert len(runs) == 2 and runs[0].poll() is not None and games._running_fp == fingerprint(folder)
+        games.tick()  # nothing new: the run goes on
+        assert len(runs) == 2 and runs[1].poll() is None
+        accept(state, "ada", bot("ada 2"))
+        games.tick()
+        assert len(runs) == 2  # its batch is still to come
+        games.restart_cap = 0.0  # a run held up past the cap is restarted whatever it stored
+        games.tick()
+        assert len(runs) == 3 and runs[1].poll() is not None
+    finally:
+        games.stop()
+        for proc in runs:
+            proc.kill()
+            proc.wait()
+
+
+def test_stored_counts_the_games_of_the_store(klass: Any) -> None:
+    folder, state, _ = klass
+    games = GamesWorker(state, workers=1)
+    assert games._stored() == 0  # no store yet
+    accept(state, "ada", bot("ada"))
+    summary = run_tournament(folder, workers=1, progress=False, out=None)
+    assert summary.played > 0 and games._stored() == summary.played
