@@ -170,7 +170,9 @@ def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) ->
         assert len(state.uploads_of("s006")) == 3 and twin.path.read_bytes() in (good("s006", 10), good("s006", 11))
         sent["s006"].append(twin.path.read_bytes())
 
+        phases = {"uploads": time.monotonic() - started}
         until(lambda: not state.pending_checks(), 150, lambda: f"{len(state.pending_checks())} checks left")
+        phases["checks"] = time.monotonic() - started
         # the teacher sets the deadline (a minute ago): later uploads are refused, the final run plays to the end
         teacher = Student_(app, links[TEACHER])
         deadline = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 60))
@@ -181,6 +183,7 @@ def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) ->
         assert late.status_code == 403 and "the deadline" in late.text and len(state.uploads_of("s007")) == 2
         until(lambda: games.status().final, 120, lambda: (state.dir / "games.log").read_text(errors="replace")[-2000:])
         # the portal kept serving through it all
+        phases["final run"] = time.monotonic() - started
         assert 'data-state="done"' in teacher.client.get("/teacher").text
         assert all(students[sid].client.get("/").status_code == 200 for sid in ("s000", "s040", "s047"))
         board = (folder / "leaderboard.csv").read_text()
@@ -246,4 +249,5 @@ def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) ->
         assert (copy / "class" / "leaderboard.csv").read_text() == board
     finally:
         shutil.rmtree(copy, ignore_errors=True)
-    print(f"the simulated class took {time.monotonic() - started:.0f} s")
+    phases["copy"] = time.monotonic() - started
+    print("the simulated class: " + ", ".join(f"{k} done at {v:.0f} s" for k, v in phases.items()))
