@@ -8,6 +8,7 @@ Without sockets (Starlette's TestClient); on a tiny configuration: one preset, t
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 import re
 import shutil
@@ -171,7 +172,7 @@ def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) ->
         sent["s006"].append(twin.path.read_bytes())
 
         phases = {"uploads": time.monotonic() - started}
-        until(lambda: not state.pending_checks(), 150, lambda: f"{len(state.pending_checks())} checks left")
+        until(lambda: not state.pending_checks(), 300, lambda: f"{len(state.pending_checks())} checks left")
         phases["checks"] = time.monotonic() - started
         # the teacher sets the deadline (a minute ago): later uploads are refused, the final run plays to the end
         teacher = Student_(app, links[TEACHER])
@@ -181,7 +182,7 @@ def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) ->
         clock[0] = time.time()
         late = students["s007"].upload(good("s007", 9))
         assert late.status_code == 403 and "the deadline" in late.text and len(state.uploads_of("s007")) == 2
-        until(lambda: games.status().final, 120, lambda: (state.dir / "games.log").read_text(errors="replace")[-2000:])
+        until(lambda: games.status().final, 240, lambda: (state.dir / "games.log").read_text(errors="replace")[-2000:])
         # the portal kept serving through it all
         phases["final run"] = time.monotonic() - started
         assert 'data-state="done"' in teacher.client.get("/teacher").text
@@ -192,11 +193,20 @@ def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) ->
         checks.stop()
         lock.release()
 
-    # every student's current file is their newest accepted upload, byte for byte; rejected files never became it
+    # the portal's store: every upload stored once, under its own hash, checked; every current file is the student's
+    # newest accepted upload, byte for byte; rejected files never became it
+    con = sqlite3.connect(state.dir / "portal.sqlite")
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        con.close()
     current = board_versions(state)
     for sid in ids:
         ups = state.uploads_of(sid)
         assert [u.path.read_bytes() for u in reversed(ups)] == sent[sid], sid
+        assert all(u.status in ("accepted", "rejected") for u in ups), sid
+        assert all(hashlib.sha256(u.path.read_bytes()).hexdigest().startswith(u.version) for u in ups), sid
+        assert sorted(p.name for p in (state.dir / "uploads" / sid).iterdir()) == sorted(f"{u.number}.py" for u in ups)
         accepted = [u for u in ups if u.status == "accepted"]
         assert accepted and current[sid].number == accepted[0].number, (sid, [(u.number, u.status) for u in ups])
         assert (folder / "bots" / f"{sid}.py").read_bytes() == accepted[0].path.read_bytes()
