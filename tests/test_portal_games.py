@@ -450,3 +450,45 @@ def test_stored_counts_the_games_of_the_store(klass: Any) -> None:
     accept(state, "ada", bot("ada"))
     summary = run_tournament(folder, workers=1, progress=False, out=None)
     assert summary.played > 0 and games._stored() == summary.played
+
+
+@pytest.mark.skipif(not LINUX or not __import__("cabo_kit.portal.server", fromlist=["x"]).bots_get_own_uid(),
+                    reason="bots get a uid of their own only when the server is root; the spy looks through /proc")
+def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> None:
+    """A file that plays fair under its check and spies in the class's games (tests/portal_class_bots/spy.py): it finds
+    the folder from the games' command line and tries the links, the portal's store and uploads, results.sqlite,
+    another student's file, the logs and the outputs. An earlier `tournament run` left the store and logs readable to
+    all; the folder and tournament.toml stay so (the spy must read that, so "nothing else" means something)."""
+    import tempfile
+
+    from cabo_kit.portal.links import write_links
+
+    folder = Path(tempfile.mkdtemp(prefix="cabo-portal-spy-games-", dir="/tmp"))
+    try:
+        os.chmod(folder, 0o755)
+        (folder / "tournament.toml").write_text(TINY)
+        os.chmod(folder / "tournament.toml", 0o644)
+        state = PortalState(folder)
+        write_links(folder, state.sync_roster([Student("s000", "Ada"), Student("s040", "Spy")]), {}, "http://x")
+        accept(state, "s000", bot("s000"))
+        run_tournament(folder, workers=1, progress=False, out=None)  # as a teacher's run before the portal
+        write_outputs(folder, out=None)
+        for path in (folder / DB_NAME, folder / "leaderboard.csv", folder / "logs"):
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        accept(state, "s040", (ROOT / "tests" / "portal_class_bots" / "spy.py").read_bytes())
+        lock = FolderLock(folder, "the portal server at test").acquire()
+        games = GamesWorker(state, workers=1, poll=0.1)
+        try:
+            games.start()
+            until(lambda: games.status().up_to_date, 90, lambda: _log(state))
+        finally:
+            games.stop()
+            lock.release()
+            state.close()
+        said = "".join(p.read_text() for p in (folder / "logs").glob("s040-*.log"))
+        assert "SPY-FOLDER found" in said, said
+        assert set(re.findall(r"SPY-FOUND (.*)", said)) == {"tournament.toml reads 64"}, said
+        for name in (DB_NAME, "leaderboard.csv", "report.html", "logs", "bots", "portal", "portal-links.csv"):
+            assert os.stat(folder / name).st_mode & 0o077 == 0, name
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
