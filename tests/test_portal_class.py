@@ -218,7 +218,7 @@ def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) ->
 
     # the store: no game stored twice, every current version on the board, faults only the hostile files' own
     rows = _seats(folder / DB_NAME)
-    games_ = {}
+    games_: dict[str, list[Any]] = {}
     for gid, deal, rotation, bot, version, _ in rows:
         games_.setdefault(gid, [deal, rotation]).append((bot, version))
     assert len({tuple(g) for g in games_.values()}) == len(games_)
