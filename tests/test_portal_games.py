@@ -398,3 +398,97 @@ def test_a_run_that_cannot_start_says_why_on_the_teachers_page_and_waits_for_a_c
     finally:
         games.stop()
         lock.release()
+
+
+def test_a_new_version_restarts_the_run_only_once_it_has_stored_a_batch(klass: Any,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uploads arriving one after another must not keep restarting a run that has stored nothing yet."""
+    folder, state, _ = klass
+    accept(state, "ada", bot("ada 1"))
+    accept(state, "bob", bot("bob 1"))
+    games = GamesWorker(state, workers=2, poll=60.0, restart_after=0.0, restart_cap=3600.0)
+    stored = [0]
+    runs: list[subprocess.Popen[bytes]] = []
+
+    def spawn(fp: str) -> None:  # a run that plays nothing by itself: the test says what it stored
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+        games._proc, games._running_fp, games._started = proc, fp, time.monotonic()
+        games._stored_at_start = games._stored()
+        runs.append(proc)
+
+    monkeypatch.setattr(games, "_stored", lambda: stored[0])
+    monkeypatch.setattr(games, "_spawn", spawn)
+    try:
+        games.tick()
+        assert len(runs) == 1 and games.status().running
+        for n, stored[0] in enumerate([0, 1, 1]):  # new versions keep coming; the run has stored less than a batch
+            accept(state, "cy", bot(f"cy {n}"))
+            games.tick()
+            assert len(runs) == 1 and runs[0].poll() is None
+        stored[0] = 2  # a batch: as many games as workers
+        games.tick()
+        assert len(runs) == 2 and runs[0].poll() is not None and games._running_fp == fingerprint(folder)
+        games.tick()  # nothing new: the run goes on
+        assert len(runs) == 2 and runs[1].poll() is None
+        accept(state, "ada", bot("ada 2"))
+        games.tick()
+        assert len(runs) == 2  # its batch is still to come
+        games.restart_cap = 0.0  # a run held up past the cap is restarted whatever it stored
+        games.tick()
+        assert len(runs) == 3 and runs[1].poll() is not None
+    finally:
+        games.stop()
+        for proc in runs:
+            proc.kill()
+            proc.wait()
+
+
+def test_stored_counts_the_games_of_the_store(klass: Any) -> None:
+    folder, state, _ = klass
+    games = GamesWorker(state, workers=1)
+    assert games._stored() == 0  # no store yet
+    accept(state, "ada", bot("ada"))
+    summary = run_tournament(folder, workers=1, progress=False, out=None)
+    assert summary.played > 0 and games._stored() == summary.played
+
+
+@pytest.mark.skipif(not LINUX or not __import__("cabo_kit.portal.server", fromlist=["x"]).bots_get_own_uid(),
+                    reason="bots get a uid of their own only when the server is root; the spy looks through /proc")
+def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> None:
+    """A file that plays fair under its check and spies in the class's games (tests/portal_class_bots/spy.py): it finds
+    the folder from the games' command line and tries the links, the portal's store and uploads, results.sqlite,
+    another student's file, the logs and the outputs. An earlier `tournament run` left the store and logs readable to
+    all; the folder and tournament.toml stay so (the spy must read that, so "nothing else" means something)."""
+    import tempfile
+
+    from cabo_kit.portal.links import write_links
+
+    folder = Path(tempfile.mkdtemp(prefix="cabo-portal-spy-games-", dir="/tmp"))
+    try:
+        os.chmod(folder, 0o755)
+        (folder / "tournament.toml").write_text(TINY)
+        os.chmod(folder / "tournament.toml", 0o644)
+        state = PortalState(folder)
+        write_links(folder, state.sync_roster([Student("s000", "Ada"), Student("s040", "Spy")]), {}, "http://x")
+        accept(state, "s000", bot("s000"))
+        run_tournament(folder, workers=1, progress=False, out=None)  # as a teacher's run before the portal
+        write_outputs(folder, out=None)
+        for path in (folder / DB_NAME, folder / "leaderboard.csv", folder / "logs"):
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        accept(state, "s040", (ROOT / "tests" / "portal_class_bots" / "spy.py").read_bytes())
+        lock = FolderLock(folder, "the portal server at test").acquire()
+        games = GamesWorker(state, workers=1, poll=0.1)
+        try:
+            games.start()
+            until(lambda: games.status().up_to_date, 90, lambda: _log(state))
+        finally:
+            games.stop()
+            lock.release()
+            state.close()
+        said = "".join(p.read_text() for p in (folder / "logs").glob("s040-*.log"))
+        assert "SPY-FOLDER found" in said, said
+        assert set(re.findall(r"SPY-FOUND (.*)", said)) == {"tournament.toml reads 64"}, said
+        for name in (DB_NAME, "leaderboard.csv", "report.html", "logs", "bots", "portal", "portal-links.csv"):
+            assert os.stat(folder / name).st_mode & 0o077 == 0, name
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

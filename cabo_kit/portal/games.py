@@ -45,7 +45,7 @@ from typing import Any, Callable, Sequence
 from .state import PortalState, Upload
 
 __all__ = ["GamesWorker", "GamesStatus", "board_versions", "store_path", "default_workers", "fingerprint",
-           "reap_leftovers", "ENV_FOLDER", "main"]
+           "reap_leftovers", "keep_private", "ENV_FOLDER", "main"]
 
 ENV_FOLDER = "CABO_PORTAL_FOLDER"
 """The environment variable that marks the processes a portal server starts: the class folder's real path."""
@@ -228,18 +228,22 @@ class GamesWorker:
     """Keep the tournament of ``state``'s folder played, in a child process, until :meth:`stop`.
 
     ``workers``: the child's game workers; ``nice``: its niceness (the checks run at 10: a student
-    waiting on a check goes first); ``restart_after``: the least seconds a run plays before a new
-    version restarts it (uploads arriving together restart it once). :meth:`wake` looks at once.
+    waiting on a check goes first). A new version restarts the running run only once it has played
+    ``restart_after`` seconds *and* stored a batch (as many games as it has workers, so uploads
+    arriving one after another never keep a run from playing anything), or once it has played
+    ``restart_cap`` seconds whatever it stored (a run held up by slow games). :meth:`wake` looks at once.
     """
 
     def __init__(self, state: PortalState, *, workers: int | None = None, nice: int = 15, poll: float = 1.0,
-                 restart_after: float = 10.0) -> None:
+                 restart_after: float = 10.0, restart_cap: float = 120.0) -> None:
         self.state = state
         self.folder = state.folder
         self.workers = workers or default_workers()
         self.nice = nice
         self.poll = poll
         self.restart_after = restart_after
+        self.restart_cap = restart_cap
+        self._stored_at_start = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._running_fp = ""
         self._started = 0.0
@@ -313,13 +317,38 @@ class GamesWorker:
         if paused:
             self._kill()
         elif self._proc is not None:
-            if fp != self._running_fp and time.monotonic() - self._started >= self.restart_after:
+            if fp != self._running_fp and self._may_restart():
                 self._kill()
         if not paused and self._proc is None and not self._stopping.is_set():
             done = json.loads(self.state.setting("games_last") or "{}")
             if done.get("fingerprint") != fp and self._entrants() >= 2:
                 self._spawn(fp)
         self._refresh(paused, fp)
+
+    def _may_restart(self) -> bool:
+        """Whether the running run has played long enough, and stored a batch, to be restarted for new files."""
+        played = time.monotonic() - self._started
+        if played < self.restart_after:
+            return False
+        return played >= self.restart_cap or self._stored() - self._stored_at_start >= self.workers
+
+    def _stored(self) -> int:
+        """The games stored so far (the store's last game row id; 0 without a store): cheap, read only."""
+        import sqlite3
+
+        db = store_path(self.folder)
+        if not db.exists():
+            return 0
+        try:
+            con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=5.0)
+        except sqlite3.Error:
+            return 0
+        try:
+            return int(con.execute("SELECT COALESCE(MAX(rowid), 0) FROM games").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+        finally:
+            con.close()
 
     def _entrants(self) -> int:
         """The bots a run would have at most (files and reference bots): fewer than 2 play nothing, so no run."""
@@ -385,6 +414,7 @@ class GamesWorker:
             log.close()
         self.state.add_process(proc.pid, "games")
         self._proc, self._running_fp, self._started = proc, fp, time.monotonic()
+        self._stored_at_start = self._stored()
         with self._guard:
             self._status.since, self._status.running = time.time(), True
 
@@ -427,6 +457,43 @@ class GamesWorker:
 
 # ------------------------------------------------------------------ the child
 
+PRIVATE_FILES = ("results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
+                 "leaderboard.csv", "report.html", "teacher.html")
+PRIVATE_DIRS = ("bots", "logs", "bot-pages")
+
+
+def keep_private(folder: str | os.PathLike[str]) -> list[Path]:
+    """Make what the tournament keeps in ``folder`` readable by its owner only; the paths whose mode changed.
+
+    The store (every student's games, faults and what their bots printed), the outputs, and the
+    ``bots``, ``logs`` and ``bot-pages`` folders: a bot runs under a user id of its own, so it then
+    reads none of them even when it finds the class folder (the games' command line names it). The
+    games child also sets its umask to 077, so what a run writes later is private from the start.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "results.sqlite").write_bytes(b"")
+    0
+    >>> os.chmod(folder / "results.sqlite", 0o644)
+    >>> [p.name for p in keep_private(folder)], oct(os.stat(folder / "results.sqlite").st_mode & 0o777)
+    (['results.sqlite'], '0o600')
+    """
+    folder = Path(folder)
+    changed = []
+    for names, mode in ((PRIVATE_FILES, 0o600), (PRIVATE_DIRS, 0o700)):
+        for name in names:
+            path = folder / name
+            try:
+                st = path.lstat()
+                if path.is_symlink() or st.st_mode & 0o077 == 0:
+                    continue
+                os.chmod(path, (st.st_mode & 0o700) | (mode & 0o700))
+                changed.append(path)
+            except OSError:
+                continue
+    return changed
+
+
 
 def _die_with(parent: int) -> None:
     """End this process's group when the server ``parent`` dies (Linux), and on SIGTERM."""
@@ -465,6 +532,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     _die_with(args.parent)
     if args.nice and hasattr(os, "nice"):
         os.nice(args.nice)  # the pool's workers and every bot inherit it
+    os.umask(0o077)  # the store, logs and outputs this run writes: its owner's only (the bots run as other uids)
     from ..tournament.config import ConfigError
     from ..tournament.lock import FolderError, adopt
     from ..tournament.runner import run_tournament, write_outputs
@@ -475,6 +543,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     code = 0
     try:
         adopt(folder, args.lock_fd)
+        keep_private(folder)  # what an earlier run (or `cabo-kit tournament run`) left readable to all
         summary = run_tournament(folder, workers=args.workers, progress=False, out=out,
                                  description="the portal server's games", command="cabo-kit serve (games)")
         # write_outputs notes that a run holds the folder (the server, through us): not news here

@@ -229,19 +229,25 @@ reference = ["RandomBot"]
 """
 
 DEMO_CLASS = (("ada", "Ada Lovelace", "GreedyBot"), ("alan", "Alan Turing", "CountingBot"),
-              ("grace", "Grace Hopper", "SearchBot"), ("edsger", "Edsger Dijkstra", "RandomBot"),
+              ("grace", "Grace Hopper", "SimpleBot"), ("edsger", "Edsger Dijkstra", "RandomBot"),
               ("barbara", "Barbara Liskov", None))
-"""The demo's students: id, name, and the reference bot that is their first upload (barbara has none yet: try one as her)."""
+"""The demo's students: id, name, and the built-in bot that is their first upload (barbara has none yet: try one as her).
+
+Grace's is :class:`~cabo_kit.SimpleBot`, the class students start from, rather than ``SearchBot``: the check rejects
+SearchBot as far slower than the reference bots on a busy machine, and the demo's four uploads must be accepted."""
 
 
 def demo_upload(bot: str) -> bytes:
-    """A one-file submission of the reference bot ``bot``, as a student would upload it.
+    """A one-file submission of the built-in bot ``bot`` (a reference bot, or ``SimpleBot``), as a student would upload it.
 
     >>> print(demo_upload("GreedyBot").decode().splitlines()[-2])
     class MyGreedyBot(cabo_kit.bots.GreedyBot):
+    >>> print(demo_upload("SimpleBot").decode().splitlines()[-2])
+    class MySimpleBot(cabo_kit.SimpleBot):
     """
-    return (f'"""{bot}, uploaded by the portal\'s demo: the reference bot, unchanged."""\n\nimport cabo_kit\n\n\n'
-            f"class My{bot}(cabo_kit.bots.{bot}):\n    pass\n").encode()
+    where = "cabo_kit" if bot == "SimpleBot" else "cabo_kit.bots"
+    return (f'"""{bot}, uploaded by the portal\'s demo: the built-in bot, unchanged."""\n\nimport cabo_kit\n\n\n'
+            f"class My{bot}({where}.{bot}):\n    pass\n").encode()
 
 
 def run(args: argparse.Namespace, say: Any = print) -> int:
@@ -338,7 +344,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
                 for sid, data in demo.items():
                     state.add_upload(sid, data, f"{sid}_bot.py", min_interval=0.0)
                 say(f"a throwaway class of {len(roster)} students in {folder} (removed when the server stops); "
-                    f"four have uploaded a reference bot, barbara nothing yet\n"
+                    f"four have uploaded a built-in bot, barbara nothing yet\n"
                     f"  the teacher's page: {base}/signin/{fresh[TEACHER]}\n"
                     f"  barbara's page:     {base}/signin/{fresh['barbara']}")
             elif fresh:

@@ -1,0 +1,48 @@
+"""Hostile: in the class's games, finds the class folder from the games' command line and reads what it can."""
+
+import os
+
+import cabo_kit as ck
+
+
+def class_folder():
+    """The folder the portal's games run on: any process's command line names it (python -m cabo_kit.portal.games DIR)."""
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if "cabo_kit.portal.games" in args:
+            return args[args.index("cabo_kit.portal.games") + 1]
+    return None
+
+
+def look(folder):
+    found = []
+    targets = ["tournament.toml", "portal-links.csv", "portal", "portal/portal.sqlite", "portal/uploads",
+               "portal/uploads/s000/1.py", "results.sqlite", "results.sqlite-wal", "bots", "bots/s000.py", "logs",
+               "leaderboard.csv", "report.html", "teacher.html", "bot-pages"]
+    for name in targets:
+        path = os.path.join(folder, name)
+        try:
+            if os.path.isdir(path):
+                found.append(f"{name} lists {len(os.listdir(path))}")
+            else:
+                with open(path, "rb") as f:
+                    found.append(f"{name} reads {len(f.read(64))}")
+        except OSError:
+            pass
+    return found
+
+
+class Spy(ck.Bot):
+    def on_game_start(self, seat, n_players, rules):
+        if rules.name == "rush":
+            folder = class_folder()
+            print("SPY-FOLDER", "none" if folder is None else "found", flush=True)
+            if folder is not None:
+                print("SPY-FOUND " + " | ".join(look(folder)), flush=True)
+
+    def choose(self, observation, legal_actions):
+        return legal_actions[self.random.randrange(len(legal_actions))]
