@@ -547,3 +547,68 @@ def test_a_damaged_store_keeps_the_last_board_and_tells_the_teacher(tmp_path: Pa
     assert "could not be brought up to date" in note and "results.sqlite" in note
     assert "could not" not in k.live.board_view(False, k.app.state.portal.visibility(), {})["note"]
     k.state.close()
+
+
+# ------------------------------------------------------------------ the schedule (review of issue 19)
+
+
+def test_after_a_changed_configuration_the_live_board_is_still_the_leaderboard(tmp_path: Path) -> None:
+    """table_sizes [3] -> [2]: the 3-player games stay in the store with every seat current, but the tournament's
+    leaderboard rates only the latest run's schedule; so does the live board."""
+    import csv
+    import shutil
+
+    from cabo_kit.tournament.runner import run_tournament, write_outputs
+
+    (tmp_path / "bots").mkdir()
+    for sid, style in (("ada", "good"), ("bob", "naive_low")):
+        shutil.copy(Path(__file__).parent / "class_bots" / f"{style}.py", tmp_path / "bots" / f"{sid}.py")
+    toml = ('presets = ["rush"]\ntable_sizes = [3]\ngames = 2\nseed = 18\nreference = ["RandomBot"]\n'
+            "[limits]\ndecision_s = 10.0\ngame_bank_s = 120.0\n")
+    (tmp_path / "tournament.toml").write_text(toml)
+    run_tournament(tmp_path, progress=False, out=None, workers=1)
+    (tmp_path / "tournament.toml").write_text(toml.replace("table_sizes = [3]", "table_sizes = [2]"))
+    run_tournament(tmp_path, progress=False, out=None, workers=1)
+    write_outputs(tmp_path, out=None)
+    live = LiveBoard(tmp_path, fit_in="thread")
+
+    async def go() -> None:
+        await live.step()
+        await live.wait_intervals()
+
+    run(go)
+    with open(tmp_path / "leaderboard.csv", newline="") as f:
+        expected = [[r["bot"], r["preset"], r["elo"], r["elo_low"], r["elo_high"], r["rank"], r["games"]]
+                    for r in csv.DictReader(f)]
+    shown = [[r.bot, r.preset, *(f"{x:.2f}" for x in (r.elo, r.elo_low, r.elo_high)), str(r.rank), str(r.games)]
+             for r in live.snapshot.ratings]
+    assert shown == expected
+    frames = load_frames(tmp_path / "results.sqlite", current_only=False)[0]
+    assert set(frames["table_size"]) == {2, 3} and live.snapshot.games == len(load_frames(tmp_path)[0])
+
+
+def test_a_new_schedule_without_new_games_refits_the_board(tmp_path: Path) -> None:
+    """A preset taken out of tournament.toml: the next run schedules only the other's games, plays none (all are
+    stored), and the board drops the preset's ratings at the next point fit."""
+    db = tmp_path / "results.sqlite"
+    versions = {b: "v" for b in STRENGTH}
+    rush = play(db, 20, versions, seed=21)
+    deluxe = play(db, 20, versions, seed=22, preset="deluxe")
+    with Store(db) as store:
+        store.set_scheduled(rush + deluxe + ["not-played-yet"])
+    clock = Clock()
+    live = board_for(tmp_path, versions, clock=clock, bootstrap=0)
+
+    async def go() -> None:
+        await live.step()
+        assert {r.preset for r in live.snapshot.ratings} == {"rush", "deluxe"} and live.snapshot.games == 40
+        with Store(db) as store:
+            store.set_scheduled(rush)
+        clock.now = 2.0
+        await live.step()
+
+    run(go)
+    assert {r.preset for r in live.snapshot.ratings} == {"rush"} and live.snapshot.games == 20
+    expected = as_ratings(fit_elo(load_frames(db)[1], anchor=None, bootstrap=0))
+    assert [(r.bot, r.rank, r.games) for r in live.snapshot.ratings] == [(r.bot, r.rank, r.games) for r in expected]
+    assert [r.elo for r in live.snapshot.ratings] == pytest.approx([r.elo for r in expected], abs=1e-6)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -294,3 +295,75 @@ def test_the_printed_output_is_the_students_own_only(klass: Klass) -> None:
         assert "None." in klass.client("bob").get("/faults").text.split('id="cabo-portal-printed"')[1]
     finally:
         (logs / "alice-evil-0123456789ab.log").unlink()
+
+
+def test_history_sees_a_deleted_game_stored_again(tmp_path: Path) -> None:
+    """Store.delete_game (a corrupt record) and the next run storing that game again under a new rowid: as many
+    games as before and a larger last rowid, so only the count of the games read tells; no game counted twice."""
+    import cabo_kit.portal.history as history_module
+    from cabo_kit.tournament.store import GameRow, SeatRow, Store
+
+    def add(store: Store, gid: str, status: str = "ok") -> None:
+        seats = [SeatRow(0, "ada", "v1", 10, 1, 1.0, status, "boom" if status != "ok" else "", {}),
+                 SeatRow(1, "bob", "v2", 20, 2, 0.0, "ok", "", {})]
+        store.add_game(GameRow(gid, "d", f"{gid}:x:0", "rush", "{}", 2, 7, 0, "ok", 1, b"{}"), seats)
+
+    history = History(tmp_path)
+    old, history_module.RECHECK = history_module.RECHECK, 0.0  # look at the store at every call
+    try:
+        with Store(tmp_path / "results.sqlite") as store:
+            for gid, status in (("g1", "ok"), ("g2", "error"), ("g3", "ok")):
+                add(store, gid, status)
+            assert history.summary("ada") == history_module.Summary(3, {"error": 1}, {"v1": (3, 1)})
+            store.delete_game("g2")
+            add(store, "g2")  # played again: ok this time
+            assert history.summary("ada") == history_module.Summary(3, {}, {"v1": (3, 0)})
+            assert sorted(g.game_id for g in history.games("ada")) == ["g1", "g2", "g3"] and history.faults("ada") == []
+    finally:
+        history_module.RECHECK = old
+
+
+def test_history_can_be_read_while_another_thread_refreshes_it(tmp_path: Path) -> None:
+    """Pages read the index on the thread pool while another request's refresh adds games: a reader never sees
+    a dict change size under it (a 500) nor counts that do not add up."""
+    import threading
+
+    import cabo_kit.portal.history as history_module
+    from cabo_kit.tournament.store import GameRow, SeatRow, Store
+
+    history = History(tmp_path)
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            try:
+                summary = history.summary("ada")
+                assert summary.games == sum(g for g, _ in summary.by_version.values())
+                history.games("ada", 0, 5)
+            except BaseException as exc:  # noqa: BLE001 - reported by the test
+                errors.append(exc)
+                return
+
+    store = Store(tmp_path / "results.sqlite")
+    old, history_module.RECHECK = history_module.RECHECK, 0.0
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often: a reader is stopped in the middle of its loops
+    readers = [threading.Thread(target=read) for _ in range(3)]
+    try:
+        for t in readers:
+            t.start()
+        for i in range(300):  # a new version and a new fault kind at every game: new keys in the index's dicts
+            seats = [SeatRow(0, "ada", f"v{i}", 10, 1, 1.0, "ok" if i % 2 else f"kind{i}", "", {}),
+                     SeatRow(1, "bob", "v", 20, 2, 0.0, "ok", "", {})]
+            store.add_game(GameRow(f"g{i}", "d", f"{i:05d}:x:0", "rush", "{}", 2, 7, 0, "ok", 1, b"{}"), seats)
+            history.refresh()
+    finally:
+        done.set()
+        for t in readers:
+            t.join()
+        sys.setswitchinterval(switch)
+        history_module.RECHECK = old
+        store.close()
+    assert not errors, errors[0]
+    assert history.summary("ada").games == 300

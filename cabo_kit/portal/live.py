@@ -189,7 +189,7 @@ class StoreReader:
     >>> import tempfile, os
     >>> reader = StoreReader(os.path.join(tempfile.mkdtemp(), "results.sqlite"))
     >>> reader.fit({"ada": "v1"}, None, 0)
-    {'marker': [0, 0], 'games': 0, 'rows': []}
+    {'marker': [0, 0, 0, 0], 'games': 0, 'rows': []}
     """
 
     _GAME_COLS = ("rowid", "game_id", "deal_id", "order_key", "preset", "rules", "table_size", "rotation")
@@ -208,18 +208,23 @@ class StoreReader:
         self.bots: dict[str, int] = {}  # a code per bot name, and per (bot, version): numbers compare fast
         self.versions: dict[tuple[str, str], int] = {}
         self.theta: dict[str, dict[str, float]] = {}  # the last point fit's log-strengths, per preset: the next one starts there
+        self.schedule_mark: tuple[int, int] = (-1, -1)
+        self.scheduled: Any = None  # the rowids of the stored games of the latest schedule; None: no schedule, all count
 
-    def refresh(self) -> tuple[int, int]:
-        """Read the games added since the last call; return the store's ``(count, last rowid)``."""
+    def refresh(self) -> tuple[int, int, int, int]:
+        """Read the games added since the last call; return the store's marker (the games'
+        count and last rowid, and the schedule's fingerprint)."""
+        import numpy as np
         import pandas as pd
 
         from ..tournament.outcomes import fair_win
         from ..tournament.ratings import pairwise_outcomes
         from ..tournament.store import _problems, _reader
+        from .history import games_since
 
         if not self.db.exists():
             self._reset()
-            return (0, 0)
+            return (0, 0, 0, 0)
         st = os.stat(self.db)
         if (st.st_dev, st.st_ino) != self.file:
             self._reset()
@@ -230,14 +235,19 @@ class StoreReader:
             try:
                 con.execute("BEGIN")  # one snapshot of games and seats while the runner writes
                 if not con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'").fetchone():
-                    return (0, 0)
-                count, top = con.execute("SELECT count(*), coalesce(max(rowid), 0) FROM games").fetchone()
-                new = con.execute("SELECT count(*) FROM games WHERE rowid > ?", (self.top,)).fetchone()[0]
-                if top < self.top or self.count + new != count:  # games deleted (and others added): read all again
+                    return (0, 0, 0, 0)
+                count, top, intact = games_since(con, self.count, self.top)
+                if not intact:  # games deleted (and maybe stored again): read all again
                     self._reset()
                     self.file = (st.st_dev, st.st_ino)
                 seats = pd.read_sql_query(f"SELECT {seat_cols} FROM seats s JOIN games g ON g.game_id = s.game_id "
                                           "WHERE g.rowid > ? ORDER BY g.rowid, s.seat", con, params=(self.top,))
+                mark = _schedule_marker(con)
+                if mark != self.schedule_mark or len(seats) or not intact:  # the latest run's schedule, as load_frames
+                    self.schedule_mark = mark                                # reads it: its games stored so far
+                    self.scheduled = (np.array([r[0] for r in con.execute(
+                        "SELECT g.rowid FROM scheduled c JOIN games g ON g.game_id = c.game_id")], dtype=np.int64)
+                        if mark[0] else None)
             finally:
                 con.close()
         if len(seats):
@@ -252,16 +262,21 @@ class StoreReader:
             self.seats = seats if self.seats is None else pd.concat([self.seats, seats], ignore_index=True)
             self.pairs = pairs if self.pairs is None else pd.concat([self.pairs, pairs], ignore_index=True)
         self.count, self.top = int(count), int(top)
-        return (self.count, self.top)
+        return (self.count, self.top, *self.schedule_mark)
 
     def _current(self, versions: Mapping[str, str]) -> "tuple[pd.DataFrame, pd.DataFrame]":
-        """The seats and the pairs of the games whose every seat is a version of ``versions``."""
+        """The seats and the pairs of the games on the board: those of the latest run's schedule (as
+        :func:`~cabo_kit.tournament.store.load_frames` counts them: all games while no run has set one) whose every
+        seat is a version of ``versions``."""
         import numpy as np
 
         seats = self.seats
         ok = np.array([versions.get(b) == v for b, v in self.versions], dtype=bool)
         rowid = seats["rowid"].to_numpy()
-        stale = np.unique(rowid[~ok[seats["bv"].to_numpy()]])
+        stale = rowid[~ok[seats["bv"].to_numpy()]]
+        if self.scheduled is not None:
+            stale = np.concatenate([stale, rowid[~np.isin(rowid, self.scheduled)]])
+        stale = np.unique(stale)
         return seats[~np.isin(rowid, stale)], self.pairs[~np.isin(self.pairs["rowid"].to_numpy(), stale)]
 
     def frame(self, versions: Mapping[str, str]) -> "pd.DataFrame":
@@ -341,6 +356,15 @@ class StoreReader:
                      *(int(r[c]) for c in _ROW[5:9]), float(r["win_rate"])] for r in board.to_dict("records")]
         games = int(self._current(versions)[0]["rowid"].nunique())
         return {"marker": list(marker), "games": games, "rows": rows}
+
+
+def _schedule_marker(con: Any) -> tuple[int, int]:
+    """A cheap fingerprint of the ``scheduled`` table: its size and a sum over its ids' last hex digits (a run that
+    replaces the schedule with as many other games changes the sum)."""
+    row = con.execute("SELECT count(*), coalesce(sum(instr('0123456789abcdef', substr(game_id, -1)) * 256 "
+                      "+ instr('0123456789abcdef', substr(game_id, -2, 1)) * 16 "
+                      "+ instr('0123456789abcdef', substr(game_id, -3, 1))), 0) FROM scheduled").fetchone()
+    return (int(row[0]), int(row[1]))
 
 
 _PROGRAM = "from cabo_kit.portal.live import _fit_loop\n_fit_loop()\n"
@@ -713,22 +737,25 @@ class LiveBoard:
         if self._interval_task is not None:
             await asyncio.shield(self._interval_task)
 
-    def _marker(self) -> tuple[int, int]:
-        """The store's games count and last rowid: the cheap look that says whether anything was stored."""
+    def _marker(self) -> tuple[int, ...]:
+        """The store's games count and last rowid, and its schedule's fingerprint: the cheap look that says whether
+        anything was stored or scheduled (the same :meth:`StoreReader.refresh` returns)."""
         import sqlite3
 
         db = self.folder / "results.sqlite"
         if not db.exists():
-            return (0, 0)
+            return (0, 0, 0, 0)
         try:
             con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
             try:
+                con.execute("BEGIN")
                 row = con.execute("SELECT count(*), coalesce(max(rowid), 0) FROM games").fetchone()
+                mark = _schedule_marker(con)
             finally:
                 con.close()
         except sqlite3.Error:
-            return (-1, -1)  # no games table yet, or busy: the fit reads it properly
-        return (int(row[0]), int(row[1]))
+            return (-1, -1, -1, -1)  # no games table yet, or busy: the fit reads it properly
+        return (int(row[0]), int(row[1]), *mark)
 
     def publish(self, snapshot: Snapshot | None = None) -> Snapshot:
         """Make ``snapshot`` (default: the latest fits, merged) the board, and send it to every stream."""
