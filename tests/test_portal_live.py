@@ -543,9 +543,9 @@ def test_a_damaged_store_keeps_the_last_board_and_tells_the_teacher(tmp_path: Pa
 
     problem, kept, running = run(go)
     assert "results.sqlite" in problem and kept == 3 and running
-    note = k.live.board_view(True, k.app.state.portal.visibility(), {})["note"]
+    note = k.live.board_view(True)["note"]
     assert "could not be brought up to date" in note and "results.sqlite" in note
-    assert "could not" not in k.live.board_view(False, k.app.state.portal.visibility(), {})["note"]
+    assert "could not" not in k.live.board_view(False)["note"]
     k.state.close()
 
 

@@ -32,6 +32,7 @@ import json
 import logging
 import math
 import os
+import secrets
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -45,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "POINT_EVERY", "INTERVAL_EVERY", "MAX_STREAMS", "KEEPALIVE", "Rating", "Snapshot", "StoreReader", "FolderVersions",
-    "FitProcess", "FitThread", "LiveBoard", "Stream", "Visibility",
+    "FitProcess", "FitThread", "LiveBoard", "Stream", "Visibility", "Audience", "CLASSMATE",
 ]
 
 log = logging.getLogger("cabo_kit.portal")
@@ -123,8 +124,9 @@ class Snapshot:
     """The board at one moment: every rating of the versions on the board, best first in each preset.
 
     ``games``: the games on the board; ``interval_games``: the games the intervals were fitted on
-    (``None``: no intervals yet; equal to ``games`` when they are up to date); ``number`` counts
-    the snapshots a :class:`LiveBoard` made.
+    (``None``: no intervals yet; equal to ``games`` when they are up to date); ``interval_versions_current``:
+    whether the intervals were fitted on the versions now on the board (else a bot whose version changed since
+    shows its interval as pending); ``number`` counts the snapshots a :class:`LiveBoard` made.
     """
 
     ratings: tuple[Rating, ...] = ()
@@ -132,6 +134,7 @@ class Snapshot:
     interval_games: int | None = None
     number: int = 0
     made: float = 0.0
+    interval_versions_current: bool = True
 
     @classmethod
     def of(cls, ratings: Sequence[Rating], games: int = 0, interval_games: int | None = None) -> "Snapshot":
@@ -158,14 +161,16 @@ def _ratings(records: Sequence[Mapping[str, Any]]) -> list[Rating]:
 _ROW = ("bot", "preset", "elo", "elo_low", "elo_high", "rank", "rank_low", "rank_high", "games", "win_rate")
 
 
-def _merge(points: Sequence[Rating], intervals: Sequence[Rating] | None) -> list[Rating]:
+def _merge(points: Sequence[Rating], intervals: Sequence[Rating] | None, changed: "set[str] | frozenset[str]" = frozenset()
+           ) -> list[Rating]:
     """Fresh point estimates with the latest intervals: a bot's interval from the last bootstrap, its place
-    interval widened to hold its new place; NaN and 0 (pending) for a rating the bootstrap has not seen."""
+    interval widened to hold its new place; NaN and 0 (pending) for a rating the bootstrap has not seen, and for
+    a bot in ``changed`` (its version is not the one the bootstrap rated: its old interval is another file's)."""
     known = {(r.bot, r.preset): r for r in intervals or ()}
     out = []
     for p in points:
         i = known.get((p.bot, p.preset))
-        if i is None or not i.rank_low:
+        if i is None or not i.rank_low or p.bot in changed:
             out.append(replace(p, elo_low=math.nan, elo_high=math.nan, rank_low=0, rank_high=0))
         else:
             out.append(replace(p, elo_low=i.elo_low, elo_high=i.elo_high, rank_low=min(i.rank_low, p.rank),
@@ -531,6 +536,75 @@ class Visibility:
     salt: str = ""
 
 
+CLASSMATE = "a classmate"
+"""What a student sees of another student's bot they may not know by name (a board the teacher keeps to
+themselves, a bot whose student left the roster)."""
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who is who on the pages, as the teacher's settings show students: read from the portal's state once and kept
+    (:meth:`LiveBoard.audience`) until a setting, the roster or a session changes.
+
+    ``roster``: roster names by student id; ``pseudonyms``: theirs under pseudonyms (else empty); ``salt``: what
+    makes the ``anon-`` keys (the class's pseudonym salt; a random one while it has none).
+
+    >>> from cabo_kit.portal.state import Person
+    >>> seen = Audience.of(Visibility(pseudonyms=True, salt="s"), {"ada": "Ada L.", "bob": "Bob"})
+    >>> bob = Person("bob", "Bob", "student")
+    >>> [seen.name(b, bob)[1] for b in ("bob", "GreedyBot", "ada", "gone")]  # gone: not on the roster (any more)
+    ['Bob', 'GreedyBot', 'Lively Falcon', 'a classmate']
+    >>> seen.name("gone", bob)[0].startswith("anon-"), seen.name("ada", Person("_teacher", "T", "teacher"))
+    (True, ('ada', 'Ada L.'))
+    """
+
+    vis: Visibility = field(default_factory=Visibility)
+    roster: Mapping[str, str] = field(default_factory=dict)
+    pseudonyms: Mapping[str, str] = field(default_factory=dict)
+    salt: str = ""
+    reference: frozenset[str] = frozenset()
+    keys: dict[str, str] = field(default_factory=dict, compare=False)  # anon- keys made so far
+
+    @classmethod
+    def of(cls, vis: Visibility, roster: Mapping[str, str], salt: str = "") -> "Audience":
+        from ..tournament.config import builtin_bots
+        from .pseudonyms import pseudonyms
+
+        salt = vis.salt or salt
+        if not salt:
+            import secrets
+
+            salt = secrets.token_hex(16)
+        return cls(vis, dict(roster), pseudonyms(roster, salt) if vis.pseudonyms else {}, salt,
+                   frozenset(builtin_bots()))
+
+    def key(self, bot: str) -> str:
+        """The ``anon-`` key that stands for ``bot`` where its id must not show."""
+        found = self.keys.get(bot)
+        if found is None:
+            from .pseudonyms import pseudonym_key
+
+            found = self.keys[bot] = pseudonym_key(self.salt, bot)
+        return found
+
+    def name(self, bot: str, reader: "Person | None") -> tuple[str, str]:
+        """``(key, name)``: how ``bot`` appears to ``reader`` (``None``: any student, the board they share). The
+        teacher sees ids and roster names; a student sees reference bots by name, themselves as themselves, and
+        every other bot by roster name or pseudonym as the teacher's settings say, or as "a classmate" (a board
+        kept to the teacher; a bot not on the roster) under an ``anon-`` key, never its id."""
+        if reader is not None and reader.is_teacher:
+            return bot, self.roster.get(bot, bot)
+        if reader is not None and bot == reader.id:
+            return bot, reader.name
+        if bot in self.reference:
+            return bot, bot
+        if self.vis.board and self.vis.pseudonyms and bot in self.pseudonyms:
+            return self.key(bot), self.pseudonyms[bot]
+        if self.vis.board and not self.vis.pseudonyms and bot in self.roster:
+            return bot, self.roster[bot]
+        return self.key(bot), CLASSMATE
+
+
 def _message(event: str, data: Mapping[str, Any]) -> bytes:
     """One Server-Sent Events message (JSON escapes every newline, so the data is one line)."""
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
@@ -591,9 +665,10 @@ class Stream:
 
 @dataclass
 class _Cadence:
-    at: float = -math.inf
+    at: float = -math.inf  # when the last fit started
     key: Any = None
     result: dict[str, Any] | None = None
+    versions: dict[str, str] | None = None  # the versions the result rated
 
 
 @dataclass
@@ -613,7 +688,7 @@ class LiveBoard:
     clock: Callable[[], float] = time.monotonic
     point_every: float = POINT_EVERY
     interval_every: float = INTERVAL_EVERY
-    poll: float = 0.25
+    poll: float = 0.1
     bootstrap: int = 1000
     max_streams: int = MAX_STREAMS
     session_every: float = 2.0
@@ -642,6 +717,9 @@ class LiveBoard:
         self._sessions_at = -math.inf
         self._state: "PortalState | None" = None
         self._visibility: Callable[[], Visibility] = Visibility
+        self._audience: Audience | None = None
+        self._audience_generation = 0
+        self._salt = secrets.token_hex(16)  # the anon- keys' while the class has no pseudonym salt (this process's)
 
     # ------------------------------------------------------------------ wiring
 
@@ -649,6 +727,7 @@ class LiveBoard:
         """The portal's state (roster names, sessions) and the teacher's current settings."""
         self._state = state
         self._visibility = visibility
+        self.invalidate()
 
     @property
     def running(self) -> bool:
@@ -697,27 +776,35 @@ class LiveBoard:
         return dict(self.versions()), self.anchor()
 
     async def step(self) -> None:
-        """One look: end streams of ended sessions, and refit what changed when its cadence allows."""
+        """One look: end streams of ended sessions, and refit what changed when its cadence allows.
+
+        A fit is due :attr:`point_every` seconds after the last one started (not ended): once due, the first
+        look that sees a new game (or new versions) starts it, so a game reaches the pages within about
+        :attr:`point_every` seconds and a fit. Before that, nothing is read."""
         now = self.clock()
         if now - self._sessions_at >= self.session_every:
             self._sessions_at = now
             await self.check_sessions()
+        point_due = now - self._point.at >= self.point_every
+        interval_due = (self.bootstrap and self._interval_task is None and now - self._interval.at >= self.interval_every)
+        if not (point_due or interval_due):
+            return
         versions, anchor = await asyncio.to_thread(self._ask)
         wanted = (json.dumps(versions, sort_keys=True), anchor)
         marker = await asyncio.to_thread(self._marker)
         key = (marker, wanted)
-        if key != self._point.key and now - self._point.at >= self.point_every:
-            self._point.at = now
+        if point_due and key != self._point.key:
+            self._point.at = self.clock()
             answer = await self._points.fit(versions, anchor, 0)
             if "error" in answer:
                 raise RuntimeError(answer["error"])
             self._point.key = (tuple(answer["marker"]), wanted)
             self._point.result = answer
+            self._point.versions = versions
             self.problem = ""
             self.publish()
-        if (self.bootstrap and self._interval_task is None and key != self._interval.key
-                and now - self._interval.at >= self.interval_every):
-            self._interval.at = now
+        if interval_due and key != self._interval.key:
+            self._interval.at = self.clock()
             self._interval_task = asyncio.create_task(self._fit_intervals(versions, anchor, wanted))
 
     async def _fit_intervals(self, versions: dict[str, str], anchor: str | None, wanted: Any) -> None:
@@ -728,6 +815,7 @@ class LiveBoard:
                 return
             self._interval.key = (tuple(answer["marker"]), wanted)
             self._interval.result = answer
+            self._interval.versions = versions
             self.publish()
         finally:
             self._interval_task = None
@@ -764,42 +852,70 @@ class LiveBoard:
             if points is None:
                 return self.snapshot
             fresh = _ratings([dict(zip(_ROW, r)) for r in points["rows"]])
+            now, fitted = self._point.versions or {}, self._interval.versions or {}
             if intervals is not None and self._interval.key == self._point.key:
                 ratings = _ratings([dict(zip(_ROW, r)) for r in intervals["rows"]])
             else:
-                ratings = _merge(fresh, _ratings([dict(zip(_ROW, r)) for r in intervals["rows"]]) if intervals else None)
+                changed = {bot for bot, version in now.items() if fitted.get(bot) != version}
+                ratings = _merge(fresh, _ratings([dict(zip(_ROW, r)) for r in intervals["rows"]]) if intervals else None,
+                                 changed)
             snapshot = Snapshot(tuple(ratings), int(points["games"]),
-                                None if intervals is None else int(intervals["games"]))
+                                None if intervals is None else int(intervals["games"]),
+                                interval_versions_current=intervals is None or now == fitted)
         self.snapshot = replace(snapshot, number=self.snapshot.number + 1, made=time.time())
-        self.broadcast()
+        self._send(self.streams)
         return self.snapshot
 
     # ------------------------------------------------------------------ who sees what
 
-    def names(self) -> dict[str, str]:
-        """Roster names by student id."""
-        if self._state is None:
-            return {}
-        return {p.id: p.name for p in self._state.people() if not p.is_teacher}
+    def audience(self) -> Audience:
+        """Who is who for the pages now (roster names, the teacher's settings, pseudonyms), read from the portal's
+        state once and kept: :meth:`invalidate` forgets it (a setting, a sign-in or sign-out), and the task reads it
+        again off the event loop every :attr:`session_every` seconds (a roster or a link changed by another
+        process)."""
+        found = self._audience
+        if found is None:
+            found = self._audience = self._read_audience()
+        return found
 
-    def _pseudonyms(self, vis: Visibility, names: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-        from .pseudonyms import pseudonym_key, pseudonyms
+    def _read_audience(self) -> Audience:
+        state = self._state
+        if state is None:
+            return Audience.of(self._visibility(), {}, self._salt)
+        vis = self._visibility()
+        roster = {p.id: p.name for p in state.people() if not p.is_teacher}
+        salt = vis.salt or state.setting("pseudonym_salt") or self._salt
+        return Audience.of(vis, roster, salt)
 
-        return pseudonyms(names, vis.salt), {sid: pseudonym_key(vis.salt, sid) for sid in names}
+    def invalidate(self) -> None:
+        """Forget the kept :meth:`audience` (the next page or broadcast reads it again)."""
+        self._audience = None
+        self._audience_generation += 1
 
-    def board_view(self, teacher: bool, vis: Visibility, names: Mapping[str, str]) -> dict[str, Any]:
+    async def _reread_audience(self) -> None:
+        generation = self._audience_generation
+        found = await asyncio.to_thread(self._read_audience)
+        if generation == self._audience_generation:  # not forgotten meanwhile (a setting changed while it was read)
+            self._audience = found
+
+    def board_view(self, teacher: bool, audience: Audience | None = None) -> dict[str, Any]:
         """The board as an audience sees it: ``{"hidden", "games", "intervals", "rows"}``.
 
-        Rows carry text cells (the same the page renders); under pseudonyms a student's row has
-        their ``anon-`` key as ``bot`` and their pseudonym as ``name``.
+        Rows carry text cells (the same the page renders), each bot named by :meth:`Audience.name` for the teacher
+        or for any student (under pseudonyms another student's row has their ``anon-`` key as ``bot``).
         """
+        from .state import TEACHER, Person
+
+        seen = audience or self.audience()
         snap = self.snapshot
-        if not teacher and not vis.board:
+        if not teacher and not seen.vis.board:
             return {"hidden": True, "games": 0, "note": "", "rows": []}
-        shown, keys = (self._pseudonyms(vis, names) if not teacher and vis.pseudonyms else (names, {}))
-        rows = [{"bot": keys.get(r.bot, r.bot), "preset": r.preset, "name": shown.get(r.bot, r.bot),
-                 "rank": r.rank_text, "elo": r.elo_text, "interval": r.interval_text, "games": r.games}
-                for r in snap.ratings]
+        reader = Person(TEACHER, "Teacher", "teacher") if teacher else None
+        rows = []
+        for r in snap.ratings:
+            key, name = seen.name(r.bot, reader)
+            rows.append({"bot": key, "preset": r.preset, "name": name, "rank": r.rank_text, "elo": r.elo_text,
+                         "interval": r.interval_text, "games": r.games})
         note = self.note()
         if teacher and self.problem:
             note += f" The ratings could not be brought up to date: {self.problem}"
@@ -813,31 +929,31 @@ class LiveBoard:
         text = f"{snap.games} game{'s' if snap.games != 1 else ''} on the board."
         if snap.interval_games is None:
             return text + " The 95% intervals are being computed."
+        if not snap.interval_versions_current:
+            return text + (" The 95% intervals are from before the latest change of versions: a new version's is "
+                           f"pending until they are brought up to date (at most every {self.interval_every:g} s).")
         if snap.interval_games != snap.games:
             return text + (f" The 95% intervals are from its first {snap.interval_games} games (they are brought up "
                            f"to date at most every {self.interval_every:g} s).")
         return text
 
-    def mine_view(self, person: "Person", vis: Visibility, names: Mapping[str, str]) -> dict[str, Any]:
+    def mine_view(self, person: "Person", audience: Audience | None = None) -> dict[str, Any]:
         """A student's own ratings, and the key their row has on the board they see."""
-        from .pseudonyms import pseudonym_key
-
+        seen = audience or self.audience()
         snap = self.snapshot
-        key = pseudonym_key(vis.salt, person.id) if vis.pseudonyms else person.id
         rows = [{"preset": r.preset, "elo": r.elo_text, "interval": r.interval_text, "rank": str(r.rank),
                  "ranks": r.ranks_text or "pending", "of": snap.field_size(r.preset), "games": r.games}
                 for r in snap.ratings if r.bot == person.id]
-        return {"bot": person.id, "key": key, "name": person.name, "rows": rows}
+        return {"bot": person.id, "key": seen.name(person.id, None)[0], "name": person.name, "rows": rows}
 
     def page_view(self, person: "Person") -> tuple[dict[str, Any], dict[str, Any] | None]:
         """What a page shows its reader, now: the board (their own row under their id and name, marked ``mine``)
         and, for a student, their own ratings."""
-        vis = self._visibility() if not person.is_teacher else Visibility()
-        names = self.names()
-        board = self.board_view(person.is_teacher, vis, names)
+        seen = self.audience()
+        board = self.board_view(person.is_teacher, seen)
         if person.is_teacher:
             return board, None
-        mine = self.mine_view(person, vis, names)
+        mine = self.mine_view(person, seen)
         board["rows"] = [dict(r, bot=person.id, name=person.name, mine=True) if r["bot"] == mine["key"] else r
                          for r in board["rows"]]
         return board, mine
@@ -866,6 +982,7 @@ class LiveBoard:
 
     def end_session(self, session: str, reason: str) -> None:
         """End the streams of the session whose id hashes to ``session`` (signed out, replaced)."""
+        self.invalidate()
         for s in list(self.streams):
             if s.session == session:
                 s.end(reason)
@@ -880,6 +997,7 @@ class LiveBoard:
         for s in list(self.streams):  # a response that never started (its reader left at once) never runs its cleanup
             if not s.started and now - s.opened > 30.0:
                 self._forget(s)
+        await self._reread_audience()  # a roster, a setting or a link another process changed
         state = self._state
         if state is None or not self.streams:
             return
@@ -890,22 +1008,23 @@ class LiveBoard:
                 s.end("your session has ended: open your sign-in link again")
 
     def broadcast(self) -> None:
-        """Send the current snapshot to every stream: one message per audience, one per student for their ratings."""
+        """The teacher's settings changed: read them again and send the board to every stream (one message per
+        audience, one per student for their ratings)."""
+        self.invalidate()
         self._send(self.streams)
 
     def _send(self, streams: Sequence[Stream]) -> None:
         if not streams:
             return
-        vis = self._visibility()
-        names = self.names()
+        seen = self.audience()
         boards: dict[bool, bytes] = {}
         mine: dict[str, bytes] = {}
         for s in streams:
             teacher = s.person.is_teacher
             if teacher not in boards:
-                boards[teacher] = _message("board", self.board_view(teacher, vis, names))
+                boards[teacher] = _message("board", self.board_view(teacher, seen))
             if not teacher and s.person.id not in mine:
-                mine[s.person.id] = _message("mine", self.mine_view(s.person, vis, names))
+                mine[s.person.id] = _message("mine", self.mine_view(s.person, seen))
             if not teacher:
                 s.push("mine", mine[s.person.id])  # first: the page needs its key to mark its row
             s.push("board", boards[teacher])
