@@ -612,3 +612,104 @@ def test_a_new_schedule_without_new_games_refits_the_board(tmp_path: Path) -> No
     expected = as_ratings(fit_elo(load_frames(db)[1], anchor=None, bootstrap=0))
     assert [(r.bot, r.rank, r.games) for r in live.snapshot.ratings] == [(r.bot, r.rank, r.games) for r in expected]
     assert [r.elo for r in live.snapshot.ratings] == pytest.approx([r.elo for r in expected], abs=1e-6)
+
+
+def test_a_new_version_shows_a_pending_interval_not_its_old_versions(tmp_path: Path) -> None:
+    """ada's new version, much weaker, has played: until the next bootstrap its row shows its Elo with a pending
+    interval (its old version's would not hold its Elo), and the note no longer says the intervals are from the
+    board's first games."""
+    db = tmp_path / "results.sqlite"
+    versions = {"ada": "a1", "bob": "b1", "cy": "c1", "RandomBot": "r1"}
+    play(db, 60, versions, seed=1)
+    clock = Clock()
+    live = board_for(tmp_path, versions, clock=clock, bootstrap=200)
+    strength = dict(STRENGTH)
+
+    async def go() -> None:
+        await live.step()
+        await live.wait_intervals()
+        old = {r.bot: r for r in live.snapshot.ratings}
+        assert all(r.interval_text != "pending" for r in old.values())
+        STRENGTH["ada"] = -2.0
+        versions["ada"] = "a2"
+        play(db, 30, versions, seed=2, first=1000)
+        clock.now = 5.0  # a point fit is due, the bootstrap is not (30 s)
+        await live.step()
+        now = {r.bot: r for r in live.snapshot.ratings}
+        assert now["ada"].elo < old["ada"].elo_low  # the old interval would not hold the new Elo ...
+        assert now["ada"].interval_text == "pending" and now["ada"].ranks_text == ""  # ... so none is shown
+        for bot in ("bob", "cy", "RandomBot"):  # the others keep theirs
+            assert (now[bot].elo_low, now[bot].elo_high) == (old[bot].elo_low, old[bot].elo_high)
+        assert "first" not in live.note() and "pending" in live.note()
+        clock.now = 30.0
+        await live.step()
+        await live.wait_intervals()
+        ada = {r.bot: r for r in live.snapshot.ratings}["ada"]
+        assert ada.elo_low <= ada.elo <= ada.elo_high and "pending" not in live.note()
+
+    try:
+        run(go)
+    finally:
+        STRENGTH.clear()
+        STRENGTH.update(strength)
+
+
+def test_a_bot_off_the_roster_is_a_classmate_never_its_id(tmp_path: Path) -> None:
+    """dave left the roster but his bots/dave.py still plays: students see him as "a classmate" under an anon- key,
+    under roster names and under pseudonyms, on the board and in replays; the teacher sees his id."""
+    k = Klass(tmp_path)
+    k.versions["dave"] = "d"
+    k.fit()
+    teacher, bob = k.client(TEACHER), k.client("bob")
+    csrf = k.csrf(teacher, "/teacher")
+    portal = k.app.state.portal
+    session = k.state.session(bob.cookies[COOKIE])
+    assert session is not None
+    for names in ("names", "pseudonyms"):
+        assert teacher.post("/teacher/settings", data={"csrf": csrf, "names": names}).status_code == 303
+        board = dict(stream_of(k, bob))["board"]
+        dave = [r for r in board["rows"] if r["name"] == "a classmate"]
+        assert len(dave) == 1 and dave[0]["bot"].startswith("anon-"), board["rows"]
+        assert "dave" not in json.dumps(board) and "dave" not in bob.get("/").text
+        called = portal.student.names(["dave", "bob", "RandomBot", "alice"], session)
+        assert called[:3] == ["a classmate", "Bob", "RandomBot"]
+        alice = next(r for r in board["rows"] if r["bot"] == ("alice" if names == "names" else
+                                                               k.live.audience().key("alice")))
+        assert called[3] == alice["name"] == ("Alice Secret" if names == "names" else alice["name"])
+        assert names == "names" or alice["name"] not in ("Alice Secret", "a classmate")
+    assert 'data-bot="dave"' in teacher.get("/teacher").text
+    assert teacher.post("/teacher/settings", data={"csrf": csrf, "board": "teacher"}).status_code == 303
+    assert portal.student.names(["dave", "alice", "RandomBot"], session) == ["a classmate", "a classmate", "RandomBot"]
+    k.state.close()
+
+
+def test_names_and_settings_are_read_once_not_per_page_or_stream(klass: Klass, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page views and new streams name the bots from the kept audience: no read of portal.sqlite's people or
+    settings and no pseudonym recomputed on the event loop; a changed setting is read again at once."""
+    import cabo_kit.portal.pseudonyms as pseudonyms_module
+
+    teacher, bob = klass.client(TEACHER), klass.client("bob")
+    assert teacher.post("/teacher/settings", data={"csrf": klass.csrf(teacher, "/teacher"), "names": "pseudonyms"}
+                        ).status_code == 303
+    bob.get("/")
+    calls: list[str] = []
+    for name in ("people",):
+        real = getattr(klass.state, name)
+        monkeypatch.setattr(klass.state, name, lambda *a, _r=real, _n=name, **kw: (calls.append(_n), _r(*a, **kw))[1])
+    real_pseudonyms = pseudonyms_module.pseudonyms
+    monkeypatch.setattr(pseudonyms_module, "pseudonyms",
+                        lambda *a, **kw: (calls.append("pseudonyms"), real_pseudonyms(*a, **kw))[1])
+    portal = klass.app.state.portal
+    real_vis = portal.visibility
+    monkeypatch.setattr(portal, "visibility", lambda: (calls.append("settings"), real_vis())[1])
+    klass.live.attach(klass.state, portal.visibility)
+    bob.get("/")  # read once after attach
+    calls.clear()
+    person = person_of(klass, bob)
+    for i in range(10):
+        assert 'class="mine"' in bob.get("/").text
+        klass.live.open_stream(person, f"s{i}")
+    klass.live.publish(dataclasses.replace(klass.live.snapshot, games=klass.live.snapshot.games + 1))
+    assert calls == []
+    teacher.post("/teacher/settings", data={"csrf": klass.csrf(teacher, "/teacher"), "names": "names"})
+    assert "settings" in calls and "Alice Secret" in bob.get("/").text
