@@ -134,6 +134,11 @@ def test_hostile_text_runs_no_script_in_any_page(klass: Klass) -> None:
     for gid, _ in games:
         for step in ("0", "3", "end"):
             pages[f"replay {gid} {step}"] = alice.get(f"/games/{gid}?step={step}")
+    against = [g for g, _ in klass.games_of("bob") if g in dict(games)]  # bob's games against alice: her roster
+    assert against, "bob never played alice"                              # name is an opponent's on his replays
+    for gid in against:
+        for step in ("0", "3", "end"):
+            pages[f"bob's replay {gid} {step}"] = bob.get(f"/games/{gid}?step={step}")
     for where, response in pages.items():
         assert response.status_code == 200, (where, response.status_code)
         _only_text(response.text, where)
@@ -149,6 +154,8 @@ def test_hostile_text_runs_no_script_in_any_page(klass: Klass) -> None:
     for p in ("<script>alert('raise')</script>", "<script>alert('print')</script>", "<img src=x onerror=alert(2)>"):
         assert p.replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#x27;") in faults, p
     assert escaped["<script>alert('name')</script>"] in pages["bob /"].text  # the roster name on the board
+    for where in [w for w in pages if w.startswith("bob's replay")]:  # ... and as bob's opponent, as text
+        assert "Alice &lt;script&gt;alert(" in pages[where].text, where
     written = [klass.folder / "report.html", klass.folder / "teacher.html", *sorted((klass.folder / "bot-pages").glob("*.html"))]
     assert len(written) >= 4
     for path in written:
@@ -216,33 +223,65 @@ def test_a_replay_is_from_the_sessions_seat_and_hides_others_games(klass: Klass)
     assert alice.get("/static/table.css").headers["content-type"].startswith("text/css")
 
 
+_PUBLIC = {"flip", "take", "discard", "snap", "multi"}  # turned up for all (RULES.md section 7)
+_OWN = {"look", "draw", "peek", "spy", "place"}  # seen by the seat that acts only
+# exchange: its first card goes to the pile (public), its second is the drawn card the seat put in its hand (its own);
+# give, swap and penalty move or deal a card unseen: they show no face to anyone.
+
+
+def _saw(seat: int, events: list[Any]) -> tuple[set[str], set[str]]:
+    """What ``seat`` saw, worked out from the game's full log (every face shown) by the rules' section 7, not from
+    anything the replay renders: ``(in the whole game, in the current round)``."""
+    game_seen: set[str] = set()
+    round_seen: set[str] = set()
+    for e in events:
+        if e.kind == "round":
+            round_seen = set()
+        faces = [c.text for c in e.cards]
+        if e.kind in _PUBLIC:
+            seen = faces
+        elif e.kind in _OWN:
+            seen = faces if e.seat == seat else []
+        elif e.kind == "exchange":
+            seen = faces[:1] + (faces[1:] if e.seat == seat else [])
+        else:
+            seen = []
+        game_seen |= set(seen)
+        round_seen |= set(seen)
+    return game_seen, round_seen
+
+
 def test_a_replay_never_shows_a_card_its_seat_did_not_see() -> None:
-    """Every step of a 3-player game as seat 0 saw it: each card face on the page is one that seat saw (its own
-    peeks, the discard pile, cards turned up, a round's end); a card hidden from it never appears."""
+    """Every step of a 3-player game as each seat saw it: every card face on the page is one that seat saw by the
+    rules (its own looks, draws, peeks and spies; the cards turned up for all; a round's end), worked out from the
+    game's full log; another seat's hand shows only faces seen in this round; a card hidden from it never appears."""
     rules = ck.Rules.preset("rush")  # a standard deck: every face is one card of the game
     record = ck.play_game([ck.bots.GreedyBot(), ck.bots.RandomBot(), ck.bots.GreedyBot()], rules, seed=8)
-    seat, hidden_checked = 0, 0
+    hidden_checked = others_shown = 0
     legend = re.compile(r'<details class="cabo-help">.*?</details>', re.S)  # sample cards, the same in every game
-    for step in range(len(record.actions) + 1):
-        frame = seat_frame(record, seat, step, ["me", "RandomBot", "GreedyBot"])
-        html = legend.sub("", frame.table + frame.summary)
-        game = record.replay(step)
-        seen = {c.text for e in game.events_seen(seat) for c in e.cards if c.known}
-        obs = game.observation(seat)
-        seen |= {c.text for hand in obs.hands for c in hand if c.known} | {c.text for c in obs.discard}
-        if obs.drawn is not None and obs.drawn.known:
-            seen.add(obs.drawn.text)
-        for result in game.results:  # a round's end shows every hand
-            seen |= {c.text for hand in result.final_hands for c in hand}
-        shown = set(re.findall(r'data-card="([^"?]+)"', html))
-        assert shown <= seen, (step, shown - seen)
-        for s, hand in enumerate(game.open_hands()):
-            for p, card in enumerate(hand):
-                if s != seat and card.text not in seen:
-                    hidden_checked += 1
-                    assert f'data-card="{card.text}"' not in html and card.pretty not in html, (step, s, p, card)
-        assert f"seed {record.seed}" not in html  # the seed would give every card
-    assert hidden_checked > 100  # the test looked at hidden cards, many
+    for seat in (0, 1):
+        for step in range(len(record.actions) + 1):
+            frame = seat_frame(record, seat, step, ["me", "RandomBot", "GreedyBot"])
+            html = legend.sub("", frame.table + frame.summary)
+            game = record.replay(step)
+            seen, this_round = _saw(seat, game.events_seen(None))
+            ended = {c.text for result in game.results for hand in result.final_hands for c in hand}
+            shown = set(re.findall(r'data-card="([^"?]+)"', html))
+            assert shown <= seen | ended, (seat, step, shown - seen - ended)
+            log = game.events_seen(None)
+            if log and log[-1].kind == "end":  # the round ended at this step: every hand is shown
+                this_round |= {c.text for hand in game.results[-1].final_hands for c in hand}
+            for s, p, face in re.findall(r'cabo-s(\d)-p(\d)[^>]*data-card="([^"?]+)"', frame.table):
+                if int(s) != seat:
+                    others_shown += 1
+                    assert face in this_round, (seat, step, s, p, face)
+            for s, hand in enumerate(game.open_hands()):
+                for p, card in enumerate(hand):
+                    if s != seat and card.text not in seen | ended:
+                        hidden_checked += 1
+                        assert f'data-card="{card.text}"' not in html and card.pretty not in html, (step, s, p, card)
+            assert f"seed {record.seed}" not in html  # the seed would give every card
+    assert hidden_checked > 200 and others_shown > 20  # the test looked at hidden cards, many, and at shown ones
 
 
 def test_history_reads_only_new_games_and_starts_over_on_a_new_store(tmp_path: Path) -> None:
