@@ -713,3 +713,21 @@ def test_names_and_settings_are_read_once_not_per_page_or_stream(klass: Klass, m
     assert calls == []
     teacher.post("/teacher/settings", data={"csrf": klass.csrf(teacher, "/teacher"), "names": "names"})
     assert "settings" in calls and "Alice Secret" in bob.get("/").text
+
+
+def test_a_fit_process_uses_one_blas_thread(tmp_path: Path) -> None:
+    """Its linear algebra on one thread: BLAS threads spinning for cores the games hold made point fits ten times
+    slower on 2 busy cores."""
+    db = tmp_path / "results.sqlite"
+
+    async def go() -> str:
+        proc = FitProcess(db)
+        try:
+            await proc.fit({}, None, 0)
+            assert proc.proc is not None
+            return Path(f"/proc/{proc.proc.pid}/environ").read_bytes().decode(errors="replace")
+        finally:
+            await proc.close()
+
+    environ = run(go).split("\0")
+    assert "OPENBLAS_NUM_THREADS=1" in environ and "OMP_NUM_THREADS=1" in environ
