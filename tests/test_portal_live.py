@@ -731,3 +731,40 @@ def test_a_fit_process_uses_one_blas_thread(tmp_path: Path) -> None:
 
     environ = run(go).split("\0")
     assert "OPENBLAS_NUM_THREADS=1" in environ and "OMP_NUM_THREADS=1" in environ
+
+
+def test_a_point_fit_is_due_2_s_after_the_last_one_started_and_nothing_is_read_before(tmp_path: Path) -> None:
+    """A slow fit (1.5 s) does not push the next one back: it is due 2 s after the last one started, and the
+    first look after that which sees a new game starts it. Until it is due, a look reads nothing."""
+    db = tmp_path / "results.sqlite"
+    versions = {b: "v" for b in STRENGTH}
+    play(db, 20, versions, seed=31)
+    clock = Clock()
+    live = board_for(tmp_path, versions, clock=clock, bootstrap=0)
+    started: list[float] = []
+
+    class Slow(FitThread):
+        async def fit(self, versions: Any, anchor: str | None, bootstrap: int) -> dict[str, Any]:
+            started.append(clock.now)
+            answer = await super().fit(versions, anchor, bootstrap)
+            clock.now += 1.5
+            return answer
+
+    live._points = Slow(db)
+    looks: list[float] = []
+    marker = live._marker
+    live._marker = lambda: (looks.append(clock.now), marker())[1]  # type: ignore[method-assign]
+    assert live.poll <= 0.1
+
+    async def go() -> None:
+        await live.step()  # the first fit: 0 to 1.5 s
+        play(db, 3, versions, seed=32, first=100)
+        for t in (1.6, 1.8, 1.99):
+            clock.now = t
+            await live.step()
+        assert started == [0.0] and looks == [0.0]  # not due yet: the store was not even looked at
+        clock.now = 2.0
+        await live.step()
+        assert started == [0.0, 2.0] and live.snapshot.games == 23
+
+    run(go)
