@@ -1,20 +1,23 @@
 """Live ratings: one background task refits the leaderboard from the tournament's store and streams it to every open page.
 
-:class:`LiveBoard` watches ``DIR/results.sqlite`` (a cheap query: the games' count and last rowid)
-and the versions on the board (each student's current file; :class:`FolderVersions` until the
-games worker says otherwise). When either changes it refits the ratings with the tournament's own
-:func:`~cabo_kit.tournament.ratings.fit_elo`, on the games whose every seat is a version on the
-board (an old version's games stay in the store, off the board): point estimates at most every
-:data:`POINT_EVERY` seconds, intervals and rank intervals (the bootstrap, as ``cabo-kit tournament``
-computes them) at most every :data:`INTERVAL_EVERY` seconds. Fits run in processes of their own
-(:class:`FitProcess`), never on the event loop; each keeps the store's rows it has read and reads
-only the new ones. Every fit gives a :class:`Snapshot`; page handlers only read the latest one.
+:class:`LiveBoard` watches ``DIR/results.sqlite`` (a cheap query: the games' count and last rowid,
+and a fingerprint of the latest run's schedule) and the versions on the board (each student's
+current file; :class:`FolderVersions` until the games worker says otherwise). When either changes
+it refits the ratings with the tournament's own :func:`~cabo_kit.tournament.ratings.fit_elo`, on
+the games ``leaderboard.csv`` rates: those of the latest run's schedule whose every seat is a
+version on the board (an old version's games stay in the store, off the board). Point estimates
+at most every :data:`POINT_EVERY` seconds, intervals and rank intervals (the bootstrap, as
+``cabo-kit tournament`` computes them) at most every :data:`INTERVAL_EVERY` seconds; between two
+bootstraps a bot whose version changed shows its interval as pending. Fits run in processes of
+their own (:class:`FitProcess`), never on the event loop; each keeps the store's rows it has read
+and reads only the new ones. Every fit gives a :class:`Snapshot`; page handlers only read the latest one.
 
 Each snapshot is sent to every open Server-Sent Events stream (:class:`Stream`), serialised once
 per audience: the teacher sees every row with ids and roster names; students see the board only
-when the teacher shows it to them, under roster names or pseudonyms, and each student gets their
-own ratings in a message of their own. A person holds at most :data:`MAX_STREAMS` streams (a new
-one ends the oldest); signing out, a reissued link and an ended session end that person's streams.
+when the teacher shows it to them, under roster names or pseudonyms (:meth:`Audience.name`, kept
+until a setting changes), and each student gets their own ratings in a message of their own. A
+person holds at most :data:`MAX_STREAMS` streams (a new one ends the oldest); signing out, a
+reissued link and an ended session end that person's streams.
 
 This module imports no web library (the app wraps :meth:`Stream.events` in a streaming response).
 
@@ -189,7 +192,7 @@ class StoreReader:
     (:meth:`fit` with ``bootstrap=0``) only sums them: it gives the Elo and places
     :func:`~cabo_kit.tournament.ratings.fit_elo` gives. With a bootstrap, :meth:`fit` runs
     ``fit_elo`` itself on the frame ``cabo-kit tournament`` rates (rows in schedule order). Either
-    way only the games whose every seat holds a version of ``versions`` count.
+    way only the games of the latest run's schedule whose every seat holds a version of ``versions`` count.
 
     >>> import tempfile, os
     >>> reader = StoreReader(os.path.join(tempfile.mkdtemp(), "results.sqlite"))
