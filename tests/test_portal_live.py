@@ -543,7 +543,228 @@ def test_a_damaged_store_keeps_the_last_board_and_tells_the_teacher(tmp_path: Pa
 
     problem, kept, running = run(go)
     assert "results.sqlite" in problem and kept == 3 and running
-    note = k.live.board_view(True, k.app.state.portal.visibility(), {})["note"]
+    note = k.live.board_view(True)["note"]
     assert "could not be brought up to date" in note and "results.sqlite" in note
-    assert "could not" not in k.live.board_view(False, k.app.state.portal.visibility(), {})["note"]
+    assert "could not" not in k.live.board_view(False)["note"]
     k.state.close()
+
+
+# ------------------------------------------------------------------ the schedule (review of issue 19)
+
+
+def test_after_a_changed_configuration_the_live_board_is_still_the_leaderboard(tmp_path: Path) -> None:
+    """table_sizes [3] -> [2]: the 3-player games stay in the store with every seat current, but the tournament's
+    leaderboard rates only the latest run's schedule; so does the live board."""
+    import csv
+    import shutil
+
+    from cabo_kit.tournament.runner import run_tournament, write_outputs
+
+    (tmp_path / "bots").mkdir()
+    for sid, style in (("ada", "good"), ("bob", "naive_low")):
+        shutil.copy(Path(__file__).parent / "class_bots" / f"{style}.py", tmp_path / "bots" / f"{sid}.py")
+    toml = ('presets = ["rush"]\ntable_sizes = [3]\ngames = 2\nseed = 18\nreference = ["RandomBot"]\n'
+            "[limits]\ndecision_s = 10.0\ngame_bank_s = 120.0\n")
+    (tmp_path / "tournament.toml").write_text(toml)
+    run_tournament(tmp_path, progress=False, out=None, workers=1)
+    (tmp_path / "tournament.toml").write_text(toml.replace("table_sizes = [3]", "table_sizes = [2]"))
+    run_tournament(tmp_path, progress=False, out=None, workers=1)
+    write_outputs(tmp_path, out=None)
+    live = LiveBoard(tmp_path, fit_in="thread")
+
+    async def go() -> None:
+        await live.step()
+        await live.wait_intervals()
+
+    run(go)
+    with open(tmp_path / "leaderboard.csv", newline="") as f:
+        expected = [[r["bot"], r["preset"], r["elo"], r["elo_low"], r["elo_high"], r["rank"], r["games"]]
+                    for r in csv.DictReader(f)]
+    shown = [[r.bot, r.preset, *(f"{x:.2f}" for x in (r.elo, r.elo_low, r.elo_high)), str(r.rank), str(r.games)]
+             for r in live.snapshot.ratings]
+    assert shown == expected
+    frames = load_frames(tmp_path / "results.sqlite", current_only=False)[0]
+    assert set(frames["table_size"]) == {2, 3} and live.snapshot.games == len(load_frames(tmp_path)[0])
+
+
+def test_a_new_schedule_without_new_games_refits_the_board(tmp_path: Path) -> None:
+    """A preset taken out of tournament.toml: the next run schedules only the other's games, plays none (all are
+    stored), and the board drops the preset's ratings at the next point fit."""
+    db = tmp_path / "results.sqlite"
+    versions = {b: "v" for b in STRENGTH}
+    rush = play(db, 20, versions, seed=21)
+    deluxe = play(db, 20, versions, seed=22, preset="deluxe")
+    with Store(db) as store:
+        store.set_scheduled(rush + deluxe + ["not-played-yet"])
+    clock = Clock()
+    live = board_for(tmp_path, versions, clock=clock, bootstrap=0)
+
+    async def go() -> None:
+        await live.step()
+        assert {r.preset for r in live.snapshot.ratings} == {"rush", "deluxe"} and live.snapshot.games == 40
+        with Store(db) as store:
+            store.set_scheduled(rush)
+        clock.now = 2.0
+        await live.step()
+
+    run(go)
+    assert {r.preset for r in live.snapshot.ratings} == {"rush"} and live.snapshot.games == 20
+    expected = as_ratings(fit_elo(load_frames(db)[1], anchor=None, bootstrap=0))
+    assert [(r.bot, r.rank, r.games) for r in live.snapshot.ratings] == [(r.bot, r.rank, r.games) for r in expected]
+    assert [r.elo for r in live.snapshot.ratings] == pytest.approx([r.elo for r in expected], abs=1e-6)
+
+
+def test_a_new_version_shows_a_pending_interval_not_its_old_versions(tmp_path: Path) -> None:
+    """ada's new version, much weaker, has played: until the next bootstrap its row shows its Elo with a pending
+    interval (its old version's would not hold its Elo), and the note no longer says the intervals are from the
+    board's first games."""
+    db = tmp_path / "results.sqlite"
+    versions = {"ada": "a1", "bob": "b1", "cy": "c1", "RandomBot": "r1"}
+    play(db, 60, versions, seed=1)
+    clock = Clock()
+    live = board_for(tmp_path, versions, clock=clock, bootstrap=200)
+    strength = dict(STRENGTH)
+
+    async def go() -> None:
+        await live.step()
+        await live.wait_intervals()
+        old = {r.bot: r for r in live.snapshot.ratings}
+        assert all(r.interval_text != "pending" for r in old.values())
+        STRENGTH["ada"] = -2.0
+        versions["ada"] = "a2"
+        play(db, 30, versions, seed=2, first=1000)
+        clock.now = 5.0  # a point fit is due, the bootstrap is not (30 s)
+        await live.step()
+        now = {r.bot: r for r in live.snapshot.ratings}
+        assert now["ada"].elo < old["ada"].elo_low  # the old interval would not hold the new Elo ...
+        assert now["ada"].interval_text == "pending" and now["ada"].ranks_text == ""  # ... so none is shown
+        for bot in ("bob", "cy", "RandomBot"):  # the others keep theirs
+            assert (now[bot].elo_low, now[bot].elo_high) == (old[bot].elo_low, old[bot].elo_high)
+        assert "first" not in live.note() and "pending" in live.note()
+        clock.now = 30.0
+        await live.step()
+        await live.wait_intervals()
+        ada = {r.bot: r for r in live.snapshot.ratings}["ada"]
+        assert ada.elo_low <= ada.elo <= ada.elo_high and "pending" not in live.note()
+
+    try:
+        run(go)
+    finally:
+        STRENGTH.clear()
+        STRENGTH.update(strength)
+
+
+def test_a_bot_off_the_roster_is_a_classmate_never_its_id(tmp_path: Path) -> None:
+    """dave left the roster but his bots/dave.py still plays: students see him as "a classmate" under an anon- key,
+    under roster names and under pseudonyms, on the board and in replays; the teacher sees his id."""
+    k = Klass(tmp_path)
+    k.versions["dave"] = "d"
+    k.fit()
+    teacher, bob = k.client(TEACHER), k.client("bob")
+    csrf = k.csrf(teacher, "/teacher")
+    portal = k.app.state.portal
+    session = k.state.session(bob.cookies[COOKIE])
+    assert session is not None
+    for names in ("names", "pseudonyms"):
+        assert teacher.post("/teacher/settings", data={"csrf": csrf, "names": names}).status_code == 303
+        board = dict(stream_of(k, bob))["board"]
+        dave = [r for r in board["rows"] if r["name"] == "a classmate"]
+        assert len(dave) == 1 and dave[0]["bot"].startswith("anon-"), board["rows"]
+        assert "dave" not in json.dumps(board) and "dave" not in bob.get("/").text
+        called = portal.student.names(["dave", "bob", "RandomBot", "alice"], session)
+        assert called[:3] == ["a classmate", "Bob", "RandomBot"]
+        alice = next(r for r in board["rows"] if r["bot"] == ("alice" if names == "names" else
+                                                               k.live.audience().key("alice")))
+        assert called[3] == alice["name"] == ("Alice Secret" if names == "names" else alice["name"])
+        assert names == "names" or alice["name"] not in ("Alice Secret", "a classmate")
+    assert 'data-bot="dave"' in teacher.get("/teacher").text
+    assert teacher.post("/teacher/settings", data={"csrf": csrf, "board": "teacher"}).status_code == 303
+    assert portal.student.names(["dave", "alice", "RandomBot"], session) == ["a classmate", "a classmate", "RandomBot"]
+    k.state.close()
+
+
+def test_names_and_settings_are_read_once_not_per_page_or_stream(klass: Klass, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page views and new streams name the bots from the kept audience: no read of portal.sqlite's people or
+    settings and no pseudonym recomputed on the event loop; a changed setting is read again at once."""
+    import cabo_kit.portal.pseudonyms as pseudonyms_module
+
+    teacher, bob = klass.client(TEACHER), klass.client("bob")
+    assert teacher.post("/teacher/settings", data={"csrf": klass.csrf(teacher, "/teacher"), "names": "pseudonyms"}
+                        ).status_code == 303
+    bob.get("/")
+    calls: list[str] = []
+    for name in ("people",):
+        real = getattr(klass.state, name)
+        monkeypatch.setattr(klass.state, name, lambda *a, _r=real, _n=name, **kw: (calls.append(_n), _r(*a, **kw))[1])
+    real_pseudonyms = pseudonyms_module.pseudonyms
+    monkeypatch.setattr(pseudonyms_module, "pseudonyms",
+                        lambda *a, **kw: (calls.append("pseudonyms"), real_pseudonyms(*a, **kw))[1])
+    portal = klass.app.state.portal
+    real_vis = portal.visibility
+    monkeypatch.setattr(portal, "visibility", lambda: (calls.append("settings"), real_vis())[1])
+    klass.live.attach(klass.state, portal.visibility)
+    bob.get("/")  # read once after attach
+    calls.clear()
+    person = person_of(klass, bob)
+    for i in range(10):
+        assert 'class="mine"' in bob.get("/").text
+        klass.live.open_stream(person, f"s{i}")
+    klass.live.publish(dataclasses.replace(klass.live.snapshot, games=klass.live.snapshot.games + 1))
+    assert calls == []
+    teacher.post("/teacher/settings", data={"csrf": klass.csrf(teacher, "/teacher"), "names": "names"})
+    assert "settings" in calls and "Alice Secret" in bob.get("/").text
+
+
+def test_a_fit_process_uses_one_blas_thread(tmp_path: Path) -> None:
+    """Its linear algebra on one thread: BLAS threads spinning for cores the games hold made point fits ten times
+    slower on 2 busy cores."""
+    db = tmp_path / "results.sqlite"
+
+    async def go() -> str:
+        proc = FitProcess(db)
+        try:
+            await proc.fit({}, None, 0)
+            assert proc.proc is not None
+            return Path(f"/proc/{proc.proc.pid}/environ").read_bytes().decode(errors="replace")
+        finally:
+            await proc.close()
+
+    environ = run(go).split("\0")
+    assert "OPENBLAS_NUM_THREADS=1" in environ and "OMP_NUM_THREADS=1" in environ
+
+
+def test_a_point_fit_is_due_2_s_after_the_last_one_started_and_nothing_is_read_before(tmp_path: Path) -> None:
+    """A slow fit (1.5 s) does not push the next one back: it is due 2 s after the last one started, and the
+    first look after that which sees a new game starts it. Until it is due, a look reads nothing."""
+    db = tmp_path / "results.sqlite"
+    versions = {b: "v" for b in STRENGTH}
+    play(db, 20, versions, seed=31)
+    clock = Clock()
+    live = board_for(tmp_path, versions, clock=clock, bootstrap=0)
+    started: list[float] = []
+
+    class Slow(FitThread):
+        async def fit(self, versions: Any, anchor: str | None, bootstrap: int) -> dict[str, Any]:
+            started.append(clock.now)
+            answer = await super().fit(versions, anchor, bootstrap)
+            clock.now += 1.5
+            return answer
+
+    live._points = Slow(db)
+    looks: list[float] = []
+    marker = live._marker
+    live._marker = lambda: (looks.append(clock.now), marker())[1]  # type: ignore[method-assign]
+    assert live.poll <= 0.1
+
+    async def go() -> None:
+        await live.step()  # the first fit: 0 to 1.5 s
+        play(db, 3, versions, seed=32, first=100)
+        for t in (1.6, 1.8, 1.99):
+            clock.now = t
+            await live.step()
+        assert started == [0.0] and looks == [0.0]  # not due yet: the store was not even looked at
+        clock.now = 2.0
+        await live.step()
+        assert started == [0.0, 2.0] and live.snapshot.games == 23
+
+    run(go)

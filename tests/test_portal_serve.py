@@ -118,6 +118,7 @@ def test_a_real_server_from_start_to_sigterm(klass: tuple[Path, Path], capsys: A
             time.sleep(0.1)
         links = _links(folder)
         assert set(links) == {"_teacher", "ada", "bob"}
+        assert _toml(folder)["seed"] > 0 and "a random secret seed is written" in log.read_text()  # no deal computable
         assert stat.S_IMODE(os.stat(folder / "portal-links.csv").st_mode) == 0o600
         # while it serves, the folder is held: a tournament run is refused and names the server
         assert main(["tournament", "run", str(folder)]) == 1
@@ -254,3 +255,65 @@ def test_the_demo_prints_two_links_that_work_and_leaves_nothing(tmp_path: Path) 
         code = proc.wait(timeout=20)
     assert code == 0, log.read_text()
     assert not folder.exists()
+
+
+# ------------------------------------------------------------------ a secret seed (review of issue 19)
+
+
+def _toml(folder: Path) -> dict[str, Any]:
+    from cabo_kit.tournament.config import tomllib
+
+    return dict(tomllib.loads((folder / "tournament.toml").read_text(encoding="utf-8")))
+
+
+def test_serve_gives_a_folder_without_a_seed_a_random_secret_one(tmp_path: Path) -> None:
+    """The default seed 0 is in the public code: every deal could be worked out. A folder that sets none gets a
+    random one, the file's other lines and comments kept; one without tournament.toml gets a file with it alone."""
+    from cabo_kit.tournament.config import load_config
+
+    original = ('# class 3B\n\npresets = ["rush", {preset = "deluxe", hand_size = 5}]  # two presets\n'
+                'table_sizes = [\n  2,\n  3,\n]\n\n[limits]\ndecision_s = 2.0\n')
+    seeds = []
+    for i in range(2):
+        folder = tmp_path / f"class{i}"
+        folder.mkdir()
+        (folder / "tournament.toml").write_text(original)
+        os.chmod(folder / "tournament.toml", 0o640)
+        assert "a random secret seed is written" in server.secret_seed(folder)
+        text = (folder / "tournament.toml").read_text()
+        assert text.replace(re.search(r"seed = \d+  #[^\n]*\n", text).group(0), "") == original  # type: ignore[union-attr]
+        data = _toml(folder)
+        seeds.append(data.pop("seed"))
+        assert data == {"presets": ["rush", {"preset": "deluxe", "hand_size": 5}], "table_sizes": [2, 3],
+                        "limits": {"decision_s": 2.0}}
+        assert load_config(folder)[0].seed == seeds[-1] and stat.S_IMODE(os.stat(folder / "tournament.toml").st_mode) == 0o640
+        assert server.secret_seed(folder) == "" and _toml(folder)["seed"] == seeds[-1]  # once only
+    assert seeds[0] != seeds[1] and all(s >= 1 for s in seeds)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert server.secret_seed(bare) and set(_toml(bare)) == {"seed"} and _toml(bare)["seed"] > 0
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "tournament.toml").write_text("seed = 0\n")  # the teacher's own choice, even 0, is theirs
+    assert server.secret_seed(mine) == "" and (mine / "tournament.toml").read_text() == "seed = 0\n"
+
+
+def test_a_folder_with_games_of_the_default_seed_keeps_it_and_says_why(tmp_path: Path) -> None:
+    """Games already stored under seed 0 and no seed line: a new seed would make the tournament refuse them all."""
+    from cabo_kit.tournament.store import GameRow, SeatRow, Store
+
+    toml = 'presets = ["rush"]\n'
+    for recorded in (True, False):  # a store that records its seed, and an older one that does not
+        folder = tmp_path / str(recorded)
+        folder.mkdir()
+        (folder / "tournament.toml").write_text(toml)
+        with Store(folder / "results.sqlite") as store:
+            if recorded:
+                store.set_meta("seed", "0")
+            else:
+                store.add_game(GameRow("g", "d", "00000:x:0", "rush", "{}", 2, 7, 0, "ok", 1, b"{}"),
+                               [SeatRow(0, "a", "v", 1, 1, 1.0, "ok", "", {}), SeatRow(1, "b", "v", 2, 2, 0.0, "ok", "", {})])
+        said = server.secret_seed(folder)
+        assert (folder / "tournament.toml").read_text() == toml
+        assert ("seed 0: kept" if recorded else "the default seed 0: kept") in said
+        assert "would make the tournament refuse every stored game" in said and "move results.sqlite aside" in said

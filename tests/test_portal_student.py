@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -133,6 +134,11 @@ def test_hostile_text_runs_no_script_in_any_page(klass: Klass) -> None:
     for gid, _ in games:
         for step in ("0", "3", "end"):
             pages[f"replay {gid} {step}"] = alice.get(f"/games/{gid}?step={step}")
+    against = [g for g, _ in klass.games_of("bob") if g in dict(games)]  # bob's games against alice: her roster
+    assert against, "bob never played alice"                              # name is an opponent's on his replays
+    for gid in against:
+        for step in ("0", "3", "end"):
+            pages[f"bob's replay {gid} {step}"] = bob.get(f"/games/{gid}?step={step}")
     for where, response in pages.items():
         assert response.status_code == 200, (where, response.status_code)
         _only_text(response.text, where)
@@ -148,6 +154,8 @@ def test_hostile_text_runs_no_script_in_any_page(klass: Klass) -> None:
     for p in ("<script>alert('raise')</script>", "<script>alert('print')</script>", "<img src=x onerror=alert(2)>"):
         assert p.replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#x27;") in faults, p
     assert escaped["<script>alert('name')</script>"] in pages["bob /"].text  # the roster name on the board
+    for where in [w for w in pages if w.startswith("bob's replay")]:  # ... and as bob's opponent, as text
+        assert "Alice &lt;script&gt;alert(" in pages[where].text, where
     written = [klass.folder / "report.html", klass.folder / "teacher.html", *sorted((klass.folder / "bot-pages").glob("*.html"))]
     assert len(written) >= 4
     for path in written:
@@ -215,33 +223,65 @@ def test_a_replay_is_from_the_sessions_seat_and_hides_others_games(klass: Klass)
     assert alice.get("/static/table.css").headers["content-type"].startswith("text/css")
 
 
+_PUBLIC = {"flip", "take", "discard", "snap", "multi"}  # turned up for all (RULES.md section 7)
+_OWN = {"look", "draw", "peek", "spy", "place"}  # seen by the seat that acts only
+# exchange: its first card goes to the pile (public), its second is the drawn card the seat put in its hand (its own);
+# give, swap and penalty move or deal a card unseen: they show no face to anyone.
+
+
+def _saw(seat: int, events: list[Any]) -> tuple[set[str], set[str]]:
+    """What ``seat`` saw, worked out from the game's full log (every face shown) by the rules' section 7, not from
+    anything the replay renders: ``(in the whole game, in the current round)``."""
+    game_seen: set[str] = set()
+    round_seen: set[str] = set()
+    for e in events:
+        if e.kind == "round":
+            round_seen = set()
+        faces = [c.text for c in e.cards]
+        if e.kind in _PUBLIC:
+            seen = faces
+        elif e.kind in _OWN:
+            seen = faces if e.seat == seat else []
+        elif e.kind == "exchange":
+            seen = faces[:1] + (faces[1:] if e.seat == seat else [])
+        else:
+            seen = []
+        game_seen |= set(seen)
+        round_seen |= set(seen)
+    return game_seen, round_seen
+
+
 def test_a_replay_never_shows_a_card_its_seat_did_not_see() -> None:
-    """Every step of a 3-player game as seat 0 saw it: each card face on the page is one that seat saw (its own
-    peeks, the discard pile, cards turned up, a round's end); a card hidden from it never appears."""
+    """Every step of a 3-player game as each seat saw it: every card face on the page is one that seat saw by the
+    rules (its own looks, draws, peeks and spies; the cards turned up for all; a round's end), worked out from the
+    game's full log; another seat's hand shows only faces seen in this round; a card hidden from it never appears."""
     rules = ck.Rules.preset("rush")  # a standard deck: every face is one card of the game
     record = ck.play_game([ck.bots.GreedyBot(), ck.bots.RandomBot(), ck.bots.GreedyBot()], rules, seed=8)
-    seat, hidden_checked = 0, 0
+    hidden_checked = others_shown = 0
     legend = re.compile(r'<details class="cabo-help">.*?</details>', re.S)  # sample cards, the same in every game
-    for step in range(len(record.actions) + 1):
-        frame = seat_frame(record, seat, step, ["me", "RandomBot", "GreedyBot"])
-        html = legend.sub("", frame.table + frame.summary)
-        game = record.replay(step)
-        seen = {c.text for e in game.events_seen(seat) for c in e.cards if c.known}
-        obs = game.observation(seat)
-        seen |= {c.text for hand in obs.hands for c in hand if c.known} | {c.text for c in obs.discard}
-        if obs.drawn is not None and obs.drawn.known:
-            seen.add(obs.drawn.text)
-        for result in game.results:  # a round's end shows every hand
-            seen |= {c.text for hand in result.final_hands for c in hand}
-        shown = set(re.findall(r'data-card="([^"?]+)"', html))
-        assert shown <= seen, (step, shown - seen)
-        for s, hand in enumerate(game.open_hands()):
-            for p, card in enumerate(hand):
-                if s != seat and card.text not in seen:
-                    hidden_checked += 1
-                    assert f'data-card="{card.text}"' not in html and card.pretty not in html, (step, s, p, card)
-        assert f"seed {record.seed}" not in html  # the seed would give every card
-    assert hidden_checked > 100  # the test looked at hidden cards, many
+    for seat in (0, 1):
+        for step in range(len(record.actions) + 1):
+            frame = seat_frame(record, seat, step, ["me", "RandomBot", "GreedyBot"])
+            html = legend.sub("", frame.table + frame.summary)
+            game = record.replay(step)
+            seen, this_round = _saw(seat, game.events_seen(None))
+            ended = {c.text for result in game.results for hand in result.final_hands for c in hand}
+            shown = set(re.findall(r'data-card="([^"?]+)"', html))
+            assert shown <= seen | ended, (seat, step, shown - seen - ended)
+            log = game.events_seen(None)
+            if log and log[-1].kind == "end":  # the round ended at this step: every hand is shown
+                this_round |= {c.text for hand in game.results[-1].final_hands for c in hand}
+            for s, p, face in re.findall(r'cabo-s(\d)-p(\d)[^>]*data-card="([^"?]+)"', frame.table):
+                if int(s) != seat:
+                    others_shown += 1
+                    assert face in this_round, (seat, step, s, p, face)
+            for s, hand in enumerate(game.open_hands()):
+                for p, card in enumerate(hand):
+                    if s != seat and card.text not in seen | ended:
+                        hidden_checked += 1
+                        assert f'data-card="{card.text}"' not in html and card.pretty not in html, (step, s, p, card)
+            assert f"seed {record.seed}" not in html  # the seed would give every card
+    assert hidden_checked > 200 and others_shown > 20  # the test looked at hidden cards, many, and at shown ones
 
 
 def test_history_reads_only_new_games_and_starts_over_on_a_new_store(tmp_path: Path) -> None:
@@ -294,3 +334,75 @@ def test_the_printed_output_is_the_students_own_only(klass: Klass) -> None:
         assert "None." in klass.client("bob").get("/faults").text.split('id="cabo-portal-printed"')[1]
     finally:
         (logs / "alice-evil-0123456789ab.log").unlink()
+
+
+def test_history_sees_a_deleted_game_stored_again(tmp_path: Path) -> None:
+    """Store.delete_game (a corrupt record) and the next run storing that game again under a new rowid: as many
+    games as before and a larger last rowid, so only the count of the games read tells; no game counted twice."""
+    import cabo_kit.portal.history as history_module
+    from cabo_kit.tournament.store import GameRow, SeatRow, Store
+
+    def add(store: Store, gid: str, status: str = "ok") -> None:
+        seats = [SeatRow(0, "ada", "v1", 10, 1, 1.0, status, "boom" if status != "ok" else "", {}),
+                 SeatRow(1, "bob", "v2", 20, 2, 0.0, "ok", "", {})]
+        store.add_game(GameRow(gid, "d", f"{gid}:x:0", "rush", "{}", 2, 7, 0, "ok", 1, b"{}"), seats)
+
+    history = History(tmp_path)
+    old, history_module.RECHECK = history_module.RECHECK, 0.0  # look at the store at every call
+    try:
+        with Store(tmp_path / "results.sqlite") as store:
+            for gid, status in (("g1", "ok"), ("g2", "error"), ("g3", "ok")):
+                add(store, gid, status)
+            assert history.summary("ada") == history_module.Summary(3, {"error": 1}, {"v1": (3, 1)})
+            store.delete_game("g2")
+            add(store, "g2")  # played again: ok this time
+            assert history.summary("ada") == history_module.Summary(3, {}, {"v1": (3, 0)})
+            assert sorted(g.game_id for g in history.games("ada")) == ["g1", "g2", "g3"] and history.faults("ada") == []
+    finally:
+        history_module.RECHECK = old
+
+
+def test_history_can_be_read_while_another_thread_refreshes_it(tmp_path: Path) -> None:
+    """Pages read the index on the thread pool while another request's refresh adds games: a reader never sees
+    a dict change size under it (a 500) nor counts that do not add up."""
+    import threading
+
+    import cabo_kit.portal.history as history_module
+    from cabo_kit.tournament.store import GameRow, SeatRow, Store
+
+    history = History(tmp_path)
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            try:
+                summary = history.summary("ada")
+                assert summary.games == sum(g for g, _ in summary.by_version.values())
+                history.games("ada", 0, 5)
+            except BaseException as exc:  # noqa: BLE001 - reported by the test
+                errors.append(exc)
+                return
+
+    store = Store(tmp_path / "results.sqlite")
+    old, history_module.RECHECK = history_module.RECHECK, 0.0
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often: a reader is stopped in the middle of its loops
+    readers = [threading.Thread(target=read) for _ in range(3)]
+    try:
+        for t in readers:
+            t.start()
+        for i in range(300):  # a new version and a new fault kind at every game: new keys in the index's dicts
+            seats = [SeatRow(0, "ada", f"v{i}", 10, 1, 1.0, "ok" if i % 2 else f"kind{i}", "", {}),
+                     SeatRow(1, "bob", "v", 20, 2, 0.0, "ok", "", {})]
+            store.add_game(GameRow(f"g{i}", "d", f"{i:05d}:x:0", "rush", "{}", 2, 7, 0, "ok", 1, b"{}"), seats)
+            history.refresh()
+    finally:
+        done.set()
+        for t in readers:
+            t.join()
+        sys.setswitchinterval(switch)
+        history_module.RECHECK = old
+        store.close()
+    assert not errors, errors[0]
+    assert history.summary("ada").games == 300

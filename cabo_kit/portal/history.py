@@ -2,7 +2,7 @@
 
 The store (``DIR/results.sqlite``) is written by the tournament runner while pages are read, so
 :class:`History` reads it the cheap way: an index of which games each bot sat in, kept in memory
-and brought up to date from the rows added since it last looked (games are only ever added; a
+and brought up to date from the rows added since it last looked (:func:`games_since`: a deleted game, a
 changed file, a shrunk table or a store moved aside makes it read everything again). A page
 then fetches only its rows by ``rowid``. The integrity check of :func:`~cabo_kit.tournament.store.load_faults`
 is not run per page: each record read is checked against its sha256 instead
@@ -39,10 +39,34 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..pages import FaultView
     from ..record import GameRecord
 
-__all__ = ["History", "GameLine", "Summary", "RECHECK"]
+__all__ = ["History", "GameLine", "Summary", "RECHECK", "games_since"]
 
 RECHECK = 2.0
 """Seconds after which the index asks the store for new games even when its files look unchanged."""
+
+
+def games_since(con: sqlite3.Connection, count: int, top: int) -> tuple[int, int, bool]:
+    """The store's games now, ``(count, last rowid, intact)``: ``intact`` when every game a reader has read (``count``
+    games, rowids up to ``top``) is still stored, so it only needs the rows after ``top``.
+
+    Games are only ever added, except by :meth:`~cabo_kit.tournament.store.Store.delete_game` (a corrupt record),
+    whose game the next run stores again under a new rowid: the last rowid alone does not see that, the count of
+    games up to ``top`` does. Both incremental readers of the store (:class:`History`, the live board's
+    :class:`~cabo_kit.portal.live.StoreReader`) use this rule; run it in the transaction that reads the new rows.
+
+    >>> con = sqlite3.connect(":memory:")
+    >>> _ = con.execute("CREATE TABLE games (game_id TEXT)")
+    >>> _ = con.executemany("INSERT INTO games VALUES (?)", [("g1",), ("g2",), ("g3",)])
+    >>> games_since(con, 3, 3)
+    (3, 3, True)
+    >>> _ = con.execute("DELETE FROM games WHERE game_id = 'g2'")
+    >>> _ = con.execute("INSERT INTO games VALUES ('g2')")       # stored again: rowid 4
+    >>> games_since(con, 3, 3)                                   # as many games as read, but one of them is gone
+    (3, 4, False)
+    """
+    now, last = con.execute("SELECT count(*), coalesce(max(rowid), 0) FROM games").fetchone()
+    new = con.execute("SELECT count(*) FROM games WHERE rowid > ?", (top,)).fetchone()[0]
+    return int(now), int(last), last >= top and count + new == now
 
 
 @dataclass(frozen=True)
@@ -77,6 +101,7 @@ class Summary:
 class _Index:
     key: tuple[int, ...] = ()
     last: int = 0  # the largest games.rowid read
+    count: int = 0  # the games read
     games: dict[str, array] = field(default_factory=dict)  # bot -> rowids of its games, ascending
     faults: dict[str, array] = field(default_factory=dict)  # bot -> rowids of the games it faulted
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -151,9 +176,15 @@ class History:
             index = self._index
             if not index.key or key[0] != index.key[0]:  # first look, or another file (moved aside, restored)
                 index = _Index()
+            else:  # new games are added to a copy: readers of the index never see it change under them
+                index = replace(index, games={b: array("q", a) for b, a in index.games.items()},
+                                faults={b: array("q", a) for b, a in index.faults.items()},
+                                kinds={b: dict(k) for b, k in index.kinds.items()},
+                                versions={b: {v: list(c) for v, c in vs.items()} for b, vs in index.versions.items()})
             with self._connect() as con:
-                top = con.execute("SELECT COALESCE(MAX(rowid), 0) FROM games").fetchone()[0]
-                if top < index.last:  # games were removed: read it all again
+                con.execute("BEGIN")  # the count and the rows from one snapshot while the runner writes
+                count, _, intact = games_since(con, index.count, index.last)
+                if not intact:  # games were removed (and maybe stored again): read it all again
                     index = _Index()
                 rows = con.execute("SELECT g.rowid, s.bot, s.version, s.status FROM games g JOIN seats s "
                                    "ON s.game_id = g.game_id WHERE g.rowid > ? ORDER BY g.rowid", (index.last,)).fetchall()
@@ -167,6 +198,7 @@ class History:
                     kinds[status] = kinds.get(status, 0) + 1
                     counts[1] += 1
                 index.last = max(index.last, rowid)
+            index.count = count
             index.key = key
             self._index = index
 

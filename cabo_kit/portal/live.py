@@ -1,20 +1,23 @@
 """Live ratings: one background task refits the leaderboard from the tournament's store and streams it to every open page.
 
-:class:`LiveBoard` watches ``DIR/results.sqlite`` (a cheap query: the games' count and last rowid)
-and the versions on the board (each student's current file; :class:`FolderVersions` until the
-games worker says otherwise). When either changes it refits the ratings with the tournament's own
-:func:`~cabo_kit.tournament.ratings.fit_elo`, on the games whose every seat is a version on the
-board (an old version's games stay in the store, off the board): point estimates at most every
-:data:`POINT_EVERY` seconds, intervals and rank intervals (the bootstrap, as ``cabo-kit tournament``
-computes them) at most every :data:`INTERVAL_EVERY` seconds. Fits run in processes of their own
-(:class:`FitProcess`), never on the event loop; each keeps the store's rows it has read and reads
-only the new ones. Every fit gives a :class:`Snapshot`; page handlers only read the latest one.
+:class:`LiveBoard` watches ``DIR/results.sqlite`` (a cheap query: the games' count and last rowid,
+and a fingerprint of the latest run's schedule) and the versions on the board (each student's
+current file; :class:`FolderVersions` until the games worker says otherwise). When either changes
+it refits the ratings with the tournament's own :func:`~cabo_kit.tournament.ratings.fit_elo`, on
+the games ``leaderboard.csv`` rates: those of the latest run's schedule whose every seat is a
+version on the board (an old version's games stay in the store, off the board). Point estimates
+at most every :data:`POINT_EVERY` seconds, intervals and rank intervals (the bootstrap, as
+``cabo-kit tournament`` computes them) at most every :data:`INTERVAL_EVERY` seconds; between two
+bootstraps a bot whose version changed shows its interval as pending. Fits run in processes of
+their own (:class:`FitProcess`), never on the event loop; each keeps the store's rows it has read
+and reads only the new ones. Every fit gives a :class:`Snapshot`; page handlers only read the latest one.
 
 Each snapshot is sent to every open Server-Sent Events stream (:class:`Stream`), serialised once
 per audience: the teacher sees every row with ids and roster names; students see the board only
-when the teacher shows it to them, under roster names or pseudonyms, and each student gets their
-own ratings in a message of their own. A person holds at most :data:`MAX_STREAMS` streams (a new
-one ends the oldest); signing out, a reissued link and an ended session end that person's streams.
+when the teacher shows it to them, under roster names or pseudonyms (:meth:`Audience.name`, kept
+until a setting changes), and each student gets their own ratings in a message of their own. A
+person holds at most :data:`MAX_STREAMS` streams (a new one ends the oldest); signing out, a
+reissued link and an ended session end that person's streams.
 
 This module imports no web library (the app wraps :meth:`Stream.events` in a streaming response).
 
@@ -32,6 +35,7 @@ import json
 import logging
 import math
 import os
+import secrets
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -45,7 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "POINT_EVERY", "INTERVAL_EVERY", "MAX_STREAMS", "KEEPALIVE", "Rating", "Snapshot", "StoreReader", "FolderVersions",
-    "FitProcess", "FitThread", "LiveBoard", "Stream", "Visibility",
+    "FitProcess", "FitThread", "LiveBoard", "Stream", "Visibility", "Audience", "CLASSMATE",
 ]
 
 log = logging.getLogger("cabo_kit.portal")
@@ -123,8 +127,9 @@ class Snapshot:
     """The board at one moment: every rating of the versions on the board, best first in each preset.
 
     ``games``: the games on the board; ``interval_games``: the games the intervals were fitted on
-    (``None``: no intervals yet; equal to ``games`` when they are up to date); ``number`` counts
-    the snapshots a :class:`LiveBoard` made.
+    (``None``: no intervals yet; equal to ``games`` when they are up to date); ``interval_versions_current``:
+    whether the intervals were fitted on the versions now on the board (else a bot whose version changed since
+    shows its interval as pending); ``number`` counts the snapshots a :class:`LiveBoard` made.
     """
 
     ratings: tuple[Rating, ...] = ()
@@ -132,6 +137,7 @@ class Snapshot:
     interval_games: int | None = None
     number: int = 0
     made: float = 0.0
+    interval_versions_current: bool = True
 
     @classmethod
     def of(cls, ratings: Sequence[Rating], games: int = 0, interval_games: int | None = None) -> "Snapshot":
@@ -158,14 +164,16 @@ def _ratings(records: Sequence[Mapping[str, Any]]) -> list[Rating]:
 _ROW = ("bot", "preset", "elo", "elo_low", "elo_high", "rank", "rank_low", "rank_high", "games", "win_rate")
 
 
-def _merge(points: Sequence[Rating], intervals: Sequence[Rating] | None) -> list[Rating]:
+def _merge(points: Sequence[Rating], intervals: Sequence[Rating] | None, changed: "set[str] | frozenset[str]" = frozenset()
+           ) -> list[Rating]:
     """Fresh point estimates with the latest intervals: a bot's interval from the last bootstrap, its place
-    interval widened to hold its new place; NaN and 0 (pending) for a rating the bootstrap has not seen."""
+    interval widened to hold its new place; NaN and 0 (pending) for a rating the bootstrap has not seen, and for
+    a bot in ``changed`` (its version is not the one the bootstrap rated: its old interval is another file's)."""
     known = {(r.bot, r.preset): r for r in intervals or ()}
     out = []
     for p in points:
         i = known.get((p.bot, p.preset))
-        if i is None or not i.rank_low:
+        if i is None or not i.rank_low or p.bot in changed:
             out.append(replace(p, elo_low=math.nan, elo_high=math.nan, rank_low=0, rank_high=0))
         else:
             out.append(replace(p, elo_low=i.elo_low, elo_high=i.elo_high, rank_low=min(i.rank_low, p.rank),
@@ -184,12 +192,12 @@ class StoreReader:
     (:meth:`fit` with ``bootstrap=0``) only sums them: it gives the Elo and places
     :func:`~cabo_kit.tournament.ratings.fit_elo` gives. With a bootstrap, :meth:`fit` runs
     ``fit_elo`` itself on the frame ``cabo-kit tournament`` rates (rows in schedule order). Either
-    way only the games whose every seat holds a version of ``versions`` count.
+    way only the games of the latest run's schedule whose every seat holds a version of ``versions`` count.
 
     >>> import tempfile, os
     >>> reader = StoreReader(os.path.join(tempfile.mkdtemp(), "results.sqlite"))
     >>> reader.fit({"ada": "v1"}, None, 0)
-    {'marker': [0, 0], 'games': 0, 'rows': []}
+    {'marker': [0, 0, 0, 0], 'games': 0, 'rows': []}
     """
 
     _GAME_COLS = ("rowid", "game_id", "deal_id", "order_key", "preset", "rules", "table_size", "rotation")
@@ -208,18 +216,23 @@ class StoreReader:
         self.bots: dict[str, int] = {}  # a code per bot name, and per (bot, version): numbers compare fast
         self.versions: dict[tuple[str, str], int] = {}
         self.theta: dict[str, dict[str, float]] = {}  # the last point fit's log-strengths, per preset: the next one starts there
+        self.schedule_mark: tuple[int, int] = (-1, -1)
+        self.scheduled: Any = None  # the rowids of the stored games of the latest schedule; None: no schedule, all count
 
-    def refresh(self) -> tuple[int, int]:
-        """Read the games added since the last call; return the store's ``(count, last rowid)``."""
+    def refresh(self) -> tuple[int, int, int, int]:
+        """Read the games added since the last call; return the store's marker (the games'
+        count and last rowid, and the schedule's fingerprint)."""
+        import numpy as np
         import pandas as pd
 
         from ..tournament.outcomes import fair_win
         from ..tournament.ratings import pairwise_outcomes
         from ..tournament.store import _problems, _reader
+        from .history import games_since
 
         if not self.db.exists():
             self._reset()
-            return (0, 0)
+            return (0, 0, 0, 0)
         st = os.stat(self.db)
         if (st.st_dev, st.st_ino) != self.file:
             self._reset()
@@ -230,14 +243,19 @@ class StoreReader:
             try:
                 con.execute("BEGIN")  # one snapshot of games and seats while the runner writes
                 if not con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'").fetchone():
-                    return (0, 0)
-                count, top = con.execute("SELECT count(*), coalesce(max(rowid), 0) FROM games").fetchone()
-                new = con.execute("SELECT count(*) FROM games WHERE rowid > ?", (self.top,)).fetchone()[0]
-                if top < self.top or self.count + new != count:  # games deleted (and others added): read all again
+                    return (0, 0, 0, 0)
+                count, top, intact = games_since(con, self.count, self.top)
+                if not intact:  # games deleted (and maybe stored again): read all again
                     self._reset()
                     self.file = (st.st_dev, st.st_ino)
                 seats = pd.read_sql_query(f"SELECT {seat_cols} FROM seats s JOIN games g ON g.game_id = s.game_id "
                                           "WHERE g.rowid > ? ORDER BY g.rowid, s.seat", con, params=(self.top,))
+                mark = _schedule_marker(con)
+                if mark != self.schedule_mark or len(seats) or not intact:  # the latest run's schedule, as load_frames
+                    self.schedule_mark = mark                                # reads it: its games stored so far
+                    self.scheduled = (np.array([r[0] for r in con.execute(
+                        "SELECT g.rowid FROM scheduled c JOIN games g ON g.game_id = c.game_id")], dtype=np.int64)
+                        if mark[0] else None)
             finally:
                 con.close()
         if len(seats):
@@ -252,16 +270,21 @@ class StoreReader:
             self.seats = seats if self.seats is None else pd.concat([self.seats, seats], ignore_index=True)
             self.pairs = pairs if self.pairs is None else pd.concat([self.pairs, pairs], ignore_index=True)
         self.count, self.top = int(count), int(top)
-        return (self.count, self.top)
+        return (self.count, self.top, *self.schedule_mark)
 
     def _current(self, versions: Mapping[str, str]) -> "tuple[pd.DataFrame, pd.DataFrame]":
-        """The seats and the pairs of the games whose every seat is a version of ``versions``."""
+        """The seats and the pairs of the games on the board: those of the latest run's schedule (as
+        :func:`~cabo_kit.tournament.store.load_frames` counts them: all games while no run has set one) whose every
+        seat is a version of ``versions``."""
         import numpy as np
 
         seats = self.seats
         ok = np.array([versions.get(b) == v for b, v in self.versions], dtype=bool)
         rowid = seats["rowid"].to_numpy()
-        stale = np.unique(rowid[~ok[seats["bv"].to_numpy()]])
+        stale = rowid[~ok[seats["bv"].to_numpy()]]
+        if self.scheduled is not None:
+            stale = np.concatenate([stale, rowid[~np.isin(rowid, self.scheduled)]])
+        stale = np.unique(stale)
         return seats[~np.isin(rowid, stale)], self.pairs[~np.isin(self.pairs["rowid"].to_numpy(), stale)]
 
     def frame(self, versions: Mapping[str, str]) -> "pd.DataFrame":
@@ -343,6 +366,15 @@ class StoreReader:
         return {"marker": list(marker), "games": games, "rows": rows}
 
 
+def _schedule_marker(con: Any) -> tuple[int, int]:
+    """A cheap fingerprint of the ``scheduled`` table: its size and a sum over its ids' last hex digits (a run that
+    replaces the schedule with as many other games changes the sum)."""
+    row = con.execute("SELECT count(*), coalesce(sum(instr('0123456789abcdef', substr(game_id, -1)) * 256 "
+                      "+ instr('0123456789abcdef', substr(game_id, -2, 1)) * 16 "
+                      "+ instr('0123456789abcdef', substr(game_id, -3, 1))), 0) FROM scheduled").fetchone()
+    return (int(row[0]), int(row[1]))
+
+
 _PROGRAM = "from cabo_kit.portal.live import _fit_loop\n_fit_loop()\n"
 
 
@@ -382,6 +414,9 @@ class FitThread:
         pass
 
 
+_ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
 class FitProcess:
     """Fits in a Python process of its own (started at the first fit, niced by ``nice``), so a fit never holds
     the server's interpreter; it keeps its :class:`StoreReader` between fits and ends with the server."""
@@ -394,9 +429,12 @@ class FitProcess:
     async def _start(self) -> asyncio.subprocess.Process:
         from .checker import _env
 
+        # One BLAS thread: a fit's 200x200 solves take a millisecond on one, but BLAS threads that spin for cores
+        # the games and pages hold made a point fit take ~1 s instead of ~0.1 s on 2 busy cores.
+        env = {**_env(), **{name: "1" for name in _ONE_THREAD}}
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-c", _PROGRAM, str(self.db), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            env=_env(), limit=1 << 26)
+            env=env, limit=1 << 26)
         if self.nice and hasattr(os, "setpriority"):
             try:
                 os.setpriority(os.PRIO_PROCESS, proc.pid, self.nice)
@@ -507,6 +545,75 @@ class Visibility:
     salt: str = ""
 
 
+CLASSMATE = "a classmate"
+"""What a student sees of another student's bot they may not know by name (a board the teacher keeps to
+themselves, a bot whose student left the roster)."""
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who is who on the pages, as the teacher's settings show students: read from the portal's state once and kept
+    (:meth:`LiveBoard.audience`) until a setting, the roster or a session changes.
+
+    ``roster``: roster names by student id; ``pseudonyms``: theirs under pseudonyms (else empty); ``salt``: what
+    makes the ``anon-`` keys (the class's pseudonym salt; a random one while it has none).
+
+    >>> from cabo_kit.portal.state import Person
+    >>> seen = Audience.of(Visibility(pseudonyms=True, salt="s"), {"ada": "Ada L.", "bob": "Bob"})
+    >>> bob = Person("bob", "Bob", "student")
+    >>> [seen.name(b, bob)[1] for b in ("bob", "GreedyBot", "ada", "gone")]  # gone: not on the roster (any more)
+    ['Bob', 'GreedyBot', 'Lively Falcon', 'a classmate']
+    >>> seen.name("gone", bob)[0].startswith("anon-"), seen.name("ada", Person("_teacher", "T", "teacher"))
+    (True, ('ada', 'Ada L.'))
+    """
+
+    vis: Visibility = field(default_factory=Visibility)
+    roster: Mapping[str, str] = field(default_factory=dict)
+    pseudonyms: Mapping[str, str] = field(default_factory=dict)
+    salt: str = ""
+    reference: frozenset[str] = frozenset()
+    keys: dict[str, str] = field(default_factory=dict, compare=False)  # anon- keys made so far
+
+    @classmethod
+    def of(cls, vis: Visibility, roster: Mapping[str, str], salt: str = "") -> "Audience":
+        from ..tournament.config import builtin_bots
+        from .pseudonyms import pseudonyms
+
+        salt = vis.salt or salt
+        if not salt:
+            import secrets
+
+            salt = secrets.token_hex(16)
+        return cls(vis, dict(roster), pseudonyms(roster, salt) if vis.pseudonyms else {}, salt,
+                   frozenset(builtin_bots()))
+
+    def key(self, bot: str) -> str:
+        """The ``anon-`` key that stands for ``bot`` where its id must not show."""
+        found = self.keys.get(bot)
+        if found is None:
+            from .pseudonyms import pseudonym_key
+
+            found = self.keys[bot] = pseudonym_key(self.salt, bot)
+        return found
+
+    def name(self, bot: str, reader: "Person | None") -> tuple[str, str]:
+        """``(key, name)``: how ``bot`` appears to ``reader`` (``None``: any student, the board they share). The
+        teacher sees ids and roster names; a student sees reference bots by name, themselves as themselves, and
+        every other bot by roster name or pseudonym as the teacher's settings say, or as "a classmate" (a board
+        kept to the teacher; a bot not on the roster) under an ``anon-`` key, never its id."""
+        if reader is not None and reader.is_teacher:
+            return bot, self.roster.get(bot, bot)
+        if reader is not None and bot == reader.id:
+            return bot, reader.name
+        if bot in self.reference:
+            return bot, bot
+        if self.vis.board and self.vis.pseudonyms and bot in self.pseudonyms:
+            return self.key(bot), self.pseudonyms[bot]
+        if self.vis.board and not self.vis.pseudonyms and bot in self.roster:
+            return bot, self.roster[bot]
+        return self.key(bot), CLASSMATE
+
+
 def _message(event: str, data: Mapping[str, Any]) -> bytes:
     """One Server-Sent Events message (JSON escapes every newline, so the data is one line)."""
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
@@ -567,9 +674,10 @@ class Stream:
 
 @dataclass
 class _Cadence:
-    at: float = -math.inf
+    at: float = -math.inf  # when the last fit started
     key: Any = None
     result: dict[str, Any] | None = None
+    versions: dict[str, str] | None = None  # the versions the result rated
 
 
 @dataclass
@@ -589,7 +697,7 @@ class LiveBoard:
     clock: Callable[[], float] = time.monotonic
     point_every: float = POINT_EVERY
     interval_every: float = INTERVAL_EVERY
-    poll: float = 0.25
+    poll: float = 0.1
     bootstrap: int = 1000
     max_streams: int = MAX_STREAMS
     session_every: float = 2.0
@@ -618,6 +726,9 @@ class LiveBoard:
         self._sessions_at = -math.inf
         self._state: "PortalState | None" = None
         self._visibility: Callable[[], Visibility] = Visibility
+        self._audience: Audience | None = None
+        self._audience_generation = 0
+        self._salt = secrets.token_hex(16)  # the anon- keys' while the class has no pseudonym salt (this process's)
 
     # ------------------------------------------------------------------ wiring
 
@@ -625,6 +736,7 @@ class LiveBoard:
         """The portal's state (roster names, sessions) and the teacher's current settings."""
         self._state = state
         self._visibility = visibility
+        self.invalidate()
 
     @property
     def running(self) -> bool:
@@ -673,27 +785,35 @@ class LiveBoard:
         return dict(self.versions()), self.anchor()
 
     async def step(self) -> None:
-        """One look: end streams of ended sessions, and refit what changed when its cadence allows."""
+        """One look: end streams of ended sessions, and refit what changed when its cadence allows.
+
+        A fit is due :attr:`point_every` seconds after the last one started (not ended): once due, the first
+        look that sees a new game (or new versions) starts it, so a game reaches the pages within about
+        :attr:`point_every` seconds and a fit. Before that, nothing is read."""
         now = self.clock()
         if now - self._sessions_at >= self.session_every:
             self._sessions_at = now
             await self.check_sessions()
+        point_due = now - self._point.at >= self.point_every
+        interval_due = (self.bootstrap and self._interval_task is None and now - self._interval.at >= self.interval_every)
+        if not (point_due or interval_due):
+            return
         versions, anchor = await asyncio.to_thread(self._ask)
         wanted = (json.dumps(versions, sort_keys=True), anchor)
         marker = await asyncio.to_thread(self._marker)
         key = (marker, wanted)
-        if key != self._point.key and now - self._point.at >= self.point_every:
-            self._point.at = now
+        if point_due and key != self._point.key:
+            self._point.at = self.clock()
             answer = await self._points.fit(versions, anchor, 0)
             if "error" in answer:
                 raise RuntimeError(answer["error"])
             self._point.key = (tuple(answer["marker"]), wanted)
             self._point.result = answer
+            self._point.versions = versions
             self.problem = ""
             self.publish()
-        if (self.bootstrap and self._interval_task is None and key != self._interval.key
-                and now - self._interval.at >= self.interval_every):
-            self._interval.at = now
+        if interval_due and key != self._interval.key:
+            self._interval.at = self.clock()
             self._interval_task = asyncio.create_task(self._fit_intervals(versions, anchor, wanted))
 
     async def _fit_intervals(self, versions: dict[str, str], anchor: str | None, wanted: Any) -> None:
@@ -704,6 +824,7 @@ class LiveBoard:
                 return
             self._interval.key = (tuple(answer["marker"]), wanted)
             self._interval.result = answer
+            self._interval.versions = versions
             self.publish()
         finally:
             self._interval_task = None
@@ -713,22 +834,25 @@ class LiveBoard:
         if self._interval_task is not None:
             await asyncio.shield(self._interval_task)
 
-    def _marker(self) -> tuple[int, int]:
-        """The store's games count and last rowid: the cheap look that says whether anything was stored."""
+    def _marker(self) -> tuple[int, ...]:
+        """The store's games count and last rowid, and its schedule's fingerprint: the cheap look that says whether
+        anything was stored or scheduled (the same :meth:`StoreReader.refresh` returns)."""
         import sqlite3
 
         db = self.folder / "results.sqlite"
         if not db.exists():
-            return (0, 0)
+            return (0, 0, 0, 0)
         try:
             con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
             try:
+                con.execute("BEGIN")
                 row = con.execute("SELECT count(*), coalesce(max(rowid), 0) FROM games").fetchone()
+                mark = _schedule_marker(con)
             finally:
                 con.close()
         except sqlite3.Error:
-            return (-1, -1)  # no games table yet, or busy: the fit reads it properly
-        return (int(row[0]), int(row[1]))
+            return (-1, -1, -1, -1)  # no games table yet, or busy: the fit reads it properly
+        return (int(row[0]), int(row[1]), *mark)
 
     def publish(self, snapshot: Snapshot | None = None) -> Snapshot:
         """Make ``snapshot`` (default: the latest fits, merged) the board, and send it to every stream."""
@@ -737,42 +861,70 @@ class LiveBoard:
             if points is None:
                 return self.snapshot
             fresh = _ratings([dict(zip(_ROW, r)) for r in points["rows"]])
+            now, fitted = self._point.versions or {}, self._interval.versions or {}
             if intervals is not None and self._interval.key == self._point.key:
                 ratings = _ratings([dict(zip(_ROW, r)) for r in intervals["rows"]])
             else:
-                ratings = _merge(fresh, _ratings([dict(zip(_ROW, r)) for r in intervals["rows"]]) if intervals else None)
+                changed = {bot for bot, version in now.items() if fitted.get(bot) != version}
+                ratings = _merge(fresh, _ratings([dict(zip(_ROW, r)) for r in intervals["rows"]]) if intervals else None,
+                                 changed)
             snapshot = Snapshot(tuple(ratings), int(points["games"]),
-                                None if intervals is None else int(intervals["games"]))
+                                None if intervals is None else int(intervals["games"]),
+                                interval_versions_current=intervals is None or now == fitted)
         self.snapshot = replace(snapshot, number=self.snapshot.number + 1, made=time.time())
-        self.broadcast()
+        self._send(self.streams)
         return self.snapshot
 
     # ------------------------------------------------------------------ who sees what
 
-    def names(self) -> dict[str, str]:
-        """Roster names by student id."""
-        if self._state is None:
-            return {}
-        return {p.id: p.name for p in self._state.people() if not p.is_teacher}
+    def audience(self) -> Audience:
+        """Who is who for the pages now (roster names, the teacher's settings, pseudonyms), read from the portal's
+        state once and kept: :meth:`invalidate` forgets it (a setting, a sign-in or sign-out), and the task reads it
+        again off the event loop every :attr:`session_every` seconds (a roster or a link changed by another
+        process)."""
+        found = self._audience
+        if found is None:
+            found = self._audience = self._read_audience()
+        return found
 
-    def _pseudonyms(self, vis: Visibility, names: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-        from .pseudonyms import pseudonym_key, pseudonyms
+    def _read_audience(self) -> Audience:
+        state = self._state
+        if state is None:
+            return Audience.of(self._visibility(), {}, self._salt)
+        vis = self._visibility()
+        roster = {p.id: p.name for p in state.people() if not p.is_teacher}
+        salt = vis.salt or state.setting("pseudonym_salt") or self._salt
+        return Audience.of(vis, roster, salt)
 
-        return pseudonyms(names, vis.salt), {sid: pseudonym_key(vis.salt, sid) for sid in names}
+    def invalidate(self) -> None:
+        """Forget the kept :meth:`audience` (the next page or broadcast reads it again)."""
+        self._audience = None
+        self._audience_generation += 1
 
-    def board_view(self, teacher: bool, vis: Visibility, names: Mapping[str, str]) -> dict[str, Any]:
+    async def _reread_audience(self) -> None:
+        generation = self._audience_generation
+        found = await asyncio.to_thread(self._read_audience)
+        if generation == self._audience_generation:  # not forgotten meanwhile (a setting changed while it was read)
+            self._audience = found
+
+    def board_view(self, teacher: bool, audience: Audience | None = None) -> dict[str, Any]:
         """The board as an audience sees it: ``{"hidden", "games", "intervals", "rows"}``.
 
-        Rows carry text cells (the same the page renders); under pseudonyms a student's row has
-        their ``anon-`` key as ``bot`` and their pseudonym as ``name``.
+        Rows carry text cells (the same the page renders), each bot named by :meth:`Audience.name` for the teacher
+        or for any student (under pseudonyms another student's row has their ``anon-`` key as ``bot``).
         """
+        from .state import TEACHER, Person
+
+        seen = audience or self.audience()
         snap = self.snapshot
-        if not teacher and not vis.board:
+        if not teacher and not seen.vis.board:
             return {"hidden": True, "games": 0, "note": "", "rows": []}
-        shown, keys = (self._pseudonyms(vis, names) if not teacher and vis.pseudonyms else (names, {}))
-        rows = [{"bot": keys.get(r.bot, r.bot), "preset": r.preset, "name": shown.get(r.bot, r.bot),
-                 "rank": r.rank_text, "elo": r.elo_text, "interval": r.interval_text, "games": r.games}
-                for r in snap.ratings]
+        reader = Person(TEACHER, "Teacher", "teacher") if teacher else None
+        rows = []
+        for r in snap.ratings:
+            key, name = seen.name(r.bot, reader)
+            rows.append({"bot": key, "preset": r.preset, "name": name, "rank": r.rank_text, "elo": r.elo_text,
+                         "interval": r.interval_text, "games": r.games})
         note = self.note()
         if teacher and self.problem:
             note += f" The ratings could not be brought up to date: {self.problem}"
@@ -786,31 +938,31 @@ class LiveBoard:
         text = f"{snap.games} game{'s' if snap.games != 1 else ''} on the board."
         if snap.interval_games is None:
             return text + " The 95% intervals are being computed."
+        if not snap.interval_versions_current:
+            return text + (" The 95% intervals are from before the latest change of versions: a new version's is "
+                           f"pending until they are brought up to date (at most every {self.interval_every:g} s).")
         if snap.interval_games != snap.games:
             return text + (f" The 95% intervals are from its first {snap.interval_games} games (they are brought up "
                            f"to date at most every {self.interval_every:g} s).")
         return text
 
-    def mine_view(self, person: "Person", vis: Visibility, names: Mapping[str, str]) -> dict[str, Any]:
+    def mine_view(self, person: "Person", audience: Audience | None = None) -> dict[str, Any]:
         """A student's own ratings, and the key their row has on the board they see."""
-        from .pseudonyms import pseudonym_key
-
+        seen = audience or self.audience()
         snap = self.snapshot
-        key = pseudonym_key(vis.salt, person.id) if vis.pseudonyms else person.id
         rows = [{"preset": r.preset, "elo": r.elo_text, "interval": r.interval_text, "rank": str(r.rank),
                  "ranks": r.ranks_text or "pending", "of": snap.field_size(r.preset), "games": r.games}
                 for r in snap.ratings if r.bot == person.id]
-        return {"bot": person.id, "key": key, "name": person.name, "rows": rows}
+        return {"bot": person.id, "key": seen.name(person.id, None)[0], "name": person.name, "rows": rows}
 
     def page_view(self, person: "Person") -> tuple[dict[str, Any], dict[str, Any] | None]:
         """What a page shows its reader, now: the board (their own row under their id and name, marked ``mine``)
         and, for a student, their own ratings."""
-        vis = self._visibility() if not person.is_teacher else Visibility()
-        names = self.names()
-        board = self.board_view(person.is_teacher, vis, names)
+        seen = self.audience()
+        board = self.board_view(person.is_teacher, seen)
         if person.is_teacher:
             return board, None
-        mine = self.mine_view(person, vis, names)
+        mine = self.mine_view(person, seen)
         board["rows"] = [dict(r, bot=person.id, name=person.name, mine=True) if r["bot"] == mine["key"] else r
                          for r in board["rows"]]
         return board, mine
@@ -839,6 +991,7 @@ class LiveBoard:
 
     def end_session(self, session: str, reason: str) -> None:
         """End the streams of the session whose id hashes to ``session`` (signed out, replaced)."""
+        self.invalidate()
         for s in list(self.streams):
             if s.session == session:
                 s.end(reason)
@@ -853,6 +1006,7 @@ class LiveBoard:
         for s in list(self.streams):  # a response that never started (its reader left at once) never runs its cleanup
             if not s.started and now - s.opened > 30.0:
                 self._forget(s)
+        await self._reread_audience()  # a roster, a setting or a link another process changed
         state = self._state
         if state is None or not self.streams:
             return
@@ -863,22 +1017,23 @@ class LiveBoard:
                 s.end("your session has ended: open your sign-in link again")
 
     def broadcast(self) -> None:
-        """Send the current snapshot to every stream: one message per audience, one per student for their ratings."""
+        """The teacher's settings changed: read them again and send the board to every stream (one message per
+        audience, one per student for their ratings)."""
+        self.invalidate()
         self._send(self.streams)
 
     def _send(self, streams: Sequence[Stream]) -> None:
         if not streams:
             return
-        vis = self._visibility()
-        names = self.names()
+        seen = self.audience()
         boards: dict[bool, bytes] = {}
         mine: dict[str, bytes] = {}
         for s in streams:
             teacher = s.person.is_teacher
             if teacher not in boards:
-                boards[teacher] = _message("board", self.board_view(teacher, vis, names))
+                boards[teacher] = _message("board", self.board_view(teacher, seen))
             if not teacher and s.person.id not in mine:
-                mine[s.person.id] = _message("mine", self.mine_view(s.person, vis, names))
+                mine[s.person.id] = _message("mine", self.mine_view(s.person, seen))
             if not teacher:
                 s.push("mine", mine[s.person.id])  # first: the page needs its key to mark its row
             s.push("board", boards[teacher])

@@ -31,7 +31,8 @@ from .links import LINKS_NAME, write_links
 from .state import TEACHER
 from .uploads import DEFAULT_MAX_BYTES, size_text
 
-__all__ = ["add_arguments", "run", "bots_get_own_uid", "parse_size", "ServeError", "PORTAL_EXTRA_HINT", "DEMO_CLASS", "demo_upload", "default_check_workers"]
+__all__ = ["add_arguments", "run", "bots_get_own_uid", "parse_size", "ServeError", "PORTAL_EXTRA_HINT", "DEMO_CLASS", "demo_upload", "default_check_workers",
+           "secret_seed"]
 
 PORTAL_EXTRA_HINT = "install the portal extra: pip install 'cabo-kit[portal]'"
 
@@ -250,6 +251,81 @@ def demo_upload(bot: str) -> bytes:
             f"class My{bot}({where}.{bot}):\n    pass\n").encode()
 
 
+def secret_seed(folder: Path) -> str:
+    r"""Give the class's tournament a random secret seed when its ``tournament.toml`` sets none; what to tell the teacher.
+
+    Every deal derives from the tournament's seed, and the default (0) is in the public code: with it, anyone could
+    work out the cards of every game. The seed line is added at the top of the file (made if missing), the rest of
+    it kept as it is. A folder whose store already holds games, or records a seed, keeps its seed: the tournament
+    refuses to mix the games of two seeds, so a new one would cost every stored game (the message says how to
+    change it by hand).
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "tournament.toml").write_text('# my class\npresets = ["rush"]\n[limits]\ndecision_s = 2.0\n')
+    >>> print(secret_seed(folder))
+    tournament.toml set no seed: a random secret seed is written into it, so nobody can work out the deals (keep the file private)
+    >>> print((folder / "tournament.toml").read_text())  # doctest: +ELLIPSIS
+    # my class
+    seed = ...  # written by cabo-kit serve: a secret seed, so nobody can work out the deals
+    presets = ["rush"]
+    [limits]
+    decision_s = 2.0
+    <BLANKLINE>
+    >>> secret_seed(folder)                 # it has one now: nothing to do
+    ''
+    """
+    import secrets
+    import sqlite3
+
+    from ..tournament.config import tomllib
+
+    path = folder / "tournament.toml"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return ""  # the games name the broken line to the teacher
+    if "seed" in data:
+        return ""
+    db = folder / "results.sqlite"
+    stored: str | None = None
+    if db.exists():
+        try:
+            con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+            try:
+                tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                row = con.execute("SELECT value FROM meta WHERE key='seed'").fetchone() if "meta" in tables else None
+                played = "games" in tables and con.execute("SELECT 1 FROM games LIMIT 1").fetchone() is not None
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return ""  # a damaged store: the games say so; its seed is not ours to change
+        if row is not None or played:
+            stored = f"seed {row[0]}" if row is not None else "the default seed 0"
+    if stored is not None:
+        return (f"tournament.toml sets no seed and the games in results.sqlite were played with {stored}: kept, as a new "
+                "seed would make the tournament refuse every stored game; with the default seed the deals can be worked "
+                "out from the public code: to make them secret, move results.sqlite aside and add seed = <a large random "
+                "number> to tournament.toml")
+    lines = text.splitlines(keepends=True)
+    top = 0
+    while top < len(lines) and lines[top].lstrip().startswith("#"):  # after the file's opening comments
+        top += 1
+    seed = secrets.randbelow(2 ** 31 - 1) + 1
+    line = f"seed = {seed}  # written by cabo-kit serve: a secret seed, so nobody can work out the deals\n"
+    new = "".join(lines[:top]) + line + "".join(lines[top:])
+    if tomllib.loads(new) != {**data, "seed": seed}:  # never write a file that says something else
+        return "tournament.toml sets no seed: add seed = <a large random number> to it, so nobody can work out the deals"
+    temporary = folder / f".tournament.toml.{os.getpid()}.tmp"
+    temporary.write_text(new, encoding="utf-8")
+    if path.exists():
+        os.chmod(temporary, path.stat().st_mode & 0o7777)
+    os.replace(temporary, path)
+    return ("tournament.toml set no seed: a random secret seed is written into it, so nobody can work out the deals "
+            "(keep the file private)")
+
+
 def run(args: argparse.Namespace, say: Any = print) -> int:
     """Run ``cabo-kit serve`` with parsed ``args``: the exit status (1: the folder is in use or cannot be written)."""
     if args.demo:
@@ -337,6 +413,9 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
                 say(f"ended {len(ended)} process group{'s' if len(ended) != 1 else ''} a stopped server left running")
             for path in state.recover():
                 say(f"recovered after a stop: {path}")
+            seeded = secret_seed(folder)  # before any game is played: the deals must not be computable
+            if seeded:
+                say(seeded)
             fresh = state.sync_roster(roster)
             state.set_setting("base_url", base)
             names = {p.id: p.name for p in state.people()}

@@ -123,18 +123,12 @@ class StudentPages:
     # ------------------------------------------------------------------ /games/{game_id}
 
     def names(self, bots: list[str], reader: Session) -> list[str]:
-        """What the replay calls each seat's bot: reference bots by name; classmates as the board shows them
-        (roster names or pseudonyms), or "a classmate" when the board is the teacher's only."""
-        from ..tournament.config import builtin_bots
-
-        builtin = set(builtin_bots())
-        people = {p.id: p.name for p in self.portal.state.people() if not p.is_teacher}
-        if self.portal.setting("names") == "pseudonyms":
-            from .pseudonyms import pseudonyms
-
-            people = pseudonyms(people, self.portal.salt())
-        hidden = self.portal.setting("board") == "teacher"
-        return [b if b in builtin else "a classmate" if hidden else people.get(b, "a classmate") for b in bots]
+        """What the replay calls each seat's bot: as the live board names it for this reader
+        (:meth:`~cabo_kit.portal.live.Audience.name`): reference bots by name, the reader as themselves, classmates
+        by roster name or pseudonym as the board shows them, else "a classmate" (a board kept to the teacher, a bot
+        not on the roster)."""
+        seen = self.portal.live.audience()
+        return [seen.name(b, reader.person)[1] for b in bots]
 
     async def replay(self, request: Request) -> Response:
         _, session = self.portal.need(request)
