@@ -69,6 +69,20 @@ def defined_at(fn: Any) -> str | None:
     return f"{os.path.basename(file)} line {code.co_firstlineno}"
 
 
+class _SeededWhenRead:
+    """``Bot.random`` until it is set: a ``random.Random(0)`` made on first read and kept on the bot.
+
+    Seeding a generator costs about as much as a game turn, and a game seeds every bot's anew
+    (``bot.random = bot_random(seed, seat)``), so a bot does not seed one it will never read.
+    """
+
+    def __get__(self, bot: Any, owner: Any = None) -> "random.Random":
+        if bot is None:
+            return self  # type: ignore[return-value]  # (read off the class: the descriptor itself)
+        rng = bot.__dict__["random"] = random.Random(0)
+        return rng
+
+
 class BotError(ValueError):
     """A bot answered something that is not an action it may take."""
 
@@ -84,8 +98,10 @@ class Bot(ABC):
     #: The name shown in results (default: the class name).
     name: str = ""
 
+    random = _SeededWhenRead()
+
     def __init__(self) -> None:
-        self.random = random.Random(0)
+        """Nothing to set up: ``self.random`` is made on first read, unless a game has set it first."""
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)

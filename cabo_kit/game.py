@@ -717,12 +717,7 @@ class Game:
             own = self._own
             own[me] = (own[me], count, event)
         self._event_count = count + 1
-        if self._snapping:
-            self._open_window("end")
-        elif self._cabo_at_end:
-            self._end_turn()
-        else:  # no window and no call at the turn's end: the usual turn end, two calls fewer
-            self._finish_turn()
+        self._turn_ends()
 
     def _on_snap(self, seat: int, action: Action) -> None:
         self._pending.remove(seat)
@@ -772,7 +767,7 @@ class Game:
         value = card.value
         power = self.rules._power_table[value] if from_deck and value is not None and value >= 0 else None
         if power is None:
-            self._open_window("end")
+            self._turn_ends()
         elif self.rules.power_timing == "before_discard":
             self._start_power(power)
         else:
@@ -904,9 +899,18 @@ class Game:
         self.power = None
         self.target = None
         if self.rules.power_timing == "before_discard":
-            self._open_window("end")
+            self._turn_ends()
         else:
             self._end_turn()
+
+    def _turn_ends(self) -> None:
+        """``_open_window("end")`` without its pass-through calls when no window can open."""
+        if self._snapping:
+            self._open_window("end")
+        elif self._cabo_at_end:
+            self._end_turn()
+        else:
+            self._finish_turn()
 
     # ----------------------------------------------------------------- snaps
 
