@@ -39,6 +39,8 @@ BOT_HOOKS = ("choose", "on_game_start", "on_round_start", "on_round_end", "on_ga
 
 _DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
 _DECK = _DRAW["deck"]
+_EXCHANGE_ONE = tuple(Exchange((p,)) for p in range(16))  # keep()'s usual answers (Exchange() looks its value up)
+_in_tuple: Any = tuple.__contains__
 
 
 def _shown(value: Any) -> str:
@@ -67,6 +69,20 @@ def defined_at(fn: Any) -> str | None:
     return f"{os.path.basename(file)} line {code.co_firstlineno}"
 
 
+class _SeededWhenRead:
+    """``Bot.random`` until it is set: a ``random.Random(0)`` made on first read and kept on the bot.
+
+    Seeding a generator costs about as much as a game turn, and a game seeds every bot's anew
+    (``bot.random = bot_random(seed, seat)``), so a bot does not seed one it will never read.
+    """
+
+    def __get__(self, bot: Any, owner: Any = None) -> "random.Random":
+        if bot is None:
+            return self  # type: ignore[return-value]  # (read off the class: the descriptor itself)
+        rng = bot.__dict__["random"] = random.Random(0)
+        return rng
+
+
 class BotError(ValueError):
     """A bot answered something that is not an action it may take."""
 
@@ -82,8 +98,10 @@ class Bot(ABC):
     #: The name shown in results (default: the class name).
     name: str = ""
 
+    random = _SeededWhenRead()
+
     def __init__(self) -> None:
-        self.random = random.Random(0)
+        """Nothing to set up: ``self.random`` is made on first read, unless a game has set it first."""
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -175,6 +193,8 @@ class SimpleBot(Bot):
             if isinstance(pos, (tuple, list)):
                 positions: tuple[int, ...] = tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None")))
             else:
+                if pos.__class__ is int and 0 <= pos < len(_EXCHANGE_ONE):  # one card: the action made once
+                    return self._checked(_EXCHANGE_ONE[pos], legal_actions, "keep", obs)
                 positions = (pos if pos.__class__ is int else self._position(pos, "keep", "a position (int) or None"),)
             return self._checked(Exchange(positions), legal_actions, "keep", obs)
         if phase == "snap":
@@ -204,6 +224,8 @@ class SimpleBot(Bot):
         raise BotError(f"no decision is expected in phase '{phase}'")  # pragma: no cover
 
     def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation) -> Action:
+        if isinstance(legal, tuple) and _in_tuple(legal, action):  # the usual answer: a C-speed scan (is_legal's first step)
+            return action
         if not is_legal(action, legal):
             raise BotError(f"{method}() led to {action}, which is not legal now: {why_illegal(obs, legal, action)}"
                            f"{self._where(method)}")

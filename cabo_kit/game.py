@@ -46,7 +46,7 @@ from .actions import (  # the engine's shared action objects and legal-action ta
 )
 from .cards import UNKNOWN, Card
 from .knowledge import Knowledge, pick
-from .observation import Event, EventKind, EventLog, Observation, Phase, make_observation
+from .observation import Event, EventKind, EventLog, Observation, Phase
 from .rules import Power, Rules
 from .scoring import ScoreSheet, next_start_player, round_details
 
@@ -71,6 +71,7 @@ PEEK_SWAP, SPY_SWAP = Power.PEEK_SWAP, Power.SPY_SWAP
 _PEEKING = (Power.PEEK, Power.PEEK_SWAP)  # the powers that start with a look at an own card
 _SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's card
 _K = EventKind
+_E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
@@ -222,8 +223,8 @@ class Game:
         # the round's events as chains of nested tuples (see _emit), how many, and where this turn's begin
         "_shared", "_own", "_event_count", "_turn_start",
         # remembered: the legal actions now, the scores as tuples, rule flags read every turn
-        "_legal", "_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
-        "_cabo_instead", "_reshuffles", "_may_discard_taken", "_max_turns",
+        "_legal", "_totals", "_round_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
+        "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns",
     )
 
     deck: list[int]
@@ -289,6 +290,7 @@ class Game:
         self._reshuffles = rules.deck_out == "reshuffle"
         self._may_discard_taken = rules.discard_draw_may_discard
         self._drawn_legal = _DRAWN_LEGAL[bool(rules.multi_exchange)]
+        self._choose_all = _CHOOSE[True][True][self._cabo_instead]  # the legal choice with a deck, a pile and a hand
 
     # ----------------------------------------------------------------- set-up
 
@@ -636,6 +638,7 @@ class Game:
 
     def _on_choose(self, me: int, action: Action) -> None:
         kind = type(action)
+        know = self.know
         if kind is DrawDeck:
             deck = self.deck
             if len(deck) > 1 or (deck and self._reshuffles):
@@ -644,22 +647,35 @@ class Game:
                 c = self._draw_card()  # type: ignore[assignment]
                 assert c is not None
             # Only the drawer sees it (observation.drawn); Knowledge learns who knows it when it is put in a hand.
-            self.drawn, self.drawn_from = c, "deck"
+            self.drawn = c
+            self.drawn_from = "deck"
             self.stats[me]["draws_deck"] += 1
-            self._emit(_new(Event, (_K.DRAW, me, (), (self.know.faces[c],), "")), me, _HIDDEN_DRAW[me])
+            # self._emit(the draw, me, _HIDDEN_DRAW[me]), written out: every turn but a Cabo call draws
+            event = _new(Event, (_E_DRAW, me, (), (know.faces[c],), ""))
+            hidden = _HIDDEN_DRAW[me]
+            count = self._event_count
+            self.log.append((event, me, hidden))
+            self._shared = (self._shared, hidden)
+            own = self._own
+            own[me] = (own[me], count, event)
+            self._event_count = count + 1
             may_discard = True
         elif kind is DrawDiscard:
-            c = self.know.take()
-            self.drawn, self.drawn_from = c, "discard"
+            c = know.take()
+            self.drawn = c
+            self.drawn_from = "discard"
             self.stats[me]["draws_discard"] += 1
-            self._emit(_ev(_K.TAKE, me, (), (self.know.faces[c],)))
+            event = _new(Event, (_E_TAKE, me, (), (know.faces[c],), ""))
+            self.log.append(event)  # self._emit(event), written out
+            self._shared = (self._shared, event)
+            self._event_count += 1
             may_discard = self._may_discard_taken
         else:
             self._call(me)
             self._finish_turn()
             return
         self.phase = DRAWN
-        k = len(self.know.hands[me])  # _legal_drawn(k, may_discard or not k), looked up here: every turn comes here
+        k = len(know.hands[me])  # _legal_drawn(k, may_discard or not k), looked up here: every turn comes here
         found = self._drawn_legal[may_discard or not k][k] if k < _MAXPOS else None
         self._legal = found if found is not None else self._legal_drawn(k, may_discard or not k)
 
@@ -686,17 +702,22 @@ class Game:
         self.stats[me]["exchanges"] += 1
         faces = know.faces
         target = _ONE_SEAT[p]  # (p,), shared
-        event = _new(Event, (_K.EXCHANGE, me, target, (faces[old], faces[c]), ""))
+        out = faces[old]
+        event = _new(Event, (_E_EXCHANGE, me, target, (out, faces[c]), ""))
+        # self._emit(event) or, from the deck, self._emit(event, me, hidden), written out: every turn but a discard
+        # or a Cabo call comes here. Everybody saw the card that left; only the drawer knows a new one from the deck.
+        count = self._event_count
         if from_discard:
-            self._emit(event)
-        else:  # everybody saw the card that left; only the drawer knows the new one
-            self._emit(event, me, _new(Event, (_K.EXCHANGE, me, target, (faces[old], UNKNOWN), "")))
-        if self._snapping:
-            self._open_window("end")
-        elif self._cabo_at_end:
-            self._end_turn()
-        else:  # no window and no call at the turn's end: the usual turn end, two calls fewer
-            self._finish_turn()
+            self.log.append(event)
+            self._shared = (self._shared, event)
+        else:
+            hidden = _new(Event, (_E_EXCHANGE, me, target, (out, UNKNOWN), ""))
+            self.log.append((event, me, hidden))
+            self._shared = (self._shared, hidden)
+            own = self._own
+            own[me] = (own[me], count, event)
+        self._event_count = count + 1
+        self._turn_ends()
 
     def _on_snap(self, seat: int, action: Action) -> None:
         self._pending.remove(seat)
@@ -746,7 +767,7 @@ class Game:
         value = card.value
         power = self.rules._power_table[value] if from_deck and value is not None and value >= 0 else None
         if power is None:
-            self._open_window("end")
+            self._turn_ends()
         elif self.rules.power_timing == "before_discard":
             self._start_power(power)
         else:
@@ -878,9 +899,18 @@ class Game:
         self.power = None
         self.target = None
         if self.rules.power_timing == "before_discard":
-            self._open_window("end")
+            self._turn_ends()
         else:
             self._end_turn()
+
+    def _turn_ends(self) -> None:
+        """``_open_window("end")`` without its pass-through calls when no window can open."""
+        if self._snapping:
+            self._open_window("end")
+        elif self._cabo_at_end:
+            self._end_turn()
+        else:
+            self._finish_turn()
 
     # ----------------------------------------------------------------- snaps
 
@@ -1014,7 +1044,14 @@ class Game:
             self.caller is None and self._empty_left is None and not self._empty_flag
             and not self._end_after_turn and turn + 1 < self._max_turns
         ):  # the usual turn end, in one test: the next player's turn
-            self.current = (me + 1) % self.n
+            me = self.current = (me + 1) % self.n
+            know = self.know
+            if self.deck and know.pile and know.hands[me]:  # _begin_turn, written out for the usual choice
+                self.phase = CHOOSE
+                self._movers = _ONE_SEAT[me]
+                self._turn_start = self._event_count
+                self._legal = self._choose_all  # _legal_choose(): deck, pile, and Cabo if the rules say "instead"
+                return
             self._begin_turn()
             return
         if self.caller is not None and self._call_turn != turn:
@@ -1083,7 +1120,8 @@ class Game:
 
     def _sync_scores(self) -> None:
         sheet = self.sheet
-        self._scores = (tuple(sheet.totals), tuple([tuple(r) for r in sheet.rounds]))
+        self._totals = tuple(sheet.totals)
+        self._round_scores = tuple([tuple(r) for r in sheet.rounds])
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
@@ -1097,7 +1135,9 @@ class Game:
         know = self.know
         # The seat's two chain ends (see EventLog), set on a bare log: this runs for every decision.
         events = _new_log(EventLog)
-        events._shared, events._own, events._stop = self._shared, own, self._event_count
+        events._shared = self._shared
+        events._own = own
+        events._stop = self._event_count
         if self._engine_memory:
             discard = know.discard
             events._start = 0
@@ -1105,14 +1145,14 @@ class Game:
             discard = know.discard[-1:]
             events._start = self._turn_start
             events = EventLog(events)
-        drawn = self.drawn
+        drawn: Any = self.drawn  # the card's id, then the face this seat sees
         current = self.current
-        if drawn is None:
-            drawn_card = None
-        elif self.drawn_from == "discard" or (seat == current and self.drawn_from == "deck"):
-            drawn_card = know.faces[drawn]
-        else:  # drawn from the deck by someone else, or a penalty card nobody saw
-            drawn_card = UNKNOWN
+        if drawn is not None:
+            drawn_from = self.drawn_from
+            if drawn_from == "discard" or (seat == current and drawn_from == "deck"):
+                drawn = know.faces[drawn]
+            else:  # drawn from the deck by someone else, or a penalty card nobody saw
+                drawn = UNKNOWN
         phase = self.phase
         if phase is SNAP or phase is LOOK:  # every seat decides (legal_actions(seat), written out)
             to_move: tuple[int, ...] = self._all_seats
@@ -1125,17 +1165,19 @@ class Game:
             to_move = _ONE_SEAT[mover]
             if seat == mover:
                 known = self._legal
-                legal = known if known is not None else self._compute_legal()
-                self._legal = legal
+                if known is None:
+                    known = self._legal = self._compute_legal()
+                legal = known
             else:
                 legal = ()
-        scores = self._scores
-        return make_observation(
-            (seat, self.n, self.rules, self.memory, self.round, self.turn, phase, current, to_move,
-             self.start_player, self.caller, len(self.deck), drawn_card, self.drawn_from, self.power, self.target,
-             self.picked, self.exchange_ok, self.give_to),
-            (know.views[seat], know.up_view, discard, scores[0], scores[1], events, legal),
-        )
+        # The fields in Observation's order (make_observation's head + table, in one tuple: observation.py
+        # checks that order against MOMENT_FIELDS and TABLE_FIELDS when it is imported).
+        return _new(Observation, (
+            seat, self.n, self.rules, self.memory, self.round, self.turn, phase, current, to_move, self.start_player,
+            self.caller, len(self.deck), drawn, self.drawn_from, self.power, self.target, self.picked,
+            self.exchange_ok, self.give_to,
+            know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
+        ))
 
     def events_seen(self, seat: int | None = None, since: int = 0) -> list[Event]:
         """The game's events as ``seat`` saw them (``None``: everything, every face shown), from

@@ -210,16 +210,48 @@ class Knowledge:
         (and is returned). ``face_up`` says how the new card lies; ``seer`` (a seat, or -1) learns it."""
         hand = self.hands[owner]
         old = hand[position]
-        flags_changed = face_up or self.up[old]  # else the hand's face-up flags stay as they were
         hand[position] = card
-        self.owner[old] = -1
-        self.owner[card] = owner
-        self.up[card] = face_up
-        self.up_faces[card] = self.faces[card] if face_up else UNKNOWN
+        held = self.owner
+        held[old] = -1
+        held[card] = owner
+        faces = self.faces
+        face = faces[card]
+        up = self.up
+        up_faces = self.up_faces
+        flags_changed = face_up or up[old]  # else the hand's face-up flags stay as they were
+        up[card] = face_up
+        up_faces[card] = face if face_up else UNKNOWN
         if seer >= 0:
-            self.seen[seer][card] = self.faces[card]
-        self.land(old)
-        self._changed(owner, flags_changed)
+            self.seen[seer][card] = face
+        # self.land(old), written out: most turns come here
+        out = faces[old]
+        self.pile.append(old)
+        self.discard += (out,)
+        up[old] = True
+        up_faces[old] = out
+        if not self.public[old]:
+            self.public[old] = True
+            for seen in self.seen:
+                seen[old] = out
+        if not self.memory:
+            self._changed(owner, flags_changed)
+            return old
+        # Only the card at ``position`` changed: a seat's view of the hand changes only where it knows the new
+        # card otherwise than it knew the old one (most seats know neither), and only those views are rebuilt.
+        get = None
+        views = self.views
+        seat = 0
+        for rows in self._rows:
+            known = self.seen[seat][card]
+            if rows[owner][position] is not known:
+                if get is None:
+                    get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+                rows[owner] = get(self.seen[seat])
+                views[seat] = tuple(rows)
+            seat += 1
+        if flags_changed:
+            self._up_rows[owner] = (itemgetter(*hand) if len(hand) > 1 else _getter(hand))(up)
+            self.up_view = tuple(self._up_rows)
         return old
 
     def insert(self, owner: int, index: int, card: int) -> None:

@@ -515,8 +515,8 @@ _new = tuple.__new__
 
 
 def make_observation(head: tuple[Any, ...], table: tuple[Any, ...]) -> Observation:
-    """The one place an :class:`Observation` is assembled: the engine builds every observation here, and so does
-    an isolated bot's process from what the wire brings.
+    """An :class:`Observation` assembled from its two groups: an isolated bot's process builds it here from what
+    the wire brings (``Game.observation`` writes the same fields in the same order as one tuple).
 
     ``head`` is who is looking and where the game stands: ``(seat, n_players, rules, memory)`` followed by the
     values of :data:`MOMENT_FIELDS`; ``table`` the values of :data:`TABLE_FIELDS`.

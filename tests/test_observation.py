@@ -1,8 +1,9 @@
 """The observation's layout, its one builder, the lazily read event log, and the text enums.
 
-The engine and the wire to an isolated bot both assemble observations with ``make_observation``
-from ``(viewer + moment, table)``; these tests fail if ``Observation``'s fields, ``MOMENT_FIELDS``,
-``TABLE_FIELDS`` or the builder ever disagree (tests/test_isolation.py checks the wire itself).
+The wire to an isolated bot assembles observations with ``make_observation`` from ``(viewer + moment,
+table)``, and the engine writes the same fields in one tuple; these tests fail if ``Observation``'s
+fields, ``MOMENT_FIELDS``, ``TABLE_FIELDS``, the builder or the engine's observations ever disagree
+(tests/test_isolation.py checks the wire itself).
 """
 
 from __future__ import annotations

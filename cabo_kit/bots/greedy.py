@@ -41,10 +41,15 @@ class GreedyBot(SimpleBot):
     def worst(self, obs: Observation) -> int | None:
         """The position of the card it would most like to get rid of (the first one on ties)."""
         worst, worst_value = None, _LOWEST
-        for p, card in enumerate(obs.hands[obs.seat]):
-            value = UNSEEN_ESTIMATE if card.value is None else card.value
+        p = 0
+        for card in obs.hands[obs.seat]:
+            value: Any = card.value
+            if value is None:
+                value = UNSEEN_ESTIMATE
             if value > worst_value:
-                worst, worst_value = p, value
+                worst = p
+                worst_value = value
+            p += 1
         return worst
 
     def estimated_total(self, obs: Observation) -> float:
