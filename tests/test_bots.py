@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.util
 import inspect
 import random
@@ -441,3 +442,25 @@ def test_evidence_holds_against_counting_bots(preset: str) -> None:
                     sums += 1
     assert limits > 50 and sums > 50
     assert ruled_out > 50 or not ck.Rules.preset(preset).snapping
+
+
+def test_greedy_bot_calls_cabo_only_when_the_rules_allow_it_now() -> None:
+    # rush with final turns after an emptied hand: Cabo may not be called then (34 of 300 games raised before)
+    rules = dataclasses.replace(ck.Rules.preset("rush"), empty_hand="final_turns")
+    for seed in range(120):
+        record = ck.play_game([ck.bots.GreedyBot() for _ in range(4)], rules, seed=seed)
+        assert record.winners
+
+
+def test_a_bots_random_is_made_once_on_first_read_and_a_set_one_wins() -> None:
+    bot = RandomBot()
+    assert bot.random is bot.random  # one generator, made when first read
+    assert bot.random.random() == random.Random(0).random()  # as every Bot() was seeded before it was lazy
+    mine = random.Random(7)
+    other = RandomBot()
+    other.random = mine
+    assert other.random is mine
+    import pickle
+
+    again = pickle.loads(pickle.dumps(RandomBot()))
+    assert again.random.random() == random.Random(0).random()

@@ -50,6 +50,11 @@ def test_the_engine_builds_what_make_observation_builds_from_the_named_parts(pre
             again = make_observation(head, tuple(getattr(obs, n) for n in TABLE_FIELDS))
             assert again == obs and type(again) is Observation
             assert obs.phase is game.phase and (obs.power is None or isinstance(obs.power, Power))
+            # the engine's own state, field by field: a field written in the wrong place fails here
+            assert (obs.seat, obs.current, obs.start_player, obs.round, obs.turn) == (
+                seat, game.current, game.start_player, game.round, game.turn)
+            assert (obs.deck_size, obs.target, obs.give_to, obs.scores) == (
+                len(game.deck), game.target, game.give_to, tuple(game.totals))
             game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..actions import CallCabo
 from ..bot import SimpleBot
 from ..observation import Observation
 
@@ -62,7 +63,8 @@ class GreedyBot(SimpleBot):
         return self.estimated_total(obs) <= self.cabo_threshold
 
     def draw(self, obs: Observation) -> str:
-        if obs.caller is None and obs.rules.cabo_timing == "instead" and self.call_cabo(obs):
+        if obs.caller is None and obs.rules.cabo_timing == "instead" and CallCabo() in obs.legal_actions \
+                and self.call_cabo(obs):
             return "cabo"
         top, worst = obs.top, self.worst(obs)
         if top is not None and top.value is not None and worst is not None and top.value <= 4 and top.value < self.estimate(obs.my_hand[worst]):
