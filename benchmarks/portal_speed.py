@@ -265,6 +265,7 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
         verdicts = {v: sum(1 for s in ids if done[s][1] == v) for v in sorted({d[1] for d in done.values()})}
         print(f"  upload to verdict on the page: median {statistics.median(waits):.1f} s, max {max(waits):.1f} s; "
               f"verdicts {verdicts}; {load()}")
+        print(f"  each verdict, sorted (s): {' '.join(f'{w:.0f}' for w in sorted(waits))}")
         report.add("a", f"{len(ids)} uploads at once: upload to the check's verdict on the page, median",
                    f"{statistics.median(waits):.1f} s", "< 15 s", statistics.median(waits) < 15)
         report.add("a", "  the same, max", f"{max(waits):.1f} s")
