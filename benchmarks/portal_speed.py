@@ -255,6 +255,9 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
                     done[sid] = (time.perf_counter(), shown.group(1) if shown else "not shown")
                     return
 
+        watch = BoardWatch(server, lambda: 2 + sum(1 for s in ids if done.get(s, (0, ""))[1] == "accepted")
+                           if len(done) == len(ids) else 10**6)
+        watch.start()
         threads = [threading.Thread(target=student, args=(sid,)) for sid in ids]
         for t in threads:
             t.start()
@@ -295,6 +298,9 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
             print(f"  not up to date after {took:.1f} min ({state}, {games} games stored)")
             report.add("d", f"{len(ids)} fresh uploads to +-50 Elo ({','.join(args.presets)})",
                        f"> {took:.0f} min (stopped waiting; {games} games)", "< 15 min", False)
+            if watch.reached is not None:
+                report.add("d", "  the teacher's live board first within +-50 (its bootstrap every 30 s)",
+                           f"{(watch.reached - t_uploads) / 60:.1f} min", "< 15 min", watch.reached - t_uploads < 900)
             return
         with open(folder / "leaderboard.csv", newline="") as f:
             rows = list(csv.DictReader(f))
@@ -304,8 +310,62 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
         report.add("d", f"{len(ids)} fresh uploads to +-50 Elo ({','.join(args.presets)}), wall time",
                    f"{took:.1f} min ({games} games)", "< 15 min", took < 15)
         report.add("d", "  widest two-sided interval; one-sided rows", f"+-{half:.0f} Elo; {one_sided} of {len(rows)}")
+        if watch.reached is not None:
+            at = (watch.reached - t_uploads) / 60
+            print(f"  the teacher's live board first showed every interval within +-50 {at:.1f} min after the uploads")
+            report.add("d", "  the teacher's live board first within +-50 (its bootstrap every 30 s)", f"{at:.1f} min",
+                       "< 15 min", at < 15)
     finally:
         server.stop()
+
+
+def board_within(board: dict[str, Any], bots: int, precision: float = 50.0) -> bool:
+    """Whether a live board (the teacher's ``event: board``) rates ``bots`` bots in each of its presets, every interval
+    within ``precision`` Elo either side or one-sided below (a bot far below the rest, which the runner does not wait on).
+
+    >>> row = lambda bot, interval: {"bot": bot, "preset": "rush", "interval": interval}
+    >>> board_within({"rows": [row("a", "950\u20131040"), row("b", "below 700")]}, 2)
+    True
+    >>> board_within({"rows": [row("a", "950\u20131040"), row("b", "pending")]}, 2)
+    False
+    """
+    per_preset: dict[str, int] = {}
+    for r in board.get("rows", []):
+        per_preset[r["preset"]] = per_preset.get(r["preset"], 0) + 1
+        found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", r["interval"])
+        if not (found and int(found.group(2)) - int(found.group(1)) <= 2 * precision + 1) \
+                and not r["interval"].startswith("below "):
+            return False
+    return bool(per_preset) and min(per_preset.values()) >= bots
+
+
+class BoardWatch(threading.Thread):
+    """Follows the teacher's live board (``/live``) and notes when it first shows every interval within +-50."""
+
+    def __init__(self, server: Server, bots: Any) -> None:
+        super().__init__(daemon=True)
+        self.browser = server.browser("_teacher")
+        self.bots = bots  # called: how many bots the board must rate (the accepted files and the reference bots)
+        self.reached: float | None = None
+        self.boards = 0
+
+    def run(self) -> None:
+        import json
+
+        try:
+            with self.browser.http.stream("GET", "/live", headers={"accept": "text/event-stream"}) as response:
+                buffer = ""
+                for chunk in response.iter_text():
+                    buffer += chunk
+                    while "\n\n" in buffer:
+                        message, buffer = buffer.split("\n\n", 1)
+                        if message.startswith("event: board") and self.reached is None:
+                            self.boards += 1
+                            data = json.loads(message.split("data: ", 1)[1])
+                            if board_within(data, self.bots()):
+                                self.reached = time.perf_counter()
+        except (httpx.HTTPError, RuntimeError):
+            pass  # the server stopped
 
 
 def stored_games(folder: Path) -> int:
