@@ -457,8 +457,9 @@ def test_stored_counts_the_games_of_the_store(klass: Any) -> None:
 def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> None:
     """A file that plays fair under its check and spies in the class's games (tests/portal_class_bots/spy.py): it finds
     the folder from the games' command line and tries the links, the portal's store and uploads, results.sqlite,
-    another student's file, the logs and the outputs. An earlier `tournament run` left the store and logs readable to
-    all; the folder and tournament.toml stay so (the spy must read that, so "nothing else" means something)."""
+    another student's file, the logs, the outputs and tournament.toml (its seed tells every deal). An earlier
+    `tournament run` left the store, logs and tournament.toml readable to all; the folder and open-to-all.txt stay so
+    (the spy must read that, so "nothing else" means something)."""
     import tempfile
 
     from cabo_kit.portal.links import write_links
@@ -468,6 +469,8 @@ def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> 
         os.chmod(folder, 0o755)
         (folder / "tournament.toml").write_text(TINY)
         os.chmod(folder / "tournament.toml", 0o644)
+        (folder / "open-to-all.txt").write_text("the control: readable to all on purpose\n")
+        os.chmod(folder / "open-to-all.txt", 0o644)
         state = PortalState(folder)
         write_links(folder, state.sync_roster([Student("s000", "Ada"), Student("s040", "Spy")]), {}, "http://x")
         accept(state, "s000", bot("s000"))
@@ -487,8 +490,8 @@ def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> 
             state.close()
         said = "".join(p.read_text() for p in (folder / "logs").glob("s040-*.log"))
         assert "SPY-FOLDER found" in said, said
-        assert set(re.findall(r"SPY-FOUND (.*)", said)) == {"tournament.toml reads 64"}, said
-        for name in (DB_NAME, "leaderboard.csv", "report.html", "logs", "bots", "portal", "portal-links.csv"):
+        assert set(re.findall(r"SPY-FOUND (.*)", said)) == {"open-to-all.txt reads 40"}, said
+        for name in ("tournament.toml", DB_NAME, "leaderboard.csv", "report.html", "logs", "bots", "portal", "portal-links.csv"):
             assert os.stat(folder / name).st_mode & 0o077 == 0, name
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -403,10 +403,13 @@ class GamesWorker:
         fd = held_fd(self.folder)
         if fd is None:
             raise RuntimeError(f"the server does not hold {self.folder}: it cannot play its games")
+        (self.state.dir / RESULT_NAME).unlink(missing_ok=True)  # a stale result is never taken for this run's
         log = open(self.state.dir / LOG_NAME, "wb")
         try:  # pass_fds: the lock's descriptor reaches this child only (checks close every other descriptor)
+            # The folder is the child's working directory and its argument `.`: its command line, which every
+            # process can read in /proc, does not name the class folder.
             proc = subprocess.Popen(
-                [sys.executable, "-m", "cabo_kit.portal.games", str(self.folder), "--workers", str(self.workers),
+                [sys.executable, "-m", "cabo_kit.portal.games", ".", "--workers", str(self.workers),
                  "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp],
                 pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 cwd=self.folder, env=process_env(self.folder), start_new_session=True)
@@ -457,7 +460,7 @@ class GamesWorker:
 
 # ------------------------------------------------------------------ the child
 
-PRIVATE_FILES = ("results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
+PRIVATE_FILES = ("tournament.toml", "results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
                  "leaderboard.csv", "report.html", "teacher.html")
 PRIVATE_DIRS = ("bots", "logs", "bot-pages")
 
@@ -467,7 +470,7 @@ def keep_private(folder: str | os.PathLike[str]) -> list[Path]:
 
     The store (every student's games, faults and what their bots printed), the outputs, and the
     ``bots``, ``logs`` and ``bot-pages`` folders: a bot runs under a user id of its own, so it then
-    reads none of them even when it finds the class folder (the games' command line names it). The
+    reads none of them even when it finds the class folder. ``tournament.toml`` too: its seed tells every deal. The
     games child also sets its umask to 077, so what a run writes later is private from the start.
 
     >>> import tempfile
@@ -538,7 +541,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     from ..tournament.runner import run_tournament, write_outputs
     from ..tournament.store import StoreError
 
-    folder = Path(args.folder)
+    folder = Path(args.folder).resolve()
     result: dict[str, Any] = {"fingerprint": args.fingerprint}
     code = 0
     try:
