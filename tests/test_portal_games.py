@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -24,7 +25,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from cabo_kit.portal.app import create_app  # noqa: E402
 from cabo_kit.portal.games import ENV_FOLDER, GamesWorker, board_versions, fingerprint, reap_leftovers  # noqa: E402
 from cabo_kit.portal.roster import Student  # noqa: E402
-from cabo_kit.portal.state import TEACHER, PortalState  # noqa: E402
+from cabo_kit.portal.state import TEACHER, PastDeadline, PortalState  # noqa: E402
 from cabo_kit.tournament.lock import FolderLock  # noqa: E402
 from cabo_kit.tournament.runner import run_tournament, write_outputs  # noqa: E402
 from cabo_kit.tournament.store import DB_NAME  # noqa: E402
@@ -319,14 +320,44 @@ def test_kill_9_then_a_restart_reaps_what_was_left_and_finishes_the_games(klass:
 
 def test_an_upload_made_before_the_deadline_counts_when_its_check_ends_after_it(klass: Any) -> None:
     folder, state, _ = klass
-    state.set_deadline(1500.0)
     early = state.add_upload("ada", bot("early"), "a.py", now=1000.0, min_interval=0.0)
-    late = state.add_upload("bob", bot("late"), "b.py", now=1600.0, min_interval=0.0)  # the app refuses it; a moved deadline
+    late = state.add_upload("bob", bot("late"), "b.py", now=1600.0, min_interval=0.0)
+    assert state.set_deadline(1500.0) == []  # the teacher sets a deadline already past: bob's upload is after it
     assert state.set_check("ada", early.number, "accepted", "") is True
     assert state.set_check("bob", late.number, "accepted", "") is False
     assert {pid: up.number for pid, up in board_versions(state).items()} == {"ada": 1}
     assert not (folder / "bots" / "bob.py").exists()
     assert state.set_deadline(None) == ["bob"] and (folder / "bots" / "bob.py").read_bytes() == bot("late")
+
+
+def test_a_deadline_set_while_checks_end_keeps_every_upload_made_before_it(klass: Any) -> None:
+    """Each student: v1 accepted, v2 made before the deadline and still checking, v3 made after it and accepted (their
+    current file). The teacher sets the deadline (already past) while v2's checks end: every student ends on v2,
+    whatever the order (a choice made from a current file read outside the check's transaction could lose v2)."""
+    folder, state, _ = klass
+    ids = [f"s{i:02d}" for i in range(40)]
+    state.sync_roster([Student(sid, sid) for sid in ids])
+    for sid in ids:
+        accept(state, sid, bot(f"{sid} v1"), now=1000.0)
+        state.add_upload(sid, bot(f"{sid} v2"), "b.py", now=1200.0, min_interval=0.0)
+        accept(state, sid, bot(f"{sid} v3"), now=1600.0)
+    assert {state.current(sid) for sid in ids} == {3}
+    go = threading.Barrier(2)
+
+    def checks() -> None:
+        go.wait()
+        for sid in reversed(ids):
+            state.set_check(sid, 2, "accepted", "")
+
+    thread = threading.Thread(target=checks)
+    thread.start()
+    go.wait()
+    state.set_deadline(1500.0)
+    thread.join()
+    assert {sid: state.current(sid) for sid in ids} == {sid: 2 for sid in ids}
+    assert all((folder / "bots" / f"{sid}.py").read_bytes() == bot(f"{sid} v2") for sid in ids)
+    with pytest.raises(PastDeadline):  # and an upload at or after the stored deadline is refused where it is stored
+        state.add_upload("ada", bot("too late"), "a.py", now=1500.0, min_interval=0.0)
 
 
 @pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
