@@ -194,6 +194,30 @@ def _spawn_sleeper(env: dict[str, str]) -> subprocess.Popen[bytes]:
 
 
 @pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
+def test_a_restart_ends_the_recorded_groups_by_their_start_time_when_environ_is_unreadable(klass: Any,
+                                                                                          monkeypatch: Any) -> None:
+    """A non-root server cannot read the environment of a process that is not dumpable (a bot's harness): the
+    recorded leader's start time names the group then; one recorded with another start (a recycled pid) is left."""
+    from cabo_kit.portal import games as games_module
+
+    folder, state, _ = klass
+    ours = _spawn_sleeper(dict(os.environ))
+    recycled = _spawn_sleeper(dict(os.environ))
+    try:
+        state.add_process(ours.pid, "games")
+        state.add_process(recycled.pid, "check")
+        state._rows("UPDATE processes SET ticks = ticks - 1 WHERE pgid = ?", (recycled.pid,))  # started earlier
+        monkeypatch.setattr(games_module, "_environ", lambda pid: None)
+        assert reap_leftovers(state) == [ours.pid]
+        assert ours.wait(5) == -signal.SIGKILL
+        assert recycled.poll() is None and state.processes() == []
+    finally:
+        for p in (ours, recycled):
+            p.kill()
+            p.wait()
+
+
+@pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
 def test_a_restart_ends_only_the_groups_marked_with_its_folder(klass: Any) -> None:
     folder, state, _ = klass
     ours = _spawn_sleeper({**os.environ, ENV_FOLDER: os.path.realpath(folder)})

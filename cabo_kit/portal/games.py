@@ -15,9 +15,10 @@ versions, so the new run plays the new file's games and what the intervals still
 that ends leaves a note of what it did; a folder whose files are those of its last finished run
 is up to date and plays nothing. Pausing stops the child; resuming starts it again.
 
-A child records its process group in the portal's state: a server killed with ``kill -9``
-leaves them there, and the next start ends those groups, but only a group one of whose processes
-carries this folder in its environment (:data:`ENV_FOLDER`): a recycled group id is left alone.
+A child records its process group in the portal's state, with its leader's start time: a server
+killed with ``kill -9`` leaves them there, and the next start ends those groups, but only while
+the recorded process leads it (and, where its environment can be read, carries this folder:
+:data:`ENV_FOLDER`): a recycled group id is left alone.
 The child also ends itself with its group when the server dies (``PR_SET_PDEATHSIG``, Linux).
 
 Other parts of the portal ask :func:`board_versions` which upload of each student is on the
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .state import PortalState, Upload
+from .state import PortalState, Upload, start_ticks
 
 __all__ = ["GamesWorker", "GamesStatus", "board_versions", "store_path", "default_workers", "fingerprint",
            "reap_leftovers", "keep_private", "ENV_FOLDER", "main"]
@@ -143,27 +144,46 @@ def _members(pgid: int) -> list[int]:
     return found
 
 
-def _marked(pid: int, folder: Path) -> bool:
-    """Whether process ``pid`` carries ``folder`` in its environment (:data:`ENV_FOLDER`): one a server of it started."""
+def _environ(pid: int) -> bytes | None:
+    """Process ``pid``'s environment, or ``None`` when it cannot be read (gone, or not dumpable by a non-root server)."""
     try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
+        return Path(f"/proc/{pid}/environ").read_bytes()
     except OSError:
-        return False
+        return None
+
+
+def _marked(pid: int, folder: Path) -> bool | None:
+    """Whether process ``pid`` carries ``folder`` in its environment (:data:`ENV_FOLDER`): one a server of it started;
+    ``None`` when its environment cannot be read."""
+    environ = _environ(pid)
+    if environ is None:
+        return None
     return f"{ENV_FOLDER}={os.path.realpath(folder)}".encode() in environ.split(b"\0")
+
+
+def _ours(pgid: int, ticks: int | None, members: list[int], folder: Path) -> bool:
+    """Whether group ``pgid`` is the one recorded: its leader started at ``ticks`` (and, where its environment can be
+    read, carries the folder); without a leader or a recorded start, one of its ``members`` carries the folder."""
+    if ticks is not None and pgid in members:
+        return start_ticks(pgid) == ticks and _marked(pgid, folder) is not False
+    return any(_marked(pid, folder) for pid in members)
 
 
 def reap_leftovers(state: PortalState, wait: float = 5.0) -> list[int]:
     """End the process groups a killed server of this folder left (checks, games); the groups ended.
 
-    Each group recorded in the state is killed only if one of its live processes carries this
-    folder in its environment; the record is dropped either way. The bots of those processes end
-    with them: a harness server sees its parent gone and kills its bots. Linux only (``/proc``);
-    elsewhere the records are dropped and nothing is killed.
+    A group recorded in the state is killed only while it is the one recorded: its leader is the
+    process that started at the recorded time (``/proc/PID/stat``; a recycled pid starts later),
+    and its environment, where this server may read it (a non-root server cannot read that of a
+    process that is not dumpable), carries this folder. A group whose leader has gone is killed
+    if one of its live processes carries the folder. The record is dropped either way. The bots of
+    those processes end with them: a harness server sees its parent gone and kills its bots.
+    Linux only (``/proc``); elsewhere the records are dropped and nothing is killed.
     """
     ended = []
     for pgid, _kind in state.processes():
         members = _members(pgid) if Path("/proc/self").exists() else []
-        if members and any(_marked(pid, state.folder) for pid in members):
+        if members and _ours(pgid, state.process_ticks(pgid), members, state.folder):
             try:
                 os.killpg(pgid, signal.SIGKILL)
             except OSError:

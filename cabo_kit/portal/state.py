@@ -50,7 +50,7 @@ from typing import Any, Iterable, Sequence
 
 from .roster import Student
 
-__all__ = ["PortalState", "Person", "Session", "Upload", "TooSoon", "PastDeadline", "TEACHER", "new_secret", "secret_hash", "PORTAL_DIR"]
+__all__ = ["PortalState", "Person", "Session", "Upload", "TooSoon", "PastDeadline", "start_ticks", "TEACHER", "new_secret", "secret_hash", "PORTAL_DIR"]
 
 PORTAL_DIR = "portal"
 """The portal's folder inside the tournament folder (mode 0700): ``portal.sqlite`` and ``uploads/``."""
@@ -76,6 +76,16 @@ CREATE TABLE IF NOT EXISTS uploads (
 );
 CREATE TABLE IF NOT EXISTS processes (pgid INTEGER PRIMARY KEY, kind TEXT NOT NULL, started REAL NOT NULL);
 """
+
+
+def start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks since boot (``/proc/PID/stat`` field 22), or ``None`` (gone, not
+    Linux): with its pid it names one process, as a recycled pid starts later."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+        return int(text[text.rfind(")") + 2:].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def new_secret() -> str:
@@ -172,6 +182,9 @@ class PortalState:
             self._con.execute("PRAGMA journal_mode=WAL")
             self._con.execute("PRAGMA synchronous=NORMAL")
             self._con.executescript(_SCHEMA)
+            columns = {r[1] for r in self._con.execute("PRAGMA table_info(processes)")}
+            if "ticks" not in columns:  # a state made before start times were recorded
+                self._con.execute("ALTER TABLE processes ADD COLUMN ticks INTEGER")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -490,10 +503,13 @@ class PortalState:
     # ------------------------------------------------------------------ processes the server started
 
     def add_process(self, pgid: int, kind: str, now: float | None = None) -> None:
-        """Record a process group the server started (a check, the games), so a restart after ``kill -9`` can end it."""
+        """Record a process group the server started (a check, the games), so a restart after ``kill -9`` can end it.
+
+        Its leader's start time (:func:`start_ticks`) is recorded with it: a restart ends the group
+        only while that very process leads it (its environment may not be readable then)."""
         with self._tx() as con:
-            con.execute("INSERT OR REPLACE INTO processes (pgid, kind, started) VALUES (?, ?, ?)",
-                        (pgid, kind, time.time() if now is None else now))
+            con.execute("INSERT OR REPLACE INTO processes (pgid, kind, started, ticks) VALUES (?, ?, ?, ?)",
+                        (pgid, kind, time.time() if now is None else now, start_ticks(pgid)))
 
     def drop_process(self, pgid: int) -> None:
         with self._tx() as con:
@@ -502,6 +518,11 @@ class PortalState:
     def processes(self) -> list[tuple[int, str]]:
         """The recorded process groups: ``(pgid, kind)``, oldest first."""
         return [(int(g), str(k)) for g, k in self._rows("SELECT pgid, kind FROM processes ORDER BY started, pgid")]
+
+    def process_ticks(self, pgid: int) -> int | None:
+        """The start time (:func:`start_ticks`) recorded with group ``pgid``'s leader, or ``None``."""
+        rows = self._rows("SELECT ticks FROM processes WHERE pgid = ?", (pgid,))
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
     # ------------------------------------------------------------------ settings
 
