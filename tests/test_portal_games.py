@@ -498,6 +498,31 @@ def test_a_new_version_restarts_the_run_only_once_it_has_stored_a_batch(klass: A
             proc.wait()
 
 
+def test_new_uploads_never_restart_a_run_that_has_stored_nothing_before_the_idle_cap(klass: Any,
+                                                                                      monkeypatch: Any) -> None:
+    """Uploads arriving every minute must not keep every run from storing a game: restart_cap counts from the run's
+    first stored game; a run that stored nothing is restarted only after restart_idle_cap."""
+    _, state, _ = klass
+    games = GamesWorker(state, workers=2, restart_after=10.0, restart_cap=120.0, restart_idle_cap=600.0)
+    stored = [0]
+    monkeypatch.setattr(games, "_stored", lambda: stored[0])
+    now = time.monotonic()
+    games._started = now - 5.0
+    assert not games._may_restart()  # under restart_after
+    games._started = now - 300.0
+    assert not games._may_restart()  # long past restart_cap, nothing stored: let it store its first game
+    games._started = now - 601.0
+    assert games._may_restart()  # stuck for restart_idle_cap: restarted
+    games._started = now - 300.0
+    stored[0] = 1
+    assert not games._may_restart()  # its first game just stored: restart_cap counts from now
+    games._first_stored = time.monotonic() - 121.0
+    assert games._may_restart()
+    games._first_stored = time.monotonic()
+    stored[0] = 2
+    assert games._may_restart()  # a batch (as many games as workers) stored
+
+
 def test_stored_counts_the_games_of_the_store(klass: Any) -> None:
     folder, state, _ = klass
     games = GamesWorker(state, workers=1)

@@ -250,12 +250,15 @@ class GamesWorker:
     ``workers``: the child's game workers; ``nice``: its niceness (the checks run at 10: a student
     waiting on a check goes first). A new version restarts the running run only once it has played
     ``restart_after`` seconds *and* stored a batch (as many games as it has workers, so uploads
-    arriving one after another never keep a run from playing anything), or once it has played
-    ``restart_cap`` seconds whatever it stored (a run held up by slow games). :meth:`wake` looks at once.
+    arriving one after another never keep a run from playing anything), or ``restart_cap`` seconds
+    after its first stored game whatever it stored since (a run held up by slow games). A run that
+    has stored nothing yet (it is still setting up, or its first games are slow) is restarted only
+    after ``restart_idle_cap`` seconds: new uploads never keep every run from storing a game.
+    :meth:`wake` looks at once.
     """
 
     def __init__(self, state: PortalState, *, workers: int | None = None, nice: int = 15, poll: float = 1.0,
-                 restart_after: float = 10.0, restart_cap: float = 120.0) -> None:
+                 restart_after: float = 10.0, restart_cap: float = 120.0, restart_idle_cap: float = 600.0) -> None:
         self.state = state
         self.folder = state.folder
         self.workers = workers or default_workers()
@@ -263,7 +266,9 @@ class GamesWorker:
         self.poll = poll
         self.restart_after = restart_after
         self.restart_cap = restart_cap
+        self.restart_idle_cap = restart_idle_cap
         self._stored_at_start = 0
+        self._first_stored: float | None = None  # when the running run's first stored game was seen (monotonic)
         self._proc: subprocess.Popen[bytes] | None = None
         self._running_fp = ""
         self._started = 0.0
@@ -332,6 +337,7 @@ class GamesWorker:
         proc = self._proc
         if proc is not None and proc.poll() is not None:
             self._collect(proc)
+        self._see_first_stored()
         paused = self.paused
         fp = fingerprint(self.folder)
         if paused:
@@ -347,10 +353,20 @@ class GamesWorker:
 
     def _may_restart(self) -> bool:
         """Whether the running run has played long enough, and stored a batch, to be restarted for new files."""
-        played = time.monotonic() - self._started
-        if played < self.restart_after:
+        now = time.monotonic()
+        if now - self._started < self.restart_after:
             return False
-        return played >= self.restart_cap or self._stored() - self._stored_at_start >= self.workers
+        stored = self._stored() - self._stored_at_start
+        if stored <= 0:
+            return now - self._started >= self.restart_idle_cap
+        if self._first_stored is None:
+            self._first_stored = now
+        return stored >= self.workers or now - self._first_stored >= self.restart_cap
+
+    def _see_first_stored(self) -> None:
+        """Note when the running run stores its first game (``restart_cap`` counts from then)."""
+        if self._proc is not None and self._first_stored is None and self._stored() > self._stored_at_start:
+            self._first_stored = time.monotonic()
 
     def _stored(self) -> int:
         """The games stored so far (the store's last game row id; 0 without a store): cheap, read only."""
@@ -437,7 +453,7 @@ class GamesWorker:
             log.close()
         self.state.add_process(proc.pid, "games")
         self._proc, self._running_fp, self._started = proc, fp, time.monotonic()
-        self._stored_at_start = self._stored()
+        self._stored_at_start, self._first_stored = self._stored(), None
         with self._guard:
             self._status.since, self._status.running = time.time(), True
 
