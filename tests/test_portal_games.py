@@ -109,8 +109,12 @@ def test_games_follow_new_versions_pause_and_the_deadline_and_end_done(klass: An
         csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/teacher").text).group(1)  # type: ignore[union-attr]
         assert client.post("/teacher/games", data={"games": "pause"}).status_code == 403  # no anti-forgery token
         child = games._proc
-        # the games, and its pool, harness servers and bots
-        playing = {**_descendants(child.pid), **_descendants(os.getpid(), only=child.pid)} if LINUX and child else {}
+        assert child is not None and child.poll() is None
+        playing: dict[int, str] = {}
+        if LINUX:  # the games, and its pool, harness servers and bots: it is playing
+            until(lambda: _descendants(child.pid), 30, lambda: _log(state))
+            playing = {**_descendants(child.pid), **_descendants(os.getpid(), only=child.pid)}
+            assert child.pid in playing and len(playing) > 1, playing
         assert client.post("/teacher/games", data={"games": "pause", "csrf": csrf}).status_code == 303
         until(lambda: games.status().paused and not games.status().running)
         until(lambda: _alive(playing) == [], 10, lambda: f"left: {_alive(playing)}")
@@ -178,9 +182,20 @@ def test_the_teacher_sees_states_faults_rejections_and_the_outputs(klass: Any) -
     assert board.headers["content-disposition"].startswith("attachment") and board.text.endswith("'=1+2,1000,900,1100,4\n")
     assert board.headers["content-security-policy"].startswith("default-src 'none'")
     assert 'id="cabo-portal-report"' in client.get("/teacher").text
-    # faults of the version on the board, counted from the store
+    # faults of the version on the board, counted from the store: not those of an older version, nor off the board
+    from cabo_kit.tournament.store import GameRow, SeatRow, Store
+
     games._refresh(False, fingerprint(folder))
-    assert games.status().faults == {}
+    assert games.status().faults == {} and games.status().games == {}  # no store yet
+    ada = board_versions(state)["ada"].version
+    with Store(folder / DB_NAME) as store:
+        for gid, version, status in (("g1", ada, "crash"), ("g2", ada, "ok"), ("g3", "old", "timeout")):
+            store.add_game(GameRow(gid, f"d{gid}", f"0000{gid[1]}:x:0", "rush", "{}", 2, 7, 0, "ok", 1, b"{}"),
+                           [SeatRow(0, "ada", version, 1, 1, 1.0, status, "", {}),
+                            SeatRow(1, "bob", "b1", 2, 2, 0.0, "crash", "", {})])
+    games._counted = (0.0, {}, {})  # the worker reads the store at most every 5 s
+    games._refresh(False, fingerprint(folder))
+    assert games.status().faults == {"ada": 1} and games.status().games == {"ada": 2}
     # the zip of every current file holds ada's accepted file only
     import io
     import zipfile
@@ -521,6 +536,32 @@ def test_new_uploads_never_restart_a_run_that_has_stored_nothing_before_the_idle
     games._first_stored = time.monotonic()
     stored[0] = 2
     assert games._may_restart()  # a batch (as many games as workers) stored
+
+
+def test_stop_during_a_slow_start_leaves_no_child(klass: Any, monkeypatch: Any) -> None:
+    """stop() whose join times out while the worker's thread is starting the child still ends that child."""
+    _, state, _ = klass
+    games = GamesWorker(state, workers=1, poll=0.05)
+    started: list[subprocess.Popen[bytes]] = []
+    spawning = threading.Event()
+
+    def slow_spawn(fp: str) -> None:
+        spawning.set()
+        time.sleep(0.5)
+        started.append(_spawn_sleeper(dict(os.environ)))
+        games._proc, games._running_fp = started[-1], fp
+
+    monkeypatch.setattr(games, "_spawn", slow_spawn)
+    monkeypatch.setattr(games, "_entrants", lambda: 2)
+    try:
+        games.start()
+        assert spawning.wait(10)
+        games.stop(timeout=0.05)
+        assert len(started) == 1 and started[0].poll() is not None
+    finally:
+        for p in started:
+            p.kill()
+            p.wait()
 
 
 def test_stored_counts_the_games_of_the_store(klass: Any) -> None:

@@ -196,15 +196,17 @@ def reap_leftovers(state: PortalState, wait: float = 5.0) -> list[int]:
     return ended
 
 
-def process_env(folder: str | os.PathLike[str]) -> dict[str, str]:
-    """The environment of a process the server starts: this cabo_kit importable, and marked as the folder's."""
+def process_env(folder: str | os.PathLike[str] | None = None) -> dict[str, str]:
+    """The environment of a process the server starts: this cabo_kit importable, and marked as ``folder``'s (a restart
+    after ``kill -9`` may end it: :func:`reap_leftovers`)."""
     import cabo_kit
 
     env = dict(os.environ)
     home = str(Path(cabo_kit.__file__).resolve().parent.parent)  # this cabo_kit, also from a source checkout
     env["PYTHONPATH"] = os.pathsep.join([home, *filter(None, [env.get("PYTHONPATH")])])
     env["PYTHONIOENCODING"] = "utf-8"
-    env[ENV_FOLDER] = os.path.realpath(folder)
+    if folder is not None:
+        env[ENV_FOLDER] = os.path.realpath(folder)
     return env
 
 
@@ -274,6 +276,7 @@ class GamesWorker:
         self._started = 0.0
         self._status = GamesStatus(workers=self.workers)
         self._guard = threading.Lock()
+        self._life = threading.RLock()  # held while the child is started or stopped: stop() never races a _spawn
         self._event = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -317,7 +320,8 @@ class GamesWorker:
         self._event.set()
         if self._thread is not None:
             self._thread.join(timeout)
-        self._kill()
+        with self._life:  # a tick still running (a slow start) ends first: its child is then killed here
+            self._kill()
 
     # ------------------------------------------------------------------ the loop
 
@@ -330,10 +334,15 @@ class GamesWorker:
                     self._status.error, self._status.summary = True, f"the games worker failed: {exc}"
             self._event.wait(self.poll)
             self._event.clear()
-        self._kill()
+        with self._life:
+            self._kill()
 
     def tick(self) -> None:
         """One look: collect a child that ended, stop or (re)start it as the files and settings say."""
+        with self._life:
+            self._tick()
+
+    def _tick(self) -> None:
         proc = self._proc
         if proc is not None and proc.poll() is not None:
             self._collect(proc)
