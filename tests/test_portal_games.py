@@ -483,7 +483,7 @@ def test_a_new_version_restarts_the_run_only_once_it_has_stored_a_batch(klass: A
     def spawn(fp: str) -> None:  # a run that plays nothing by itself: the test says what it stored
         proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
         games._proc, games._running_fp, games._started = proc, fp, time.monotonic()
-        games._stored_at_start = games._stored()
+        games._stored_at_start, games._first_stored = games._stored(), None
         runs.append(proc)
 
     monkeypatch.setattr(games, "_stored", lambda: stored[0])
@@ -503,7 +503,10 @@ def test_a_new_version_restarts_the_run_only_once_it_has_stored_a_batch(klass: A
         accept(state, "ada", bot("ada 2"))
         games.tick()
         assert len(runs) == 2  # its batch is still to come
-        games.restart_cap = 0.0  # a run held up past the cap is restarted whatever it stored
+        games.restart_cap = 0.0  # past the cap, but it has stored nothing yet: only restart_idle_cap restarts it
+        games.tick()
+        assert len(runs) == 2 and runs[1].poll() is None
+        stored[0] = 3  # its first game: a run held up past the cap from then is restarted whatever it stored
         games.tick()
         assert len(runs) == 3 and runs[1].poll() is not None
     finally:
