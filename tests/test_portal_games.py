@@ -567,6 +567,29 @@ def test_stop_during_a_slow_start_leaves_no_child(klass: Any, monkeypatch: Any) 
             p.wait()
 
 
+def test_a_stale_games_result_is_never_taken_for_a_new_run(klass: Any, monkeypatch: Any) -> None:
+    """A killed server left portal/games-result.json: the next run starts without it, so a run that ends without
+    writing its own is reported as stopped, not as the stale run's games."""
+    from cabo_kit.tournament import lock as lock_module
+
+    folder, state, _ = klass
+    (state.dir / "games-result.json").write_text(json.dumps({"fingerprint": fingerprint(folder), "played": 999}))
+    popen = subprocess.Popen
+    fd = os.open(os.devnull, os.O_RDONLY)
+    monkeypatch.setattr(lock_module, "held_fd", lambda folder: fd)
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: popen([sys.executable, "-c", "pass"], **k))
+    games = GamesWorker(state, workers=1)
+    try:
+        games._spawn(fingerprint(folder))
+        proc = games._proc
+        assert proc is not None and proc.wait(30) == 0
+        games._collect(proc)
+    finally:
+        os.close(fd)
+    last = _last(state)
+    assert "played" not in last and "stopped unexpectedly" in last["error"], last
+
+
 def test_stored_counts_the_games_of_the_store(klass: Any) -> None:
     folder, state, _ = klass
     games = GamesWorker(state, workers=1)
