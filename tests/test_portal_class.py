@@ -121,10 +121,14 @@ def _logs(folder: Path, sid: str) -> str:
 
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="the hostile files look for the class through /proc")
+@pytest.mark.skipif(not bots_get_own_uid(), reason="the hostile files (a killer of Python processes, a vandal of "
+                    "stores) are safe to run only when bots get a uid of their own: the server is root")
 def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) -> None:
     started = time.monotonic()
     (folder / "tournament.toml").write_text(TOML)
-    os.chmod(folder / "tournament.toml", 0o644)  # world-readable: the spy must read it, so its "nothing else" counts
+    os.chmod(folder / "tournament.toml", 0o644)  # as a teacher leaves it: the games make it private (its seed)
+    (folder / "open-to-all.txt").write_text("the control: readable to all on purpose\n")
+    os.chmod(folder / "open-to-all.txt", 0o644)  # the spy must read this, so its "nothing else" counts
     ids = [f"s{i:03d}" for i in range(CLASS)]
     state = PortalState(folder)
     links = state.sync_roster([Student(sid, f"Student {sid}") for sid in ids])
@@ -236,14 +240,13 @@ def test_a_class_of_50_uploads_checks_plays_and_ends_consistent(folder: Path) ->
     assert {"s044", "s045", "s046"} <= faulty
 
     # the hostile files found the class folder, and could read, damage or kill nothing of it
-    if bots_get_own_uid():
-        assert "SPY-FOLDER found" in _logs(folder, "s040")
-        assert re.findall(r"SPY-FOUND (.*)", _logs(folder, "s040")) and all(
-            found == "tournament.toml reads 64" for found in re.findall(r"SPY-FOUND (.*)", _logs(folder, "s040"))), \
-            _logs(folder, "s040")
-        assert "VANDAL-FOLDER found" in _logs(folder, "s041") and set(re.findall(r"VANDAL-DID (.*)", _logs(folder, "s041"))) == {"nothing"}
-        assert set(re.findall(r"KILLER-HIT (.*)", _logs(folder, "s042"))) == {"nothing"}
-    for name in ("results.sqlite", "leaderboard.csv", "report.html"):
+    assert "SPY-FOLDER found" in _logs(folder, "s040")
+    assert re.findall(r"SPY-FOUND (.*)", _logs(folder, "s040")) and all(
+        found == "open-to-all.txt reads 40" for found in re.findall(r"SPY-FOUND (.*)", _logs(folder, "s040"))), \
+        _logs(folder, "s040")
+    assert "VANDAL-FOLDER found" in _logs(folder, "s041") and set(re.findall(r"VANDAL-DID (.*)", _logs(folder, "s041"))) == {"nothing"}
+    assert set(re.findall(r"KILLER-HIT (.*)", _logs(folder, "s042"))) == {"nothing"}
+    for name in ("tournament.toml", "results.sqlite", "leaderboard.csv", "report.html"):
         assert os.stat(folder / name).st_mode & 0o077 == 0, name
     for name in ("bots", "logs", "portal"):
         assert os.stat(folder / name).st_mode & 0o077 == 0, name

@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -24,7 +25,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from cabo_kit.portal.app import create_app  # noqa: E402
 from cabo_kit.portal.games import ENV_FOLDER, GamesWorker, board_versions, fingerprint, reap_leftovers  # noqa: E402
 from cabo_kit.portal.roster import Student  # noqa: E402
-from cabo_kit.portal.state import TEACHER, PortalState  # noqa: E402
+from cabo_kit.portal.state import TEACHER, PastDeadline, PortalState  # noqa: E402
 from cabo_kit.tournament.lock import FolderLock  # noqa: E402
 from cabo_kit.tournament.runner import run_tournament, write_outputs  # noqa: E402
 from cabo_kit.tournament.store import DB_NAME  # noqa: E402
@@ -108,8 +109,12 @@ def test_games_follow_new_versions_pause_and_the_deadline_and_end_done(klass: An
         csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/teacher").text).group(1)  # type: ignore[union-attr]
         assert client.post("/teacher/games", data={"games": "pause"}).status_code == 403  # no anti-forgery token
         child = games._proc
-        # the games, and its pool, harness servers and bots
-        playing = {**_descendants(child.pid), **_descendants(os.getpid(), only=child.pid)} if LINUX and child else {}
+        assert child is not None and child.poll() is None
+        playing: dict[int, str] = {}
+        if LINUX:  # the games, and its pool, harness servers and bots: it is playing
+            until(lambda: _descendants(child.pid), 30, lambda: _log(state))
+            playing = {**_descendants(child.pid), **_descendants(os.getpid(), only=child.pid)}
+            assert child.pid in playing and len(playing) > 1, playing
         assert client.post("/teacher/games", data={"games": "pause", "csrf": csrf}).status_code == 303
         until(lambda: games.status().paused and not games.status().running)
         until(lambda: _alive(playing) == [], 10, lambda: f"left: {_alive(playing)}")
@@ -177,9 +182,20 @@ def test_the_teacher_sees_states_faults_rejections_and_the_outputs(klass: Any) -
     assert board.headers["content-disposition"].startswith("attachment") and board.text.endswith("'=1+2,1000,900,1100,4\n")
     assert board.headers["content-security-policy"].startswith("default-src 'none'")
     assert 'id="cabo-portal-report"' in client.get("/teacher").text
-    # faults of the version on the board, counted from the store
+    # faults of the version on the board, counted from the store: not those of an older version, nor off the board
+    from cabo_kit.tournament.store import GameRow, SeatRow, Store
+
     games._refresh(False, fingerprint(folder))
-    assert games.status().faults == {}
+    assert games.status().faults == {} and games.status().games == {}  # no store yet
+    ada = board_versions(state)["ada"].version
+    with Store(folder / DB_NAME) as store:
+        for gid, version, status in (("g1", ada, "crash"), ("g2", ada, "ok"), ("g3", "old", "timeout")):
+            store.add_game(GameRow(gid, f"d{gid}", f"0000{gid[1]}:x:0", "rush", "{}", 2, 7, 0, "ok", 1, b"{}"),
+                           [SeatRow(0, "ada", version, 1, 1, 1.0, status, "", {}),
+                            SeatRow(1, "bob", "b1", 2, 2, 0.0, "crash", "", {})])
+    games._counted = (0.0, {}, {})  # the worker reads the store at most every 5 s
+    games._refresh(False, fingerprint(folder))
+    assert games.status().faults == {"ada": 1} and games.status().games == {"ada": 2}
     # the zip of every current file holds ada's accepted file only
     import io
     import zipfile
@@ -190,6 +206,30 @@ def test_the_teacher_sees_states_faults_rejections_and_the_outputs(klass: Any) -
 
 def _spawn_sleeper(env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env, start_new_session=True)
+
+
+@pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
+def test_a_restart_ends_the_recorded_groups_by_their_start_time_when_environ_is_unreadable(klass: Any,
+                                                                                          monkeypatch: Any) -> None:
+    """A non-root server cannot read the environment of a process that is not dumpable (a bot's harness): the
+    recorded leader's start time names the group then; one recorded with another start (a recycled pid) is left."""
+    from cabo_kit.portal import games as games_module
+
+    folder, state, _ = klass
+    ours = _spawn_sleeper(dict(os.environ))
+    recycled = _spawn_sleeper(dict(os.environ))
+    try:
+        state.add_process(ours.pid, "games")
+        state.add_process(recycled.pid, "check")
+        state._rows("UPDATE processes SET ticks = ticks - 1 WHERE pgid = ?", (recycled.pid,))  # started earlier
+        monkeypatch.setattr(games_module, "_environ", lambda pid: None)
+        assert reap_leftovers(state) == [ours.pid]
+        assert ours.wait(5) == -signal.SIGKILL
+        assert recycled.poll() is None and state.processes() == []
+    finally:
+        for p in (ours, recycled):
+            p.kill()
+            p.wait()
 
 
 @pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
@@ -319,14 +359,44 @@ def test_kill_9_then_a_restart_reaps_what_was_left_and_finishes_the_games(klass:
 
 def test_an_upload_made_before_the_deadline_counts_when_its_check_ends_after_it(klass: Any) -> None:
     folder, state, _ = klass
-    state.set_deadline(1500.0)
     early = state.add_upload("ada", bot("early"), "a.py", now=1000.0, min_interval=0.0)
-    late = state.add_upload("bob", bot("late"), "b.py", now=1600.0, min_interval=0.0)  # the app refuses it; a moved deadline
+    late = state.add_upload("bob", bot("late"), "b.py", now=1600.0, min_interval=0.0)
+    assert state.set_deadline(1500.0) == []  # the teacher sets a deadline already past: bob's upload is after it
     assert state.set_check("ada", early.number, "accepted", "") is True
     assert state.set_check("bob", late.number, "accepted", "") is False
     assert {pid: up.number for pid, up in board_versions(state).items()} == {"ada": 1}
     assert not (folder / "bots" / "bob.py").exists()
     assert state.set_deadline(None) == ["bob"] and (folder / "bots" / "bob.py").read_bytes() == bot("late")
+
+
+def test_a_deadline_set_while_checks_end_keeps_every_upload_made_before_it(klass: Any) -> None:
+    """Each student: v1 accepted, v2 made before the deadline and still checking, v3 made after it and accepted (their
+    current file). The teacher sets the deadline (already past) while v2's checks end: every student ends on v2,
+    whatever the order (a choice made from a current file read outside the check's transaction could lose v2)."""
+    folder, state, _ = klass
+    ids = [f"s{i:02d}" for i in range(40)]
+    state.sync_roster([Student(sid, sid) for sid in ids])
+    for sid in ids:
+        accept(state, sid, bot(f"{sid} v1"), now=1000.0)
+        state.add_upload(sid, bot(f"{sid} v2"), "b.py", now=1200.0, min_interval=0.0)
+        accept(state, sid, bot(f"{sid} v3"), now=1600.0)
+    assert {state.current(sid) for sid in ids} == {3}
+    go = threading.Barrier(2)
+
+    def checks() -> None:
+        go.wait()
+        for sid in reversed(ids):
+            state.set_check(sid, 2, "accepted", "")
+
+    thread = threading.Thread(target=checks)
+    thread.start()
+    go.wait()
+    state.set_deadline(1500.0)
+    thread.join()
+    assert {sid: state.current(sid) for sid in ids} == {sid: 2 for sid in ids}
+    assert all((folder / "bots" / f"{sid}.py").read_bytes() == bot(f"{sid} v2") for sid in ids)
+    with pytest.raises(PastDeadline):  # and an upload at or after the stored deadline is refused where it is stored
+        state.add_upload("ada", bot("too late"), "a.py", now=1500.0, min_interval=0.0)
 
 
 @pytest.mark.skipif(not LINUX, reason="finds processes through /proc (Linux)")
@@ -413,7 +483,7 @@ def test_a_new_version_restarts_the_run_only_once_it_has_stored_a_batch(klass: A
     def spawn(fp: str) -> None:  # a run that plays nothing by itself: the test says what it stored
         proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
         games._proc, games._running_fp, games._started = proc, fp, time.monotonic()
-        games._stored_at_start = games._stored()
+        games._stored_at_start, games._first_stored = games._stored(), None
         runs.append(proc)
 
     monkeypatch.setattr(games, "_stored", lambda: stored[0])
@@ -433,7 +503,10 @@ def test_a_new_version_restarts_the_run_only_once_it_has_stored_a_batch(klass: A
         accept(state, "ada", bot("ada 2"))
         games.tick()
         assert len(runs) == 2  # its batch is still to come
-        games.restart_cap = 0.0  # a run held up past the cap is restarted whatever it stored
+        games.restart_cap = 0.0  # past the cap, but it has stored nothing yet: only restart_idle_cap restarts it
+        games.tick()
+        assert len(runs) == 2 and runs[1].poll() is None
+        stored[0] = 3  # its first game: a run held up past the cap from then is restarted whatever it stored
         games.tick()
         assert len(runs) == 3 and runs[1].poll() is not None
     finally:
@@ -441,6 +514,80 @@ def test_a_new_version_restarts_the_run_only_once_it_has_stored_a_batch(klass: A
         for proc in runs:
             proc.kill()
             proc.wait()
+
+
+def test_new_uploads_never_restart_a_run_that_has_stored_nothing_before_the_idle_cap(klass: Any,
+                                                                                      monkeypatch: Any) -> None:
+    """Uploads arriving every minute must not keep every run from storing a game: restart_cap counts from the run's
+    first stored game; a run that stored nothing is restarted only after restart_idle_cap."""
+    _, state, _ = klass
+    games = GamesWorker(state, workers=2, restart_after=10.0, restart_cap=120.0, restart_idle_cap=600.0)
+    stored = [0]
+    monkeypatch.setattr(games, "_stored", lambda: stored[0])
+    now = time.monotonic()
+    games._started = now - 5.0
+    assert not games._may_restart()  # under restart_after
+    games._started = now - 300.0
+    assert not games._may_restart()  # long past restart_cap, nothing stored: let it store its first game
+    games._started = now - 601.0
+    assert games._may_restart()  # stuck for restart_idle_cap: restarted
+    games._started = now - 300.0
+    stored[0] = 1
+    assert not games._may_restart()  # its first game just stored: restart_cap counts from now
+    games._first_stored = time.monotonic() - 121.0
+    assert games._may_restart()
+    games._first_stored = time.monotonic()
+    stored[0] = 2
+    assert games._may_restart()  # a batch (as many games as workers) stored
+
+
+def test_stop_during_a_slow_start_leaves_no_child(klass: Any, monkeypatch: Any) -> None:
+    """stop() whose join times out while the worker's thread is starting the child still ends that child."""
+    _, state, _ = klass
+    games = GamesWorker(state, workers=1, poll=0.05)
+    started: list[subprocess.Popen[bytes]] = []
+    spawning = threading.Event()
+
+    def slow_spawn(fp: str) -> None:
+        spawning.set()
+        time.sleep(0.5)
+        started.append(_spawn_sleeper(dict(os.environ)))
+        games._proc, games._running_fp = started[-1], fp
+
+    monkeypatch.setattr(games, "_spawn", slow_spawn)
+    monkeypatch.setattr(games, "_entrants", lambda: 2)
+    try:
+        games.start()
+        assert spawning.wait(10)
+        games.stop(timeout=0.05)
+        assert len(started) == 1 and started[0].poll() is not None
+    finally:
+        for p in started:
+            p.kill()
+            p.wait()
+
+
+def test_a_stale_games_result_is_never_taken_for_a_new_run(klass: Any, monkeypatch: Any) -> None:
+    """A killed server left portal/games-result.json: the next run starts without it, so a run that ends without
+    writing its own is reported as stopped, not as the stale run's games."""
+    from cabo_kit.tournament import lock as lock_module
+
+    folder, state, _ = klass
+    (state.dir / "games-result.json").write_text(json.dumps({"fingerprint": fingerprint(folder), "played": 999}))
+    popen = subprocess.Popen
+    fd = os.open(os.devnull, os.O_RDONLY)
+    monkeypatch.setattr(lock_module, "held_fd", lambda folder: fd)
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: popen([sys.executable, "-c", "pass"], **k))
+    games = GamesWorker(state, workers=1)
+    try:
+        games._spawn(fingerprint(folder))
+        proc = games._proc
+        assert proc is not None and proc.wait(30) == 0
+        games._collect(proc)
+    finally:
+        os.close(fd)
+    last = _last(state)
+    assert "played" not in last and "stopped unexpectedly" in last["error"], last
 
 
 def test_stored_counts_the_games_of_the_store(klass: Any) -> None:
@@ -457,8 +604,9 @@ def test_stored_counts_the_games_of_the_store(klass: Any) -> None:
 def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> None:
     """A file that plays fair under its check and spies in the class's games (tests/portal_class_bots/spy.py): it finds
     the folder from the games' command line and tries the links, the portal's store and uploads, results.sqlite,
-    another student's file, the logs and the outputs. An earlier `tournament run` left the store and logs readable to
-    all; the folder and tournament.toml stay so (the spy must read that, so "nothing else" means something)."""
+    another student's file, the logs, the outputs and tournament.toml (its seed tells every deal). An earlier
+    `tournament run` left the store, logs and tournament.toml readable to all; the folder and open-to-all.txt stay so
+    (the spy must read that, so "nothing else" means something)."""
     import tempfile
 
     from cabo_kit.portal.links import write_links
@@ -468,6 +616,8 @@ def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> 
         os.chmod(folder, 0o755)
         (folder / "tournament.toml").write_text(TINY)
         os.chmod(folder / "tournament.toml", 0o644)
+        (folder / "open-to-all.txt").write_text("the control: readable to all on purpose\n")
+        os.chmod(folder / "open-to-all.txt", 0o644)
         state = PortalState(folder)
         write_links(folder, state.sync_roster([Student("s000", "Ada"), Student("s040", "Spy")]), {}, "http://x")
         accept(state, "s000", bot("s000"))
@@ -487,8 +637,8 @@ def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> 
             state.close()
         said = "".join(p.read_text() for p in (folder / "logs").glob("s040-*.log"))
         assert "SPY-FOLDER found" in said, said
-        assert set(re.findall(r"SPY-FOUND (.*)", said)) == {"tournament.toml reads 64"}, said
-        for name in (DB_NAME, "leaderboard.csv", "report.html", "logs", "bots", "portal", "portal-links.csv"):
+        assert set(re.findall(r"SPY-FOUND (.*)", said)) == {"open-to-all.txt reads 40"}, said
+        for name in ("tournament.toml", DB_NAME, "leaderboard.csv", "report.html", "logs", "bots", "portal", "portal-links.csv"):
             assert os.stat(folder / name).st_mode & 0o077 == 0, name
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -286,7 +286,7 @@ def test_serve_gives_a_folder_without_a_seed_a_random_secret_one(tmp_path: Path)
         seeds.append(data.pop("seed"))
         assert data == {"presets": ["rush", {"preset": "deluxe", "hand_size": 5}], "table_sizes": [2, 3],
                         "limits": {"decision_s": 2.0}}
-        assert load_config(folder)[0].seed == seeds[-1] and stat.S_IMODE(os.stat(folder / "tournament.toml").st_mode) == 0o640
+        assert load_config(folder)[0].seed == seeds[-1] and stat.S_IMODE(os.stat(folder / "tournament.toml").st_mode) == 0o600  # the seed: its owner's only
         assert server.secret_seed(folder) == "" and _toml(folder)["seed"] == seeds[-1]  # once only
     assert seeds[0] != seeds[1] and all(s >= 1 for s in seeds)
     bare = tmp_path / "bare"
@@ -317,3 +317,71 @@ def test_a_folder_with_games_of_the_default_seed_keeps_it_and_says_why(tmp_path:
         assert (folder / "tournament.toml").read_text() == toml
         assert ("seed 0: kept" if recorded else "the default seed 0: kept") in said
         assert "would make the tournament refuse every stored game" in said and "move results.sqlite aside" in said
+
+
+def test_serve_makes_the_folder_private_before_any_check_runs(klass: tuple[Path, Path], monkeypatch: Any) -> None:
+    """A teacher's earlier `tournament run` left the store, logs and tournament.toml (its seed tells every deal)
+    readable to all: checks run hostile files under other uids, so all of it is private before the first check."""
+    import argparse
+
+    import uvicorn
+
+    from cabo_kit.portal.checker import CheckWorker
+    from cabo_kit.portal.games import GamesWorker
+    from cabo_kit.portal.roster import load_roster
+
+    folder, roster = klass
+    (folder / "tournament.toml").write_text('presets = ["rush"]\nseed = 12345\n')
+    (folder / "results.sqlite").write_bytes(b"")
+    (folder / "logs").mkdir()
+    for path, mode in ((folder / "tournament.toml", 0o644), (folder / "results.sqlite", 0o644), (folder / "logs", 0o755)):
+        os.chmod(path, mode)
+    seen: dict[str, int] = {}
+
+    def start(self: Any) -> Any:
+        for name in ("tournament.toml", "results.sqlite", "logs"):
+            seen[name] = stat.S_IMODE(os.stat(folder / name).st_mode)
+        return self
+
+    monkeypatch.setattr(CheckWorker, "start", start)
+    monkeypatch.setattr(GamesWorker, "start", lambda self: self)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)
+    args = argparse.Namespace(host="127.0.0.1", port=_free_port(), root_path="", base_url=None, check_games=1,
+                              check_workers=1, workers=1, max_upload=1 << 20, upload_interval=30.0, same_user_bots=True)
+    assert server._serve(args, folder, load_roster(roster), say=lambda line: None) == 0
+    assert seen == {"tournament.toml": 0o600, "results.sqlite": 0o600, "logs": 0o700}
+
+
+def test_the_seed_written_is_private_keeps_crlf_and_its_own_line(tmp_path: Path) -> None:
+    """The seed tells every deal: tournament.toml is written readable by its owner only (a new file 0600); a CRLF
+    file keeps its line ends, and a file of comments without a last line end gets the seed on a line of its own."""
+    crlf = tmp_path / "crlf"
+    crlf.mkdir()
+    (crlf / "tournament.toml").write_bytes(b'# class\r\npresets = ["rush"]\r\n')
+    os.chmod(crlf / "tournament.toml", 0o644)
+    assert "a random secret seed is written" in server.secret_seed(crlf)
+    raw = (crlf / "tournament.toml").read_bytes()
+    assert raw.count(b"\r\n") == 3 and b"\n" not in raw.replace(b"\r\n", b"") and _toml(crlf)["seed"] > 0
+    assert stat.S_IMODE(os.stat(crlf / "tournament.toml").st_mode) == 0o600
+    comment = tmp_path / "comment"
+    comment.mkdir()
+    (comment / "tournament.toml").write_text("# only a comment, no line end")
+    assert server.secret_seed(comment) and _toml(comment)["seed"] > 0
+    assert (comment / "tournament.toml").read_text().startswith("# only a comment, no line end\nseed = ")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert server.secret_seed(bare) and stat.S_IMODE(os.stat(bare / "tournament.toml").st_mode) == 0o600
+
+
+def test_a_store_with_a_secret_seed_and_no_seed_line_gets_its_seed_written(tmp_path: Path) -> None:
+    """The store records seed S (a file that lost its line): S is written back, so the runner keeps every stored game."""
+    from cabo_kit.tournament.config import load_config
+    from cabo_kit.tournament.store import Store
+
+    (tmp_path / "tournament.toml").write_text('presets = ["rush"]\n')
+    with Store(tmp_path / "results.sqlite") as store:
+        store.set_meta("seed", "987654")
+    said = server.secret_seed(tmp_path)
+    assert "the secret seed the games in results.sqlite were played with is written" in said, said
+    assert _toml(tmp_path)["seed"] == 987654 and load_config(tmp_path)[0].seed == 987654
+    assert server.secret_seed(tmp_path) == ""

@@ -36,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .live import LiveBoard, Visibility
-from .state import PortalState, Session, TooSoon, Upload, secret_hash
+from .state import PastDeadline, PortalState, Session, TooSoon, Upload, secret_hash
 from .uploads import DEFAULT_MAX_BYTES, UploadRefused, check_upload, size_text
 
 __all__ = ["create_app", "PortalSettings", "COOKIE", "SECURITY_HEADERS", "CSP"]
@@ -285,12 +285,17 @@ class _Portal:
         try:
             filename, data, csrf = await self.read_upload(request)
             self.check_csrf(session, csrf or request.headers.get("x-csrf-token"))
+            now = self.clock()  # once: the deadline and the upload's time are the same instant
             deadline = self.deadline()
-            if deadline is not None and self.clock() >= deadline:
+            if deadline is not None and now >= deadline:
                 raise UploadRefused(f"the deadline ({_when(deadline)}) has passed: uploads are closed", 403)
             check_upload(filename, data, self.settings.max_upload)
-            up = await run_in_threadpool(self.state.add_upload, session.person.id, data, filename, now=self.clock(),
+            # add_upload refuses again against the stored deadline, in its transaction: one set meanwhile counts
+            up = await run_in_threadpool(self.state.add_upload, session.person.id, data, filename, now=now,
                                          min_interval=self.settings.upload_interval)  # writes and fsyncs: off the event loop
+        except PastDeadline as past:
+            return self.refuse(request, wants_json, f"the deadline ({_when(past.deadline)}) has passed: uploads are "
+                                                    "closed", 403)
         except UploadRefused as refused:
             return self.refuse(request, wants_json, str(refused), refused.status)
         except TooSoon as soon:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .games import process_env
 from .state import PortalState, Upload
 
 __all__ = ["CheckOutcome", "check_file", "CheckWorker", "safe_filename"]
@@ -55,20 +56,6 @@ def safe_filename(name: str, fallback: str) -> str:
     return f"{stem}.py" if stem and not stem.startswith("_") else fallback
 
 
-def _env(folder: Path | None = None) -> dict[str, str]:
-    import cabo_kit
-
-    env = dict(os.environ)
-    home = str(Path(cabo_kit.__file__).resolve().parent.parent)  # this cabo_kit, also from a source checkout
-    env["PYTHONPATH"] = os.pathsep.join([home, *filter(None, [env.get("PYTHONPATH")])])
-    env["PYTHONIOENCODING"] = "utf-8"
-    if folder is not None:  # marks the check as this class's: a restart after kill -9 may end it (games.reap_leftovers)
-        from .games import ENV_FOLDER
-
-        env[ENV_FOLDER] = os.path.realpath(folder)
-    return env
-
-
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -92,7 +79,7 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(source.read_bytes())
-        proc = subprocess.Popen([sys.executable, "-c", _PROGRAM, str(target), str(games)], cwd=tmp, env=_env(folder),
+        proc = subprocess.Popen([sys.executable, "-c", _PROGRAM, str(target), str(games)], cwd=tmp, env=process_env(folder),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         if running is not None:

@@ -15,9 +15,10 @@ versions, so the new run plays the new file's games and what the intervals still
 that ends leaves a note of what it did; a folder whose files are those of its last finished run
 is up to date and plays nothing. Pausing stops the child; resuming starts it again.
 
-A child records its process group in the portal's state: a server killed with ``kill -9``
-leaves them there, and the next start ends those groups, but only a group one of whose processes
-carries this folder in its environment (:data:`ENV_FOLDER`): a recycled group id is left alone.
+A child records its process group in the portal's state, with its leader's start time: a server
+killed with ``kill -9`` leaves them there, and the next start ends those groups, but only while
+the recorded process leads it (and, where its environment can be read, carries this folder:
+:data:`ENV_FOLDER`): a recycled group id is left alone.
 The child also ends itself with its group when the server dies (``PR_SET_PDEATHSIG``, Linux).
 
 Other parts of the portal ask :func:`board_versions` which upload of each student is on the
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .state import PortalState, Upload
+from .state import PortalState, Upload, start_ticks
 
 __all__ = ["GamesWorker", "GamesStatus", "board_versions", "store_path", "default_workers", "fingerprint",
            "reap_leftovers", "keep_private", "ENV_FOLDER", "main"]
@@ -143,27 +144,46 @@ def _members(pgid: int) -> list[int]:
     return found
 
 
-def _marked(pid: int, folder: Path) -> bool:
-    """Whether process ``pid`` carries ``folder`` in its environment (:data:`ENV_FOLDER`): one a server of it started."""
+def _environ(pid: int) -> bytes | None:
+    """Process ``pid``'s environment, or ``None`` when it cannot be read (gone, or not dumpable by a non-root server)."""
     try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
+        return Path(f"/proc/{pid}/environ").read_bytes()
     except OSError:
-        return False
+        return None
+
+
+def _marked(pid: int, folder: Path) -> bool | None:
+    """Whether process ``pid`` carries ``folder`` in its environment (:data:`ENV_FOLDER`): one a server of it started;
+    ``None`` when its environment cannot be read."""
+    environ = _environ(pid)
+    if environ is None:
+        return None
     return f"{ENV_FOLDER}={os.path.realpath(folder)}".encode() in environ.split(b"\0")
+
+
+def _ours(pgid: int, ticks: int | None, members: list[int], folder: Path) -> bool:
+    """Whether group ``pgid`` is the one recorded: its leader started at ``ticks`` (and, where its environment can be
+    read, carries the folder); without a leader or a recorded start, one of its ``members`` carries the folder."""
+    if ticks is not None and pgid in members:
+        return start_ticks(pgid) == ticks and _marked(pgid, folder) is not False
+    return any(_marked(pid, folder) for pid in members)
 
 
 def reap_leftovers(state: PortalState, wait: float = 5.0) -> list[int]:
     """End the process groups a killed server of this folder left (checks, games); the groups ended.
 
-    Each group recorded in the state is killed only if one of its live processes carries this
-    folder in its environment; the record is dropped either way. The bots of those processes end
-    with them: a harness server sees its parent gone and kills its bots. Linux only (``/proc``);
-    elsewhere the records are dropped and nothing is killed.
+    A group recorded in the state is killed only while it is the one recorded: its leader is the
+    process that started at the recorded time (``/proc/PID/stat``; a recycled pid starts later),
+    and its environment, where this server may read it (a non-root server cannot read that of a
+    process that is not dumpable), carries this folder. A group whose leader has gone is killed
+    if one of its live processes carries the folder. The record is dropped either way. The bots of
+    those processes end with them: a harness server sees its parent gone and kills its bots.
+    Linux only (``/proc``); elsewhere the records are dropped and nothing is killed.
     """
     ended = []
     for pgid, _kind in state.processes():
         members = _members(pgid) if Path("/proc/self").exists() else []
-        if members and any(_marked(pid, state.folder) for pid in members):
+        if members and _ours(pgid, state.process_ticks(pgid), members, state.folder):
             try:
                 os.killpg(pgid, signal.SIGKILL)
             except OSError:
@@ -176,15 +196,17 @@ def reap_leftovers(state: PortalState, wait: float = 5.0) -> list[int]:
     return ended
 
 
-def process_env(folder: str | os.PathLike[str]) -> dict[str, str]:
-    """The environment of a process the server starts: this cabo_kit importable, and marked as the folder's."""
+def process_env(folder: str | os.PathLike[str] | None = None) -> dict[str, str]:
+    """The environment of a process the server starts: this cabo_kit importable, and marked as ``folder``'s (a restart
+    after ``kill -9`` may end it: :func:`reap_leftovers`)."""
     import cabo_kit
 
     env = dict(os.environ)
     home = str(Path(cabo_kit.__file__).resolve().parent.parent)  # this cabo_kit, also from a source checkout
     env["PYTHONPATH"] = os.pathsep.join([home, *filter(None, [env.get("PYTHONPATH")])])
     env["PYTHONIOENCODING"] = "utf-8"
-    env[ENV_FOLDER] = os.path.realpath(folder)
+    if folder is not None:
+        env[ENV_FOLDER] = os.path.realpath(folder)
     return env
 
 
@@ -230,12 +252,15 @@ class GamesWorker:
     ``workers``: the child's game workers; ``nice``: its niceness (the checks run at 10: a student
     waiting on a check goes first). A new version restarts the running run only once it has played
     ``restart_after`` seconds *and* stored a batch (as many games as it has workers, so uploads
-    arriving one after another never keep a run from playing anything), or once it has played
-    ``restart_cap`` seconds whatever it stored (a run held up by slow games). :meth:`wake` looks at once.
+    arriving one after another never keep a run from playing anything), or ``restart_cap`` seconds
+    after its first stored game whatever it stored since (a run held up by slow games). A run that
+    has stored nothing yet (it is still setting up, or its first games are slow) is restarted only
+    after ``restart_idle_cap`` seconds: new uploads never keep every run from storing a game.
+    :meth:`wake` looks at once.
     """
 
     def __init__(self, state: PortalState, *, workers: int | None = None, nice: int = 15, poll: float = 1.0,
-                 restart_after: float = 10.0, restart_cap: float = 120.0) -> None:
+                 restart_after: float = 10.0, restart_cap: float = 120.0, restart_idle_cap: float = 600.0) -> None:
         self.state = state
         self.folder = state.folder
         self.workers = workers or default_workers()
@@ -243,12 +268,15 @@ class GamesWorker:
         self.poll = poll
         self.restart_after = restart_after
         self.restart_cap = restart_cap
+        self.restart_idle_cap = restart_idle_cap
         self._stored_at_start = 0
+        self._first_stored: float | None = None  # when the running run's first stored game was seen (monotonic)
         self._proc: subprocess.Popen[bytes] | None = None
         self._running_fp = ""
         self._started = 0.0
         self._status = GamesStatus(workers=self.workers)
         self._guard = threading.Lock()
+        self._life = threading.RLock()  # held while the child is started or stopped: stop() never races a _spawn
         self._event = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -292,7 +320,8 @@ class GamesWorker:
         self._event.set()
         if self._thread is not None:
             self._thread.join(timeout)
-        self._kill()
+        with self._life:  # a tick still running (a slow start) ends first: its child is then killed here
+            self._kill()
 
     # ------------------------------------------------------------------ the loop
 
@@ -305,13 +334,19 @@ class GamesWorker:
                     self._status.error, self._status.summary = True, f"the games worker failed: {exc}"
             self._event.wait(self.poll)
             self._event.clear()
-        self._kill()
+        with self._life:
+            self._kill()
 
     def tick(self) -> None:
         """One look: collect a child that ended, stop or (re)start it as the files and settings say."""
+        with self._life:
+            self._tick()
+
+    def _tick(self) -> None:
         proc = self._proc
         if proc is not None and proc.poll() is not None:
             self._collect(proc)
+        self._see_first_stored()
         paused = self.paused
         fp = fingerprint(self.folder)
         if paused:
@@ -327,10 +362,20 @@ class GamesWorker:
 
     def _may_restart(self) -> bool:
         """Whether the running run has played long enough, and stored a batch, to be restarted for new files."""
-        played = time.monotonic() - self._started
-        if played < self.restart_after:
+        now = time.monotonic()
+        if now - self._started < self.restart_after:
             return False
-        return played >= self.restart_cap or self._stored() - self._stored_at_start >= self.workers
+        stored = self._stored() - self._stored_at_start
+        if stored <= 0:
+            return now - self._started >= self.restart_idle_cap
+        if self._first_stored is None:
+            self._first_stored = now
+        return stored >= self.workers or now - self._first_stored >= self.restart_cap
+
+    def _see_first_stored(self) -> None:
+        """Note when the running run stores its first game (``restart_cap`` counts from then)."""
+        if self._proc is not None and self._first_stored is None and self._stored() > self._stored_at_start:
+            self._first_stored = time.monotonic()
 
     def _stored(self) -> int:
         """The games stored so far (the store's last game row id; 0 without a store): cheap, read only."""
@@ -403,10 +448,13 @@ class GamesWorker:
         fd = held_fd(self.folder)
         if fd is None:
             raise RuntimeError(f"the server does not hold {self.folder}: it cannot play its games")
+        (self.state.dir / RESULT_NAME).unlink(missing_ok=True)  # a stale result is never taken for this run's
         log = open(self.state.dir / LOG_NAME, "wb")
         try:  # pass_fds: the lock's descriptor reaches this child only (checks close every other descriptor)
+            # The folder is the child's working directory and its argument `.`: its command line, which every
+            # process can read in /proc, does not name the class folder.
             proc = subprocess.Popen(
-                [sys.executable, "-m", "cabo_kit.portal.games", str(self.folder), "--workers", str(self.workers),
+                [sys.executable, "-m", "cabo_kit.portal.games", ".", "--workers", str(self.workers),
                  "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp],
                 pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 cwd=self.folder, env=process_env(self.folder), start_new_session=True)
@@ -414,7 +462,7 @@ class GamesWorker:
             log.close()
         self.state.add_process(proc.pid, "games")
         self._proc, self._running_fp, self._started = proc, fp, time.monotonic()
-        self._stored_at_start = self._stored()
+        self._stored_at_start, self._first_stored = self._stored(), None
         with self._guard:
             self._status.since, self._status.running = time.time(), True
 
@@ -457,7 +505,7 @@ class GamesWorker:
 
 # ------------------------------------------------------------------ the child
 
-PRIVATE_FILES = ("results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
+PRIVATE_FILES = ("tournament.toml", "results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
                  "leaderboard.csv", "report.html", "teacher.html")
 PRIVATE_DIRS = ("bots", "logs", "bot-pages")
 
@@ -467,7 +515,7 @@ def keep_private(folder: str | os.PathLike[str]) -> list[Path]:
 
     The store (every student's games, faults and what their bots printed), the outputs, and the
     ``bots``, ``logs`` and ``bot-pages`` folders: a bot runs under a user id of its own, so it then
-    reads none of them even when it finds the class folder (the games' command line names it). The
+    reads none of them even when it finds the class folder. ``tournament.toml`` too: its seed tells every deal. The
     games child also sets its umask to 077, so what a run writes later is private from the start.
 
     >>> import tempfile
@@ -538,7 +586,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     from ..tournament.runner import run_tournament, write_outputs
     from ..tournament.store import StoreError
 
-    folder = Path(args.folder)
+    folder = Path(args.folder).resolve()
     result: dict[str, Any] = {"fingerprint": args.fingerprint}
     code = 0
     try:

@@ -427,11 +427,11 @@ class FitProcess:
         self.proc: asyncio.subprocess.Process | None = None
 
     async def _start(self) -> asyncio.subprocess.Process:
-        from .checker import _env
+        from .games import process_env
 
         # One BLAS thread: a fit's 200x200 solves take a millisecond on one, but BLAS threads that spin for cores
         # the games and pages hold made a point fit take ~1 s instead of ~0.1 s on 2 busy cores.
-        env = {**_env(), **{name: "1" for name in _ONE_THREAD}}
+        env = {**process_env(), **{name: "1" for name in _ONE_THREAD}}
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-c", _PROGRAM, str(self.db), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             env=env, limit=1 << 26)

@@ -281,7 +281,10 @@ def secret_seed(folder: Path) -> str:
     from ..tournament.config import tomllib
 
     path = folder / "tournament.toml"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    text = ""
+    if path.exists():
+        with open(path, encoding="utf-8", newline="") as f:  # CRLF files keep their line ends
+            text = f.read()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -290,6 +293,7 @@ def secret_seed(folder: Path) -> str:
         return ""
     db = folder / "results.sqlite"
     stored: str | None = None
+    seed: int | None = None
     if db.exists():
         try:
             con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
@@ -301,7 +305,9 @@ def secret_seed(folder: Path) -> str:
                 con.close()
         except sqlite3.Error:
             return ""  # a damaged store: the games say so; its seed is not ours to change
-        if row is not None or played:
+        if row is not None and str(row[0]).strip().lstrip("-").isdigit() and int(row[0]) != 0:
+            seed = int(row[0])  # the store's own secret seed: written into the file, so the runner keeps its games
+        elif row is not None or played:
             stored = f"seed {row[0]}" if row is not None else "the default seed 0"
     if stored is not None:
         return (f"tournament.toml sets no seed and the games in results.sqlite were played with {stored}: kept, as a new "
@@ -309,19 +315,32 @@ def secret_seed(folder: Path) -> str:
                 "out from the public code: to make them secret, move results.sqlite aside and add seed = <a large random "
                 "number> to tournament.toml")
     lines = text.splitlines(keepends=True)
+    end = "\r\n" if "\r\n" in text else "\n"
     top = 0
     while top < len(lines) and lines[top].lstrip().startswith("#"):  # after the file's opening comments
         top += 1
-    seed = secrets.randbelow(2 ** 31 - 1) + 1
-    line = f"seed = {seed}  # written by cabo-kit serve: a secret seed, so nobody can work out the deals\n"
+    if top == len(lines) and lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += end  # a last comment without its line end: the seed goes on a line of its own
+    kept = seed is not None
+    if seed is None:
+        seed = secrets.randbelow(2 ** 31 - 1) + 1
+        line = f"seed = {seed}  # written by cabo-kit serve: a secret seed, so nobody can work out the deals{end}"
+    else:
+        line = f"seed = {seed}  # written by cabo-kit serve: the secret seed the games in results.sqlite were played with{end}"
     new = "".join(lines[:top]) + line + "".join(lines[top:])
     if tomllib.loads(new) != {**data, "seed": seed}:  # never write a file that says something else
         return "tournament.toml sets no seed: add seed = <a large random number> to it, so nobody can work out the deals"
     temporary = folder / f".tournament.toml.{os.getpid()}.tmp"
-    temporary.write_text(new, encoding="utf-8")
-    if path.exists():
-        os.chmod(temporary, path.stat().st_mode & 0o7777)
+    # The seed tells every deal: the file is its owner's only (a bot running as another user must not read it).
+    mode = (path.stat().st_mode & 0o700) if path.exists() else 0o600
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "w", encoding="utf-8", newline="") as f:
+        f.write(new)
+    os.chmod(temporary, mode or 0o600)
     os.replace(temporary, path)
+    if kept:
+        return (f"tournament.toml set no seed: the secret seed the games in results.sqlite were played with is written "
+                "into it, so they stay in the tournament (keep the file private)")
     return ("tournament.toml set no seed: a random secret seed is written into it, so nobody can work out the deals "
             "(keep the file private)")
 
@@ -391,7 +410,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
     from .app import PortalSettings, create_app
     from .checker import CheckWorker
     from .live import LiveBoard
-    from .games import GamesWorker, reap_leftovers
+    from .games import GamesWorker, keep_private, reap_leftovers
     from .logs import install
     from .state import PortalState
 
@@ -416,6 +435,8 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
             seeded = secret_seed(folder)  # before any game is played: the deals must not be computable
             if seeded:
                 say(seeded)
+            # Before any check runs a student's file: what an earlier `tournament run` left readable to all.
+            keep_private(folder)
             fresh = state.sync_roster(roster)
             state.set_setting("base_url", base)
             names = {p.id: p.name for p in state.people()}

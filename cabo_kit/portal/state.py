@@ -50,7 +50,7 @@ from typing import Any, Iterable, Sequence
 
 from .roster import Student
 
-__all__ = ["PortalState", "Person", "Session", "Upload", "TooSoon", "TEACHER", "new_secret", "secret_hash", "PORTAL_DIR"]
+__all__ = ["PortalState", "Person", "Session", "Upload", "TooSoon", "PastDeadline", "start_ticks", "TEACHER", "new_secret", "secret_hash", "PORTAL_DIR"]
 
 PORTAL_DIR = "portal"
 """The portal's folder inside the tournament folder (mode 0700): ``portal.sqlite`` and ``uploads/``."""
@@ -76,6 +76,16 @@ CREATE TABLE IF NOT EXISTS uploads (
 );
 CREATE TABLE IF NOT EXISTS processes (pgid INTEGER PRIMARY KEY, kind TEXT NOT NULL, started REAL NOT NULL);
 """
+
+
+def start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks since boot (``/proc/PID/stat`` field 22), or ``None`` (gone, not
+    Linux): with its pid it names one process, as a recycled pid starts later."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+        return int(text[text.rfind(")") + 2:].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def new_secret() -> str:
@@ -133,6 +143,14 @@ class Upload:
     path: Path
 
 
+class PastDeadline(Exception):
+    """An upload made at or after the deadline (the stored one, read in the upload's own transaction)."""
+
+    def __init__(self, deadline: float) -> None:
+        super().__init__("the deadline has passed: uploads are closed")
+        self.deadline = deadline
+
+
 def _write_private(path: Path, data: bytes) -> None:
     """Write ``path`` readable by its owner only (a bot, under a uid of its own, cannot read it)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -164,6 +182,9 @@ class PortalState:
             self._con.execute("PRAGMA journal_mode=WAL")
             self._con.execute("PRAGMA synchronous=NORMAL")
             self._con.executescript(_SCHEMA)
+            columns = {r[1] for r in self._con.execute("PRAGMA table_info(processes)")}
+            if "ticks" not in columns:  # a state made before start times were recorded
+                self._con.execute("ALTER TABLE processes ADD COLUMN ticks INTEGER")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -296,7 +317,8 @@ class PortalState:
         """Store a checked-for-shape upload of ``pid`` as their next version (status ``checking``).
 
         Raises :class:`TooSoon` when their previous upload is less than ``min_interval`` seconds
-        old. ``filename`` is kept to be shown; the file is stored under the person's id and the
+        old, and :class:`PastDeadline` when ``now`` is at or after the stored deadline (checked in
+        the transaction that stores it: a deadline set meanwhile is never missed). ``filename`` is kept to be shown; the file is stored under the person's id and the
         upload's number, whatever it was called.
         """
         now = time.time() if now is None else now
@@ -310,6 +332,9 @@ class PortalState:
                 f.flush()
                 os.fsync(f.fileno())
             with self._tx() as con:
+                deadline = self._deadline(con)
+                if deadline is not None and now >= deadline:
+                    raise PastDeadline(deadline)
                 last = con.execute("SELECT MAX(uploaded), MAX(number) FROM uploads WHERE person = ?", (pid,)).fetchone()
                 if last[0] is not None and now - float(last[0]) < min_interval:
                     raise TooSoon(min_interval, max(1, math.ceil(min_interval - (now - float(last[0])))))
@@ -355,23 +380,35 @@ class PortalState:
     def set_check(self, pid: str, number: int, status: str, result: str) -> bool:
         """Record an upload's check: ``status`` is ``checking``, ``accepted`` or ``rejected``.
 
-        An accepted upload newer than the student's current file becomes it: copied to
+        The student's current file is then their newest accepted upload made before the deadline
+        (the ``deadline`` setting; without one, their newest accepted upload): copied to
         ``bots/<id>.py`` (a temporary file renamed inside the transaction that records it), where
-        the tournament finds it. An upload made at or after the deadline (the ``deadline``
-        setting) never becomes it: the tournament plays the deadline's versions. Returns whether
-        it became the current file.
+        the tournament finds it. The choice is made in the check's own transaction, so a deadline
+        set meanwhile never loses an upload made before it. Returns whether this upload became
+        the current file.
         """
         if status not in ("checking", "accepted", "rejected"):
             raise ValueError(f"status {status!r}: use checking, accepted or rejected")
         with self._tx() as con:
             con.execute("UPDATE uploads SET status = ?, result = ? WHERE person = ? AND number = ?", (status, result, pid, number))
-            row = con.execute("SELECT p.current, u.uploaded FROM people p JOIN uploads u ON u.person = p.id "
-                              "WHERE p.id = ? AND u.number = ?", (pid, number)).fetchone()
-            deadline = self._deadline(con)
-            if (status != "accepted" or row is None or (row[0] is not None and int(row[0]) >= number)
-                    or (deadline is not None and float(row[1]) >= deadline)):
-                return False
-            self._make_current(con, pid, number)
+            return self._settle(con, pid) and status == "accepted" and self._current(con, pid) == number
+
+    @staticmethod
+    def _current(con: sqlite3.Connection, pid: str) -> int | None:
+        row = con.execute("SELECT current FROM people WHERE id = ?", (pid,)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def _settle(self, con: sqlite3.Connection, pid: str) -> bool:
+        """Inside a transaction: make ``pid``'s current file their newest accepted upload made before the stored
+        deadline (committing if it changes); whether it changed."""
+        deadline = self._deadline(con)
+        row = con.execute("SELECT MAX(number) FROM uploads WHERE person = ? AND status = 'accepted'"
+                          + ("" if deadline is None else " AND uploaded < ?"),
+                          (pid,) if deadline is None else (pid, deadline)).fetchone()
+        wanted = None if row is None or row[0] is None else int(row[0])
+        if wanted == self._current(con, pid):
+            return False
+        self._make_current(con, pid, wanted)
         return True
 
     @staticmethod
@@ -425,15 +462,10 @@ class PortalState:
         """
         changed = []
         self.set_setting("deadline", None if deadline is None else repr(float(deadline)))
-        for pid, current in self._rows("SELECT id, current FROM people WHERE role = 'student'"):
-            rows = self._rows("SELECT MAX(number) FROM uploads WHERE person = ? AND status = 'accepted'"
-                              + ("" if deadline is None else " AND uploaded < ?"),
-                              (pid,) if deadline is None else (pid, deadline))
-            wanted = None if rows[0][0] is None else int(rows[0][0])
-            if wanted != (None if current is None else int(current)):
-                with self._tx() as con:
-                    self._make_current(con, str(pid), wanted)
-                changed.append(str(pid))
+        for (pid,) in self._rows("SELECT id FROM people WHERE role = 'student'"):
+            with self._tx() as con:  # read, choose and write in one transaction: a check ending meanwhile waits
+                if self._settle(con, str(pid)):
+                    changed.append(str(pid))
         return changed
 
     def current(self, pid: str) -> int | None:
@@ -471,10 +503,13 @@ class PortalState:
     # ------------------------------------------------------------------ processes the server started
 
     def add_process(self, pgid: int, kind: str, now: float | None = None) -> None:
-        """Record a process group the server started (a check, the games), so a restart after ``kill -9`` can end it."""
+        """Record a process group the server started (a check, the games), so a restart after ``kill -9`` can end it.
+
+        Its leader's start time (:func:`start_ticks`) is recorded with it: a restart ends the group
+        only while that very process leads it (its environment may not be readable then)."""
         with self._tx() as con:
-            con.execute("INSERT OR REPLACE INTO processes (pgid, kind, started) VALUES (?, ?, ?)",
-                        (pgid, kind, time.time() if now is None else now))
+            con.execute("INSERT OR REPLACE INTO processes (pgid, kind, started, ticks) VALUES (?, ?, ?, ?)",
+                        (pgid, kind, time.time() if now is None else now, start_ticks(pgid)))
 
     def drop_process(self, pgid: int) -> None:
         with self._tx() as con:
@@ -483,6 +518,11 @@ class PortalState:
     def processes(self) -> list[tuple[int, str]]:
         """The recorded process groups: ``(pgid, kind)``, oldest first."""
         return [(int(g), str(k)) for g, k in self._rows("SELECT pgid, kind FROM processes ORDER BY started, pgid")]
+
+    def process_ticks(self, pgid: int) -> int | None:
+        """The start time (:func:`start_ticks`) recorded with group ``pgid``'s leader, or ``None``."""
+        rows = self._rows("SELECT ticks FROM processes WHERE pgid = ?", (pgid,))
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
     # ------------------------------------------------------------------ settings
 

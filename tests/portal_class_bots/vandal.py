@@ -6,15 +6,19 @@ import cabo_kit as ck
 
 
 def class_folder():
-    """The folder the portal's games run on: the games' command line names it (python -m cabo_kit.portal.games DIR)."""
+    """The folder the portal's games run on: named by the games' command line (python -m cabo_kit.portal.games DIR)
+    if it does, else guessed as a class folder under /tmp (where the tests make theirs: an attacker may know that)."""
     for pid in os.listdir("/proc"):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 args = f.read().decode(errors="replace").split("\0")
         except OSError:
             continue
-        if "cabo_kit.portal.games" in args:
+        if "cabo_kit.portal.games" in args and os.path.isabs(args[args.index("cabo_kit.portal.games") + 1]):
             return args[args.index("cabo_kit.portal.games") + 1]
+    for name in sorted(os.listdir("/tmp")):
+        if name.startswith("cabo-portal-") and "copy" not in name and os.path.exists(f"/tmp/{name}/open-to-all.txt"):
+            return f"/tmp/{name}"
     return None
 
 
