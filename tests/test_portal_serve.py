@@ -23,14 +23,10 @@ pytest.importorskip("starlette")
 from cabo_kit.cli import main  # noqa: E402
 from cabo_kit.portal import server  # noqa: E402
 from cabo_kit.tournament.lock import holder  # noqa: E402
+from portal_process import read_links, start_serve  # noqa: E402  (tests/portal_process.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = (Path(__file__).parent / "fault_bots" / "good.py").read_bytes()
-
-
-def _links(folder: Path) -> dict[str, str]:
-    with open(folder / "portal-links.csv", newline="") as f:
-        return {row["id"]: row["link"] for row in csv.DictReader(f)}
 
 
 @pytest.fixture
@@ -105,18 +101,10 @@ def test_a_real_server_from_start_to_sigterm(klass: tuple[Path, Path], capsys: A
     folder, roster = klass
     port = _free_port()
     log = folder.parent / "server.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", str(folder), "--roster", str(roster),
-                                 "--port", str(port), "--check-games", "2",
-                                 *([] if server.bots_get_own_uid() else ["--same-user-bots"])], stdout=out, stderr=subprocess.STDOUT,
-                                env=env, cwd=folder.parent)
+    proc = start_serve(folder, roster, port, log, "--check-games", "2")
     try:
         deadline = time.monotonic() + 30
-        while b"Uvicorn running" not in log.read_bytes():
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        links = _links(folder)
+        links = read_links(folder)
         assert set(links) == {"_teacher", "ada", "bob"}
         assert _toml(folder)["seed"] > 0 and "a random secret seed is written" in log.read_text()  # no deal computable
         assert stat.S_IMODE(os.stat(folder / "portal-links.csv").st_mode) == 0o600
@@ -143,7 +131,7 @@ def test_a_real_server_from_start_to_sigterm(klass: tuple[Path, Path], capsys: A
         assert "a new sign-in link for ada" in capsys.readouterr().out
         assert _request(port, "GET", "/", cookie)[0] == 403
         assert _request(port, "GET", links["ada"].split(str(port), 1)[1])[0] == 403
-        assert _links(folder)["ada"] != links["ada"] and _links(folder)["bob"] == links["bob"]
+        assert read_links(folder)["ada"] != links["ada"] and read_links(folder)["bob"] == links["bob"]
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -155,7 +143,7 @@ def test_a_real_server_from_start_to_sigterm(klass: tuple[Path, Path], capsys: A
     text = log.read_text()
     assert "Logging error" not in text and "Traceback" not in text, text
     assert '"GET /signin/[redacted] HTTP/1.1" 303' in text
-    for secret in [*links.values(), *_links(folder).values(), cookie.split("=", 1)[1]]:
+    for secret in [*links.values(), *read_links(folder).values(), cookie.split("=", 1)[1]]:
         assert secret.rsplit("/", 1)[-1] not in text
     assert holder(folder) is None
 
@@ -182,17 +170,10 @@ def test_sigterm_during_a_check_leaves_no_process_and_the_upload_to_check_again(
     folder, roster = klass
     port = _free_port()
     log = folder.parent / "server.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", str(folder), "--roster", str(roster),
-                                 "--port", str(port), *([] if server.bots_get_own_uid() else ["--same-user-bots"])],
-                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    proc = start_serve(folder, roster, port, log)
     try:
         deadline = time.monotonic() + 30
-        while b"Uvicorn running" not in log.read_bytes():
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        status, headers, _ = _request(port, "GET", _links(folder)["bob"].split(str(port), 1)[1])
+        status, headers, _ = _request(port, "GET", read_links(folder)["bob"].split(str(port), 1)[1])
         cookie = headers["set-cookie"].split(";", 1)[0]
         csrf = re.search(r'name="csrf" value="([^"]+)"', _request(port, "GET", "/", cookie)[2]).group(1)  # type: ignore[union-attr]
         slow = b"import time\ntime.sleep(60)\nimport cabo_kit as ck\nclass Slow(ck.Bot):\n    pass\n"

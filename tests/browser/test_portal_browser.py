@@ -10,10 +10,7 @@ teacher sets a deadline and a late upload is refused on the page. Without chromi
 
 from __future__ import annotations
 
-import csv
-import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +19,9 @@ from typing import Any, Iterator
 import pytest
 
 import harness  # tests/browser/harness.py: chromium through Playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from portal_process import read_links, start_serve  # noqa: E402  (tests/portal_process.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = (ROOT / "tests" / "fault_bots" / "good.py").read_bytes()
@@ -32,7 +32,6 @@ def portal(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], Path]]:
     """``cabo-kit serve`` on a free port: its address, everyone's sign-in link, and the class folder."""
     harness.require_browser()
     pytest.importorskip("uvicorn")
-    from cabo_kit.portal.server import bots_get_own_uid
 
     folder = tmp_path / "class"
     folder.mkdir()
@@ -40,19 +39,9 @@ def portal(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], Path]]:
     roster.write_text("id,name\nada,Ada Lovelace\nbob,Bob\n")
     port = harness.free_port()
     log = tmp_path / "server.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", str(folder), "--roster", str(roster),
-                                 "--port", str(port), "--check-games", "2", "--upload-interval", "1",
-                                 *([] if bots_get_own_uid() else ["--same-user-bots"])],
-                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    proc = start_serve(folder, roster, port, log, "--check-games", "2", "--upload-interval", "1")
     try:
-        deadline = time.monotonic() + 30
-        while b"Uvicorn running" not in log.read_bytes():
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        with open(folder / "portal-links.csv", newline="") as f:
-            links = {row["id"]: row["link"] for row in csv.DictReader(f)}
+        links = read_links(folder)
         yield f"http://127.0.0.1:{port}", links, folder
     finally:
         proc.send_signal(signal.SIGTERM)

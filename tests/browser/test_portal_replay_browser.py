@@ -8,12 +8,8 @@ skips (under CI=true it fails).
 
 from __future__ import annotations
 
-import csv
-import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -21,7 +17,9 @@ import pytest
 
 import harness  # tests/browser/harness.py: chromium through Playwright
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from portal_process import read_links, start_serve  # noqa: E402  (tests/portal_process.py)
+
 
 
 @pytest.fixture
@@ -30,7 +28,6 @@ def served_game(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
     harness.require_browser()
     pytest.importorskip("uvicorn")
     import cabo_kit as ck
-    from cabo_kit.portal.server import bots_get_own_uid
     from cabo_kit.tournament.store import GameRow, SeatRow, Store
 
     folder = tmp_path / "class"
@@ -49,18 +46,9 @@ def served_game(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
     roster.write_text("id,name\nada,Ada Lovelace\nbob,Bob\n")
     port = harness.free_port()
     log = tmp_path / "server.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "cabo_kit.cli", "serve", str(folder), "--roster", str(roster),
-                                 "--port", str(port), *([] if bots_get_own_uid() else ["--same-user-bots"])],
-                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    proc = start_serve(folder, roster, port, log)
     try:
-        deadline = time.monotonic() + 30
-        while b"Uvicorn running" not in log.read_bytes():
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        with open(folder / "portal-links.csv", newline="") as f:
-            links = {row["id"]: row["link"] for row in csv.DictReader(f)}
+        links = read_links(folder)
         yield f"http://127.0.0.1:{port}", links["ada"], gid
     finally:
         proc.send_signal(signal.SIGTERM)
