@@ -283,21 +283,19 @@ class _TimedAtSeat(_AtSeat):
         finally:
             self._tally.decision(_thread_ns() - t0)
 
-    def on_round_start(self, observation: Any) -> None:
-        self._cell[0], self._cell[1] = self._seat, "on_round_start()"
+    def _hook(self, name: str, call: Callable[[Any], None], arg: Any) -> None:
+        self._cell[0], self._cell[1] = self._seat, name
         t0 = _thread_ns()
         try:
-            self._bot.on_round_start(observation)
+            call(arg)
         finally:
             self._tally.other(_thread_ns() - t0)
 
+    def on_round_start(self, observation: Any) -> None:
+        self._hook("on_round_start()", self._bot.on_round_start, observation)
+
     def on_round_end(self, result: Any) -> None:
-        self._cell[0], self._cell[1] = self._seat, "on_round_end()"
-        t0 = _thread_ns()
-        try:
-            self._bot.on_round_end(result)
-        finally:
-            self._tally.other(_thread_ns() - t0)
+        self._hook("on_round_end()", self._bot.on_round_end, result)
 
 
 def play_one(game: Game, bots: Sequence[Any], names: Sequence[str],
