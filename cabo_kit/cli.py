@@ -510,7 +510,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
               "Meanwhile, here is the simulation demo, which needs nothing more.\n")
         folder = None
     if folder is not None:
-        from .tournament.runner import run_tournament, write_outputs
+        from .outputs import write_outputs
+        from .tournament.runner import run_tournament
 
         run_tournament(folder, games=args.games, progress=_show_progress(args))
         write_outputs(folder)
@@ -585,7 +586,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .tournament.config import ConfigError
     from .tournament.executors import ExecutorError
     from .tournament.lock import FolderError
-    from .tournament.runner import estimate_tournament, run_tournament, write_outputs
+    from .outputs import write_outputs
+    from .tournament.runner import estimate_tournament, run_tournament
     from .tournament.store import StoreError
 
     if getattr(args, "action", None) is None:
@@ -647,8 +649,8 @@ def _tournament_copies(args: argparse.Namespace) -> int:
     from .tournament.store import DB_NAME
 
     if (folder / DB_NAME).exists() and not missing_report_modules():
+        from .outputs import write_outputs
         from .tournament.lock import FolderError
-        from .tournament.runner import write_outputs
         from .tournament.store import StoreError
 
         try:
@@ -688,7 +690,7 @@ def _tournament_grades(args: argparse.Namespace) -> int:
             print(f"{file}: rejected, no grade (the reason: {PROG} check-bot {shlex.quote(str(folder / 'bots' / file))} "
                   f"--class {shlex.quote(str(folder))})")
         if (folder / DB_NAME).exists() and not missing_report_modules():
-            from .tournament.runner import write_outputs
+            from .outputs import write_outputs
 
             write_outputs(folder, out=None)
             print(f"leaderboard.csv and report.html rewritten with a column per grading bot")

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from .faults import fault_key, first_lines, what_happened
+from .faults import _FRAME, fault_key, first_lines, scrub_paths, what_happened
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
@@ -57,71 +57,12 @@ TEACHER_PAGE = "teacher.html"
 EXAMPLES = 3
 """Faults of each kind shown in full on a bot's page (the others are rows of its table)."""
 
-_FRAME = re.compile(r'^(\s*)File "(.*)", line (\d+)(.*)$')
-# A path starts only at the start of a line or after whitespace, a quote, "(", "=" or ":" (never inside a word:
-# "a/b" is no path), so a scrub never swallows the text before it.
-_START = r"""(?<![^\s"'(=:])"""
-_PY_PATH = re.compile(_START + r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|:;,()\\/]+)+[\\/]([^\s"\'<>|:;,()\\/]+\.py)\b')
-# The runner's folder of one match (tempfile.mkdtemp(prefix="cabo-match-")): it differs per worker and match.
-_MATCH_DIR = re.compile(_START + r'(?:[A-Za-z]:)?(?:[\\/][^\s"\'<>|\\/]+)*[\\/]cabo-match-[A-Za-z0-9_]+[\\/]?')
-# A folder of the path to the bot's own file: it may hold spaces ("class 3") but neither starts nor ends with one
-# ("/a/b and then /srv/x/alice.py" is two paths, the second the file's).
-_SEGMENT = r'[\\/][^\s"<>|\\/](?:[^\n"<>|\\/]*[^\s"<>|\\/])?'
 _HEX_TAIL = re.compile(r"-[0-9a-f]{8}")
 _ANSWER = re.compile(r"returned '((?:[^'\\]|\\.)*)', which is not legal now")
 
 
 def _esc(text: object) -> str:
     return html.escape("" if text is None else str(text), quote=True)
-
-
-def _places(folder: "str | os.PathLike[str] | None") -> list[tuple[str, str]]:
-    """This machine's folders a text may name, longest first, with what replaces each."""
-    import sys
-    import sysconfig
-
-    places: list[tuple[str, str]] = []
-    if folder is not None:
-        places += [(str(Path(folder).resolve()), "DIR"), (os.path.abspath(folder), "DIR")]
-    for key in ("purelib", "platlib", "stdlib"):
-        try:
-            places.append((sysconfig.get_paths()[key], "<python>"))
-        except KeyError:  # pragma: no cover - an unusual installation scheme
-            pass
-    # an editable (or source) install: the folder that holds the cabo_kit package
-    root = Path(__file__).resolve().parent.parent
-    places += [(str(root), "<cabo-kit>"), (sys.prefix, "<python>"), (sys.base_prefix, "<python>"),
-               (os.path.expanduser("~"), "~")]
-    return sorted(((p, n) for p, n in places if len(p) > 1), key=lambda p: -len(p[0]))
-
-
-def scrub_paths(text: str, bot_file_name: "str | None" = None,
-                folder: "str | os.PathLike[str] | None" = None) -> str:
-    """``text`` (plain text, before any HTML escaping) without this machine's paths, for a page or a message a
-    student reads: a traceback frame's file (``File "...", line N``) becomes its name, whatever characters the path
-    holds; ``bot_file_name``'s path (the bot's file, its name may hold spaces or quotes) its name; any other path
-    to a ``.py`` file its name; the runner's match folder (``.../cabo-match-XXXX/``) nothing; the tournament
-    ``folder`` ``DIR``; the folder holding the cabo_kit package ``<cabo-kit>``; the Python installation
-    ``<python>``; the home folder ``~``.
-
-    >>> import os
-    >>> scrub_paths('File "/tmp/cabo-match-k2_x/Tom\\'s bot.py", line 3 in ' + os.path.expanduser("~/a b/notes.txt"))
-    'File "Tom\\'s bot.py", line 3 in ~/a b/notes.txt'
-    >>> scrub_paths("cannot read /srv/class 3/bots/Tom's bot.py: denied", "Tom's bot.py")
-    "cannot read Tom's bot.py: denied"
-    """
-    def frame(m: "re.Match[str]") -> str:
-        return f'{m.group(1)}File "{os.path.basename(m.group(2).replace(chr(92), "/"))}", line {m.group(3)}{m.group(4)}'
-
-    text = "\n".join(_FRAME.sub(frame, line) for line in text.split("\n"))
-    if bot_file_name:
-        text = re.sub(_START + r'(?:[A-Za-z]:)?(?:' + _SEGMENT + r')*?[\\/]' + re.escape(bot_file_name),
-                      lambda m: bot_file_name, text)
-    text = _MATCH_DIR.sub("", text)
-    text = _PY_PATH.sub(r"\1", text)
-    for path, name in _places(folder):
-        text = text.replace(path, name)
-    return text
 
 
 def own_traceback(reason: str, filename: str) -> str:
@@ -522,14 +463,14 @@ def write_pages(source: "str | os.PathLike[str]", board: "pd.DataFrame | None" =
     would share a file, before any is written).
 
     ``source``: the tournament folder or its ``results.sqlite``; ``board``: the fit of
-    :func:`~cabo_kit.tournament.ratings.fit_elo` (fitted here if not given). Pages of bots no
+    :func:`~cabo_kit.results.ratings.fit_elo` (fitted here if not given). Pages of bots no
     longer in the store are removed.
     """
     import pandas as pd
 
     from .report import _scored, bot_overviews, log_files, printed_html
-    from .tournament.outcomes import per_rule
-    from .tournament.ratings import fit_elo
+    from .results.outcomes import per_rule
+    from .results.ratings import fit_elo
     from .tournament.store import _db_path, load_frames, load_rejected
 
     db = _db_path(Path(source))

@@ -4,10 +4,10 @@ The figure functions take the pandas frames of a tournament (see ``docs/tourname
 ``seats`` one row per game and seat, ``games`` one row per game) or the tables computed from
 them, and return plotly figures, so a notebook can show any of them on its own:
 
-* :func:`leaderboard_figure` (from :func:`cabo_kit.tournament.ratings.fit_elo`),
-* :func:`elo_history_figure` (from :func:`cabo_kit.tournament.ratings.elo_history`),
+* :func:`leaderboard_figure` (from :func:`cabo_kit.results.ratings.fit_elo`),
+* :func:`elo_history_figure` (from :func:`cabo_kit.results.ratings.elo_history`),
 * :func:`pairwise_heatmap` (from ``seats``),
-* :func:`outcome_figures` (from :func:`cabo_kit.tournament.outcomes.per_rule`),
+* :func:`outcome_figures` (from :func:`cabo_kit.results.outcomes.per_rule`),
 * :func:`score_distribution` (from ``seats``).
 
 :func:`write_report` puts them all in one ``report.html`` that works offline (plotly's
@@ -84,7 +84,7 @@ def _presets(frame: "pd.DataFrame") -> list[str]:
 def leaderboard_figure(board: "pd.DataFrame", title: str = "Elo by preset (95% bootstrap intervals)") -> "go.Figure":
     """The leaderboard as a dot plot with error bars: one panel per preset, best bot on top.
 
-    ``board``: the frame of :func:`~cabo_kit.tournament.ratings.fit_elo`. A dashed line marks
+    ``board``: the frame of :func:`~cabo_kit.results.ratings.fit_elo`. A dashed line marks
     1000 (the mean of the field, or the anchor when the board was fitted with one). Each panel's
     axis spans the two-sided intervals (with a margin; a one-sided bound just beyond them is taken
     in), so a bot that almost never wins, whose estimate rests on the prior alone (say -1514),
@@ -199,7 +199,7 @@ def _axis_span(elo: "Any", low: "Any", high: "Any", two: "Any", bare: "Any" = No
 def elo_history_figure(history: "pd.DataFrame", title: str = "Online Elo over the games") -> "go.Figure":
     """Each bot's online Elo after each of its games: one panel per preset, one line per bot.
 
-    ``history``: the frame of :func:`~cabo_kit.tournament.ratings.elo_history`. Long curves are
+    ``history``: the frame of :func:`~cabo_kit.results.ratings.elo_history`. Long curves are
     thinned to at most 300 evenly spaced points per bot and preset (the last point kept);
     clicking a bot in the legend hides it in every panel.
 
@@ -250,7 +250,7 @@ def pairwise_heatmap(seats: "pd.DataFrame", preset: str | None = None,
     Cell (row, column) is the share of shared games in which the row bot ranked better than
     the column bot (an equal rank counts a half); the hover shows how many games that is.
     Bots are ordered as in ``order`` (a leaderboard from
-    :func:`~cabo_kit.tournament.ratings.fit_elo`: best Elo at the top), else by their mean
+    :func:`~cabo_kit.results.ratings.fit_elo`: best Elo at the top), else by their mean
     head-to-head rate. One panel per preset (or only ``preset``).
 
     >>> import pandas as pd
@@ -263,7 +263,7 @@ def pairwise_heatmap(seats: "pd.DataFrame", preset: str | None = None,
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    from .tournament.ratings import pairwise_table
+    from .results.ratings import pairwise_table
 
     table = pairwise_table(seats)
     presets = [preset] if preset is not None else _presets(seats)
@@ -325,12 +325,12 @@ _OUTCOME_TITLES = {
 def outcome_figures(outcomes: "pd.DataFrame") -> "dict[str, go.Figure]":
     """Per-rule outcome charts: one bar chart per rate (bots across, a colour per preset, 95% intervals).
 
-    ``outcomes``: the frame of :func:`~cabo_kit.tournament.outcomes.per_rule`. Returns
-    ``{name: figure}`` in a fixed order: every rate of :data:`~cabo_kit.tournament.outcomes.RATES`
+    ``outcomes``: the frame of :func:`~cabo_kit.results.outcomes.per_rule`. Returns
+    ``{name: figure}`` in a fixed order: every rate of :data:`~cabo_kit.results.outcomes.RATES`
     that has at least one defined value, then ``mean_round_score`` and ``faults`` (by kind).
 
     >>> import pandas as pd
-    >>> from cabo_kit.tournament.outcomes import per_rule
+    >>> from cabo_kit.results.outcomes import per_rule
     >>> seats = pd.DataFrame({"bot": ["A"], "preset": "rush", "game_id": ["g"], "status": ["ok"],
     ...     "rounds": [4], "cabo_calls": [2], "cabo_wins": [1], "kamikaze": 0, "royal_roulette": 0, "resets": 0,
     ...     "snaps": [3], "snaps_right": [2], "failed_multi_exchanges": 0, "powers_used": [5], "deck_outs": 0,
@@ -341,7 +341,7 @@ def outcome_figures(outcomes: "pd.DataFrame") -> "dict[str, go.Figure]":
     import numpy as np
     import plotly.graph_objects as go
 
-    from .tournament.outcomes import FAULT_KINDS, RATES
+    from .results.outcomes import FAULT_KINDS, RATES
 
     figures: dict[str, go.Figure] = {}
     presets = _presets(outcomes)
@@ -419,7 +419,7 @@ def score_distribution(seats: "pd.DataFrame", title: str = "Final game totals (l
     """
     import plotly.graph_objects as go
 
-    from .tournament.outcomes import fault_flags
+    from .results.outcomes import fault_flags
 
     stopped = fault_flags(seats)[1]
     if stopped.any():
@@ -489,7 +489,7 @@ def _interval(low: object, high: object) -> str:
     >>> _interval(950.0, 1050.0), _interval(float("-inf"), 310.0)
     ('950 – 1050', 'below 310')
     """
-    from .tournament.texts import interval_text
+    from .results.texts import interval_text
 
     return interval_text(float(low), float(high), sep=" – ")  # type: ignore[arg-type]
 
@@ -647,8 +647,8 @@ def report_html(
     import pandas as pd
     import plotly.offline
 
-    from .tournament.outcomes import per_rule
-    from .tournament.ratings import elo_history, fit_elo, openskill_ratings
+    from .results.outcomes import per_rule
+    from .results.ratings import elo_history, fit_elo, openskill_ratings
 
     # Scored from the statuses (as the ratings do), whatever shares a hand-made or old frame holds.
     seats = _scored(seats)
@@ -657,7 +657,7 @@ def report_html(
     fitted_here = board is None
     if board is None:
         board = fit_elo(seats, anchor=anchor, bootstrap=bootstrap, seed=seed)
-    from .tournament.timing import ms_text, with_timing
+    from .results.timing import ms_text, with_timing
 
     if "cpu_ms_median" not in board.columns and "cpu_hist" in seats.columns:
         board = with_timing(board, seats)
@@ -827,8 +827,8 @@ def report_html(
 
 
 def _kinds(kinds: Any) -> list[str]:
-    """Fault kinds in the order of :data:`~cabo_kit.tournament.outcomes.FAULT_KINDS`, then any other."""
-    from .tournament.outcomes import FAULT_KINDS
+    """Fault kinds in the order of :data:`~cabo_kit.results.outcomes.FAULT_KINDS`, then any other."""
+    from .results.outcomes import FAULT_KINDS
 
     have = [str(k) for k in kinds]
     return [k for k in FAULT_KINDS if k in have] + sorted(k for k in have if k not in FAULT_KINDS)
@@ -855,7 +855,7 @@ def fault_counts_html(faults: "pd.DataFrame", name: Callable[[Any], str] | None 
 
 def _scored(seats: "pd.DataFrame") -> "pd.DataFrame":
     """``seats`` with the scores every table reads: ``win`` from the statuses, ``_faulter``, ``_stopped``."""
-    from .tournament.outcomes import fair_win, fault_flags
+    from .results.outcomes import fair_win, fault_flags
 
     if not len(seats) or "_stopped" in seats.columns:
         return seats
@@ -869,7 +869,7 @@ def bot_overviews(seats: "pd.DataFrame", board: "pd.DataFrame", outcomes: "pd.Da
     losses. Numbers and game ids only (no reason, no printed output): the report's bot sections and the bots' own
     pages show them.
     """
-    from .tournament.outcomes import RATES
+    from .results.outcomes import RATES
 
     seats = _scored(seats)
     seed_of = seed_of or {}
@@ -949,7 +949,8 @@ def time_section(games: "pd.DataFrame", seats: "pd.DataFrame") -> str:
     """The report's "Time" section: each bot's CPU over the whole run (decisions, CPU per decision, its share)."""
     import pandas as pd
 
-    from .tournament.timing import bot_timing, ms_text, short_duration
+    from .results.texts import short_duration
+    from .results.timing import bot_timing, ms_text
 
     head = '<h2 id="time">Time</h2>'
     if not len(seats) or "cpu_hist" not in seats.columns:
@@ -979,7 +980,7 @@ def copies_section(folder: "str | os.PathLike[str] | None") -> str:
     >>> "cabo-kit tournament copies" in copies_section(tempfile.mkdtemp())
     True
     """
-    from .tournament.copies import CopyFlag, load_flags
+    from .results.copy_flags import CopyFlag, load_flags
 
     head = '<h2 id="copies">Possible copies</h2>'
     data = load_flags(folder) if folder is not None else None
@@ -1013,7 +1014,7 @@ def write_report(
     read with :func:`cabo_kit.tournament.store.load_frames` and ``load_rejected``) or a
     ``(games, seats, rejected)`` tuple of frames (``rejected``: a frame with ``file, reason``,
     a list of ``(file, reason)`` pairs, or left out). Pass ``board`` (from
-    :func:`~cabo_kit.tournament.ratings.fit_elo`) to reuse a fit already made; otherwise it is
+    :func:`~cabo_kit.results.ratings.fit_elo`) to reuse a fit already made; otherwise it is
     fitted with ``anchor``, ``bootstrap`` and ``seed``. The file embeds plotly's JavaScript
     once, so it opens offline; the same frames and seed give the same bytes.
 

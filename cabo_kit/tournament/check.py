@@ -52,7 +52,7 @@ from ..bot import BOT_HOOKS, Bot, BotError, defined_at
 from ..explain import not_an_action, not_legal
 from ..faults import SHOWN_BYTES, fault_key, first_lines, what_happened
 from ..game import Game
-from ..pages import scrub_paths
+from ..faults import scrub_paths
 from ..play import bot_random, run_game
 from ..rules import Rules
 from .config import TournamentConfig, load_config

@@ -46,6 +46,7 @@ from ..bot import Bot
 from ..game import Game
 from ..play import Stepper, bot_random
 from ..rules import Rules
+from ..results.copy_flags import COPIES_FILE, CopyFlag, _percent, load_flags  # noqa: F401 - also imported from here
 from .config import TournamentConfig, load_config
 
 __all__ = ["CopyFlag", "CopyCheck", "find_copies", "probe_answers", "agreement", "THRESHOLD", "MIN_DECISIONS",
@@ -68,35 +69,9 @@ OPPONENTS = ("GreedyBot", "CountingBot", "RandomBot")
 PROBE_BUDGET_S = 60.0
 """Seconds a file may think over all its probe games; once they are spent it plays no further probe game
 (a bot slower than about 50 ms a decision is judged on fewer games, and the check stays quick)."""
-COPIES_FILE = "copies.json"
 _FORMAT = 1
 
 Answers = list[list["str | None"]]  # per probe game, per decision of seat 0: the action's text (None: no answer)
-
-
-@dataclass(frozen=True)
-class CopyFlag:
-    """Two bots that answered alike: ``a`` (a file's name) plays like ``b`` (a file, or a reference bot if
-    ``reference``) on ``agreed`` of the ``decisions`` where at least one of them departs from the defaults."""
-
-    a: str
-    b: str
-    reference: bool
-    agreed: int
-    decisions: int
-
-    @property
-    def share(self) -> float:
-        return self.agreed / self.decisions if self.decisions else 0.0
-
-    @property
-    def percent(self) -> str:
-        """The share as a whole percentage; "100%" only for a full match."""
-        return _percent(self.share)
-
-    def __str__(self) -> str:
-        other = f"{self.b} (reference)" if self.reference else f"{self.b}.py"
-        return f"{self.a}.py plays like {other}: {self.percent} of {self.decisions} decisions"
 
 
 @dataclass
@@ -133,11 +108,6 @@ class CopyCheck:
         lines.append(f"{len(self.files)} files, {self.decisions} probe decisions each; "
                      f"probed {len(self.probed)} now, {cached} from {COPIES_FILE}, in {self.seconds:.1f} s")
         return "\n".join(lines)
-
-
-def _percent(share: float) -> str:
-    # 99.6% must not print as "100%": only a full match does
-    return "100%" if share >= 1 else f"{min(share * 100, 99.0):.0f}%"
 
 
 # ------------------------------------------------------------------ the probe games
@@ -310,7 +280,7 @@ def _fingerprint(cfg: TournamentConfig, games: Sequence[Probe]) -> str:
     return h.hexdigest()[:16]
 
 
-_NOT_PLAYING = {"cli.py", "report.py", "render.py"}  # kit modules that change no answer
+_NOT_PLAYING = {"cli.py", "report.py", "render.py", "outputs.py", "pages.py"}  # kit modules that change no answer
 
 
 def _read_cache(path: Path, key: str) -> dict[str, Any]:
@@ -433,19 +403,3 @@ def _run_isolated(files: list[tuple[str, str, str, str]], games: list[Probe], me
         for j, a in enumerate(result):
             answers[i + j * n] = a
     return answers
-
-
-def load_flags(folder: "str | os.PathLike[str]") -> dict[str, Any] | None:
-    """The flags of the last :func:`find_copies` on ``folder`` (from ``copies.json``), or ``None`` if it never ran.
-
-    >>> import tempfile
-    >>> load_flags(tempfile.mkdtemp()) is None
-    True
-    """
-    try:
-        data = json.loads((Path(folder) / COPIES_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or "flags" not in data:
-        return None
-    return {k: data.get(k) for k in ("flags", "checked", "threshold", "decisions")}

@@ -20,7 +20,7 @@ import sys
 import time
 from typing import IO, Any
 
-from .timing import short_duration
+from ..results.texts import short_duration
 
 __all__ = ["Progress", "in_notebook", "interactive"]
 

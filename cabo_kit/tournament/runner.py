@@ -2,8 +2,8 @@
 
 A folder holds ``tournament.toml`` (optional) and ``bots/*.py`` (one submission per file;
 its name is the file's stem, its version the file's hash). :func:`run_tournament` plays every
-scheduled game not yet in ``DIR/results.sqlite``; :func:`write_outputs` writes
-``DIR/leaderboard.csv`` and ``DIR/report.html`` from the store.
+scheduled game not yet in ``DIR/results.sqlite``; :func:`cabo_kit.outputs.write_outputs` (also importable from
+here, as before) writes ``DIR/leaderboard.csv`` and ``DIR/report.html`` from the store.
 
 Submitted files always run isolated (:class:`~cabo_kit.tournament.isolation.IsolatedBot`,
 one harness process per bot and game); built-in reference bots named in ``reference`` run
@@ -48,7 +48,7 @@ from .lock import FolderError, FolderLock, cannot_write, check_free, holder
 from .schedule import Match, make_schedule
 from .store import COUNTS, DB_NAME, GameRow, SeatRow, Store, game_id
 from .progress import Progress
-from .texts import interval_text, rank_text  # noqa: F401 - also imported from here
+from ..results.texts import interval_text, rank_text  # noqa: F401 - also imported from here
 from .timing import CostModel, CpuTally, Estimate, Group, expected_games
 
 _thread_ns = time.thread_time_ns
@@ -815,7 +815,7 @@ def _adaptive(
     import dataclasses
     from collections import Counter
 
-    from .ratings import fit_elo, precision_needs
+    from ..results.ratings import fit_elo, precision_needs
     from .schedule import adaptive_matches
     from .store import load_frames
 
@@ -1267,7 +1267,7 @@ def format_leaderboard(board: Any) -> str:
 
 def anchor_notes(cfg: TournamentConfig, seats: Any) -> list[str]:
     """What to say when the configured anchor has no games in the store (or in some presets): the Elo there is
-    centred on the field instead (:func:`~cabo_kit.tournament.ratings.fit_elo`).
+    centred on the field instead (:func:`~cabo_kit.results.ratings.fit_elo`).
 
     >>> import pandas as pd
     >>> cfg = TournamentConfig.from_dict({"anchor": "GreedyBot"}, "my-class/tournament.toml")
@@ -1297,60 +1297,11 @@ def _written(path: Path) -> Iterator[None]:
         raise FolderError(f"could not write {path.name}: " + cannot_write(exc.strerror or str(exc), path, path.parent)) from exc
 
 
-def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print) -> tuple[Any, Path | None]:
-    """Write ``DIR/leaderboard.csv``, ``DIR/report.html`` (for the class), ``DIR/teacher.html`` and a page per bot in
-    ``DIR/bot-pages/`` (:func:`cabo_kit.pages.write_pages`) from the store; print the table.
+def __getattr__(name: str) -> Any:
+    # write_outputs moved to cabo_kit.outputs: it writes the report and the pages, which sit above the tournament.
+    # Its old path here keeps working for notebooks and scripts, and loads the report only when asked for.
+    if name == "write_outputs":
+        from ..outputs import write_outputs
 
-    The leaderboard has each bot's CPU too (``decisions``, ``cpu_s``, ``cpu_ms_median``, ``cpu_ms_p95``,
-    ``cpu_share`` in %, per preset; empty where the store holds no timing). Its text cells (bot names, the
-    ``vs BAR`` grades) are written with :func:`~cabo_kit.tournament.csvsafe.safe_cell`: one that starts with
-    ``=``, ``+``, ``-`` or ``@`` gets a ``'`` in front, so a spreadsheet shows it as text; numeric columns
-    (Elo, ranks, games, CPU) stay numbers (a one-sided interval's bound is the number ``-inf`` or ``inf``).
-
-    Returns the leaderboard frame and the report's path (``None`` if no report could be written).
-    It only reads the store, so it works on a read-only store, and while a run holds the folder
-    (it then says that the run will rewrite both files). A file it cannot write raises
-    :class:`~cabo_kit.tournament.lock.FolderError` naming it, after the table is printed.
-    """
-    from .csvsafe import safe_frame
-    from .ratings import fit_elo
-    from .store import load_frames
-
-    say = out or (lambda _s: None)
-    folder = Path(folder)
-    games, seats = load_frames(folder / DB_NAME)
-    busy = holder(folder)
-    if busy is not None and busy.pid != os.getpid():
-        say(f"note: {folder} is in use by {busy.describe()}. This shows the {len(games)} games stored so far; "
-            "the run rewrites leaderboard.csv and report.html when it ends")
-    cfg = load_config(folder)[0]
-    anchor = cfg.anchor or None
-    for line in anchor_notes(cfg, seats):
-        say(line)
-    from .timing import with_timing
-
-    board = with_timing(fit_elo(seats, anchor=anchor), seats)
-    say(format_leaderboard(board))
-    from .grades import grade_columns
-
-    board = grade_columns(folder, board, seats, cfg)  # a "vs BAR" column per grading bot, last
-    from ..report import write_report
-
-    report = folder / "report.html"
-    with _written(folder / "leaderboard.csv"):
-        # CPU times keep 4 significant figures (a fast bot's median is a few microseconds); unknown: empty
-        csv = board.assign(**{c: [f"{v:.4g}" if v == v else "" for v in board[c]]
-                              for c in ("cpu_s", "cpu_ms_median", "cpu_ms_p95")})
-        csv = safe_frame(csv)  # a bot named "=1+2" or a cell "-inf [..]" is text to a spreadsheet, never a formula
-        csv.to_csv(folder / "leaderboard.csv", index=False, float_format="%.2f", lineterminator="\n")
-    with _written(report):
-        write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board,
-                     anchor=anchor)
-    from ..pages import PAGES_DIR, TEACHER_PAGE, write_pages
-
-    with _written(folder / TEACHER_PAGE):
-        write_pages(folder, board=board)
-    say(f"leaderboard: {folder / 'leaderboard.csv'}\nreport: {report} (for the class)\n"
-        f"teacher's page: {folder / TEACHER_PAGE} (copies, rejected files, faults)\n"
-        f"bots' pages: {folder / PAGES_DIR}/NAME.html (one per bot, for its author)")
-    return board, report
+        return write_outputs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

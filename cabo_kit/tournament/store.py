@@ -568,7 +568,7 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
     seats["cpu_s"] = seats["cpu_s"].astype("float64")
     seats["cpu_hist"] = seats["cpu_hist"].astype(object).where(seats["cpu_hist"].notna(), None)
     games["seconds"] = games["seconds"].astype("float64")
-    from .outcomes import fair_win
+    from ..results.outcomes import fair_win
 
     # Scored from the statuses, not the stored shares: older stores let the other seats of a faulted game share its win.
     seats["win"] = fair_win(seats)
