@@ -1,7 +1,8 @@
 """The card table and the replay viewer as notebook widgets (anywidget: the cards themselves are clickable).
 
 The widget holds view state only. Python keeps the game and the bots, builds each picture of
-the table from the person's observation (:mod:`cabo_kit.table.view`), and sends the page
+the table from the person's observation (:mod:`cabo_kit.table.picture`, drawn by :mod:`cabo_kit.table.draw`;
+clicks read by :mod:`cabo_kit.table.clicks`), and sends the page
 nothing but that picture as HTML: a face the person may not know never leaves Python. The
 page draws the picture and sends back clicks (``{"type": "click", "target": ...}``); bots'
 moves unfold as the page asks for the next picture (``"tick"``) after each one's hold time,
@@ -25,11 +26,10 @@ from ..game import Game
 from ..observation import Event, Observation
 from ..play import Step, Stepper
 from ..record import GameRecord
-from ..rules import Power, Rules
-from .view import (
-    BUTTONS, Chooser, Frame, TableState, button_label, describe, render_table, round_summary_html,
-    seat_names, status_text,
-)
+from ..rules import Rules
+from .clicks import BUTTONS, Chooser, shows
+from .draw import Frame, render_table, round_summary_html
+from .picture import TableState, button_label, describe, powers_of, seat_names, status_text, table_state, touched
 
 __all__ = ["CardTable", "Replay"]
 
@@ -60,27 +60,6 @@ def _opponent(spec: Any) -> tuple[Bot, str]:
     raise TypeError(
         f"opponent {spec!r}: give a level (1-4 or 'easy', 'medium', 'tricky', 'hard'), a Bot instance (MyBot()) or a Bot class"
     )
-
-
-def _targets(events: Iterable[Event]) -> set[str]:
-    """The table places a few events touched, to highlight them."""
-    out: set[str] = set()
-    for kind, seat, t, _, _ in events:
-        if kind == "draw":
-            out.update(("deck", "drawn"))
-        elif kind in ("take", "discard", "flip"):
-            out.add("discard")
-        elif kind in ("exchange", "peek", "place", "penalty") and seat is not None:
-            out.add(f"card:{seat}:{t[0]}")
-        elif kind in ("look", "multi") and seat is not None:
-            out.update(f"card:{seat}:{p}" for p in t)
-        elif kind in ("spy", "snap"):
-            out.add(f"card:{t[0]}:{t[1]}")
-        elif kind == "swap" and seat is not None:
-            out.update((f"card:{seat}:{t[0]}", f"card:{t[1]}:{t[2]}"))
-        elif kind == "give":
-            out.add(f"card:{t[1]}:{t[2]}")
-    return out
 
 
 def _reveals(events: Iterable[Event], viewer: int) -> dict[tuple[int, int], Card]:
@@ -261,7 +240,7 @@ class CardTable(_TableView):
         events = self.stepper.apply(action, self.seat)
         self._notice_faults()
         if not self._moved(events):
-            self._flow(_targets(events), self._reveal(events))
+            self._flow(touched(events), self._reveal(events))
 
     def expire(self) -> None:
         """Turn down the cards shown for a moment from memory (``memory="none"``); the page sends this
@@ -347,7 +326,7 @@ class CardTable(_TableView):
             if self._moved(step.events):
                 return
             if stepper.bot_to_move is None:
-                self._idle(_targets(step.events), {})
+                self._idle(touched(step.events), {})
                 return
 
     def _tick(self) -> None:
@@ -367,7 +346,7 @@ class CardTable(_TableView):
                 break
         if self._moved(events):
             return
-        highlight = _targets(events)
+        highlight = touched(events)
         if self.pace == 0 or self.stepper.bot_to_move is None:
             self._flow(highlight, {})
         else:
@@ -387,7 +366,7 @@ class CardTable(_TableView):
         result = game.results[-1]
         self._chooser = None
         self._summary = round_summary_html(
-            result, self.names, self._powers(), over=game.is_over, winners=game.winners if game.is_over else (),
+            result, self.names, powers_of(self.rules, self.n), over=game.is_over, winners=game.winners if game.is_over else (),
             rules=self.rules,
         )
         self._show(self._state(set(), {}))
@@ -399,38 +378,13 @@ class CardTable(_TableView):
         self.log_lines.extend(describe(e, self.seat, self.names, faces=faces) for e in events)
         del self.log_lines[:-200]
 
-    def _powers(self) -> dict[str, Power | None]:
-        cache = getattr(self, "_power_cache", None)
-        if cache is None:
-            cache = self._power_cache = {c.text: self.rules.power_of(c) for c in set(self.rules.full_deck(self.n))}
-        return cache
-
     def _state(self, highlight: set[str], reveal: dict[tuple[int, int], Card], *, status: str | None = None) -> TableState:
         game = self.game
         seat = self.seat
         obs = game.observation(seat if seat is not None else game.current)
-        summary = self._summary is not None
-        ended = game.results[-1] if summary else None
-        top, pile, deck = obs.top, len(obs.discard), obs.deck_size
-        if ended is not None:  # the ended round stays on the table, turned up, behind its scoring, with its piles
-            hands = [tuple(h) for h in ended.final_hands]
-            drawn = None
-            assert game.last_round_piles is not None
-            top, pile, deck = game.last_round_piles
-        elif seat is None:
-            hands = [tuple(h) for h in game.open_hands()]
-            drawn = game.drawn_card
-        else:
-            hands = [tuple(h) for h in obs.hands]
-            drawn = obs.drawn
-        if self.memory != "engine" and pile:  # from memory the pile is its top card alone
-            pile = 1
-        for (s, p), card in reveal.items():
-            if s < len(hands) and p < len(hands[s]):
-                hands[s] = hands[s][:p] + (card,) + hands[s][p + 1:]
         chooser = self._chooser if self._summary is None else None
         clickable = chooser.clickable() if chooser is not None else set()
-        buttons = [(b, button_label(b, obs, chooser)) for b in BUTTONS if chooser is not None and _shows(b, chooser)]
+        buttons = [(b, button_label(b, obs, chooser)) for b in BUTTONS if chooser is not None and shows(b, chooser)]
         if status is None:
             if self._summary is not None:
                 status = "The game is over." if game.is_over else "The round is over."
@@ -447,18 +401,11 @@ class CardTable(_TableView):
                 + f'<button type="button" class="cabo-btn cabo-btn-next cabo-clickable" data-click="btn:next">{label}</button></div>'
             )
             clickable = clickable | {"btn:next"}
-        face_up = [tuple(f) for f in obs.face_up] if ended is None else [(False,) * len(h) for h in hands]
-        return TableState(
-            n=self.n, seat=seat, names=self.names, labels=self.labels, hands=hands, face_up=face_up,
-            discard_top=top, pile_size=pile, deck_size=deck, drawn=drawn, drawn_by=obs.current if drawn is not None else None,
-            current=obs.current if not (game.is_over or summary) else None,
-            caller=ended.caller if ended is not None else obs.caller,
-            to_move=() if summary else tuple(game.to_move),
-            scores=obs.scores, round_scores=obs.round_scores, round=ended.index if ended is not None else obs.round,
-            status=status, powers=self._powers(),
-            clickable=clickable, selected=set(chooser.selected) if chooser else set(), highlight=highlight,
-            buttons=buttons, log=list(self.log_lines), notice=self.notice, overlay=overlay,
-            rules=self.rules, seed=self.seed,
+        return table_state(
+            game, seat, self.names, status, labels=self.labels, ended=self._summary is not None,
+            pile_top_only=self.memory != "engine", reveal=reveal, log=self.log_lines, highlight=highlight,
+            clickable=clickable, selected=chooser.selected if chooser else (), buttons=buttons, notice=self.notice,
+            overlay=overlay, seed=self.seed,
         )
 
     def _show(self, state: TableState, *, busy: bool = False, hold: float = 0.0, expire: float = 0.0,
@@ -468,13 +415,6 @@ class CardTable(_TableView):
         frame = Frame(render_table(state), busy=busy, hold=hold, expire=expire).to_dict()
         frame["token"] = self._token
         self.frame = frame
-
-
-def _shows(button: str, chooser: Chooser) -> bool:
-    """Whether a button belongs on the table in this phase (shown, enabled or not)."""
-    if button == "btn:confirm":
-        return chooser.confirm
-    return any(button in targets for _, targets in chooser.options)
 
 
 class Replay(widgets.VBox):
@@ -566,26 +506,12 @@ class Replay(widgets.VBox):
 
     def _draw(self, last: list[Event]) -> None:
         game = self._game
-        seat = self.seat
-        obs = game.observation(seat if seat is not None else game.current)
-        if seat is None:
-            hands, drawn = [tuple(h) for h in game.open_hands()], game.drawn_card
-        else:
-            hands, drawn = [tuple(h) for h in obs.hands], obs.drawn
-        log = [describe(e, seat, self.names) for e in game.events_seen(seat)[-60:]]
-        powers = {c.text: self.record.rules.power_of(c) for c in set(self.record.rules.full_deck(self.record.n_players))}
+        log = [describe(e, self.seat, self.names) for e in game.events_seen(self.seat)[-60:]]
         status = log[-1] if log and self._at else "The deal."
         overlay = ""
         if game.is_over:
-            overlay = round_summary_html(game.results[-1], self.names, powers, over=True, winners=game.winners,
-                                         rules=self.record.rules)
-        self.view = TableState(
-            n=game.n, seat=seat, names=self.names, labels=["" for _ in range(game.n)], hands=hands,
-            face_up=[tuple(f) for f in obs.face_up], discard_top=obs.top, pile_size=len(obs.discard),
-            deck_size=obs.deck_size, drawn=drawn, drawn_by=obs.current if drawn is not None else None,
-            current=obs.current if not game.is_over else None, caller=obs.caller, to_move=tuple(game.to_move),
-            scores=obs.scores, round_scores=obs.round_scores, round=obs.round,
-            status=f"Action {self._at} of {self.steps}: {status}", powers=powers, highlight=_targets(last), log=log,
-            overlay=overlay, rules=self.record.rules, seed=self.record.seed,
-        )
+            overlay = round_summary_html(game.results[-1], self.names, powers_of(game.rules, game.n), over=True,
+                                         winners=game.winners, rules=self.record.rules)
+        self.view = table_state(game, self.seat, self.names, f"Action {self._at} of {self.steps}: {status}",
+                                log=log, highlight=touched(last), overlay=overlay, seed=self.record.seed)
         self.table.frame = Frame(render_table(self.view)).to_dict()
