@@ -21,45 +21,47 @@ from typing import Any, Sequence
 from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy, Swap,
 )
+from .observation import Phase
+from .rules import Power
 
 __all__ = ["why_illegal", "legal_text", "not_an_action", "not_legal"]
 
 MOMENT = {
-    "look": "the look at your cards before the round: answer which of your cards you look at",
-    "choose": "the start of your turn: draw from the deck ('deck'), take the discard pile's top card ('take')"
+    Phase.LOOK: "the look at your cards before the round: answer which of your cards you look at",
+    Phase.CHOOSE: "the start of your turn: draw from the deck ('deck'), take the discard pile's top card ('take')"
               " or call Cabo ('cabo') where allowed",
-    "drawn": "the moment to keep the card you drew ('exchange' it for one of your cards) or to 'discard' it",
-    "snap": "a snap window: claim one face-down card ('snap seat:position') or 'pass'",
-    "place": "after exchanging several cards: say where the card goes ('place index')",
-    "end_turn": "the end of your turn: call Cabo ('cabo') or 'pass'",
+    Phase.DRAWN: "the moment to keep the card you drew ('exchange' it for one of your cards) or to 'discard' it",
+    Phase.SNAP: "a snap window: claim one face-down card ('snap seat:position') or 'pass'",
+    Phase.PLACE: "after exchanging several cards: say where the card goes ('place index')",
+    Phase.END_TURN: "the end of your turn: call Cabo ('cabo') or 'pass'",
 }
 """What each moment asks, in the rules' words; the power, swap and give moments depend on the rules (:func:`_moment`)."""
 
-_POWER_NAME = {"peek": "peek", "spy": "spy", "swap": "swap", "peek_swap": "peek-then-swap",
-               "spy_swap": "spy-then-swap"}
+_POWER_NAME = {Power.PEEK: "peek", Power.SPY: "spy", Power.SWAP: "swap", Power.PEEK_SWAP: "peek-then-swap",
+               Power.SPY_SWAP: "spy-then-swap"}
 _POWER_USE = {
-    "peek": "peek at one of your face-down cards ('peek position')",
-    "spy": "spy on a face-down card of another player ('spy seat:position')",
-    "swap": "swap one of your cards with another player's ('swap own seat:position')",
-    "peek_swap": "first peek at one of your face-down cards ('peek position'), then you may swap",
-    "spy_swap": "first spy on a face-down card of another player ('spy seat:position'), then you may swap it",
+    Power.PEEK: "peek at one of your face-down cards ('peek position')",
+    Power.SPY: "spy on a face-down card of another player ('spy seat:position')",
+    Power.SWAP: "swap one of your cards with another player's ('swap own seat:position')",
+    Power.PEEK_SWAP: "first peek at one of your face-down cards ('peek position'), then you may swap",
+    Power.SPY_SWAP: "first spy on a face-down card of another player ('spy seat:position'), then you may swap it",
 }
 
 
-def _moment(phase: str, obs: Any) -> str | None:
+def _moment(phase: Phase, obs: Any) -> str | None:
     """What this moment asks of the player, for the rules and the power in play (RULES.md sections 3.4 and 5)."""
-    rules, power = obs.rules, getattr(obs.power, "value", obs.power)
-    if phase == "power":
+    rules, power = obs.rules, obs.power
+    if phase == Phase.POWER:
         card = "drew" if rules.power_timing == "before_discard" else "discarded"
         return (f"the {_POWER_NAME.get(power, power)} power of the card you {card}: "
                 f"{_POWER_USE.get(power, 'use it')} or 'pass'")
-    if phase == "swap":
-        if power == "spy_swap":
+    if phase == Phase.SWAP:
+        if power == Power.SPY_SWAP:
             return ("the swap of a spy-then-swap: you have already spied; now swap the card you spied on with one of "
                     "yours ('swap own seat:position') or 'pass'")
         return ("the swap of a peek-then-swap: you have already peeked; now 'swap own seat:position' (any card of "
                 "another player) or 'pass'")
-    if phase == "give":
+    if phase == Phase.GIVE:
         if rules.snap_give == "optional":
             return ("after snapping another player's card: give them one of your cards ('give position') or 'pass' "
                     "(giving is optional in these rules)")
@@ -115,11 +117,11 @@ def _face_up(obs: Any, seat: int, position: int) -> bool:
 
 
 def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
-    phase = getattr(obs.phase, "value", obs.phase)
+    phase = obs.phase
     rules = obs.rules
     me = obs.seat
     mine = len(obs.hands[me]) if obs.hands else 0
-    if phase == "choose":
+    if phase == Phase.CHOOSE:
         if isinstance(action, CallCabo):
             if obs.caller is not None:
                 who = "you" if obs.caller == me else f"seat {obs.caller}"
@@ -134,7 +136,7 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
                 return "you hold no card to exchange it for, and a card taken from the discard pile must be kept"
         if isinstance(action, DrawDeck):
             return "the deck is empty (and nothing can be reshuffled into it)"
-    if phase == "drawn":
+    if phase == Phase.DRAWN:
         if isinstance(action, Discard) and obs.drawn_from == "discard":
             return "you took this card from the discard pile, so you must keep it: exchange it for one of your cards"
         if isinstance(action, Exchange):
@@ -145,25 +147,25 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
                 return bad
             if len(action.positions) > 1 and not rules.multi_exchange:
                 return "these rules exchange the drawn card for one card only (several cards: deluxe only)"
-    if phase == "look" and isinstance(action, InitialPeek):
+    if phase == Phase.LOOK and isinstance(action, InitialPeek):
         k = rules.initial_peeks
         bad = _bad_positions(action.positions, mine)
         if bad:
             return bad
         if len(action.positions) != k:
             return f"you look at exactly {k} different card{'s' if k != 1 else ''} of your own"
-    if phase == "snap" and isinstance(action, Snap):
+    if phase == Phase.SNAP and isinstance(action, Snap):
         bad = _bad_position(obs, action.seat, action.position, "that hand")
         if bad:
             return bad
         if _face_up(obs, action.seat, action.position):
             return "that card is face up: a snap claims a face-down card"
-    if phase in ("power", "swap"):
-        power = getattr(obs.power, "value", obs.power)
-        if phase == "swap" and isinstance(action, (Peek, Spy)):
+    if phase in (Phase.POWER, Phase.SWAP):
+        power = obs.power
+        if phase == Phase.SWAP and isinstance(action, (Peek, Spy)):
             return f"this is {_moment(phase, obs)}"
         if isinstance(action, Peek):
-            if power not in ("peek", "peek_swap"):
+            if power not in (Power.PEEK, Power.PEEK_SWAP):
                 return "peeking at your own card is not this card's power"
             bad = _bad_position(obs, me, action.position, "your hand")
             if bad:
@@ -171,7 +173,7 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
             if _face_up(obs, me, action.position):
                 return "that card is face up already: peek at one of your face-down cards"
         if isinstance(action, Spy):
-            if power not in ("spy", "spy_swap"):
+            if power not in (Power.SPY, Power.SPY_SWAP):
                 return "spying on another player's card is not this card's power"
             if action.seat == me:
                 return "spy looks at another player's card, not your own"
@@ -181,10 +183,10 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
             if _face_up(obs, action.seat, action.position):
                 return "that card is face up already: spy on a face-down card"
         if isinstance(action, Swap):
-            if power in ("peek", "spy"):
+            if power in (Power.PEEK, Power.SPY):
                 return "this card's power does not swap"
-            if phase == "power" and power in ("peek_swap", "spy_swap"):
-                first = "peek at one of your own cards" if power == "peek_swap" else "spy on another player's card"
+            if phase == Phase.POWER and power in (Power.PEEK_SWAP, Power.SPY_SWAP):
+                first = "peek at one of your own cards" if power == Power.PEEK_SWAP else "spy on another player's card"
                 return (f"a {_POWER_NAME[power]} swaps only after its first step: {first} first, then you may swap "
                         f"(or 'pass')")
             if action.seat == me:
@@ -196,7 +198,7 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
             if obs.target is not None and (action.seat, action.position) != tuple(obs.target):
                 s, p = obs.target
                 return f"after spying, the swap is with exactly the card you looked at (seat {s}, position {p})"
-    if phase == "give":
+    if phase == Phase.GIVE:
         if isinstance(action, Give):
             bad = _bad_position(obs, me, action.position, "your hand")
             if bad:
@@ -204,11 +206,11 @@ def _why(obs: Any, legal: Sequence[Action], action: Action) -> str | None:
         if isinstance(action, Pass) and rules.snap_give == "mandatory":
             return ("in these rules the give after a snap is mandatory: give the player one of your cards "
                     "('give position')")
-    if phase == "place" and isinstance(action, Place):
+    if phase == Phase.PLACE and isinstance(action, Place):
         options = [a.index for a in legal if isinstance(a, Place)]
         return f"the card goes at one of positions {', '.join(map(str, options))}"
     moment = _moment(phase, obs)
-    if isinstance(action, Pass) and phase in ("drawn", "choose", "look", "place"):
+    if isinstance(action, Pass) and phase in (Phase.DRAWN, Phase.CHOOSE, Phase.LOOK, Phase.PLACE):
         return f"there is no passing now: this is {moment}"
     kinds = {type(a) for a in legal}
     if type(action) not in kinds and moment is not None:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from .actions import Action
 from .game import Game, RoundResult
-from .observation import Event, Observation
+from .observation import Event, EventKind, Observation
 from .rules import Rules
 
 __all__ = ["GameRecord", "RecordError", "SCHEMA_VERSION"]
@@ -206,7 +206,7 @@ class GameRecord:
         who = "every card shown" if seat is None else f"as seat {seat} saw it"
         lines = [f"Game of {self.rules.name}, {self.n_players} players ({', '.join(self.bots)}), seed {self.seed}, {who}"]
         for e in events:
-            indent = "" if e.kind in ("round", "end") else "  "
+            indent = "" if e.kind in (EventKind.ROUND, EventKind.END) else "  "
             lines.append(indent + str(e))
         if self.winners:
             lines.append(f"Final totals: {' '.join(map(str, self.totals))}; winner: seat {', '.join(map(str, self.winners))}")

@@ -18,6 +18,8 @@ from html import escape
 from typing import TYPE_CHECKING, Sequence
 
 from .cards import Card
+from .observation import Phase
+from .rules import Power
 
 if TYPE_CHECKING:
     from .observation import Observation
@@ -51,7 +53,10 @@ def _tone(card: Card) -> str:
 
 
 _TONES = {"red": "#c62828", "black": "#212121", "joker": "#6a1b9a", "low": "#2e7d32", "mid": "#1565c0", "high": "#ad1457"}
-_POWER_WORDS = {"peek": "peek", "spy": "spy", "swap": "swap", "peek_swap": "peek+swap", "spy_swap": "spy+swap"}
+_POWER_WORDS: dict[str, str] = {Power.PEEK: "peek", Power.SPY: "spy", Power.SWAP: "swap", Power.PEEK_SWAP: "peek+swap",
+                                Power.SPY_SWAP: "spy+swap"}  # a card's label
+_POWER_STEPS: dict[str, str] = {Power.PEEK: "peek", Power.SPY: "spy", Power.SWAP: "swap",
+                                Power.PEEK_SWAP: "peek then swap", Power.SPY_SWAP: "spy then swap"}  # a decision
 
 
 def card_html(
@@ -177,7 +182,7 @@ def observation_html(obs: "Observation", recent: int = 8) -> str:
         tags = []
         if s == obs.seat:
             tags.append("<b>you</b>")
-        if s == obs.current and obs.phase != "over":
+        if s == obs.current and obs.phase != Phase.OVER:
             tags.append("&#9654; current")
         if s == obs.caller:
             tags.append("called Cabo")
@@ -206,7 +211,7 @@ def observation_html(obs: "Observation", recent: int = 8) -> str:
         table_line.append(f"drawn by seat {obs.current}{source}: {card_html(obs.drawn)}")
     details = []
     if obs.power is not None:
-        details.append(f"power: {escape(obs.power.replace('_', ' then '))}")
+        details.append(f"power: {escape(_POWER_STEPS.get(obs.power, obs.power))}")
     if obs.target is not None:
         details.append(f"target: seat {obs.target[0]}, position {obs.target[1]}")
     if obs.picked:

@@ -264,3 +264,51 @@ def test_moved_modules_keep_their_old_import_paths() -> None:
     from cabo_kit.pages import scrub_paths
 
     assert scrub_paths("cannot read /srv/x/a.py", "a.py") == "cannot read a.py"
+
+
+# ------------------------------------------------------------------ phases, powers and event kinds as enums
+
+# Where a phase, a power or an event kind is compared, it is compared with a member of Phase, Power or EventKind,
+# never with its text: a typo in a text ("end-turn") is silently never equal, a typo in a member fails at once.
+# (bot.py, game.py and the search bot's modules are being rewritten by others this session: added when merged.)
+ENUM_CHECKED = sorted([*PACKAGE.glob("table/*.py"), *PACKAGE.glob("tournament/*.py"), *PACKAGE.glob("portal/*.py"),
+                       *PACKAGE.glob("results/*.py"), *(PACKAGE / f"{m}.py" for m in (
+                           "report", "pages", "outputs", "explain", "render", "record"))])
+ENUM_TEXTS = {str(m) for enum in (ck.Phase, ck.Power, ck.EventKind) for m in enum}
+
+
+def text_compares(source: str) -> list[str]:
+    """Where ``source`` compares something named like a phase, power or (event) kind with the text of a member."""
+    def texts(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return [t for e in node.elts for t in texts(e)]
+        return []
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            words = [t for s in sides for t in texts(s)]
+            other = " ".join(ast.unparse(s) for s in sides if not texts(s)).lower()
+            if set(words) & ENUM_TEXTS and any(h in other for h in ("phase", "power", "kind")):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "startswith", "endswith", "replace"):
+            if any(h in ast.unparse(node.func.value).lower() for h in ("phase", "power", "kind")):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("path", ENUM_CHECKED, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_phases_powers_and_event_kinds_are_compared_as_enums(path: Path) -> None:
+    found = text_compares(path.read_text(encoding="utf-8"))
+    assert not found, f"{path.relative_to(ROOT)} compares with a text, not Phase/Power/EventKind: " + "; ".join(found)
+
+
+def test_the_enum_check_finds_planted_text_compares() -> None:
+    planted = ('if obs.phase == "drawn": pass\nif kind in ("round", "end"): pass\nif power.startswith("peek"): pass\n'
+               'if obs.phase == Phase.DRAWN and message == "skip": pass\n')
+    assert text_compares(planted) == ["line 1: obs.phase == 'drawn'", "line 2: kind in ('round', 'end')",
+                                      "line 3: power.startswith('peek')"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 from ..actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, InitialPeek, Pass, Peek, Place, Snap, Spy, Swap,
 )
-from ..observation import Observation
+from ..observation import Observation, Phase
 
 __all__ = ["BUTTONS", "Chooser", "card_target", "shows", "targets_of"]
 
@@ -95,7 +95,7 @@ class Chooser:
         self.confirm = any(type(a) is Exchange and len(a.positions) > 1 for a, _ in self.options)
         self.selected: set[str] = set()
         self.phase = obs.phase
-        self._aliases = {"discard": "btn:discard"} if obs.phase == "drawn" and Discard() in legal else {}
+        self._aliases = {"discard": "btn:discard"} if obs.phase == Phase.DRAWN and Discard() in legal else {}
 
     def _needs_confirm(self, action: Action) -> bool:
         return self.confirm and type(action) is Exchange

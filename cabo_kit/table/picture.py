@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from ..actions import CallCabo, Discard, Pass
 from ..cards import Card
-from ..observation import Event, EventKind, Observation
+from ..observation import Event, EventKind, Observation, Phase
+from ..rules import Power
 from .clicks import Chooser, card_target
 
 if TYPE_CHECKING:
     from ..game import Game
-    from ..rules import Power, Rules
+    from ..rules import Rules
 
 __all__ = ["NAMES", "TableState", "button_label", "describe", "powers_of", "seat_names", "status_text",
            "table_state", "touched"]
@@ -150,19 +151,19 @@ def touched(events: Iterable[Event]) -> set[str]:
     """
     out: set[str] = set()
     for kind, seat, t, _, _ in events:
-        if kind is EventKind.DRAW:
+        if kind == EventKind.DRAW:
             out.update(("deck", "drawn"))
-        elif kind is EventKind.TAKE or kind is EventKind.DISCARD or kind is EventKind.FLIP:
+        elif kind == EventKind.TAKE or kind == EventKind.DISCARD or kind == EventKind.FLIP:
             out.add("discard")
         elif kind in (EventKind.EXCHANGE, EventKind.PEEK, EventKind.PLACE, EventKind.PENALTY) and seat is not None:
             out.add(card_target(seat, t[0]))
-        elif (kind is EventKind.LOOK or kind is EventKind.MULTI) and seat is not None:
+        elif (kind == EventKind.LOOK or kind == EventKind.MULTI) and seat is not None:
             out.update(card_target(seat, p) for p in t)
-        elif kind is EventKind.SPY or kind is EventKind.SNAP:
+        elif kind == EventKind.SPY or kind == EventKind.SNAP:
             out.add(card_target(t[0], t[1]))
-        elif kind is EventKind.SWAP and seat is not None:
+        elif kind == EventKind.SWAP and seat is not None:
             out.update((card_target(seat, t[0]), card_target(t[1], t[2])))
-        elif kind is EventKind.GIVE:
+        elif kind == EventKind.GIVE:
             out.add(card_target(t[1], t[2]))
     return out
 
@@ -187,11 +188,11 @@ def describe(event: Event, viewer: int | None, names: Sequence[str], *, faces: b
 
     >>> from cabo_kit.cards import Card, UNKNOWN
     >>> names = ["You", "Bea", "Cy"]
-    >>> describe(Event("spy", 1, (0, 2), (UNKNOWN,)), 0, names)
+    >>> describe(Event(EventKind.SPY, 1, (0, 2), (UNKNOWN,)), 0, names)
     'Bea spies on your card 3.'
-    >>> describe(Event("peek", 0, (1,), (Card.parse("8"),)), 0, names)
+    >>> describe(Event(EventKind.PEEK, 0, (1,), (Card.parse("8"),)), 0, names)
     'You peek at your card 2: 8.'
-    >>> describe(Event("swap", 2, (0, 1, 3)), 0, names)
+    >>> describe(Event(EventKind.SWAP, 2, (0, 1, 3)), 0, names)
     "Cy swaps their card 1 with Bea's card 4."
     """
     kind, seat, t, cards, info = event
@@ -218,61 +219,61 @@ def describe(event: Event, viewer: int | None, names: Sequence[str], *, faces: b
         shown = [face(c) for c in cs]
         return ", ".join(shown) if shown and all(shown) else ""
 
-    if kind == "round":
+    if kind == EventKind.ROUND:
         return f"Round {t[0] + 1} begins: {names[t[1]]} {'start' if t[1] == viewer else 'starts'}."
-    if kind == "look":
+    if kind == EventKind.LOOK:
         what = seen(cards)
         return f"{who} {verb('look')} at {'your' if you else 'their'} cards {_list([str(p + 1) for p in t])}" + (
             f": {what}." if what else "."
         )
-    if kind == "flip":
+    if kind == EventKind.FLIP:
         what = seen(cards)
         return "The first card is turned up to start the discard pile" + (f": {what}." if what else ".")
-    if kind == "draw":
+    if kind == EventKind.DRAW:
         what = seen(cards)
         return f"{who} {verb('draw')} {what + ' ' if what else ''}from the deck."
-    if kind == "take":
+    if kind == EventKind.TAKE:
         what = seen(cards)
         return f"{who} {verb('take')} {what or 'the top card'} from the discard pile."
-    if kind == "cabo":
+    if kind == EventKind.CABO:
         return f"{who} {verb('call')} Cabo!"
-    if kind == "discard":
+    if kind == EventKind.DISCARD:
         what = seen(cards)
         return f"{who} {verb('discard')} {what or 'the drawn card'}."
-    if kind == "exchange":
+    if kind == EventKind.EXCHANGE:
         out, new = seen(cards[:-1]), seen(cards[-1:])
         kept = f" ({new})" if new else ""
         return f"{who} {verb('exchange')} {own(t[0])} for the drawn card{kept}" + (f"; {out} goes to the pile." if out else ".")
-    if kind == "multi":
+    if kind == EventKind.MULTI:
         what = seen(cards)
         verdict = "all equal: they go to the pile" if info == "ok" else "not all equal: they stay, face up"
         return f"{who} {verb('try', 'tries')} to exchange cards {_list([str(p + 1) for p in t])} at once" + (
             f" ({what})" if what else ""
         ) + f": {verdict}."
-    if kind == "place":
+    if kind == EventKind.PLACE:
         return f"{who} {verb('put')} the drawn card at {own(t[0])}."
-    if kind == "penalty":
+    if kind == EventKind.PENALTY:
         return f"{who} {verb('take')} a penalty card, unseen, as {own(t[0])}."
-    if kind == "peek":
+    if kind == EventKind.PEEK:
         what = seen(cards)
         return f"{who} {verb('peek')} at {own(t[0])}" + (f": {what}." if what else ".")
-    if kind == "spy":
+    if kind == EventKind.SPY:
         what = seen(cards)
         return f"{who} {verb('spy', 'spies')} on {whose(t[0], t[1])}" + (f": {what}." if what else ".")
-    if kind == "swap":
+    if kind == EventKind.SWAP:
         return f"{who} {verb('swap')} {own(t[0])} with {whose(t[1], t[2])}."
-    if kind == "skip":
+    if kind == EventKind.SKIP:
         return f"{who} {verb('do', 'does')} not use the power."
-    if kind == "snap":
+    if kind == EventKind.SNAP:
         what = seen(cards)
         verdict = "a match!" if info == "match" else "no match, so a penalty"
         return f"{who} {verb('snap')} {whose(t[0], t[1])}" + (f": {what}," if what else ":") + f" {verdict}"
-    if kind == "give":
+    if kind == EventKind.GIVE:
         target = "you" if t[1] == viewer else names[t[1]]
         return f"{who} {verb('give')} {own(t[0])} to {target}."
-    if kind == "reshuffle":
+    if kind == EventKind.RESHUFFLE:
         return f"The discard pile is shuffled into a new deck ({t[0]} cards)."
-    if kind == "end":
+    if kind == EventKind.END:
         reason = {"cabo": "Cabo was called", "deck": "the deck ran out", "empty_hand": "a hand is empty",
                   "turn_limit": "the turn limit was reached"}.get(info, info.replace("_", " "))
         return f"The round ends: {reason}."
@@ -283,30 +284,30 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
     """What is happening now, and what the person may do, in words."""
     phase = obs.phase
     me = obs.seat
-    if phase == "over":
+    if phase == Phase.OVER:
         return "The game is over."
     if chooser is None or me not in obs.to_move:
         movers = [s for s in obs.to_move if s != me]
         if not movers:
             return "Waiting…"
-        if phase == "snap":
+        if phase == Phase.SNAP:
             return "A snap window is open."
         called = f"{names[obs.caller]} called Cabo: " if obs.caller is not None else ""
         return f"{called}{names[movers[0]]} to play…"
     legal = [a for a, _ in chooser.options]
     can_cabo = any(type(a) is CallCabo for a in legal)
-    power = obs.power or ""
+    power = obs.power
     chosen = len(chooser.selected)
-    if phase == "look":
+    if phase == Phase.LOOK:
         k = len(legal[0].positions) if legal else 0  # type: ignore[attr-defined]
         return f"Choose {k} of your cards to look at" + (f" ({chosen} of {k} chosen)." if chosen else ".")
     last = ""
     if obs.caller is not None and obs.caller != me and obs.current == me:
         last = f"{names[obs.caller]} called Cabo: this is your last turn. "
-    if phase == "choose":
+    if phase == Phase.CHOOSE:
         return last + ("Your turn: click" if not last else "Click") + " the deck or the discard pile to draw" + (
             ", or call Cabo." if can_cabo else ".")
-    if phase == "drawn":
+    if phase == Phase.DRAWN:
         drawn = obs.drawn.pretty if obs.drawn is not None else "a card"
         source = "drew" if obs.drawn_from == "deck" else "took"
         may_discard = any(type(a) is Discard for a in legal)
@@ -319,35 +320,40 @@ def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None)
         if not may_discard and obs.drawn_from == "discard":
             how += " (a card taken from the discard pile must be kept)"
         return last + f"You {source} {drawn}: {how}" + ("; or Discard." if may_discard else ".")
-    if phase == "power":
-        if power.startswith("peek"):
+    if phase == Phase.POWER:
+        if power in (Power.PEEK, Power.PEEK_SWAP):
             return last + "Power: peek — click one of your face-down cards to look at it, or Skip."
-        if power.startswith("spy"):
+        if power in (Power.SPY, Power.SPY_SWAP):
             return last + "Power: spy — click another player's face-down card to look at it, or Skip."
         if chosen:
             own = any(t.startswith(f"card:{me}:") for t in chooser.selected)
             other = "one of another player's cards" if own else "one of your cards"
             return last + f"Power: swap — 1 of 2 chosen: now click {other} (or the chosen card again to unchoose it), or Skip."
         return last + "Power: swap — click one of your cards and one of another player's (0 of 2 chosen), or Skip."
-    if phase == "swap":
+    if phase == Phase.SWAP:
         return last + "Swap the card you saw with one of yours? Click your card, or Don't swap."
-    if phase == "place":
+    if phase == Phase.PLACE:
         if obs.exchange_ok:
             return "They match: click which of the emptied places the drawn card takes."
         if obs.drawn_from == "penalty":
             return "Penalty card: put it at the left or right end of your hand."
         return "Not all equal: put the drawn card at the left or right end of your hand."
-    if phase == "snap":
+    if phase == Phase.SNAP:
         top = obs.top.pretty if obs.top is not None else "?"
         return f"Snap? The pile shows {top}: click a card you think matches it, or Pass."
-    if phase == "give":
+    if phase == Phase.GIVE:
         optional = any(type(a) is Pass for a in legal)
         to = obs.give_to[0] if obs.give_to else None
         whom = names[to] if to is not None else "them"
         return f"Your snap matched: click one of your cards to give to {whom}" + (", or Give nothing." if optional else ".")
-    if phase == "end_turn":
+    if phase == Phase.END_TURN:
         return last + "End of your turn: call Cabo, or End turn."
     return f"Your move ({phase})."
+
+
+_PASS_WORDS = {Phase.SNAP: "Pass", Phase.POWER: "Skip", Phase.SWAP: "Don't swap", Phase.GIVE: "Give nothing",
+               Phase.END_TURN: "End turn"}
+"""The pass button's words in each phase where passing is a choice."""
 
 
 def button_label(target: str, obs: Observation, chooser: Chooser | None = None) -> str:
@@ -370,7 +376,5 @@ def button_label(target: str, obs: Observation, chooser: Chooser | None = None) 
     if target == "btn:right":
         return "Right end"
     if target == "btn:pass":
-        return {"snap": "Pass", "power": "Skip", "swap": "Don't swap", "give": "Give nothing", "end_turn": "End turn"}.get(
-            obs.phase, "Pass"
-        )
+        return _PASS_WORDS.get(obs.phase, "Pass")
     return target

@@ -23,7 +23,7 @@ from ..bot import Bot
 from ..bots.levels import LEVELS, by_level
 from ..cards import Card
 from ..game import Game
-from ..observation import Event, Observation
+from ..observation import Event, EventKind, Observation
 from ..play import Step, Stepper
 from ..record import GameRecord
 from ..rules import Rules
@@ -68,11 +68,11 @@ def _reveals(events: Iterable[Event], viewer: int) -> dict[tuple[int, int], Card
     for kind, seat, t, cards, _ in events:
         if seat != viewer or not cards or not all(c.known for c in cards):
             continue
-        if kind == "look":
+        if kind == EventKind.LOOK:
             out.update({(viewer, p): c for p, c in zip(t, cards)})
-        elif kind == "peek":
+        elif kind == EventKind.PEEK:
             out[(viewer, t[0])] = cards[0]
-        elif kind == "spy":
+        elif kind == EventKind.SPY:
             out[(t[0], t[1])] = cards[0]
     return out
 
@@ -259,16 +259,16 @@ class CardTable(_TableView):
     def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if not isinstance(content, dict):
             return
-        kind = content.get("type")
+        message = content.get("type")
         stale = "token" in content and content.get("token") != self._token
         try:
-            if kind == "click" and not stale:  # a click on an older picture (a double click) is dropped
+            if message == "click" and not stale:  # a click on an older picture (a double click) is dropped
                 self.click(str(content.get("target")))
-            elif kind == "tick" and not stale:
+            elif message == "tick" and not stale:
                 self._tick()
-            elif kind == "skip":
+            elif message == "skip":
                 self.fast_forward()
-            elif kind == "expire" and not stale:
+            elif message == "expire" and not stale:
                 self.expire()
         except ValueError as exc:  # a click that means nothing now: say so, change nothing
             self.notice = str(exc)
@@ -298,7 +298,7 @@ class CardTable(_TableView):
 
     def _moved(self, events: list[Event]) -> bool:
         """Log a move's events; at a round's end show its scoring (the next round's events wait for Next)."""
-        end = next((i for i, e in enumerate(events) if e.kind == "end"), None)
+        end = next((i for i, e in enumerate(events) if e.kind == EventKind.END), None)
         if end is None:
             self._log_events(events)
             return False
@@ -341,7 +341,7 @@ class CardTable(_TableView):
                 break
             self._notice_faults(step)
             events += step.events
-            quiet = all(e.kind == "look" for e in step.events)
+            quiet = all(e.kind == EventKind.LOOK for e in step.events)
             if not quiet or step.fault is not None or self.stepper.bot_to_move is None:
                 break
         if self._moved(events):
