@@ -1,7 +1,8 @@
 """Bots: the base class learners subclass, and a friendlier one with a method per decision.
 
 A bot receives an :class:`~cabo_kit.observation.Observation` and the legal actions and
-returns one of them. It never touches the game itself.
+returns one of them. It never touches the game itself. (The reference bots are in :mod:`cabo_kit.bots`;
+the top-level ``bots/`` folder holds them as one-file submissions.)
 
 >>> import cabo_kit as ck
 >>> class Cautious(ck.Bot):

@@ -8,7 +8,8 @@ move never teaches anybody anything.
 The rules code in :mod:`cabo_kit.game` changes hands, the pile and knowledge only through
 the methods here. Each method also brings the views up to date that observations hand
 out (every hand as each seat knows it, the face-up flags, the pile's faces), so building
-an observation reads them and nobody has to remember to refresh a cache.
+an observation reads them and nobody has to remember to refresh a cache. (The bots'
+:mod:`cabo_kit.bots.knowledge` is another thing: what a player infers from public events alone.)
 
 >>> from cabo_kit.cards import Card
 >>> know = Knowledge([Card.parse(t) for t in "3 5 9 12 7".split()], hands=[[0, 1], [2, 3]])

@@ -4,6 +4,11 @@ From weakest to strongest (measured in ``docs/bots.md``: each beats the one belo
 :class:`RandomBot`, :class:`GreedyBot`, :class:`CountingBot`, :class:`SearchBot`.
 :func:`by_level` gives them as difficulty levels 1 (easy) to 4 (hard).
 
+Three places are named for bots, one job each: ``cabo_kit/bot.py`` holds the :class:`~cabo_kit.Bot` base class
+a learner subclasses (``ck.Bot``, ``ck.SimpleBot``); this package, ``cabo_kit/bots/``, the reference bots
+(``ck.bots.GreedyBot``); the repository's top-level ``bots/`` folder the same bots as one-file submissions, to
+read, copy and enter in a tournament (``bots/README.md``).
+
 >>> import cabo_kit as ck
 >>> ck.bots.RandomBot().name, ck.bots.GreedyBot().name, ck.bots.by_level(3).name
 ('RandomBot', 'GreedyBot', 'CountingBot')

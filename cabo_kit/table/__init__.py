@@ -3,6 +3,11 @@
 Needs the ``notebook`` extra (``pip install "cabo-kit[notebook]"``: ipywidgets and anywidget).
 Hooks for tests and styling, and how a game is played by clicking: ``docs/table.md``.
 
+The modules, one job each: :mod:`~cabo_kit.table.clicks` (what a click means: it is looked up among the
+engine's legal actions), :mod:`~cabo_kit.table.picture` (what is shown: the picture of one moment, built in one
+place from a game and a seat, and its words), :mod:`~cabo_kit.table.draw` (how the picture is drawn as HTML) and
+:mod:`~cabo_kit.table.widget` (the notebook widgets that hold the view state and move pictures and clicks).
+
 >>> from cabo_kit.table import CardTable
 >>> table = CardTable("rush", opponents=[2, "hard"], seed=1, pace=0)    # you, a level-2 bot, a level-4 bot
 >>> table.names, table.labels[2]
