@@ -49,7 +49,8 @@ _POWER_USE = {
 
 
 def _moment(phase: Phase, obs: Any) -> str | None:
-    """What this moment asks of the player, for the rules and the power in play (RULES.md sections 3.4 and 5)."""
+    """What this moment asks of the player, for the rules and the power in play (``docs/rules.md``, "A turn",
+    steps 4 to 6)."""
     rules, power = obs.rules, obs.power
     if phase == Phase.POWER:
         card = "drew" if rules.power_timing == "before_discard" else "discarded"

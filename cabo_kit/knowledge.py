@@ -2,7 +2,7 @@
 
 The engine gives every physical card of a round an id (its place in the shuffled deck) and
 keeps its face in :attr:`Knowledge.faces`. Knowledge follows the card, not the place
-(RULES.md section 7): a seat that saw a card knows it wherever it moves, and a blind
+(``docs/rules.md``, "What a player may know"): a seat that saw a card knows it wherever it moves, and a blind
 move never teaches anybody anything.
 
 The rules code in :mod:`cabo_kit.game` changes hands, the pile and knowledge only through

@@ -80,7 +80,8 @@ class RulesError(ValueError):
 class Rules:
     """Every rule of a Cabo game, one field each. Build from :meth:`preset`; change with :meth:`replace`.
 
-    The defaults are the ``deluxe`` preset. Field by field (RULES.md section in brackets):
+    The defaults are the ``deluxe`` preset. Field by field (in brackets, the section of ``docs/rules.md``
+    that explains it in words; the presets' table there has a column per preset):
 
     - ``name``: a label for reports (the preset's name; :meth:`replace` keeps it).
     - ``deck``: ``"deluxe"`` (values 0..13) or ``"standard"`` (52 cards, red king 0,
@@ -96,17 +97,17 @@ class Rules:
     - ``discard_draw_face_up``: a card taken from the discard pile lies face up;
       ``discard_draw_may_discard``: it may be discarded again instead of exchanged.
     - ``multi_exchange``: several cards of equal value may be exchanged at once
-      (section 4); ``multi_exchange_penalty_at``: a failed attempt with this many cards
+      ("A turn", step 5); ``multi_exchange_penalty_at``: a failed attempt with this many cards
       or more draws a penalty card.
     - ``powers``: ``(value, power)`` pairs for cards drawn from the deck; a power is one
       of :data:`POWERS`. ``power_timing``: ``"before_discard"`` or ``"after_snap"``.
-    - ``snapping``: matching is on (section 5); ``snap_give``: giving a card after
+    - ``snapping``: matching is on ("A turn", step 6); ``snap_give``: giving a card after
       snapping another player's card is ``"mandatory"`` or ``"optional"``;
       ``snap_penalty_own`` / ``snap_penalty_other``: penalty cards for a wrong snap.
     - ``deck_out``: an empty deck ``"end_round"`` or ``"reshuffle"`` the discard pile.
     - ``empty_hand``: an emptied hand ends the round ``"end_now"`` or gives everyone
       ``"final_turns"``.
-    - Caller scoring (section 6): a winning caller scores ``caller_win_bonus`` plus
+    - Caller scoring ("The end of a round"): a winning caller scores ``caller_win_bonus`` plus
       their total if ``caller_win_keeps_total``; a beaten caller scores total +
       ``caller_loss_penalty``. ``caller_bonus_on_empty_hand``: whether the bonus holds
       in a round ended by an empty hand. ``ties_to_caller``: a tie counts as a win.

@@ -57,7 +57,7 @@ def _is_royal_roulette(hand: Sequence[Card]) -> bool:
 
 
 def round_details(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | None, ended_by: str) -> RoundScoring:
-    """Score a round as RULES.md section 6 says, and say why.
+    """Score a round as ``docs/rules.md`` says ("The end of a round" and the presets' table), and say why.
 
     ``hands`` are the final hands by seat, ``caller`` the seat that called Cabo (or
     ``None``), ``ended_by`` one of :data:`ENDED_BY`.
@@ -106,7 +106,7 @@ def round_details(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | N
 
 
 def score_round(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | None, ended_by: str) -> list[int]:
-    """The round scores by seat (RULES.md section 6); see :func:`round_details` for the reasons.
+    """The round scores by seat (``docs/rules.md``, "The end of a round"); see :func:`round_details` for the reasons.
 
     >>> from cabo_kit import Rules, Card
     >>> hands = [[Card.parse("KS"), Card.parse("KC"), Card.parse("QD"), Card.parse("QH")], [Card.parse("5S")]]
@@ -123,7 +123,8 @@ def next_start_player(
     caller: int | None = None,
     caller_won: bool | None = None,
 ) -> int:
-    """The next round's start player: RULES.md section 2 and rule T.
+    """The next round's start player: ``docs/rules.md``, the presets' table and "Decided by cabo-kit: where the rule
+    texts are silent or disagree", point 3.
 
     The lowest round score starts (rush: a winning caller first). Ties go to the first
     tied player found clockwise from the previous start player's left neighbour, the

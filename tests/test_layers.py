@@ -1,7 +1,7 @@
 """The layers of the architecture hold: each module imports only the layers below it that it may use; the engine
 keeps its private names to itself; the reference RandomBot is written plainly.
 
-ARCHITECTURE (docs: ``/work/shared/ARCHITECTURE.md``; the layers, bottom up): the engine (cards, rules, actions,
+ARCHITECTURE (``docs/architecture.md``; the layers, bottom up): the engine (cards, rules, actions,
 knowledge, game, observation, scoring, record, and its stdlib helpers render, explain, faults); the bots (``bot``,
 ``play``, ``bots/``); ratings and outcomes from stored results (``results/``); the tournament (``tournament/``);
 the report, the card table and the RL adapters (``report``, ``table/``, ``rl/``); what a finished tournament
@@ -88,7 +88,7 @@ def test_the_plain_random_bot_plays_what_the_benchmarks_fast_one_plays(preset: s
             assert plain.to_json() == fast.to_json(), f"{preset} n={n} seed={seed}"
 
 
-# ------------------------------------------------------------------ the layers of ARCHITECTURE.md
+# ------------------------------------------------------------------ the layers of docs/architecture.md
 #
 # Every module of the package sits in one layer, and imports (at the top of a file or inside a function: a lazy
 # import runs too) only from the layers below it that the architecture draws an arrow to. A new module or
@@ -194,7 +194,7 @@ def layer_violations(module: str, source: str, is_package: bool = False) -> list
 def test_every_import_keeps_to_the_layers(path: Path) -> None:
     module = module_name(path)
     wrong = layer_violations(module, path.read_text(encoding="utf-8"), path.name == "__init__.py")
-    assert not wrong, f"{path.relative_to(ROOT)} imports against the layers of ARCHITECTURE.md: " + "; ".join(wrong)
+    assert not wrong, f"{path.relative_to(ROOT)} imports against the layers of docs/architecture.md: " + "; ".join(wrong)
 
 
 @pytest.mark.parametrize("module, source, expected", [
@@ -312,3 +312,36 @@ def test_the_enum_check_finds_planted_text_compares() -> None:
                'if obs.phase == Phase.DRAWN and message == "skip": pass\n')
     assert text_compares(planted) == ["line 1: obs.phase == 'drawn'", "line 2: kind in ('round', 'end')",
                                       "line 3: power.startswith('peek')"]
+
+
+# ------------------------------------------------------------------ docstrings cite what a user can open
+
+OUTSIDE_FILES = ("RULES.md", "/work/shared", "../shared", "seeds/", "ARCHITECTURE.md", "STYLE.md")
+# The search bot's simulator.py is being deleted this session (issue 20 must 1): its last RULES.md citation goes with it.
+CITING = [p for p in sorted(PACKAGE.rglob("*.py")) if p.name != "simulator.py"]
+RULES_HEADINGS = {line.lstrip("#").strip() for line in (ROOT / "docs" / "rules.md").read_text(encoding="utf-8").splitlines()
+                  if line.startswith("#")}
+
+
+def bad_citations(text: str) -> list[str]:
+    """A file outside the repository that ``text`` cites, or a section of docs/rules.md it names that does not exist."""
+    import re
+
+    wrong = [f"cites {name}" for name in OUTSIDE_FILES if name in text]
+    for match in re.finditer(r'docs/rules\.md``?,? ((?:the presets\' table and )?"[^"]+")', text):
+        for section in (" ".join(s.split()) for s in re.findall(r'"([^"]+)"', match.group(1))):  # wrapped lines
+            if section not in RULES_HEADINGS:
+                wrong.append(f'names a section docs/rules.md does not have: "{section}"')
+    return wrong
+
+
+@pytest.mark.parametrize("path", CITING, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_docstrings_cite_docs_a_user_can_open(path: Path) -> None:
+    wrong = bad_citations(path.read_text(encoding="utf-8"))
+    assert not wrong, f"{path.relative_to(ROOT)}: " + "; ".join(wrong) + " (cite docs/rules.md and its section's title)"
+
+
+def test_the_citation_check_finds_a_file_outside_and_a_missing_section() -> None:
+    assert bad_citations('"""Scored as RULES.md section 6 says (``docs/rules.md``, "The end of a round")."""') == [
+        "cites RULES.md"]
+    assert bad_citations('(``docs/rules.md``, "Scoring")') == ['names a section docs/rules.md does not have: "Scoring"']

@@ -306,7 +306,7 @@ def play_one(game: Game, bots: Sequence[Any], names: Sequence[str],
     isolated one) stops the game at once with that seat at fault; the reason starts with the
     call that failed (:func:`named_fault`). The game loop is
     :func:`cabo_kit.play.run_game`, the same one ``play_game`` uses (round summaries without
-    losing snap claims, RULES.md section 7). ``tallies``: per seat, a
+    losing snap claims, ``docs/rules.md``, "What a player may know"). ``tallies``: per seat, a
     :class:`~cabo_kit.tournament.timing.CpuTally` that counts an in-process bot's calls and their
     CPU, or ``None`` (an isolated bot measures itself: ``bot.cpu``).
     """
