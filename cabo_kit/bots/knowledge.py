@@ -20,7 +20,7 @@ which no bot can read; this is what any player can work out from the public even
 
 from __future__ import annotations
 
-from ..observation import Observation
+from ..observation import EventKind, Observation
 
 __all__ = ["their_knowledge", "who_saw"]
 
@@ -34,9 +34,9 @@ def who_saw(obs: Observation) -> list[list[int]] | None:
     lands unseen; a card turned up for all (a snap, a failed multi-exchange, a card taken from
     the discard pile) is seen by everyone.
     """
-    if not obs.events or obs.events[0].kind != "round":
+    if not obs.events or obs.events[0].kind != EventKind.ROUND:
         return None  # not the whole round (no memory)
-    if obs.rules.initial_peeks and not any(event.kind == "look" for event in obs.events):
+    if obs.rules.initial_peeks and not any(event.kind == EventKind.LOOK for event in obs.events):
         return None  # a game built from a layout: who knows what is not in the events
     everyone = (1 << obs.n_players) - 1
     size = obs.rules.hand_size
@@ -47,32 +47,32 @@ def who_saw(obs: Observation) -> list[list[int]] | None:
     try:
         for event in obs.events:
             kind, seat, target = event.kind, event.seat, event.target
-            if kind == "round":
+            if kind == EventKind.ROUND:
                 seen = [[0] * size for _ in range(obs.n_players)]
             elif seat is None:
                 continue
-            elif kind == "look":
+            elif kind == EventKind.LOOK:
                 for p in target:
                     seen[seat][p] |= 1 << seat
-            elif kind == "draw":
+            elif kind == EventKind.DRAW:
                 drawn_mask = 1 << seat
-            elif kind == "take":
+            elif kind == EventKind.TAKE:
                 drawn_mask = everyone
-            elif kind == "exchange":
+            elif kind == EventKind.EXCHANGE:
                 seen[seat][target[0]] = drawn_mask
-            elif kind == "peek":
+            elif kind == EventKind.PEEK:
                 seen[seat][target[0]] |= 1 << seat
-            elif kind == "spy":
+            elif kind == EventKind.SPY:
                 other, p = target
                 seen[other][p] |= 1 << seat
-            elif kind == "swap":  # blind: the cards change places, and what anyone knew goes with them
+            elif kind == EventKind.SWAP:  # blind: the cards change places, and what anyone knew goes with them
                 own, other, p = target
                 seen[seat][own], seen[other][p] = seen[other][p], seen[seat][own]
-            elif kind == "multi":
+            elif kind == EventKind.MULTI:
                 picked, matched = tuple(target), event.info == "ok"
                 for p in target:  # turned up for everyone
                     seen[seat][p] = everyone
-            elif kind == "place":
+            elif kind == EventKind.PLACE:
                 index = target[0]
                 if matched and picked:  # the other picked cards leave, the hand closes up
                     row = [m for p, m in enumerate(seen[seat]) if p not in picked or p == index]
@@ -81,15 +81,15 @@ def who_saw(obs: Observation) -> list[list[int]] | None:
                 else:  # the drawn card at one end
                     seen[seat].insert(index, drawn_mask)
                 picked, matched = (), False
-            elif kind == "penalty":
+            elif kind == EventKind.PENALTY:
                 seen[seat].insert(target[0], 0)
-            elif kind == "snap":
+            elif kind == EventKind.SNAP:
                 other, p = target
                 if event.info == "match":
                     seen[other].pop(p)
                 else:  # shown to everyone and put back
                     seen[other][p] = everyone
-            elif kind == "give":
+            elif kind == EventKind.GIVE:
                 own, other, p = target
                 seen[other].insert(p, seen[seat].pop(own))
     except (IndexError, TypeError, ValueError):

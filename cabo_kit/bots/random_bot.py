@@ -6,7 +6,7 @@ from typing import Sequence, TypeVar
 
 from ..actions import Action, CallCabo, Discard, Exchange, Pass, Snap
 from ..bot import Bot
-from ..observation import Observation
+from ..observation import Observation, Phase
 
 __all__ = ["RandomBot"]
 
@@ -40,17 +40,17 @@ class RandomBot(Bot):
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         phase = observation.phase
-        if phase == "snap":
+        if phase == Phase.SNAP:
             claims = [a for a in legal_actions if isinstance(a, Snap)]
             if claims and self.chance(self.snap_probability):
                 return self.pick(claims)
             return Pass()
-        if phase == "choose" or phase == "end_turn":
+        if phase == Phase.CHOOSE or phase == Phase.END_TURN:
             others = [a for a in legal_actions if not isinstance(a, CallCabo)]
             if len(others) < len(legal_actions) and (self.chance(self.cabo_probability) or not others):
                 return CallCabo()
             return self.pick(others)
-        if phase == "drawn":
+        if phase == Phase.DRAWN:
             # Discard (if allowed), one exchange per card in hand, then the exchanges of several cards
             # (deluxe): there are 2**hand size of those, so they are counted, never listed.
             one = [Exchange((p,)) for p in range(len(observation.my_hand))]
