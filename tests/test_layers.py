@@ -13,6 +13,7 @@ engine-private name (one starting with ``_``).
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -26,7 +27,8 @@ ENGINE = ("cards", "rules", "actions", "knowledge", "game", "observation", "scor
 OUTSIDE = sorted(p for p in PACKAGE.rglob("*.py") if p.stem not in ENGINE or p.parent != PACKAGE)
 
 
-def engine_private_names() -> set[str]:
+@functools.lru_cache(maxsize=1)  # the engine's files are read once per run, not once per file checked
+def engine_private_names() -> frozenset[str]:
     """Every private name the engine modules define: module names, attributes, slots, methods."""
     names: set[str] = set()
     for stem in ENGINE:
@@ -42,7 +44,7 @@ def engine_private_names() -> set[str]:
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
                 found.append(node.value)  # slot names
             names.update(n for n in found if n.startswith("_") and not n.startswith("__"))
-    return names
+    return frozenset(names)
 
 
 def violations(source: str) -> list[str]:
