@@ -8,7 +8,9 @@ the games ``leaderboard.csv`` rates: those of the latest run's schedule whose ev
 version on the board (an old version's games stay in the store, off the board). Point estimates
 at most every :data:`POINT_EVERY` seconds, intervals and rank intervals (the bootstrap, as
 ``cabo-kit tournament`` computes them) at most every :data:`INTERVAL_EVERY` seconds; between two
-bootstraps a bot whose version changed shows its interval as pending. Fits run in processes of
+bootstraps a bot whose version changed shows its interval as pending. Between two point fits, the
+games stored since are only counted and their counts sent at most every :data:`COUNTS_EVERY`
+seconds, so a page shows a new game within about that long and its Elo with the next fit. Fits run in processes of
 their own (:class:`FitProcess`), never on the event loop; each keeps the store's rows it has read
 and reads only the new ones. Every fit gives a :class:`Snapshot`; page handlers only read the latest one.
 
