@@ -751,6 +751,7 @@ class LiveBoard:
         self._point = _Cadence()
         self._interval = _Cadence()
         self._counts = _Cadence()  # games counted since the last point fit (its versions), none while it is the latest
+        self._by_bot: tuple[Snapshot | None, dict[str, list[Rating]], dict[str, int]] = (None, {}, {})
         self._shown: tuple[int, ...] | None = None  # the store's marker of the games the board shows
         self._interval_task: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -1002,9 +1003,17 @@ class LiveBoard:
         """A student's own ratings, and the key their row has on the board they see."""
         seen = audience or self.audience()
         snap = self.snapshot
+        if self._by_bot[0] is not snap:  # once per snapshot: a broadcast asks this of every student's stream
+            by_bot: dict[str, list[Rating]] = {}
+            sizes: dict[str, int] = {}
+            for r in snap.ratings:
+                by_bot.setdefault(r.bot, []).append(r)
+                sizes[r.preset] = sizes.get(r.preset, 0) + 1
+            self._by_bot = (snap, by_bot, sizes)
+        _, by_bot, sizes = self._by_bot
         rows = [{"preset": r.preset, "elo": r.elo_text, "interval": r.interval_text, "rank": str(r.rank),
-                 "ranks": r.ranks_text or "pending", "of": snap.field_size(r.preset), "games": r.games}
-                for r in snap.ratings if r.bot == person.id]
+                 "ranks": r.ranks_text or "pending", "of": sizes[r.preset], "games": r.games}
+                for r in by_bot.get(person.id, ())]
         return {"bot": person.id, "key": seen.name(person.id, None)[0], "name": person.name, "rows": rows}
 
     def page_view(self, person: "Person") -> tuple[dict[str, Any], dict[str, Any] | None]:
