@@ -19,7 +19,9 @@ the page's form, multipart uploads, the ``/check`` poll of ``static/portal.js``)
     worker (the CPU that the portal's own games take; the portal's games are paused, as its bots'
     stored games are made up). Then, one request at a time, each from another student: the student's
     page ``/``, ``/games``, ``/faults``, ``/check``, a file ``/code/2``, the board (opening ``/live``
-    until its first board), and the teacher's page ``/teacher``. Median, 95th percentile and maximum
+    until its first board), the teacher's page ``/teacher``, all rejected uploads ``/teacher/rejected``
+    and the teacher's views of another student's page, games and faults (``/teacher/students/ID...``).
+    Median, 95th percentile and maximum
     of each; the issue's target: the 95th percentile of every page under 100 ms.
 (c) **200 open leaderboard pages kept up to date.** Runs ``benchmarks/portal_streams.py`` (the live
     board's own benchmark, ``--c-args`` passed on) and prints its figures: from new games' commit to
@@ -472,21 +474,26 @@ def pages_part(args: argparse.Namespace, report: Report, tmp: Path) -> None:
         time.sleep(5)  # the games under way, the board's first fits done
         print(f"  serving, {args.b_flow:g} games/s stored, a reference tournament playing; {load()}")
         pages = {"student's page /": "/", "/games": "/games", "/faults": "/faults", "/check": "/check",
-                 "a file /code/2": "/code/2", "the board (/live to its first board)": None, "teacher's page /teacher": "/teacher"}
+                 "a file /code/2": "/code/2", "the board (/live to its first board)": None, "teacher's page /teacher": "/teacher",
+                 "teacher: /teacher/rejected": "/teacher/rejected",
+                 "teacher: a student's page /teacher/students/ID": "/teacher/students/{sid}",
+                 "teacher: a student's /games": "/teacher/students/{sid}/games",
+                 "teacher: a student's /faults": "/teacher/students/{sid}/faults"}
         times: dict[str, list[float]] = {name: [] for name in pages}
         first = []  # the server's first request of each page (lazy imports, caches): shown apart
         for name, path in pages.items():
-            b = teacher if path == "/teacher" else browsers[-1]
-            took = b.first_board() if path is None else b.timed_get(path)[0]
+            b = teacher if path and path.startswith("/teacher") else browsers[-1]
+            took = b.first_board() if path is None else b.timed_get(path.format(sid=ids[-1]))[0]
             first.append(f"{path or '/live'} {took * 1000:.0f} ms")
         print(f"  the first request of each page after the start (not counted below): {', '.join(first)}")
         for i in range(args.b_requests):
             for name, path in pages.items():
-                b = teacher if path == "/teacher" else browsers[(i * 7) % len(browsers)]  # another student each time
+                other = (i * 7) % len(browsers)  # another student each time (the teacher: another student's pages)
+                b = teacher if path and path.startswith("/teacher") else browsers[other]
                 if path is None:
                     times[name].append(b.first_board())
                 else:
-                    took, response = b.timed_get(path)
+                    took, response = b.timed_get(path.format(sid=ids[other]))
                     if response.status_code != 200:
                         raise RuntimeError(f"{path} answered {response.status_code}")
                     times[name].append(took)

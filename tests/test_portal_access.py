@@ -99,6 +99,16 @@ ACCESS = {
     ("/teacher/code/{person}/{number:int}", "HEAD"): "teacher",
     ("/teacher/deadline", "POST"): "teacher",
     ("/teacher/settings", "POST"): "teacher",
+    ("/teacher/rejected", "GET"): "teacher",
+    ("/teacher/rejected", "HEAD"): "teacher",
+    ("/teacher/students/{person}", "GET"): "teacher",  # the teacher's read-only views of a student's pages
+    ("/teacher/students/{person}", "HEAD"): "teacher",
+    ("/teacher/students/{person}/games", "GET"): "teacher",
+    ("/teacher/students/{person}/games", "HEAD"): "teacher",
+    ("/teacher/students/{person}/games/{game_id}", "GET"): "teacher",
+    ("/teacher/students/{person}/games/{game_id}", "HEAD"): "teacher",
+    ("/teacher/students/{person}/faults", "GET"): "teacher",
+    ("/teacher/students/{person}/faults", "HEAD"): "teacher",
     ("/teacher/files.zip", "GET"): "teacher",
     ("/teacher/files.zip", "HEAD"): "teacher",
     ("/games", "GET"): "own",
@@ -529,3 +539,39 @@ def test_the_teacher_chooses_who_sees_the_board_and_under_which_names(klass: Cla
     assert teacher.post("/teacher/settings", data={"csrf": csrf, "board": "everyone"}).status_code == 400
     assert teacher.post("/teacher/settings", data={"board": "students"}).status_code == 403
     assert klass.state.setting("board") == "teacher"
+
+
+def test_the_teachers_page_lists_each_students_latest_rejection_and_follows_every_change(klass: Class) -> None:
+    """The teacher's long lists are rendered once and kept until portal.sqlite's change counter moves: a check ended
+    by another connection (another process) shows at the next request; older rejections are on /teacher/rejected."""
+    teacher = klass.client(TEACHER)
+    for n in range(3):
+        klass.state.add_upload("alice", f"# try {n}\n".encode(), f"try{n}.py", now=float(n), min_interval=0.0)
+        klass.state.set_check("alice", n + 1, "rejected", f"reason-alice-{n + 1}")
+    klass.state.add_upload("bob", b"# bob\n", "bob.py", now=10.0, min_interval=0.0)
+    page = teacher.get("/teacher").text
+    assert 'data-student="bob" data-state="running"' in page
+    section = page.split('id="cabo-portal-rejected"', 1)[1].split("</section>", 1)[0]
+    assert "reason-alice-3" in section and "reason-alice-2" not in section  # her latest only, and how many
+    assert re.search(r"<td>3</td></tr>", section) and 'href="/teacher/rejected"' in section
+    other = PortalState(klass.state.folder)  # the checker of another process
+    try:
+        other.set_check("bob", 1, "rejected", "reason-bob")
+    finally:
+        other.close()
+    page = teacher.get("/teacher").text
+    assert 'data-student="bob" data-state="rejected"' in page and "reason-bob" in page
+    everything = teacher.get("/teacher/rejected").text
+    assert re.findall(r"reason-(bob|alice-\d)", everything) == ["bob", "alice-3", "alice-2", "alice-1"]
+    klass.app.state.portal.REJECTED_PER_PAGE = 3
+    second = teacher.get("/teacher/rejected?page=2").text
+    assert "reason-alice-1" in second and "reason-alice-2" not in second and "Page 2 of 2" in second
+    assert teacher.get("/teacher/rejected?page=99").text == second and teacher.get("/teacher/rejected?page=x").status_code == 200
+    # the board's rows follow each new snapshot of the live board
+    klass.app.state.live.publish(board("bot,preset,elo,elo_low,elo_high,rank,rank_low,rank_high,games,win_rate\n"
+                                       "alice,rush,1010.00,980.00,1040.00,1,1,2,40,0.30\n"))
+    assert '<tr data-bot="alice" data-preset="rush"><td>rush</td><td>1 (1-2)</td>' in teacher.get("/teacher").text
+    klass.app.state.live.publish(board("bot,preset,elo,elo_low,elo_high,rank,rank_low,rank_high,games,win_rate\n"
+                                       "bob,rush,1010.00,980.00,1040.00,1,1,2,41,0.30\n"))
+    page = teacher.get("/teacher").text
+    assert '<tr data-bot="bob" data-preset="rush">' in page and 'data-bot="alice" data-preset' not in page

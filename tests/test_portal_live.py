@@ -240,9 +240,14 @@ def test_points_every_2_s_intervals_every_30_s_and_nothing_without_new_games(tmp
         assert first.games == 20 and first.interval_games == 20 and points.calls == [0] and intervals.calls == [50]
         assert (await at(1.0)).number == first.number  # nothing new: no fit at all
         play(db, 10, versions, seed=8)
-        assert (await at(1.5)).games == 20  # new games, but the last point fit was 1.5 s ago
+        counted = await at(1.5)  # new games, but the last point fit was 1.5 s ago: counted, not fitted
+        assert counted.games == 30 and points.calls == [0] and counted.number == first.number + 1
+        assert [r.elo for r in counted.ratings] == [r.elo for r in first.ratings]  # the Elo waits for the next fit
+        assert sum(r.games for r in counted.ratings) == 3 * 30  # each rating's games counted (3-player games)
+        assert (await at(1.6)).number == counted.number  # nothing new since: nothing sent
         second = await at(2.0)
         assert second.games == 30 and second.interval_games == 20 and points.calls == [0, 0]
+        assert {(r.bot, r.preset): r.games for r in second.ratings} == {(r.bot, r.preset): r.games for r in counted.ratings}
         assert [r.interval_text for r in second.ratings] != ["pending"] * len(second.ratings)  # the old intervals stay
         assert all(r.rank_low <= r.rank <= r.rank_high for r in second.ratings)
         for t in (4.0, 10.0, 29.9):
@@ -735,12 +740,12 @@ def test_a_fit_process_uses_one_blas_thread(tmp_path: Path) -> None:
 
 def test_a_point_fit_is_due_2_s_after_the_last_one_started_and_nothing_is_read_before(tmp_path: Path) -> None:
     """A slow fit (1.5 s) does not push the next one back: it is due 2 s after the last one started, and the
-    first look after that which sees a new game starts it. Until it is due, a look reads nothing."""
+    first look after that which sees a new game starts it. Until it (or a count) is due, a look reads nothing."""
     db = tmp_path / "results.sqlite"
     versions = {b: "v" for b in STRENGTH}
     play(db, 20, versions, seed=31)
     clock = Clock()
-    live = board_for(tmp_path, versions, clock=clock, bootstrap=0)
+    live = board_for(tmp_path, versions, clock=clock, bootstrap=0, counts_every=60.0)
     started: list[float] = []
 
     class Slow(FitThread):
@@ -766,5 +771,47 @@ def test_a_point_fit_is_due_2_s_after_the_last_one_started_and_nothing_is_read_b
         clock.now = 2.0
         await live.step()
         assert started == [0.0, 2.0] and live.snapshot.games == 23
+
+    run(go)
+
+
+def test_new_games_are_counted_between_point_fits_at_most_every_half_second(tmp_path: Path) -> None:
+    """Games stored just after a point fit reach the board as counts within ``counts_every`` (0.5 s), each count read
+    once, never more often; the count looks at the store only (no versions read, nothing fitted)."""
+    db = tmp_path / "results.sqlite"
+    versions = {b: "v" for b in STRENGTH}
+    play(db, 20, versions, seed=41)
+    clock = Clock()
+    live = board_for(tmp_path, versions, clock=clock, bootstrap=0)
+    assert live.counts_every == 0.5
+    asked: list[float] = []
+    ask = live._ask
+    live._ask = lambda: (asked.append(clock.now), ask())[1]  # type: ignore[method-assign]
+    counted: list[float] = []
+
+    class Counts(FitThread):
+        async def counts(self, versions: Any) -> dict[str, Any]:
+            counted.append(clock.now)
+            return await super().counts(versions)
+
+    live._points = Counts(db)
+
+    async def at(t: float) -> Snapshot:
+        clock.now = t
+        await live.step()
+        return live.snapshot
+
+    async def go() -> None:
+        first = await at(0.0)
+        play(db, 2, versions, seed=42, first=100)
+        assert (await at(0.1)).games == 20  # the first count is due 0.5 s after the fit
+        assert (await at(0.5)).games == 22 and counted == [0.5]
+        play(db, 1, versions, seed=43, first=200)
+        assert (await at(0.9)).games == 22 and counted == [0.5]  # 0.4 s after the last count: not yet
+        assert (await at(1.0)).games == 23 and counted == [0.5, 1.0]
+        assert (await at(1.5)).number == live.snapshot.number and counted == [0.5, 1.0]  # nothing new: nothing sent
+        assert asked == [0.0] and first.games == 20
+        fitted = await at(2.0)  # nothing new since the count: no point fit either, the counted board stays
+        assert fitted.games == 23 and asked == [0.0, 2.0]
 
     run(go)

@@ -406,3 +406,55 @@ def test_history_can_be_read_while_another_thread_refreshes_it(tmp_path: Path) -
         store.close()
     assert not errors, errors[0]
     assert history.summary("ada").games == 300
+
+
+# ------------------------------------------------------------------ the teacher's read-only views of a student's pages
+
+
+def test_the_teacher_reads_any_students_pages_read_only_and_no_student_does(klass: Klass) -> None:
+    teacher, alice, bob = klass.client(TEACHER), klass.client("alice"), klass.client("bob")
+    base = "/teacher/students/alice"
+    assert f'href="{base}" class="student">alice</a>' in teacher.get("/teacher").text  # the roster links each
+    page = teacher.get(base)
+    assert page.status_code == 200
+    # every version with its check's output (the hostile class name, as text), the file, no upload form, no stream
+    assert 'data-number="1" data-status="rejected"' in page.text and 'href="/teacher/code/alice/1"' in page.text
+    assert "&lt;script&gt;alert(&#39;class&#39;)&lt;/script&gt;" in page.text
+    assert 'id="cabo-portal-upload"' not in page.text and "data-live" not in page.text
+    assert "Alice &lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt;&#39;s games" in page.text
+    # her games as she sees them, listed the same, opened under the teacher's address
+    own = re.findall(r'<tr data-game="([0-9a-f]+)"', alice.get("/games").text)
+    listed = teacher.get(f"{base}/games").text
+    assert re.findall(r'<tr data-game="([0-9a-f]+)"', listed) == own and f'href="{base}/games/{own[0]}"' in listed
+    faults = teacher.get(f"{base}/faults").text
+    assert "Faults of version 1" in faults and "File &quot;alice.py&quot;, line 11, in choose" in faults
+    assert re.search(rf'href="{base}/games/[0-9a-f]+\?step=end"', faults)
+    pages = {"overview": page.text, "games": listed, "faults": faults}
+    # a replay: the student's seat in that game, as the store records it (never a request's), her cards as she saw them
+    both = sorted({g for g, _ in klass.games_of("alice")} & {g for g, _ in klass.games_of("bob")})
+    assert both, "alice and bob never met"
+    gid = both[0]
+    for who, client in (("alice", alice), ("bob", bob)):
+        seat = dict(klass.games_of(who))[gid]
+        shown = teacher.get(f"/teacher/students/{who}/games/{gid}?step=2")
+        assert f'id="cabo-portal-replay" data-seat="{seat}" data-step="2"' in shown.text, re.findall(r'id="cabo-portal-replay"[^>]*', shown.text)
+        for other in (0, 1):
+            assert teacher.get(f"/teacher/students/{who}/games/{gid}?step=2&seat={other}").text == shown.text
+        cards = re.compile(r'data-card="([^"]+)"')
+        assert cards.findall(shown.text) == cards.findall(client.get(f"/games/{gid}?step=2").text)
+        pages[f"replay of {who}"] = shown.text
+    for where, text in pages.items():
+        _only_text(text, where)
+    # a game she did not play is answered like one that does not exist; so is a student not on the roster
+    not_hers = sorted({g for g, _ in klass.games_of("bob")} - {g for g, _ in klass.games_of("alice")})
+    missing = teacher.get(f"{base}/games/" + "0" * 24)
+    assert missing.status_code == 404
+    if not_hers:
+        assert teacher.get(f"{base}/games/{not_hers[0]}").text == missing.text
+    for nobody in ("zed", TEACHER, "ALICE"):
+        assert teacher.get(f"/teacher/students/{nobody}").status_code == 404
+    # no student reaches these, not even their own: theirs are at / (tests/test_portal_access.py: every route)
+    for path in (base, f"{base}/games", f"{base}/games/{gid}", f"{base}/faults"):
+        for client in (alice, bob):
+            answer = client.get(path)
+            assert answer.status_code == 403 and "alert" not in answer.text and gid not in answer.text

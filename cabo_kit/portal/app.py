@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 
 import jinja2
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -35,6 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .fragments import Fragments, board_row, board_rows
 from .live import LiveBoard, Visibility
 from .state import PastDeadline, PortalState, Session, TooSoon, Upload, secret_hash
 from .uploads import DEFAULT_MAX_BYTES, UploadRefused, check_upload, size_text
@@ -127,15 +129,20 @@ class _Portal:
         self.clock = clock
         self.pages = jinja2.Environment(loader=jinja2.FileSystemLoader(_HERE / "templates"),
                                         autoescape=True, undefined=jinja2.StrictUndefined)
+        self.fragments = Fragments()  # the teacher's long lists and the board's rows, kept until they change
         from .student import StudentPages
 
         self.student = StudentPages(self)  # the student's games, faults and replays (student.py)
 
     # ------------------------------------------------------------------ helpers
 
+    when = staticmethod(_when)
+
     def render(self, request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
-        values.setdefault("session", None)
-        html = self.pages.get_template(name).render(root=_root(request), **values)
+        root = _root(request)
+        # a student's pages speak to them; the teacher's views of them (student.py) set these to the student's
+        defaults = {"session": None, "base": root, "home": root + "/", "own": True, "your": "your", "Your": "Your", "live": True}
+        html = self.pages.get_template(name).render(root=root, **{**defaults, **values})
         return HTMLResponse(html, status_code=status)
 
     def current(self, request: Request) -> tuple[str, Session] | None:
@@ -208,9 +215,28 @@ class _Portal:
     # ------------------------------------------------------------------ the student's pages
 
     def board(self, reader: Session) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """The leaderboard as ``reader`` may see it now, and a student's own ratings (the live board's latest snapshot:
-        no page fits anything)."""
-        return self.live.page_view(reader.person)
+        """The leaderboard as ``reader`` may see it now (with its rows rendered, ``rows_html``), and a student's own
+        ratings: the live board's latest snapshot (no page fits anything). The rows are rendered once per snapshot
+        and audience (the teacher's; the one every student shares, where a student's page renders only their own
+        rows again, as :meth:`LiveBoard.page_view` marks them)."""
+        live = self.live
+        seen = live.audience()
+        teacher = reader.person.is_teacher
+
+        def shared() -> tuple[dict[str, Any], list[tuple[str, str]]]:
+            view = live.board_view(teacher, seen)
+            return view, [(r["bot"], board_row(r)) for r in view["rows"]]
+
+        # the snapshot's number and the audience object itself: a setting or a roster read again is another audience
+        key = (live.snapshot.number, seen, live.problem if teacher else "")
+        view, rows = self.fragments.get("board-teacher" if teacher else "board-students", key, shared)
+        if teacher:
+            return dict(view, rows_html=Markup("".join(html for _, html in rows))), None
+        mine = live.mine_view(reader.person, seen)
+        own = dict(bot=reader.person.id, name=reader.person.name, mine=True)
+        html = [board_row(dict(r, **own)) if bot == mine["key"] else row
+                for (bot, row), r in zip(rows, view["rows"])]
+        return dict(view, rows_html=Markup("".join(html))), mine
 
     def visibility(self) -> Visibility:
         """What the teacher's settings show students of each other."""
@@ -351,14 +377,43 @@ class _Portal:
 
     async def teacher_page(self, request: Request) -> Response:
         _, session = self.need(request, teacher=True)
-        latest = self.state.latest_uploads()
-        rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
         games = self.games.status() if self.games is not None else None
-        return self.render(request, "teacher.html", session=session, rows=rows, deadline=self.deadline(), when=_when,
-                           board=self.board(session)[0], check_status=_check_status,
-                           settings={k: self.setting(k) for k in self.SETTINGS}, games=games,
-                           current={p.id: self.state.current(p.id) for p, _, _ in rows},
-                           rejected=self.state.rejected_uploads(), outputs=self.outputs())
+        root = _root(request)
+        changes = self.state.changes()
+        counts = (tuple(sorted(games.games.items())), tuple(sorted(games.faults.items()))) if games else None
+
+        def roster() -> Markup:  # one query each for the uploads, the people and the current files
+            latest = self.state.latest_uploads()
+            rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
+            return Markup(self.pages.get_template("teacher_roster.html").render(
+                root=root, rows=rows, games=games, current=self.state.currents(), check_status=_check_status))
+
+        def rejected() -> Markup:
+            return Markup(self.pages.get_template("teacher_rejected.html").render(
+                root=root, rejected=self.state.latest_rejected(), when=_when))
+
+        return self.render(request, "teacher.html", session=session, deadline=self.deadline(), when=_when,
+                           board=self.board(session)[0], settings={k: self.setting(k) for k in self.SETTINGS},
+                           games=games, outputs=self.outputs(),
+                           roster=self.fragments.get("roster", (root, changes, counts), roster),
+                           rejected=self.fragments.get("rejected", (root, changes), rejected))
+
+    REJECTED_PER_PAGE = 50
+
+    async def teacher_rejected(self, request: Request) -> Response:
+        """Every rejected upload of the class, newest first, :attr:`REJECTED_PER_PAGE` a page (the teacher's page
+        shows each student's newest)."""
+        _, session = self.need(request, teacher=True)
+        try:
+            page = max(1, int(request.query_params.get("page", "1")))
+        except ValueError:
+            page = 1
+        per = self.REJECTED_PER_PAGE
+        total = sum(n for _, n in self.state.latest_rejected())
+        last = max(1, -(-total // per))
+        page = min(page, last)
+        return self.render(request, "teacher_rejected_all.html", session=session, when=_when, total=total,
+                           page=page, pages=last, rejected=self.state.rejected_uploads((page - 1) * per, per))
 
     async def teacher_code(self, request: Request) -> Response:
         self.need(request, teacher=True)
@@ -521,6 +576,7 @@ def create_app(state: PortalState, settings: PortalSettings | None = None, *,
         Route("/teacher/deadline", portal.set_deadline, methods=["POST"]),
         Route("/teacher/files.zip", portal.files_zip, methods=["GET"]),
         Route("/teacher/settings", portal.set_settings, methods=["POST"]),
+        Route("/teacher/rejected", portal.teacher_rejected, methods=["GET"]),
         *portal.student.routes(),  # the student's games, faults and replays (student.py), before the /static mount
         Route("/live", portal.live_stream, methods=["GET"]),
         # the games (games.py)

@@ -8,7 +8,9 @@ the games ``leaderboard.csv`` rates: those of the latest run's schedule whose ev
 version on the board (an old version's games stay in the store, off the board). Point estimates
 at most every :data:`POINT_EVERY` seconds, intervals and rank intervals (the bootstrap, as
 ``cabo-kit tournament`` computes them) at most every :data:`INTERVAL_EVERY` seconds; between two
-bootstraps a bot whose version changed shows its interval as pending. Fits run in processes of
+bootstraps a bot whose version changed shows its interval as pending. Between two point fits, the
+games stored since are only counted and their counts sent at most every :data:`COUNTS_EVERY`
+seconds, so a page shows a new game within about that long and its Elo with the next fit. Fits run in processes of
 their own (:class:`FitProcess`), never on the event loop; each keeps the store's rows it has read
 and reads only the new ones. Every fit gives a :class:`Snapshot`; page handlers only read the latest one.
 
@@ -48,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .state import Person, PortalState
 
 __all__ = [
-    "POINT_EVERY", "INTERVAL_EVERY", "MAX_STREAMS", "KEEPALIVE", "Rating", "Snapshot", "StoreReader", "FolderVersions",
+    "POINT_EVERY", "INTERVAL_EVERY", "COUNTS_EVERY", "MAX_STREAMS", "KEEPALIVE", "Rating", "Snapshot", "StoreReader", "FolderVersions",
     "FitProcess", "FitThread", "LiveBoard", "Stream", "Visibility", "Audience", "CLASSMATE",
 ]
 
@@ -59,6 +61,10 @@ POINT_EVERY = 2.0
 
 INTERVAL_EVERY = 30.0
 """Seconds between two fits of the intervals (the bootstrap), at least."""
+
+COUNTS_EVERY = 0.5
+"""Seconds between two broadcasts of new games' counts between point fits, at least: a game stored just after a
+point fit reaches every page this soon (its counts), and its Elo with the next fit."""
 
 MAX_STREAMS = 4
 """Open streams one person may hold (pages, tabs, devices): a new one ends their oldest."""
@@ -365,6 +371,17 @@ class StoreReader:
         games = int(self._current(versions)[0]["rowid"].nunique())
         return {"marker": list(marker), "games": games, "rows": rows}
 
+    def counts(self, versions: Mapping[str, str]) -> dict[str, Any]:
+        """Refresh, then only count the board's games, fitting nothing: ``{"marker", "games", "counts"}`` (counts:
+        ``[bot, preset, games]``, the games a point fit of the same versions would give each rating)."""
+        marker = self.refresh()
+        if self.seats is None:
+            return {"marker": list(marker), "games": 0, "counts": []}
+        seats = self._current(versions)[0]
+        per = seats.groupby(["bot", "preset"]).size()
+        return {"marker": list(marker), "games": int(seats["rowid"].nunique()),
+                "counts": [[str(b), str(p), int(n)] for (b, p), n in per.items()]}
+
 
 def _schedule_marker(con: Any) -> tuple[int, int]:
     """A cheap fingerprint of the ``scheduled`` table: its size and a sum over its ids' last hex digits (a run that
@@ -394,7 +411,8 @@ def _fit_loop() -> None:
     for line in sys.stdin:
         ask = json.loads(line)
         try:
-            answer = reader.fit(ask["versions"], ask["anchor"], int(ask["bootstrap"]))
+            answer = (reader.counts(ask["versions"]) if ask.get("counts") else
+                      reader.fit(ask["versions"], ask["anchor"], int(ask["bootstrap"])))
         except Exception as exc:  # reported to the server, which keeps its last snapshot
             answer = {"error": f"{type(exc).__name__}: {exc}"}
         out.write(json.dumps(answer) + "\n")
@@ -409,6 +427,9 @@ class FitThread:
 
     async def fit(self, versions: Mapping[str, str], anchor: str | None, bootstrap: int) -> dict[str, Any]:
         return await asyncio.to_thread(self.reader.fit, dict(versions), anchor, bootstrap)
+
+    async def counts(self, versions: Mapping[str, str]) -> dict[str, Any]:
+        return await asyncio.to_thread(self.reader.counts, dict(versions))
 
     async def close(self) -> None:
         pass
@@ -443,11 +464,18 @@ class FitProcess:
         return proc
 
     async def fit(self, versions: Mapping[str, str], anchor: str | None, bootstrap: int) -> dict[str, Any]:
+        return await self._ask({"versions": dict(versions), "anchor": anchor, "bootstrap": bootstrap})
+
+    async def counts(self, versions: Mapping[str, str]) -> dict[str, Any]:
+        """The board's games counted (:meth:`StoreReader.counts`), nothing fitted."""
+        return await self._ask({"versions": dict(versions), "counts": True})
+
+    async def _ask(self, ask: dict[str, Any]) -> dict[str, Any]:
         if self.proc is None or self.proc.returncode is not None:
             self.proc = await self._start()
         proc = self.proc
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write((json.dumps({"versions": dict(versions), "anchor": anchor, "bootstrap": bootstrap}) + "\n").encode())
+        proc.stdin.write((json.dumps(ask) + "\n").encode())
         await proc.stdin.drain()
         line = await proc.stdout.readline()
         if not line:
@@ -697,6 +725,7 @@ class LiveBoard:
     clock: Callable[[], float] = time.monotonic
     point_every: float = POINT_EVERY
     interval_every: float = INTERVAL_EVERY
+    counts_every: float = COUNTS_EVERY
     poll: float = 0.1
     bootstrap: int = 1000
     max_streams: int = MAX_STREAMS
@@ -721,6 +750,9 @@ class LiveBoard:
         self._intervals: FitProcess | FitThread = kind(db, nice=10)  # as the games: pages and point fits first
         self._point = _Cadence()
         self._interval = _Cadence()
+        self._counts = _Cadence()  # games counted since the last point fit (its versions), none while it is the latest
+        self._by_bot: tuple[Snapshot | None, dict[str, list[Rating]], dict[str, int]] = (None, {}, {})
+        self._shown: tuple[int, ...] | None = None  # the store's marker of the games the board shows
         self._interval_task: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._sessions_at = -math.inf
@@ -785,36 +817,52 @@ class LiveBoard:
         return dict(self.versions()), self.anchor()
 
     async def step(self) -> None:
-        """One look: end streams of ended sessions, and refit what changed when its cadence allows.
+        """One look: end streams of ended sessions, and refit or recount what changed when its cadence allows.
 
         A fit is due :attr:`point_every` seconds after the last one started (not ended): once due, the first
-        look that sees a new game (or new versions) starts it, so a game reaches the pages within about
-        :attr:`point_every` seconds and a fit. Before that, nothing is read."""
+        look that sees a new game (or new versions) starts it. Between two point fits, new games of the versions
+        the last fit rated are counted (no fit) and their counts sent at most every :attr:`counts_every` seconds:
+        a game's count reaches the pages within about :attr:`counts_every` seconds, its Elo with the next point fit.
+        Before any of these is due, nothing is read."""
         now = self.clock()
         if now - self._sessions_at >= self.session_every:
             self._sessions_at = now
             await self.check_sessions()
         point_due = now - self._point.at >= self.point_every
         interval_due = (self.bootstrap and self._interval_task is None and now - self._interval.at >= self.interval_every)
-        if not (point_due or interval_due):
+        counts_due = self._point.result is not None and now - self._counts.at >= self.counts_every
+        if not (point_due or interval_due or counts_due):
             return
-        versions, anchor = await asyncio.to_thread(self._ask)
-        wanted = (json.dumps(versions, sort_keys=True), anchor)
         marker = await asyncio.to_thread(self._marker)
-        key = (marker, wanted)
-        if point_due and key != self._point.key:
-            self._point.at = self.clock()
-            answer = await self._points.fit(versions, anchor, 0)
+        if point_due or interval_due:
+            versions, anchor = await asyncio.to_thread(self._ask)
+            wanted = (json.dumps(versions, sort_keys=True), anchor)
+            key = (marker, wanted)
+            if point_due and key != self._point.key:
+                self._point.at = self.clock()
+                answer = await self._points.fit(versions, anchor, 0)
+                if "error" in answer:
+                    raise RuntimeError(answer["error"])
+                self._point.key = (tuple(answer["marker"]), wanted)
+                self._point.result = answer
+                self._point.versions = versions
+                self._counts.result, self._counts.at = None, self._point.at  # a fit is a broadcast: counts wait 0.5 s
+                self._shown = tuple(answer["marker"])
+                self.problem = ""
+                self.publish()
+                counts_due = False
+            if interval_due and key != self._interval.key:
+                self._interval.at = self.clock()
+                self._interval_task = asyncio.create_task(self._fit_intervals(versions, anchor, wanted))
+        if counts_due and marker != self._shown and marker[0] >= 0:
+            self._counts.at = self.clock()
+            answer = await self._points.counts(self._point.versions or {})
             if "error" in answer:
                 raise RuntimeError(answer["error"])
-            self._point.key = (tuple(answer["marker"]), wanted)
-            self._point.result = answer
-            self._point.versions = versions
-            self.problem = ""
+            self._counts.result = answer
+            self._counts.versions = self._point.versions
+            self._shown = tuple(answer["marker"])
             self.publish()
-        if interval_due and key != self._interval.key:
-            self._interval.at = self.clock()
-            self._interval_task = asyncio.create_task(self._fit_intervals(versions, anchor, wanted))
 
     async def _fit_intervals(self, versions: dict[str, str], anchor: str | None, wanted: Any) -> None:
         try:
@@ -868,8 +916,13 @@ class LiveBoard:
                 changed = {bot for bot, version in now.items() if fitted.get(bot) != version}
                 ratings = _merge(fresh, _ratings([dict(zip(_ROW, r)) for r in intervals["rows"]]) if intervals else None,
                                  changed)
-            snapshot = Snapshot(tuple(ratings), int(points["games"]),
-                                None if intervals is None else int(intervals["games"]),
+            games = int(points["games"])
+            counted = self._counts.result
+            if counted is not None and self._counts.versions == self._point.versions:  # newer games, counted: no fit
+                per = {(str(b), str(p)): int(n) for b, p, n in counted["counts"]}
+                ratings = [replace(r, games=per.get((r.bot, r.preset), r.games)) for r in ratings]
+                games = int(counted["games"])
+            snapshot = Snapshot(tuple(ratings), games, None if intervals is None else int(intervals["games"]),
                                 interval_versions_current=intervals is None or now == fitted)
         self.snapshot = replace(snapshot, number=self.snapshot.number + 1, made=time.time())
         self._send(self.streams)
@@ -950,9 +1003,17 @@ class LiveBoard:
         """A student's own ratings, and the key their row has on the board they see."""
         seen = audience or self.audience()
         snap = self.snapshot
+        if self._by_bot[0] is not snap:  # once per snapshot: a broadcast asks this of every student's stream
+            by_bot: dict[str, list[Rating]] = {}
+            sizes: dict[str, int] = {}
+            for r in snap.ratings:
+                by_bot.setdefault(r.bot, []).append(r)
+                sizes[r.preset] = sizes.get(r.preset, 0) + 1
+            self._by_bot = (snap, by_bot, sizes)
+        _, by_bot, sizes = self._by_bot
         rows = [{"preset": r.preset, "elo": r.elo_text, "interval": r.interval_text, "rank": str(r.rank),
-                 "ranks": r.ranks_text or "pending", "of": snap.field_size(r.preset), "games": r.games}
-                for r in snap.ratings if r.bot == person.id]
+                 "ranks": r.ranks_text or "pending", "of": sizes[r.preset], "games": r.games}
+                for r in by_bot.get(person.id, ())]
         return {"bot": person.id, "key": seen.name(person.id, None)[0], "name": person.name, "rows": rows}
 
     def page_view(self, person: "Person") -> tuple[dict[str, Any], dict[str, Any] | None]:

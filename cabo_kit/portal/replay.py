@@ -45,14 +45,14 @@ class SeatFrame:
     round: int
 
 
-def seat_frame(record: "GameRecord", seat: int, step: int, names: Sequence[str]) -> SeatFrame:
+def seat_frame(record: "GameRecord", seat: int, step: int, names: Sequence[str], me: str = "You") -> SeatFrame:
     """The game of ``record`` after ``step`` actions as ``seat`` saw it; ``names``: what to call each seat (the
-    seat's own is shown as "You")."""
+    seat's own is shown as ``me``: "You" for the student, their name for the teacher)."""
     from ..table.view import TableState, describe, render_table, round_summary_html
 
     steps = len(record.actions)
     step = max(0, min(steps, int(step)))
-    names = ["You" if s == seat else str(n) for s, n in enumerate(names)]
+    names = [me if s == seat else str(n) for s, n in enumerate(names)]
     game = record.replay(max(0, step - 1))
     rounds_before = len(game.results)
     mark = game.event_count

@@ -75,7 +75,12 @@ CREATE TABLE IF NOT EXISTS uploads (
     result TEXT NOT NULL, PRIMARY KEY (person, number)
 );
 CREATE TABLE IF NOT EXISTS processes (pgid INTEGER PRIMARY KEY, kind TEXT NOT NULL, started REAL NOT NULL);
-"""
+CREATE TABLE IF NOT EXISTS changes (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL);
+INSERT OR IGNORE INTO changes (id, n) VALUES (0, 0);
+""" + "".join(f"CREATE TRIGGER IF NOT EXISTS {table}_{event.lower()} AFTER {event} ON {table} "
+              "BEGIN UPDATE changes SET n = n + 1; END;\n"
+              for table in ("people", "uploads") for event in ("INSERT", "UPDATE", "DELETE"))
+# ``changes`` counts every change of people and uploads (by any process): pages cache what they render from them.
 
 
 def start_ticks(pid: int) -> int | None:
@@ -365,12 +370,27 @@ class PortalState:
                           "ON n.person = u.person AND n.last = u.number")
         return {str(r[0]): (self._upload(r[:8]), int(r[8])) for r in rows}
 
-    def rejected_uploads(self) -> list[Upload]:
-        """Every rejected upload of the students on the roster, newest first (for the teacher's page)."""
+    def rejected_uploads(self, offset: int = 0, limit: int = -1) -> list[Upload]:
+        """The rejected uploads of the students on the roster, newest first (the teacher's pages): ``limit`` of them
+        (-1: all) from the ``offset``-th."""
         rows = self._rows(f"SELECT {', '.join('u.' + c for c in self._UPLOAD_COLUMNS.split(', '))} FROM uploads u "
                           "JOIN people p ON p.id = u.person WHERE u.status = 'rejected' AND p.active = 1 "
-                          "ORDER BY u.uploaded DESC, u.person, u.number DESC")
+                          "ORDER BY u.uploaded DESC, u.person, u.number DESC LIMIT ? OFFSET ?", (limit, offset))
         return [self._upload(r) for r in rows]
+
+    def latest_rejected(self) -> list[tuple[Upload, int]]:
+        """Each roster student's newest rejected upload and how many of theirs were rejected, newest first, in one
+        query (the teacher's page lists these; the older ones are on a page of their own)."""
+        cols = ", ".join("u." + c for c in self._UPLOAD_COLUMNS.split(", "))
+        rows = self._rows(f"SELECT {cols}, n.count FROM uploads u JOIN people p ON p.id = u.person "
+                          "JOIN (SELECT person, MAX(number) AS last, COUNT(*) AS count FROM uploads "
+                          "WHERE status = 'rejected' GROUP BY person) n ON n.person = u.person AND n.last = u.number "
+                          "WHERE p.active = 1 ORDER BY u.uploaded DESC, u.person")
+        return [(self._upload(r[:8]), int(r[8])) for r in rows]
+
+    def currents(self) -> dict[str, int]:
+        """Every student's current upload number (:meth:`current`), those without one left out, in one query."""
+        return {str(p): int(n) for p, n in self._rows("SELECT id, current FROM people WHERE current IS NOT NULL")}
 
     def upload(self, pid: str, number: int) -> Upload | None:
         """``pid``'s upload number ``number``, or ``None``: another person's uploads are never found this way."""
@@ -467,6 +487,20 @@ class PortalState:
                 if self._settle(con, str(pid)):
                     changed.append(str(pid))
         return changed
+
+    def changes(self) -> int:
+        """A number that changes whenever a person or an upload does (an upload, a check's result, a roster change,
+        a current file), whoever changed it: what the teacher's page renders from them is kept until it changes.
+
+        >>> import tempfile
+        >>> state = PortalState(tempfile.mkdtemp())
+        >>> before = state.changes()
+        >>> _ = state.start_session(Person("_teacher", "Teacher", "teacher"))   # sessions do not count
+        >>> state.changes() == before, state.sync_roster([Student("ada", "Ada")]) != {}, state.changes() > before
+        (True, True, True)
+        >>> state.close()
+        """
+        return int(self._rows("SELECT n FROM changes")[0][0])
 
     def current(self, pid: str) -> int | None:
         """The number of ``pid``'s upload that is their bot in the tournament, or ``None``."""

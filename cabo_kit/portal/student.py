@@ -12,6 +12,13 @@ Routes (GET only: nothing here changes anything):
 * ``/faults``: their latest faults with where they happened, the rule broken, what the bot saw, its own
   traceback lines and what it printed (:mod:`cabo_kit.pages`' views), by version of their file;
 * ``/static/table.css``: the card table's stylesheet (the same file the notebooks' table uses).
+
+The teacher reads every student's pages, read-only, under ``/teacher/students/{id}``: the student's
+page (their versions with every check's output, their ratings, their latest games), and
+``.../games``, ``.../games/{game_id}`` and ``.../faults`` as the student sees them. Only the teacher's
+session opens these (a student's, even for their own id, gets 403); ``{id}`` must be a student on
+the roster (else 404). A replay's seat is still the one the store records for that student in that
+game: no request parameter chooses a seat.
 """
 
 from __future__ import annotations
@@ -29,9 +36,9 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from .history import GameLine, History
+from .state import Person, Session, Upload
 
 log = logging.getLogger("cabo_kit.portal")
-from .state import Session, Upload
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .app import _Portal
@@ -76,6 +83,26 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+@dataclass(frozen=True)
+class Subject:
+    """Whose pages a request reads, and by whom: ``person`` (the student), ``session`` (the reader's: the student's
+    own, or the teacher's), ``base`` (the address of that student's pages for this reader)."""
+
+    person: Person
+    session: Session
+    base: str
+
+    @property
+    def own(self) -> bool:
+        return self.session.person.id == self.person.id
+
+    def words(self) -> dict[str, Any]:
+        """What the templates take to speak to the reader: ``base``, ``home`` (the student's page), ``own``, ``Your``/``your`` (or "Ada's")."""
+        whose = "your" if self.own else f"{self.person.name}'s"
+        return {"base": self.base, "home": f"{self.base}/" if self.own else self.base, "own": self.own,
+                "your": whose, "Your": whose[:1].upper() + whose[1:], "subject": self.person}
+
+
 class StudentPages:
     """The handlers of :func:`student_routes` around the app's portal and one :class:`History` of its folder."""
 
@@ -85,12 +112,12 @@ class StudentPages:
 
     # ------------------------------------------------------------------ what the student's own page shows
 
-    def _overview(self, pid: str, uploads: list[Upload]) -> dict[str, Any]:
+    def _overview(self, pid: str, uploads: list[Upload], recent_count: int = RECENT) -> dict[str, Any]:
         from ..tournament.store import StoreError
 
         try:
             summary = self.history.summary(pid)
-            recent = self.history.games(pid, 0, RECENT)
+            recent = self.history.games(pid, 0, recent_count)
         except StoreError:  # a damaged or moved store: the page (and its upload form) still works
             log.warning("the student's page could not read the results store", exc_info=True)
             return {"played": None, "played_by_upload": {}, "recent_games": []}
@@ -99,15 +126,41 @@ class StudentPages:
         return {"played": summary, "played_by_upload": by_upload,
                 "recent_games": [Line(g, versions.get(g.version)) for g in recent]}
 
-    async def overview(self, session: Session, uploads: list[Upload]) -> dict[str, Any]:
-        """The values the student's page template takes from the store (off the event loop)."""
-        return await run_in_threadpool(self._overview, session.person.id, uploads)
+    async def overview(self, session: Session, uploads: list[Upload], pid: str | None = None) -> dict[str, Any]:
+        """The values the student's page template takes from the store (off the event loop): the session's student's,
+        or (the teacher's view) student ``pid``'s."""
+        return await run_in_threadpool(self._overview, pid or session.person.id, uploads)
 
     # ------------------------------------------------------------------ /games
 
-    async def games(self, request: Request) -> Response:
+    def subject(self, request: Request) -> Subject:
+        """The student whose pages ``request`` reads: the reader's own (a route without ``{person}``: a student's
+        session only), or for the teacher's session only, the roster student ``{person}`` (404 for anyone else)."""
+        root = self.portal_root(request)
+        if "person" in request.path_params:
+            _, session = self.portal.need(request, teacher=True)
+            person = self.portal.state.person(str(request.path_params["person"]))
+            if person is None or person.is_teacher:
+                raise HTTPException(404, "There is no such student on the roster.")
+            return Subject(person, session, f"{root}/teacher/students/{person.id}")
         _, session = self.portal.need(request)
-        pid = session.person.id
+        return Subject(session.person, session, root)
+
+    async def overview_page(self, request: Request) -> Response:
+        """The teacher's read-only view of a student's page: every version with its check's output, the student's
+        ratings (as the board has them now), their latest games and faults."""
+        who = self.subject(request)
+        pid = who.person.id
+        uploads = await run_in_threadpool(self.portal.state.uploads_of, pid)
+        played = await self.overview(who.session, uploads, pid)
+        mine = self.portal.live.mine_view(who.person)
+        return self.portal.render(request, "teacher_student.html", session=who.session, uploads=uploads, **played,
+                                  current=self.portal.state.current(pid), mine=mine, live=False,
+                                  when=self.portal.when, **who.words())
+
+    async def games(self, request: Request) -> Response:
+        who = self.subject(request)
+        session, pid = who.session, who.person.id
         page = _int(request.query_params.get("page"), 1, 1)
 
         def read() -> tuple[list[Line], int]:
@@ -118,7 +171,7 @@ class StudentPages:
         lines, total = await self._reading(read)
         last = max(1, -(-total // GAMES_PER_PAGE))
         return self.portal.render(request, "games.html", session=session, lines=lines, total=total,
-                                  page=min(page, last), pages=last)
+                                  page=min(page, last), pages=last, **who.words())
 
     # ------------------------------------------------------------------ /games/{game_id}
 
@@ -131,8 +184,8 @@ class StudentPages:
         return [seen.name(b, reader.person)[1] for b in bots]
 
     async def replay(self, request: Request) -> Response:
-        _, session = self.portal.need(request)
-        pid = session.person.id
+        who = self.subject(request)
+        session, pid = who.session, who.person.id
         gid = str(request.path_params["game_id"])
         wanted = request.query_params.get("step", "0")
 
@@ -146,8 +199,10 @@ class StudentPages:
             steps = len(record.actions)
             step = steps if wanted == "end" else _int(wanted, 0, 0)
             versions = _versions(self.portal.state.uploads_of(pid))
+            # the seat the store records for this student in this game (never a request's)
             return Line(line, versions.get(line.version)), seat_frame(record, line.seat, step,
-                                                                      self.names(list(record.bots), session))
+                                                                      self.names(list(record.bots), session),
+                                                                      me="You" if who.own else who.person.name)
 
         found = await self._reading(draw)
         if found is None:
@@ -157,16 +212,15 @@ class StudentPages:
                for label, d in (("start", -frame.steps), ("back 10", -10), ("back", -1), ("forward", 1),
                                 ("forward 10", 10), ("end", frame.steps))]
         return self.portal.render(request, "replay.html", session=session, line=line, frame=frame, nav=nav,
-                                  table=Markup(frame.table), summary=Markup(frame.summary))
+                                  table=Markup(frame.table), summary=Markup(frame.summary), **who.words())
 
     # ------------------------------------------------------------------ /faults
 
     async def faults(self, request: Request) -> Response:
         from ..pages import _faults_html
 
-        _, session = self.portal.need(request)
-        pid = session.person.id
-        root = self.portal_root(request)
+        who = self.subject(request)
+        session, pid, base = who.session, who.person.id, who.base
 
         def read() -> tuple[Any, list[tuple[str, int, Markup]], Markup]:
             uploads = self.portal.state.uploads_of(pid)
@@ -174,14 +228,15 @@ class StudentPages:
             current = self.portal.state.current(pid)
             summary = self.history.summary(pid)
             found = self.history.faults(pid, FAULTS_SHOWN)
-            link: Callable[[Any], str] = lambda v: f"{root}/games/{v.game_id}?step=end"  # noqa: E731
+            link: Callable[[Any], str] = lambda v: f"{base}/games/{v.game_id}?step=end"  # noqa: E731
             groups: dict[str, list[Any]] = {}
             for view, line in found:
                 groups.setdefault(line.version, []).append(view)
             sections = []
             for version, views in sorted(groups.items(), key=lambda kv: -(versions.get(kv[0]) or 0)):
                 number = versions.get(version)
-                title = (f"version {number}" + (" (your bot in the tournament)" if number == current else "")
+                title = (f"version {number}" + (f" ({who.words()['your']} bot in the tournament)"
+                                                 if number == current else "")
                          if number is not None else "a file from before the portal")
                 prefix = f"v{number if number is not None else version}-"
                 sections.append((title, summary.by_version.get(version, (0, 0))[1],
@@ -190,7 +245,7 @@ class StudentPages:
 
         summary, sections, printed = await self._reading(read)
         return self.portal.render(request, "faults.html", session=session, played=summary, sections=sections,
-                                  shown=FAULTS_SHOWN, printed=printed)
+                                  shown=FAULTS_SHOWN, printed=printed, **who.words())
 
     @staticmethod
     async def _reading(read: Callable[[], Any]) -> Any:
@@ -216,6 +271,11 @@ class StudentPages:
             Route("/games", self.games, methods=["GET"]),
             Route("/games/{game_id}", self.replay, methods=["GET"]),
             Route("/faults", self.faults, methods=["GET"]),
+            # the teacher's read-only views of any student's (self.subject: the teacher's session only)
+            Route("/teacher/students/{person}", self.overview_page, methods=["GET"]),
+            Route("/teacher/students/{person}/games", self.games, methods=["GET"]),
+            Route("/teacher/students/{person}/games/{game_id}", self.replay, methods=["GET"]),
+            Route("/teacher/students/{person}/faults", self.faults, methods=["GET"]),
             Route("/static/table.css", self.table_css, methods=["GET"]),
         ]
 
