@@ -233,6 +233,7 @@ class Game:
     )
 
     deck: list[int]
+    chance: Chance | None
     _pending: list[int]
     _legal: Sequence[Action] | None
 
@@ -254,8 +255,9 @@ class Game:
         self.chance = chance
         #: The stacked first-round deck given to the constructor (``None`` if none).
         self.stacked_deck = _parse_stack(deck) if deck is not None else None
-        if start_player is None and chance is not None:
-            start_player = _checked_seat(chance.start_player(self, n_players), range(n_players), "start_player")
+        fixed = None if start_player is not None or chance is None else chance.start_player(self, n_players)
+        if fixed is not None:
+            start_player = _checked_seat(fixed, range(n_players), "start_player")
         if start_player is None:
             start_player = self._rng("start").randrange(n_players)
         elif not 0 <= start_player < n_players:
@@ -272,7 +274,7 @@ class Game:
         self.seed = seed
         self.n = n
         self.memory = memory
-        self.chance: Chance | None = None
+        self.chance = None
         self._engine_memory = memory == "engine"
         self.sheet = ScoreSheet(rules, n)
         self._sync_scores()
@@ -1431,9 +1433,9 @@ def _shuffled(items: list[T], rng: random.Random) -> list[T]:
     return list(pick(order, items))
 
 
-def _checked_seat(answer: int | None, seats: Sequence[int], event: str) -> int | None:
-    """A Chance's answer for ``event`` if it is one of ``seats`` (or None); else a ValueError naming the choices."""
-    if answer is None or (type(answer) is int and answer in seats):
+def _checked_seat(answer: int, seats: Sequence[int], event: str) -> int:
+    """A Chance's answer for ``event`` if it is one of ``seats``; else a ValueError naming the choices."""
+    if type(answer) is int and answer in seats:
         return answer
     raise ValueError(f"Chance.{event} answered {answer!r}: answer one of seats {', '.join(map(str, seats))} or None")
 
