@@ -157,10 +157,10 @@ class ActionIndex:
 
         self.kinds["simple"] = slice(0, 5)
         add("exchange", [(Exchange, ((p,),)) for p in range(P)])
-        multi: list[tuple[int, ...]] = []
+        subsets: list[tuple[int, ...]] = []
         if rules.multi_exchange:
-            multi = [c for k in range(2, self.multi + 1) for c in combinations(range(P), k)]
-            add("multi", [(Exchange, (c,)) for c in multi])
+            subsets = [c for k in range(2, multi + 1) for c in combinations(range(P), k)]
+            add("multi", [(Exchange, (c,)) for c in subsets])
             add("place", [(Place, (i,)) for i in range(P + 1)])
         add("peek", [(Peek, (p,)) for p in range(P)])
         add("spy", [(Spy, (k, p)) for k in range(1, n) for p in range(P)])
@@ -174,9 +174,9 @@ class ActionIndex:
         self._entries = entries
         self.size = len(entries)
         # The multi-exchanges legal on a hand of m cards are all subsets of range(m): their indices, by m.
-        first = self.kinds["multi"].start if multi else 0
+        first = self.kinds["multi"].start if subsets else 0
         self._multi_upto: list[NDArray[np.intp]] = [
-            np.array([first + i for i, c in enumerate(multi) if c[-1] < m], dtype=np.intp) for m in range(P + 1)]
+            np.array([first + i for i, c in enumerate(subsets) if c[-1] < m], dtype=np.intp) for m in range(P + 1)]
         self._by_seat: list[dict[Action, int] | None] = [None] * n
         self._actions: list[list[Action] | None] = [None] * n
         self._masks: dict[tuple[Any, int], tuple[NDArray[np.bool_], int]] = {}
