@@ -318,11 +318,15 @@ class Encoder:
             self.layout[name] = slice(at, at + size)
             at += size
         self.size = at
+        self._at = {name: where.start for name, where in self.layout.items()}
+        self._block = P * (3 + _VALUES)
         self._full_deck = float(rules.deck_size(n))
+        self._hands: dict[Any, tuple[Any, Any]] = {}
+        self._piles: dict[Any, tuple[int, Any]] = {}
 
     def encode(self, obs: Observation, out: "NDArray[np.float32] | None" = None) -> "NDArray[np.float32]":
         """The encoding of ``obs`` (written into ``out`` if given, which is zeroed first)."""
-        if obs.n_players != self.n_players or obs.rules != self.rules:
+        if obs.rules is not self.rules and (obs.n_players != self.n_players or obs.rules != self.rules):
             raise ValueError(
                 f"this Encoder is for {self.rules.name} with {self.n_players} players; the observation is "
                 f"{obs.rules.name} with {obs.n_players}: make one with Encoder(obs.rules, obs.n_players) or call encode(obs)")
@@ -330,87 +334,119 @@ class Encoder:
             out = np.zeros(self.size, dtype=np.float32)
         else:
             out[:] = 0.0
-        L = self.layout
+        L = self._at
         n, P = self.n_players, self.positions
         me = obs.seat
-        ones: list[int] = []
-        hands_at = L["hands"].start
-        stats_at = L["hand_stats"].start
-        row = 3 + _VALUES
+        block = self._block
+        hands_at = L["hands"]
+        stats_at = L["hand_stats"]
+        hand_cache = self._hands
         face_up = obs.face_up
         for s, hand in enumerate(obs.hands):
-            r = (s - me) % n
-            base = hands_at + r * P * row
-            up = face_up[s]
-            unknown = 0
-            total = 0
-            for p, card in enumerate(hand):
-                v = card.value
-                if v is None:
-                    unknown += 1
-                else:
-                    total += v
-                if p >= P:
-                    continue
-                b = base + p * row
-                ones.append(b)
-                if up[p]:
-                    ones.append(b + 1)
-                if v is not None:
-                    ones.append(b + 2)
-                    ones.append(b + 4 + v)
-            k = stats_at + 3 * r
-            out[k] = min(len(hand) / P, 1.0)
-            out[k + 1] = min(unknown / P, 1.0)
-            out[k + 2] = max(-1.0, min(total / 100, 1.0))
+            r = s - me if s >= me else s - me + n
+            key = (hand, face_up[s])
+            found = hand_cache.get(key)
+            if found is None:
+                found = self._hand_block(hand, face_up[s])
+                if len(hand_cache) > 100_000:
+                    hand_cache.clear()
+                hand_cache[key] = found
+            at = hands_at + r * block
+            out[at:at + block] = found[0]
+            at = stats_at + 3 * r
+            out[at:at + 3] = found[1]
+        ones: list[int] = []
         discard = obs.discard
         if discard:
-            top = discard[-1].value
-            ones.append(L["discard_top"].start + 1 + (top if top is not None else 0))
-            counts = [0] * _VALUES
-            for c in discard:
-                if c.value is not None:
-                    counts[c.value + 1] += 1
-            at = L["discard_counts"].start
-            out[at:at + _VALUES] = np.minimum(np.array(counts, dtype=np.float32) / 8, 1.0)
+            found = self._piles.get(discard)
+            if found is None:
+                found = self._pile_block(discard)
+                if len(self._piles) > 100_000:
+                    self._piles.clear()
+                self._piles[discard] = found
+            at = L["discard_counts"]
+            out[at:at + _VALUES] = found[1]
+            ones.append(found[0])
         else:
-            ones.append(L["discard_top"].start + _VALUES)
+            ones.append(L["discard_top"] + _VALUES)
         drawn = obs.drawn
         if drawn is not None:
-            if drawn.value is None:
-                ones.append(L["drawn"].start + _VALUES)
-            else:
-                ones.append(L["drawn"].start + 1 + drawn.value)
-            if obs.drawn_from in _DRAWN_FROM:
-                ones.append(L["drawn_from"].start + _DRAWN_FROM[obs.drawn_from])
-        ones.append(L["phase"].start + _PHASE_AT[obs.phase])
-        if obs.power is not None:
-            ones.append(L["power"].start + _POWER_AT[obs.power])
-        ones.append(L["current"].start + (obs.current - me) % n)
-        if me in obs.to_move and obs.legal_actions:
-            ones.append(L["to_move"].start)
-        caller = obs.caller
-        ones.append(L["caller"].start + (n if caller is None else (caller - me) % n))
-        ones.append(L["start_player"].start + (obs.start_player - me) % n)
-        for name, where in (("target", obs.target), ("give_to", obs.give_to)):
+            v = drawn.value
+            ones.append(L["drawn"] + (_VALUES if v is None else 1 + v))
+            where = _DRAWN_FROM.get(obs.drawn_from)  # type: ignore[arg-type]
             if where is not None:
-                s, p = where
-                ones.append(L[name].start + (s - me) % n)
-                if p < P:
-                    ones.append(L[name].start + n + p)
-        picked_at = L["picked"].start
-        ones.extend(picked_at + p for p in obs.picked if p < P)
+                ones.append(L["drawn_from"] + where)
+        ones.append(L["phase"] + _PHASE_AT[obs.phase])
+        if obs.power is not None:
+            ones.append(L["power"] + _POWER_AT[obs.power])
+        ones.append(L["current"] + (obs.current - me) % n)
+        if obs.legal_actions:
+            ones.append(L["to_move"])
+        caller = obs.caller
+        ones.append(L["caller"] + (n if caller is None else (caller - me) % n))
+        ones.append(L["start_player"] + (obs.start_player - me) % n)
+        if obs.target is not None:
+            self._where(ones, L["target"], obs.target, me)
+        if obs.give_to is not None:
+            self._where(ones, L["give_to"], obs.give_to, me)
+        if obs.picked:
+            ones.extend(L["picked"] + p for p in obs.picked if p < P)
         if obs.exchange_ok is not None:
-            ones.append(L["exchange_ok"].start + (0 if obs.exchange_ok else 1))
+            ones.append(L["exchange_ok"] + (0 if obs.exchange_ok else 1))
         out[ones] = 1.0
-        out[L["piles"].start] = min(obs.deck_size / self._full_deck, 1.0)
-        at = L["scores"].start
-        for s, score in enumerate(obs.scores):
-            out[at + (s - me) % n] = max(-1.0, min(score / 100, 1.0))
-        at = L["progress"].start
-        out[at] = min(obs.round / self.rules.max_rounds, 1.0)
+        out[L["piles"]] = min(obs.deck_size / self._full_deck, 1.0)
+        at = L["scores"]
+        scores = obs.scores
+        if any(scores):
+            for s, score in enumerate(scores):
+                out[at + (s - me) % n] = max(-1.0, min(score / 100, 1.0))
+        at = L["progress"]
+        if obs.round:
+            out[at] = min(obs.round / self.rules.max_rounds, 1.0)
         out[at + 1] = min(obs.turn / self.rules.max_turns, 1.0)
         return out
+
+    def _where(self, ones: list[int], at: int, where: tuple[int, int], me: int) -> None:
+        s, p = where
+        ones.append(at + (s - me) % self.n_players)
+        if p < self.positions:
+            ones.append(at + self.n_players + p)
+
+    def _hand_block(self, hand: Sequence[Any], up: Sequence[bool]) -> tuple[Any, Any]:
+        """One seat's ``hands`` rows and ``hand_stats`` (cached by the hand's cards and face-up flags)."""
+        P = self.positions
+        row = 3 + _VALUES
+        block = np.zeros(P * row, dtype=np.float32)
+        unknown = total = 0
+        for p, card in enumerate(hand):
+            v = card.value
+            if v is None:
+                unknown += 1
+            else:
+                total += v
+            if p < P:
+                b = p * row
+                block[b] = 1.0
+                block[b + 1] = 1.0 if up[p] else 0.0
+                if v is not None:
+                    block[b + 2] = 1.0
+                    block[b + 4 + v] = 1.0
+        stats = np.array([min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0))],
+                         dtype=np.float32)
+        block.flags.writeable = False
+        stats.flags.writeable = False
+        return block, stats
+
+    def _pile_block(self, discard: Sequence[Any]) -> tuple[int, Any]:
+        """The ``discard_top`` index to set and the ``discard_counts`` numbers (cached by the pile)."""
+        counts = np.zeros(_VALUES, dtype=np.float32)
+        for c in discard:
+            if c.value is not None:
+                counts[c.value + 1] += 1
+        np.minimum(counts / 8, 1.0, out=counts)
+        counts.flags.writeable = False
+        top = discard[-1].value
+        return self._at["discard_top"] + 1 + (top if top is not None else 0), counts
 
 
 _ENCODERS: dict[tuple[Rules, int], Encoder] = {}
