@@ -64,7 +64,7 @@ def _bot(spec: Any, i: int) -> Bot:
     raise TypeError(f"opponents[{i}]={spec!r}: give a level (1 to 4), a cabo_kit.Bot instance or a Bot class")
 
 
-class SeatEnv(gymnasium.Env):  # type: ignore[misc]
+class SeatEnv(gymnasium.Env):
     """One seat (``seat``; ``None``: a random seat each episode) against ``opponents`` (module docstring).
 
     ``opponents`` fill the other seats in seat order: levels (1 random .. 4 search, see

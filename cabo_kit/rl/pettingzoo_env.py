@@ -54,13 +54,13 @@ def _rules(rules: Rules | str) -> Rules:
     return Rules.preset(rules) if isinstance(rules, str) else rules
 
 
-class CaboAEC(AECEnv):  # type: ignore[misc]
+class CaboAEC(AECEnv):
     """The AEC environment itself (:func:`aec_env` wraps it in PettingZoo's order check); see the module docstring.
 
     :meth:`reset_to` starts an episode from a game you made (``Game.from_layout``, a stacked deck).
     """
 
-    metadata = {"name": "cabo_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "cabo_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
 
     def __init__(
         self,
