@@ -18,14 +18,14 @@ from typing import Any
 
 __all__ = [
     "aec_env", "SeatEnv", "ActionIndex", "Encoder", "encode", "action_index", "encoder", "ENCODING_VERSION",
-    "MAX_POSITIONS", "MAX_MULTI", "policy_bot", "LinearPolicy",
+    "MAX_POSITIONS", "MAX_MULTI", "policy_bot", "MLPPolicy",
 ]
 
 _WHERE = {
     "ActionIndex": "encoding", "Encoder": "encoding", "encode": "encoding", "action_index": "encoding",
     "encoder": "encoding", "ENCODING_VERSION": "encoding", "MAX_POSITIONS": "encoding", "MAX_MULTI": "encoding",
     "aec_env": "pettingzoo_env", "CaboAEC": "pettingzoo_env", "SeatEnv": "gymnasium_env",
-    "policy_bot": "policy", "LinearPolicy": "policy",
+    "policy_bot": "policy", "MLPPolicy": "policy",
 }
 _NEEDS = {"encoding": ("numpy",), "policy": ("numpy",), "pettingzoo_env": ("numpy", "pettingzoo", "gymnasium"),
           "gymnasium_env": ("numpy", "gymnasium")}
