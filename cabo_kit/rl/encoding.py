@@ -326,7 +326,7 @@ class Encoder:
 
     def encode(self, obs: Observation, out: "NDArray[np.float32] | None" = None) -> "NDArray[np.float32]":
         """The encoding of ``obs`` (written into ``out`` if given, which is zeroed first)."""
-        if obs.rules is not self.rules and (obs.n_players != self.n_players or obs.rules != self.rules):
+        if obs.n_players != self.n_players or (obs.rules is not self.rules and obs.rules != self.rules):
             raise ValueError(
                 f"this Encoder is for {self.rules.name} with {self.n_players} players; the observation is "
                 f"{obs.rules.name} with {obs.n_players}: make one with Encoder(obs.rules, obs.n_players) or call encode(obs)")
