@@ -77,7 +77,11 @@ def reinforce(
     played = 0
     episode_seed = int(rng.integers(2**31))
     while played < games:
-        xs, masks, actions, returns, totals = [], [], [], [], []
+        xs: list[Any] = []
+        masks: list[Any] = []
+        actions: list[int] = []
+        returns: list[float] = []
+        totals: list[float] = []
         for _ in range(min(batch, games - played)):
             obs, _ = env.reset(seed=episode_seed + played)
             played += 1
@@ -146,7 +150,7 @@ class PolicyPlayer(Bot):
         self.policy = policy
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        return self.policy.choose(observation)  # type: ignore[no-any-return]
+        return self.policy.choose(observation)
 
 
 def win_rate(policy: MLPPolicy, opponent: Callable[[], Bot], games: int = 1000, seed: int = 0) -> tuple[int, int, int]:
