@@ -18,6 +18,7 @@ Run: ``.venv/bin/python benchmarks/rl_training.py --games 20000 --save`` (minute
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from cabo_kit.rl.train import reinforce, wilson, win_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 SAVED = ROOT / "notebooks" / "data" / "rl_deluxe_2p.npz"
+HISTORY = SAVED.with_name("rl_deluxe_2p_history.json")
 
 
 def fresh_policy(hidden: int, seed: int) -> MLPPolicy:
@@ -44,16 +46,16 @@ def curriculum(policy: MLPPolicy, games: int, seed: int, progress: bool = True) 
     start = time.process_time()
     for opponent, share in ((1, 1 / 3), (2, 2 / 3)):
         env = SeatEnv("deluxe", opponents=[opponent], seat=None, seed=seed + opponent, reward="round")
-        done = len(history)
 
         def show(record: dict[str, float]) -> None:
             if progress and int(record["games"]) % 2000 < 32:
                 print(f"  vs level {opponent}: {int(record['games']):>6} games, mean return {record['mean_return']:+.2f}, "
                       f"{time.process_time() - start:.0f} s", flush=True)
 
+        before = history[-1]["games_total"] if history else 0.0
         part = reinforce(policy, env, games=int(games * share), batch=32, lr=3e-3, entropy=0.003, seed=seed + opponent,
                          progress=show)
-        history += [dict(r, stage=float(opponent), index=float(done + i)) for i, r in enumerate(part)]
+        history += [dict(r, opponent=float(opponent), games_total=before + r["games"]) for r in part]
     return history
 
 
@@ -81,12 +83,13 @@ def main(argv: list[str] | None = None) -> int:
         report(fresh_policy(args.hidden, args.seed), args.eval, "untrained (prior only)")
         policy = fresh_policy(args.hidden, args.seed)
         start = time.process_time()
-        curriculum(policy, args.games, args.seed)
+        history = curriculum(policy, args.games, args.seed)
         print(f"trained on {args.games:,} games in {time.process_time() - start:.0f} s CPU")
         if args.save:
             SAVED.parent.mkdir(exist_ok=True)
             policy.save(SAVED)
-            print(f"saved {SAVED.relative_to(ROOT)}")
+            HISTORY.write_text(json.dumps([{k: round(v, 4) for k, v in h.items()} for h in history]))
+            print(f"saved {SAVED.relative_to(ROOT)} and {HISTORY.relative_to(ROOT)}")
     report(policy, args.eval, "trained")
     return 0
 

@@ -369,3 +369,12 @@ def test_policy_bot_plays_isolated_in_a_class_tournament_with_numpy_and_cabo_kit
     assert summary.played == len(games) > 0
     assert set(seats.bot) == {"learned", "watchful", "RandomBot"}
     assert set(seats.status) == {"ok"}, seats[seats.status != "ok"][["bot", "fault"]].to_string()
+
+
+def test_reinforce_credits_each_decision_with_its_own_rounds_rewards() -> None:
+    from cabo_kit.rl.train import _returns, wilson
+
+    assert _returns([0.0, 0.0, 1.0, 0.0, 2.0], [0, 0, 0, 1, 1]) == [1.0, 1.0, 1.0, 2.0, 2.0]
+    assert _returns([0.0, 1.0, 2.0], [0, 0, 0]) == [3.0, 3.0, 2.0]
+    low, high = wilson(650, 1000)
+    assert 0.619 < low < 0.621 and 0.678 < high < 0.680 and wilson(0, 10)[0] == 0.0

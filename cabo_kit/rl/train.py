@@ -64,8 +64,13 @@ def reinforce(
     entropy: float = 0.01,
     seed: int = 0,
     progress: Callable[[dict[str, float]], None] | None = None,
+    credit: str = "round",
 ) -> list[dict[str, float]]:
     """Train ``policy`` in place on ``games`` games of ``env`` (a SeatEnv), ``batch`` games per update.
+
+    ``credit="round"`` (default) credits each decision with the rewards of its own round only (a round's cards
+    are dealt afresh, so later rounds add noise, not signal; use it with ``reward="round"``); ``"game"`` with
+    every reward to the game's end.
 
     Returns one record per update: games played so far, the batch's mean return and its decisions.
     ``progress`` is called with each record.
@@ -86,7 +91,9 @@ def reinforce(
             obs, _ = env.reset(seed=episode_seed + played)
             played += 1
             rewards: list[float] = []
+            rounds: list[int] = []
             while True:
+                rounds.append(env.game.round)
                 mask = env.action_masks()
                 p = policy.probabilities(obs, mask)
                 a = int(rng.choice(len(p), p=p))
@@ -97,7 +104,7 @@ def reinforce(
                 rewards.append(float(reward))
                 if terminated or truncated:
                     break
-            returns.extend(np.cumsum(rewards[::-1])[::-1])
+            returns.extend(_returns(rewards, rounds if credit == "round" else [0] * len(rounds)))
             totals.append(sum(rewards))
         _update(policy, adam, np.array(xs), np.array(masks), np.array(actions), np.array(returns), entropy)
         record = {"games": float(played), "mean_return": float(np.mean(totals)), "steps": float(len(xs))}
@@ -105,6 +112,18 @@ def reinforce(
         if progress is not None:
             progress(record)
     return history
+
+
+def _returns(rewards: list[float], rounds: list[int]) -> list[float]:
+    """Each decision's return: the rewards from it on, within its round (``rounds``: each decision's round)."""
+    out = [0.0] * len(rewards)
+    running = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        if t + 1 < len(rewards) and rounds[t + 1] != rounds[t]:
+            running = 0.0
+        running += rewards[t]
+        out[t] = running
+    return out
 
 
 def _update(policy: MLPPolicy, adam: _Adam, X: Any, M: Any, A: Any, G: Any, entropy: float) -> None:
@@ -181,4 +200,4 @@ def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
     p = wins / games
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return centre - half, centre + half
+    return max(0.0, centre - half), min(1.0, centre + half)
