@@ -9,7 +9,9 @@ Gymnasium only when an environment is asked for. Install them with the ``rl`` ex
 - :class:`SeatEnv`: a Gymnasium env for one seat against cabo-kit bots, with ``action_masks()``.
 - :class:`ActionIndex`, :func:`encode`, :data:`ENCODING_VERSION`: the fixed action numbering and
   the observation vector (from a seat's :class:`~cabo_kit.Observation` alone).
-- :func:`policy_bot`: a submission file from a trained policy.
+- :func:`policy_bot`: a submission file from a trained policy (:class:`MLPPolicy`, trained by
+  :func:`cabo_kit.rl.train.reinforce`).
+- :func:`register_openspiel`: the OpenSpiel game ``python_cabo`` (:mod:`cabo_kit.rl.openspiel`).
 """
 
 from __future__ import annotations
@@ -18,16 +20,16 @@ from typing import Any
 
 __all__ = [
     "aec_env", "SeatEnv", "ActionIndex", "Encoder", "encode", "action_index", "encoder", "ENCODING_VERSION",
-    "MAX_POSITIONS", "MAX_MULTI", "policy_bot", "MLPPolicy",
+    "MAX_POSITIONS", "MAX_MULTI", "policy_bot", "MLPPolicy", "register_openspiel",
 ]
 
 _WHERE = {
     "ActionIndex": "encoding", "Encoder": "encoding", "encode": "encoding", "action_index": "encoding",
     "encoder": "encoding", "ENCODING_VERSION": "encoding", "MAX_POSITIONS": "encoding", "MAX_MULTI": "encoding",
     "aec_env": "pettingzoo_env", "CaboAEC": "pettingzoo_env", "SeatEnv": "gymnasium_env",
-    "policy_bot": "policy", "MLPPolicy": "policy",
+    "policy_bot": "policy", "MLPPolicy": "policy", "register_openspiel": "openspiel",
 }
-_NEEDS = {"encoding": ("numpy",), "policy": ("numpy",), "pettingzoo_env": ("numpy", "pettingzoo", "gymnasium"),
+_NEEDS = {"encoding": ("numpy",), "policy": ("numpy",), "openspiel": ("numpy", "pyspiel"), "pettingzoo_env": ("numpy", "pettingzoo", "gymnasium"),
           "gymnasium_env": ("numpy", "gymnasium")}
 
 
