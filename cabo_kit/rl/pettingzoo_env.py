@@ -35,7 +35,6 @@ import numpy as np
 try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
-    from pettingzoo.utils import wrappers
 except ImportError as exc:  # pragma: no cover - without the rl extra
     from . import missing_extra
 
@@ -55,7 +54,7 @@ def _rules(rules: Rules | str) -> Rules:
 
 
 class CaboAEC(AECEnv):
-    """The AEC environment itself (:func:`aec_env` wraps it in PettingZoo's order check); see the module docstring.
+    """The AEC environment (what :func:`aec_env` returns); see the module docstring.
 
     :meth:`reset_to` starts an episode from a game you made (``Game.from_layout``, a stacked deck).
     """
@@ -97,6 +96,7 @@ class CaboAEC(AECEnv):
         self._base_seed = seed
         self._episode = 0
         self.game: Game | None = None
+        self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> Any:
         return self.observation_spaces[agent]
@@ -155,9 +155,22 @@ class CaboAEC(AECEnv):
         mask = self.index.mask(obs.legal_actions, seat).view(np.int8)
         return {"observation": self.encoder.encode(obs), "action_mask": mask}
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """:attr:`agent_selection`'s observation (``None`` with ``observe=False``), accumulated reward, termination,
+        truncation and info, as PettingZoo's ``last`` gives them."""
+        if self.game is None:
+            raise RuntimeError("call reset() before last()")
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
     def step(self, action: Any) -> None:
         """Carry out ``action`` (a number of the action index) for :attr:`agent_selection`."""
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
+        if agent not in self.terminations:
+            raise RuntimeError(f"{agent} has left the game: call reset() to start another")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -225,14 +238,16 @@ def aec_env(
     memory: str = "engine",
     seed: int | None = None,
     **options: Any,
-) -> Any:
-    """A PettingZoo AEC environment of Cabo (see the module docstring), in PettingZoo's order-enforcing wrapper.
+) -> CaboAEC:
+    """A PettingZoo AEC environment of Cabo (see the module docstring).
 
     ``rules`` is a preset's name or a :class:`~cabo_kit.Rules`; ``memory`` is the engine's
     (``"engine"``: observations keep what a seat has seen; ``"none"``: only what lies face up);
     ``seed`` seeds the series of games that ``reset()`` deals (``reset(seed=s)`` deals game ``s``).
     ``options``: ``reward="game"`` or ``"round"``, ``render_mode=None``, ``"ansi"`` or ``"human"``.
-    ``env.unwrapped`` is the :class:`CaboAEC` (its ``game``, ``index`` and ``encoder``).
+    The env is the :class:`CaboAEC` itself (its ``game``, ``index`` and ``encoder``), which refuses
+    a step before ``reset()`` on its own: PettingZoo's ``OrderEnforcingWrapper`` would add a third
+    to each step's time (``pettingzoo.utils.wrappers.OrderEnforcingWrapper(env)`` if you want it).
 
     >>> env = aec_env("rush", n_players=3, seed=5)
     >>> env.reset()
@@ -242,4 +257,4 @@ def aec_env(
     >>> env.unwrapped.game.round >= 0
     True
     """
-    return wrappers.OrderEnforcingWrapper(CaboAEC(rules, n_players, memory, seed, **options))
+    return CaboAEC(rules, n_players, memory, seed, **options)
