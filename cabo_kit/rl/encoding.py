@@ -281,7 +281,7 @@ class ActionIndex:
                 found_at.append(i)
         out[found_at] = True
         out.flags.writeable = False
-        if len(self._masks) > 50_000:
+        if len(self._masks) > 8192:
             self._masks.clear()
         result = self._masks[key] = (out, missing)
         return result
@@ -322,6 +322,10 @@ class Encoder:
         self._block = P * (3 + _VALUES)
         self._full_deck = float(rules.deck_size(n))
         self._hands: dict[Any, tuple[Any, Any]] = {}
+        self._tables: dict[Any, Any] = {}
+        self._table_span = slice(self.layout["hands"].start, self.layout["hand_stats"].stop)
+        if self.layout["hand_stats"].start != self.layout["hands"].stop:  # pragma: no cover - the layout above
+            raise AssertionError("hands and hand_stats must be adjacent")
         self._piles: dict[Any, tuple[int, Any]] = {}
 
     def encode(self, obs: Observation, out: "NDArray[np.float32] | None" = None) -> "NDArray[np.float32]":
@@ -337,31 +341,21 @@ class Encoder:
         L = self._at
         n, P = self.n_players, self.positions
         me = obs.seat
-        block = self._block
-        hands_at = L["hands"]
-        stats_at = L["hand_stats"]
-        hand_cache = self._hands
-        face_up = obs.face_up
-        for s, hand in enumerate(obs.hands):
-            r = s - me if s >= me else s - me + n
-            key = (hand, face_up[s])
-            found = hand_cache.get(key)
-            if found is None:
-                found = self._hand_block(hand, face_up[s])
-                if len(hand_cache) > 100_000:
-                    hand_cache.clear()
-                hand_cache[key] = found
-            at = hands_at + r * block
-            out[at:at + block] = found[0]
-            at = stats_at + 3 * r
-            out[at:at + 3] = found[1]
+        table_key = (obs.hands, obs.face_up, me)
+        table = self._tables.get(table_key)
+        if table is None:
+            table = self._table(obs.hands, obs.face_up, me)
+            if len(self._tables) > 4096:  # (a few MB at most: a bot file runs under a memory limit)
+                self._tables.clear()
+            self._tables[table_key] = table
+        out[self._table_span] = table
         ones: list[int] = []
         discard = obs.discard
         if discard:
             found = self._piles.get(discard)
             if found is None:
                 found = self._pile_block(discard)
-                if len(self._piles) > 100_000:
+                if len(self._piles) > 8192:
                     self._piles.clear()
                 self._piles[discard] = found
             at = L["discard_counts"]
@@ -404,6 +398,27 @@ class Encoder:
         if obs.round:
             out[at] = min(obs.round / self.rules.max_rounds, 1.0)
         out[at + 1] = min(obs.turn / self.rules.max_turns, 1.0)
+        return out
+
+    def _table(self, hands: Sequence[Any], face_up: Sequence[Any], me: int) -> Any:
+        """The ``hands`` and ``hand_stats`` blocks together (they are adjacent), seats as offsets from ``me``."""
+        n, block = self.n_players, self._block
+        L = self._at
+        out = np.zeros(self._table_span.stop - self._table_span.start, dtype=np.float32)
+        stats_at = L["hand_stats"] - L["hands"]
+        hand_cache = self._hands
+        for s, hand in enumerate(hands):
+            r = (s - me) % n
+            key = (hand, face_up[s])
+            found = hand_cache.get(key)
+            if found is None:
+                found = self._hand_block(hand, face_up[s])
+                if len(hand_cache) > 8192:
+                    hand_cache.clear()
+                hand_cache[key] = found
+            out[r * block:(r + 1) * block] = found[0]
+            out[stats_at + 3 * r:stats_at + 3 * r + 3] = found[1]
+        out.flags.writeable = False
         return out
 
     def _where(self, ones: list[int], at: int, where: tuple[int, int], me: int) -> None:
