@@ -28,23 +28,23 @@ from cabo_kit.rl.train import reinforce, wilson, win_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 SAVED = ROOT / "notebooks" / "data" / "rl_deluxe_2p.npz"
-HISTORY = SAVED.with_name("rl_deluxe_2p_history.json")
 
 
-def fresh_policy(hidden: int, seed: int) -> MLPPolicy:
+def fresh_policy(hidden: int, seed: int, cabo_prior: float = -2.0) -> MLPPolicy:
     """The starting policy: small random hidden weights, a zero last layer, the prior on its bias (module docstring)."""
     policy = MLPPolicy.new(ck.Rules.preset("deluxe"), 2, hidden=(hidden,), seed=seed)
     _, bias = policy.params[-1]
     bias[policy.index.kinds["multi"]] = -4.0
-    bias[policy.index.index(ck.CallCabo(), 0)] = -2.0  # (no seat in it: the same number from every seat)
+    bias[policy.index.index(ck.CallCabo(), 0)] = cabo_prior  # (no seat in it: the same number from every seat)
     return policy
 
 
-def curriculum(policy: MLPPolicy, games: int, seed: int, progress: bool = True) -> list[dict[str, float]]:
+def curriculum(policy: MLPPolicy, games: int, seed: int, progress: bool = True, entropy: float = 0.003,
+               random_share: float = 1 / 3) -> list[dict[str, float]]:
     """Train against RandomBot for the first third of ``games``, then against GreedyBot."""
     history: list[dict[str, float]] = []
     start = time.process_time()
-    for opponent, share in ((1, 1 / 3), (2, 2 / 3)):
+    for opponent, share in ((1, random_share), (2, 1 - random_share)):
         env = SeatEnv("deluxe", opponents=[opponent], seat=None, seed=seed + opponent, reward="round")
 
         def show(record: dict[str, float]) -> None:
@@ -53,7 +53,7 @@ def curriculum(policy: MLPPolicy, games: int, seed: int, progress: bool = True) 
                       f"{time.process_time() - start:.0f} s", flush=True)
 
         before = history[-1]["games_total"] if history else 0.0
-        part = reinforce(policy, env, games=int(games * share), batch=32, lr=3e-3, entropy=0.003, seed=seed + opponent,
+        part = reinforce(policy, env, games=int(games * share), batch=32, lr=3e-3, entropy=entropy, seed=seed + opponent,
                          progress=show)
         history += [dict(r, opponent=float(opponent), games_total=before + r["games"]) for r in part]
     return history
@@ -74,22 +74,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval", type=int, default=1_000, help="evaluation games per opponent (default 1,000)")
     parser.add_argument("--hidden", type=int, default=32, help="hidden units (default 32)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cabo-prior", type=float, default=-2.0, help="the starting bias of calling Cabo (default -2)")
+    parser.add_argument("--entropy", type=float, default=0.003, help="the entropy bonus (default 0.003)")
+    parser.add_argument("--random-share", type=float, default=1 / 3, help="share of games against RandomBot (1/3)")
+    parser.add_argument("--out", type=Path, default=SAVED, help="where --save writes (default: the notebook's)")
     parser.add_argument("--save", action="store_true", help=f"write the weights to {SAVED.relative_to(ROOT)}")
     parser.add_argument("--load", type=Path, help="evaluate these saved weights instead of training")
     args = parser.parse_args(argv)
     if args.load:
         policy = MLPPolicy.load(args.load)
     else:
-        report(fresh_policy(args.hidden, args.seed), args.eval, "untrained (prior only)")
-        policy = fresh_policy(args.hidden, args.seed)
+        report(fresh_policy(args.hidden, args.seed, args.cabo_prior), args.eval, "untrained (prior only)")
+        policy = fresh_policy(args.hidden, args.seed, args.cabo_prior)
         start = time.process_time()
-        history = curriculum(policy, args.games, args.seed)
+        history = curriculum(policy, args.games, args.seed, entropy=args.entropy, random_share=args.random_share)
         print(f"trained on {args.games:,} games in {time.process_time() - start:.0f} s CPU")
         if args.save:
-            SAVED.parent.mkdir(exist_ok=True)
-            policy.save(SAVED)
-            HISTORY.write_text(json.dumps([{k: round(v, 4) for k, v in h.items()} for h in history]))
-            print(f"saved {SAVED.relative_to(ROOT)} and {HISTORY.relative_to(ROOT)}")
+            out = args.out
+            out.parent.mkdir(exist_ok=True)
+            policy.save(out)
+            history_path = out.with_name(out.stem + "_history.json")
+            history_path.write_text(json.dumps([{k: round(v, 4) for k, v in h.items()} for h in history]))
+            print(f"saved {out} and {history_path.name}")
     report(policy, args.eval, "trained")
     return 0
 
