@@ -8,7 +8,8 @@ All three play 4-player deluxe on one core, timed in this process's CPU time (``
   loop drives it (``agent_iter``, ``last()``, ``step``), each agent
   choosing uniformly among the legal actions of its mask; a step is one ``step()`` of a live agent;
 - SeatEnv: ``SeatEnv("deluxe", opponents=[1, 1, 1])`` (three RandomBots), your seat choosing uniformly among
-  ``action_masks()``; a step is one ``step()``: one of your decisions, the bots' moves after it included.
+  ``action_masks()``; a step is one ``step()``: one of your decisions, the bots' moves after it included (through
+  ``ck.Stepper``, the one game loop: about three bot decisions a step), so its decisions per second are printed too.
 
 Every step builds the observation (the float32 encoding and the mask) as a learner receives it.
 
@@ -62,12 +63,13 @@ def aec_rate(seconds: float, wrapped: bool = False) -> tuple[float, int, int]:
     return steps / spent, steps, games
 
 
-def seat_env_rate(seconds: float) -> tuple[float, int, int]:
+def seat_env_rate(seconds: float) -> tuple[float, int, int, int]:
+    """Steps per second, steps, games, and every seat's decisions (yours and the bots')."""
     from cabo_kit.rl import SeatEnv
 
     env = SeatEnv("deluxe", opponents=[1, 1, 1], seed=0)
     rng = np.random.default_rng(0)
-    steps = games = 0
+    steps = games = decisions = 0
     env.reset()
     spent = 0.0
     while spent < seconds:
@@ -81,7 +83,8 @@ def seat_env_rate(seconds: float) -> tuple[float, int, int]:
                 break
         spent += time.process_time() - start
         games += 1
-    return steps / spent, steps, games
+        decisions += len(env.game.history)
+    return steps / spent, steps, games, decisions
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("AEC", "aec_env('deluxe', 4): steps/s", rate, games))
     rate, _, games = aec_rate(args.seconds, wrapped=True)
     rows.append(("AEC+order", "the same in OrderEnforcingWrapper", rate, games))
-    rate, _, games = seat_env_rate(args.seconds)
+    rate, steps, games, decisions = seat_env_rate(args.seconds)
     rows.append(("SeatEnv", "SeatEnv vs 3 RandomBots: steps/s", rate, games))
+    rows.append(("SeatEnv d", "  the same: every seat's decisions/s", rate * decisions / steps, games))
     print()
     print(f"{'case':<10} {'what':<38} {'per s':>9} {'games':>6} {'/ engine':>9}  target")
     failed = False
