@@ -55,8 +55,8 @@ decisions of the current player and two snap windows of ``players`` answers and 
 >>> state.is_chance_node(), state.chance_outcomes()[:1]      # the start player
 (True, [(0, 0.3333333333333333)])
 >>> state.apply_action(1)
->>> state.action_to_string(pyspiel.PlayerId.CHANCE, state.chance_outcomes()[0][0])
-'card AS (p=0.07407)'
+>>> state.action_to_string(pyspiel.PlayerId.CHANCE, state.chance_outcomes()[0][0])   # the first card dealt: a red king?
+'card KD (p=0.01923)'
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def max_decisions(rules: Rules, n: int) -> int:
 
     >>> import cabo_kit as ck
     >>> max_decisions(ck.Rules.preset("deluxe"), 2)
-    756120
+    234120
     """
     looks = n if rules.peek_choice and rules.initial_peeks else 0
     per_turn = 7 + 2 * (n + 1)
@@ -260,7 +260,8 @@ class _Play:
         self._run()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "_Play":
-        new = copy.copy(self)
+        new = _Play.__new__(_Play)
+        new.__dict__.update(self.__dict__)
         new.game = None if self.game is None else self.game.clone()
         new.answers = list(self.answers)
         new.history = list(self.history)
