@@ -278,7 +278,12 @@ class _Play:
 
 
 class CaboState(pyspiel.State):
-    """A state of ``python_cabo``: the engine's game between two steps, or a chance node within one."""
+    """A state of ``python_cabo``: the engine's game between two steps, or a chance node within one.
+
+    ``state.play.game`` is the engine's :class:`~cabo_kit.Game` (every face: for tests, replays and
+    spectators, never for a player), ``state.play.need.kind`` at a chance node says which event it
+    is (``"start"``, ``"card"``, ``"race"``), and :meth:`observation_of` gives a seat's observation.
+    """
 
     def __init__(self, game: CaboGame) -> None:
         super().__init__(game)
