@@ -217,6 +217,7 @@ class Game:
         # the game
         "rules", "seed", "n", "memory", "sheet", "history", "results", "log", "round", "phase",
         "first_start_player", "stacked_deck", "layout", "last_round_piles",
+        "chance",  # the Chance asked at each random event, or None (the seed decides all)
         # the round: the cards on the table and who knows them, the deck (card ids, top last), the counters
         "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
         # the turn and the decision under way
@@ -229,7 +230,6 @@ class Game:
         # remembered: the legal actions now, the scores as tuples, rule flags read every turn
         "_legal", "_totals", "_round_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
         "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns",
-        "chance",  # the Chance asked at each random event, or None (the seed decides all)
     )
 
     deck: list[int]
