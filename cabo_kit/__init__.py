@@ -16,6 +16,7 @@ from .actions import (
 )
 from .bot import Bot, BotError, SimpleBot
 from .cards import UNKNOWN, Card, CardParseError
+from .chance import Chance, FixedChance
 from .game import Game, RoundResult
 from .observation import Event, EventKind, EventLog, Observation, Phase
 from .play import Fault, Step, Stepper, play_game
@@ -26,8 +27,8 @@ from .scoring import ScoreSheet, ScoreSheetError, next_start_player, round_detai
 __version__ = "0.1.0"
 
 __all__ = [
-    "Action", "ActionParseError", "Bot", "BotError", "CallCabo", "Card", "CardParseError", "Discard", "DrawDeck",
-    "DrawDiscard", "Event", "EventKind", "EventLog", "Exchange", "Game", "GameRecord", "Give", "IllegalActionError", "InitialPeek",
+    "Action", "ActionParseError", "Bot", "BotError", "CallCabo", "Card", "CardParseError", "Chance", "Discard", "DrawDeck",
+    "DrawDiscard", "Event", "EventKind", "EventLog", "Exchange", "FixedChance", "Game", "GameRecord", "Give", "IllegalActionError", "InitialPeek",
     "LegalActions", "Fault", "Observation", "PRESETS", "Pass", "Peek", "Phase", "Place", "Power", "RecordError", "RoundResult", "Rules",
     "RulesError", "ScoreSheet", "ScoreSheetError", "SimpleBot", "Snap", "Spy", "Step", "Stepper", "Swap", "UNKNOWN", "bots",
     "next_start_player", "play_game", "round_details", "score_round", "__version__",

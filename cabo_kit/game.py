@@ -45,6 +45,7 @@ from .actions import (  # the engine's shared action objects and legal-action ta
     _give, _peek, _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
+from .chance import Chance
 from .knowledge import Knowledge, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase
 from .rules import Power, Rules
@@ -194,6 +195,9 @@ class Game:
             the cards you list are stacked; the rest of the full deck follows, shuffled.
         start_player: the first round's start player (default: drawn from the seed).
         memory: ``"engine"`` (observations show all a player has seen) or ``"none"``.
+        chance: a :class:`~cabo_kit.chance.Chance` the engine asks first at each random
+            event (each card dealt or drawn, the start player, each snap race, each
+            reshuffle); where it answers ``None`` the seed decides, as without it.
 
     >>> import cabo_kit as ck
     >>> game = ck.Game(ck.Rules.preset("rush"), seed=1, n_players=2, start_player=0,
@@ -213,6 +217,7 @@ class Game:
         # the game
         "rules", "seed", "n", "memory", "sheet", "history", "results", "log", "round", "phase",
         "first_start_player", "stacked_deck", "layout", "last_round_piles",
+        "chance",  # the Chance asked at each random event, or None (the seed decides all)
         # the round: the cards on the table and who knows them, the deck (card ids, top last), the counters
         "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
         # the turn and the decision under way
@@ -228,6 +233,7 @@ class Game:
     )
 
     deck: list[int]
+    chance: Chance | None
     _pending: list[int]
     _legal: Sequence[Action] | None
 
@@ -240,13 +246,18 @@ class Game:
         deck: "Sequence[Card | str | int] | str | None" = None,
         start_player: int | None = None,
         memory: str = "engine",
+        chance: Chance | None = None,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a cabo_kit.Rules (e.g. Rules.preset('deluxe')), not {type(rules).__name__}")
         rules.check_players(n_players)
         self._setup(rules, seed, n_players, memory)
+        self.chance = chance
         #: The stacked first-round deck given to the constructor (``None`` if none).
         self.stacked_deck = _parse_stack(deck) if deck is not None else None
+        fixed = None if start_player is not None or chance is None else chance.start_player(self, n_players)
+        if fixed is not None:
+            start_player = _checked_seat(fixed, range(n_players), "start_player")
         if start_player is None:
             start_player = self._rng("start").randrange(n_players)
         elif not 0 <= start_player < n_players:
@@ -263,6 +274,7 @@ class Game:
         self.seed = seed
         self.n = n
         self.memory = memory
+        self.chance = None
         self._engine_memory = memory == "engine"
         self.sheet = ScoreSheet(rules, n)
         self._sync_scores()
@@ -307,8 +319,14 @@ class Game:
         else:
             order = _shuffled(list(full), self._rng("shuffle", self.round))
         k = rules.hand_size
-        self._new_round(start_player, order, [list(range(s * k, (s + 1) * k)) for s in range(n)])
-        self.deck = list(range(len(order) - 1, n * k - 1, -1))  # the top of the deck is its last item
+        if self.chance is None:
+            self._new_round(start_player, order, [list(range(s * k, (s + 1) * k)) for s in range(n)])
+            self.deck = list(range(len(order) - 1, n * k - 1, -1))  # the top of the deck is its last item
+        else:  # each card dealt is asked for: the same deal when every answer is None
+            deck = list(range(len(order) - 1, -1, -1))
+            hands = [[self._chance_card(deck, order) for _ in range(k)] for _ in range(n)]
+            self._new_round(start_player, order, hands)
+            self.deck = deck
         self._emit(_ev(_K.ROUND, None, (self.round, start_player)))
         if rules.peek_choice and rules.initial_peeks:
             self.phase = LOOK
@@ -397,17 +415,34 @@ class Game:
         """The top card of the deck (reshuffling when the rules say so), or ``None``."""
         if not self.deck and self._reshuffles and len(self.know.pile) > 1:
             moved = self.know.gather()
-            if self._reshuffle_rng is None:
-                self._reshuffle_rng = self._rng("reshuffle", self.round)
-            self.deck = _shuffled(moved, self._reshuffle_rng)
+            fixed = None if self.chance is None else self.chance.reshuffle(self, pick(moved, self.know.faces))
+            if fixed is not None:
+                self.deck = _fixed_order(moved, self.know.faces, fixed)
+            else:
+                if self._reshuffle_rng is None:
+                    self._reshuffle_rng = self._rng("reshuffle", self.round)
+                self.deck = _shuffled(moved, self._reshuffle_rng)
             self._emit(_ev(_K.RESHUFFLE, None, (len(moved),)))
         if not self.deck:
             self._end_after_turn = True
             return None
-        c = self.deck.pop()
+        c = self.deck.pop() if self.chance is None else self._chance_card(self.deck, self.know.faces)
         if not self.deck and not self._reshuffles:
             self._end_after_turn = True
         return c
+
+    def _chance_card(self, deck: list[int], faces: Sequence[Card]) -> int:
+        """Take from ``deck`` (card ids, top last) the card :attr:`chance` names (its top if it names none)."""
+        assert self.chance is not None
+        answer = self.chance.card(self, pick(deck[::-1], faces))
+        if answer is None:
+            return deck.pop()
+        card = Card.parse(answer)
+        for i in range(len(deck) - 1, -1, -1):
+            if faces[deck[i]] is card:
+                return deck.pop(i)
+        raise ValueError(f"{type(self.chance).__name__}.card answered {card}, which is not in the deck now "
+                         f"(round {self.round + 1}, {len(deck)} cards left): answer one of the deck's cards or None")
 
     # -------------------------------------------------------------- public API
 
@@ -641,7 +676,7 @@ class Game:
         know = self.know
         if kind is DrawDeck:
             deck = self.deck
-            if len(deck) > 1 or (deck and self._reshuffles):
+            if (len(deck) > 1 or (deck and self._reshuffles)) and self.chance is None:
                 c = deck.pop()
             else:  # the deck's last card, or none: _draw_card knows what the rules say then
                 c = self._draw_card()  # type: ignore[assignment]
@@ -951,9 +986,13 @@ class Game:
             self._continue(after)
             return
         if len(claimers) > 1:
-            if self._snap_rng is None:
-                self._snap_rng = self._rng("snap", self.round)
-            snapper = claimers[self._snap_rng.randrange(len(claimers))]
+            fixed = None if self.chance is None else self.chance.snap_race(self, tuple(claimers))
+            if fixed is not None:
+                snapper = _checked_seat(fixed, claimers, "snap_race")
+            else:
+                if self._snap_rng is None:
+                    self._snap_rng = self._rng("snap", self.round)
+                snapper = claimers[self._snap_rng.randrange(len(claimers))]
         else:
             snapper = claimers[0]
         claim = claims[snapper]
@@ -1234,6 +1273,8 @@ class Game:
         new._own = list(self._own)  # the chains themselves are immutable
         new._snap_rng = _copy_rng(self._snap_rng) if self._snap_rng is not None else None
         new._reshuffle_rng = _copy_rng(self._reshuffle_rng) if self._reshuffle_rng is not None else None
+        if self.chance is not None:
+            new.chance = self.chance.copy()
         return new
 
     # ------------------------------------------------------------------ layouts
@@ -1390,6 +1431,30 @@ def _shuffled(items: list[T], rng: random.Random) -> list[T]:
     keys = list(_starmap(rng.random, _repeat((), len(items))))  # rng.random() per item, without a Python loop
     order = sorted(range(len(items)), key=keys.__getitem__)
     return list(pick(order, items))
+
+
+def _checked_seat(answer: int, seats: Sequence[int], event: str) -> int:
+    """A Chance's answer for ``event`` if it is one of ``seats``; else a ValueError naming the choices."""
+    if type(answer) is int and answer in seats:
+        return answer
+    raise ValueError(f"Chance.{event} answered {answer!r}: answer one of seats {', '.join(map(str, seats))} or None")
+
+
+def _fixed_order(ids: list[int], faces: Sequence[Card], order: Sequence[Card | str]) -> list[int]:
+    """The deck (ids, top last) that ``order`` (the same cards as ``ids``, top first) names: a Chance's reshuffle."""
+    left: dict[Card, list[int]] = {}
+    for c in ids:
+        left.setdefault(faces[c], []).append(c)
+    deck = []
+    for item in order:
+        same = left.get(Card.parse(item))
+        if not same:
+            raise ValueError(f"Chance.reshuffle answered {item!s} more often than the {len(ids)} reshuffled cards hold it")
+        deck.append(same.pop())
+    if len(deck) != len(ids):
+        raise ValueError(f"Chance.reshuffle answered {len(deck)} cards for a deck of {len(ids)}: list every card once")
+    deck.reverse()
+    return deck
 
 
 def _copy_rng(rng: random.Random) -> random.Random:

@@ -21,7 +21,7 @@ FOLDER = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
 # The course notebooks this suite holds to the saved-executed standard (play.ipynb is the page of `cabo-kit play`).
 COURSE = ["01_play.ipynb", "02_first_bot.ipynb", "03_smarter_bots.ipynb", "04_tournament.ipynb", "05_results.ipynb",
-          "06_rules_lab.ipynb"]
+          "06_rules_lab.ipynb", "07_rl.ipynb"]
 # Built around the card table or tables of numbers, not charts.
 FEW_CHARTS = {"01_play.ipynb", "02_first_bot.ipynb", "04_tournament.ipynb"}
 MAX_BYTES = 2_000_000  # plotly's JavaScript alone is ~5 MB: embedding it would fail this

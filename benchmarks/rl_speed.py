@@ -1,0 +1,124 @@
+"""RL environment speed: steps per second of the PettingZoo AEC env and the Gymnasium SeatEnv, beside the engine's own
+decisions per second (benchmarks/engine_speed.py case b1), in one run.
+
+All three play 4-player deluxe on one core, timed in this process's CPU time (``time.process_time``):
+
+- engine b1: 4 RandomBots through ``run_game`` (every action checked), decisions per second;
+- AEC: ``aec_env("deluxe", 4)`` (and, for comparison, in PettingZoo's ``OrderEnforcingWrapper``) as PettingZoo's own
+  loop drives it (``agent_iter``, ``last()``, ``step``), each agent
+  choosing uniformly among the legal actions of its mask; a step is one ``step()`` of a live agent;
+- SeatEnv: ``SeatEnv("deluxe", opponents=[1, 1, 1])`` (three RandomBots), your seat choosing uniformly among
+  ``action_masks()``; a step is one ``step()``: one of your decisions, the bots' moves after it included (through
+  ``ck.Stepper``, the one game loop: about three bot decisions a step), so its decisions per second are printed too.
+
+Every step builds the observation (the float32 encoding and the mask) as a learner receives it.
+
+Run: ``.venv/bin/python benchmarks/rl_speed.py`` (``--seconds 3`` per case). Target (issue 21): >= 20,000 steps/s,
+aim 50,000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import cabo_kit as ck  # noqa: E402
+from engine_speed import CASES, run_case  # noqa: E402
+
+TARGET, AIM = 20_000, 50_000
+
+
+def aec_rate(seconds: float, wrapped: bool = False) -> tuple[float, int, int]:
+    from cabo_kit.rl import aec_env
+
+    env = aec_env("deluxe", 4, seed=0)
+    if wrapped:
+        from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+        env = OrderEnforcingWrapper(env)
+    rng = np.random.default_rng(0)
+    steps = games = 0
+    env.reset()  # warm the caches (action tables, encodings)
+    spent = 0.0
+    while spent < seconds:
+        start = time.process_time()
+        env.reset()
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[int(rng.random() * len(legal))]))
+            steps += 1
+        spent += time.process_time() - start
+        games += 1
+    return steps / spent, steps, games
+
+
+def seat_env_rate(seconds: float) -> tuple[float, int, int, int]:
+    """Steps per second, steps, games, and every seat's decisions (yours and the bots')."""
+    from cabo_kit.rl import SeatEnv
+
+    env = SeatEnv("deluxe", opponents=[1, 1, 1], seed=0)
+    rng = np.random.default_rng(0)
+    steps = games = decisions = 0
+    env.reset()
+    spent = 0.0
+    while spent < seconds:
+        start = time.process_time()
+        env.reset()
+        while True:
+            legal = np.flatnonzero(env.action_masks())
+            _, _, terminated, truncated, _ = env.step(int(legal[int(rng.random() * len(legal))]))
+            steps += 1
+            if terminated or truncated:
+                break
+        spent += time.process_time() - start
+        games += 1
+        decisions += len(env.game.history)
+    return steps / spent, steps, games, decisions
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per case (default 3)")
+    args = parser.parse_args(argv)
+    import gymnasium
+    import pettingzoo
+
+    print(f"cabo-kit {ck.__version__} RL speed: Python {platform.python_version()}, {platform.machine()}, one core; "
+          f"pettingzoo {pettingzoo.__version__}, gymnasium {gymnasium.__version__}, numpy {np.__version__}")
+    b1 = next(c for c in CASES if c.key == "b1")
+    f = run_case(b1, args.seconds, None)
+    engine = f.decisions / f.seconds
+    rows = [("engine b1", "4 RandomBots, deluxe: decisions/s", engine, f.games)]
+    rate, _, games = aec_rate(args.seconds)
+    rows.append(("AEC", "aec_env('deluxe', 4): steps/s", rate, games))
+    rate, _, games = aec_rate(args.seconds, wrapped=True)
+    rows.append(("AEC+order", "the same in OrderEnforcingWrapper", rate, games))
+    rate, steps, games, decisions = seat_env_rate(args.seconds)
+    rows.append(("SeatEnv", "SeatEnv vs 3 RandomBots: steps/s", rate, games))
+    rows.append(("SeatEnv d", "  the same: every seat's decisions/s", rate * decisions / steps, games))
+    print()
+    print(f"{'case':<10} {'what':<38} {'per s':>9} {'games':>6} {'/ engine':>9}  target")
+    failed = False
+    for key, what, rate, games in rows:
+        verdict = ""
+        if key in ("AEC", "SeatEnv"):
+            verdict = "met aim" if rate >= AIM else ("met target" if rate >= TARGET else "BELOW target")
+            verdict = f">= {TARGET:,} (aim {AIM:,}): {verdict}"
+            failed |= rate < TARGET
+        print(f"{key:<10} {what:<38} {rate:>9,.0f} {games:>6} {rate / engine:>9.2f}  {verdict}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

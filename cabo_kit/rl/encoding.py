@@ -1,0 +1,497 @@
+"""One fixed action index and one observation encoding for a preset and table size (numpy and cabo_kit only).
+
+This module is what a trained policy needs at play time: a submitted bot file imports it, so it
+imports no RL library (the environments in :mod:`cabo_kit.rl` are built on it).
+
+**Seats are relative to the deciding seat** everywhere here, as in Hanabi's observations: seat
+offset ``0`` is you, ``1`` your left neighbour (the next to play), and so on. One policy can so
+play any seat: ``Spy(seat=2, position=1)`` decided by seat 1 is "spy on offset +1, position 1".
+
+**The action index** (:class:`ActionIndex`) numbers every action on hands of up to
+:data:`MAX_POSITIONS` positions, and multi-exchanges of up to :data:`MAX_MULTI` cards, once and
+for all for ``(rules, n_players)``. The kinds come in this order, each present only when the
+rules can produce it:
+
+==================  ==================================================================
+kind                entries
+==================  ==================================================================
+``deck`` ``take``   one each: ``DrawDeck``, ``DrawDiscard``, ``CallCabo``, ``Discard``,
+``cabo`` ...        ``Pass``
+``exchange``        ``Exchange((p,))`` for p < P
+``multi``           ``Exchange(ps)`` for 2 <= len(ps) <= MAX_MULTI, ps within range(P),
+                    by size then lexicographic (``rules.multi_exchange`` only)
+``place``           ``Place(i)`` for i <= P (``rules.multi_exchange`` only)
+``peek``            ``Peek(p)``
+``spy``             ``Spy(offset, p)``, offset 1..n-1
+``swap``            ``Swap(own, offset, p)``, offset 1..n-1
+``snap`` ``give``   ``Snap(offset, p)``, offset 0..n-1; ``Give(p)`` (``rules.snapping``)
+``look``            ``InitialPeek(ps)``, every choice of ``initial_peeks`` positions of the
+                    dealt hand (``rules.peek_choice``)
+==================  ==================================================================
+
+A legal action outside the index (a position at P or beyond, a multi-exchange of more than
+MAX_MULTI cards) is left out of the mask, never an error; :meth:`ActionIndex.unindexed` counts
+them (``benchmarks/rl_index_coverage.py`` measures how rare they are).
+
+>>> import cabo_kit as ck
+>>> game = ck.Game(ck.Rules.preset("deluxe"), seed=1, n_players=2)
+>>> index = ActionIndex(game.rules, 2)
+>>> index.size
+985
+>>> obs = game.observation(0)                     # the set-up look: six choices of two positions
+>>> mask = index.mask(obs.legal_actions, seat=0)
+>>> int(mask.sum()), [str(index.action(int(i), seat=0)) for i in mask.nonzero()[0][:2]]
+(6, ['look 0,1', 'look 0,2'])
+>>> index.index(ck.Spy(0, 3), seat=1), index.describe(index.index(ck.Spy(0, 3), seat=1))
+(826, 'spy +1:3')
+
+**The observation encoding** (:func:`encode`, or :class:`Encoder` for one table) turns an
+:class:`~cabo_kit.Observation` alone into a float32 vector in [-1, 1], so it holds nothing the
+seat may not know. Its blocks, in order (``Encoder.layout`` gives each block's slice):
+
+- ``hands``: for each seat offset, for each position p < P, 3 + 15 numbers: a card is there,
+  it lies face up, this seat knows its face, then its value one-hot (values -1..13: a joker,
+  0..13; a red king is 0, a black king 13). Positions at P or beyond are left out.
+- ``hand_stats``: for each seat offset: cards in hand / P, unknown cards / P, the sum of the
+  known values / 100 (each clipped to [-1, 1]).
+- ``discard_top``: the pile's top value one-hot (15), then "the pile is empty".
+- ``discard_counts``: how many cards of each value the observation shows in the pile / 8
+  (``memory="none"`` shows only the top).
+- ``drawn``: the drawn card's value one-hot (15), then "a card is drawn that this seat
+  cannot see"; ``drawn_from``: deck, discard, penalty.
+- ``phase`` (10, in :class:`~cabo_kit.Phase`'s order); ``power`` (5, in
+  :class:`~cabo_kit.Power`'s order).
+- ``current``: whose turn (offset one-hot); ``to_move``: this seat must decide now.
+- ``caller``: offset one-hot, then "nobody has called"; ``start_player``: offset one-hot.
+- ``target`` (a spy-then-swap's card), ``give_to`` (a snapper's gap): offset one-hot, then
+  position one-hot (P).
+- ``picked``: a multi-exchange's positions (P); ``exchange_ok``: ok, failed.
+- ``piles``: cards left in the deck / the full deck.
+- ``scores``: game totals by seat offset / 100, clipped; ``progress``: round / max_rounds,
+  turn / max_turns.
+
+Whatever the seat has seen and forgotten is not there (``memory="none"``), and nothing else is:
+the events are not encoded beyond what the hands, the pile and the moment already show.
+
+>>> enc = Encoder(game.rules, 2)
+>>> x = encode(obs)
+>>> x.shape == (enc.size,), x.dtype, enc.layout["phase"]
+(True, dtype('float32'), slice(488, 498, None))
+>>> float(x[enc.layout["phase"]][0])              # phase "look"
+1.0
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ..actions import (
+    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError, InitialPeek, LegalActions,
+    Pass, Peek, Place, Snap, Spy, Swap,
+)
+from ..observation import Observation, Phase
+from ..rules import POWERS, Rules
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["ENCODING_VERSION", "MAX_POSITIONS", "MAX_MULTI", "ActionIndex", "Encoder", "encode", "action_index",
+           "encoder"]
+
+#: The encoding's and the action index's version: a saved policy records it, and a bot file refuses another.
+ENCODING_VERSION = 1
+#: P: hand positions the index and the encoding cover (hands grow past the dealt size through penalties).
+MAX_POSITIONS = 12
+#: The most cards a multi-exchange in the index exchanges at once.
+MAX_MULTI = 4
+
+_VALUES = 15  # card values -1..13
+_PHASES = tuple(Phase)
+_PHASE_AT = {p: i for i, p in enumerate(_PHASES)}
+_POWER_AT = {p: i for i, p in enumerate(POWERS)}
+_DRAWN_FROM = {"deck": 0, "discard": 1, "penalty": 2}
+
+
+class ActionIndex:
+    """Every action of ``(rules, n_players)`` on hands of up to P positions, numbered once (see the module docstring).
+
+    ``positions`` (P) and ``multi`` (the largest multi-exchange) default to :data:`MAX_POSITIONS` and
+    :data:`MAX_MULTI`; ``multi=positions`` numbers every multi-exchange of a hand of up to P cards
+    (4,083 of them for P = 12), for a learner that wants them all.
+
+    Seats in the numbering are offsets from the deciding seat, so :meth:`index`, :meth:`action`
+    and :meth:`mask` take that seat.
+
+    >>> import cabo_kit as ck
+    >>> index = ActionIndex(ck.Rules.preset("rush"), 3)
+    >>> i = index.index(ck.Swap(0, 0, 2), seat=2)          # seat 2 swaps its card 0 with seat 0's card 2
+    >>> index.describe(i), index.action(i, seat=2)
+    ('swap 0 +1:2', Swap(own=0, seat=0, position=2))
+    >>> index.index(ck.Peek(12), seat=0) is None            # position 12: outside the index
+    True
+    """
+
+    def __init__(self, rules: Rules, n_players: int, positions: int = MAX_POSITIONS, multi: int = MAX_MULTI) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a cabo_kit.Rules (e.g. Rules.preset('deluxe')), not {type(rules).__name__}")
+        rules.check_players(n_players)
+        if not (isinstance(positions, int) and positions >= rules.hand_size):
+            raise ValueError(f"positions={positions!r}: the index must cover at least the dealt hand ({rules.hand_size})")
+        if not (isinstance(multi, int) and 2 <= multi <= positions):
+            raise ValueError(f"multi={multi!r}: a multi-exchange picks 2 to positions={positions} cards")
+        self.rules = rules
+        self.n_players = n = n_players
+        self.positions = P = positions
+        self.multi = multi
+        # Each entry: (kind, args with seats as offsets); kinds are the action classes.
+        entries: list[tuple[type[Action], tuple[Any, ...]]] = [
+            (DrawDeck, ()), (DrawDiscard, ()), (CallCabo, ()), (Discard, ()), (Pass, ())]
+        self.kinds: dict[str, slice] = {}
+
+        def add(kind: str, items: list[tuple[type[Action], tuple[Any, ...]]]) -> None:
+            self.kinds[kind] = slice(len(entries), len(entries) + len(items))
+            entries.extend(items)
+
+        self.kinds["simple"] = slice(0, 5)
+        add("exchange", [(Exchange, ((p,),)) for p in range(P)])
+        subsets: list[tuple[int, ...]] = []
+        if rules.multi_exchange:
+            subsets = [c for k in range(2, multi + 1) for c in combinations(range(P), k)]
+            add("multi", [(Exchange, (c,)) for c in subsets])
+            add("place", [(Place, (i,)) for i in range(P + 1)])
+        add("peek", [(Peek, (p,)) for p in range(P)])
+        add("spy", [(Spy, (k, p)) for k in range(1, n) for p in range(P)])
+        add("swap", [(Swap, (o, k, p)) for o in range(P) for k in range(1, n) for p in range(P)])
+        if rules.snapping:
+            add("snap", [(Snap, (k, p)) for k in range(n) for p in range(P)])
+            add("give", [(Give, (p,)) for p in range(P)])
+        if rules.peek_choice and rules.initial_peeks:
+            dealt = min(rules.hand_size, P)
+            add("look", [(InitialPeek, (c,)) for c in combinations(range(dealt), rules.initial_peeks)])
+        self._entries = entries
+        self.size = len(entries)
+        # The multi-exchanges legal on a hand of m cards are all subsets of range(m): their indices, by m.
+        first = self.kinds["multi"].start if subsets else 0
+        self._multi_upto: list[NDArray[np.intp]] = [
+            np.array([first + i for i, c in enumerate(subsets) if c[-1] < m], dtype=np.intp) for m in range(P + 1)]
+        self._by_seat: list[dict[Action, int] | None] = [None] * n
+        self._actions: list[list[Action] | None] = [None] * n
+        self._masks: dict[tuple[Any, int], tuple[NDArray[np.bool_], int]] = {}
+
+    # -------------------------------------------------------------- one seat's table
+
+    def _resolve(self, seat: int, kind: type[Action], args: tuple[Any, ...]) -> Action:
+        n = self.n_players
+        if kind is Spy or kind is Snap:
+            return kind((seat + args[0]) % n, args[1])
+        if kind is Swap:
+            return kind(args[0], (seat + args[1]) % n, args[2])
+        return kind(*args)
+
+    def _table(self, seat: int) -> dict[Action, int]:
+        table = self._by_seat[seat] if 0 <= seat < self.n_players else None
+        if table is None:
+            if not (isinstance(seat, int) and 0 <= seat < self.n_players):
+                raise ValueError(f"seat={seat!r} is not a seat of this {self.n_players}-player table")
+            actions = [self._resolve(seat, kind, args) for kind, args in self._entries]
+            self._actions[seat] = actions
+            table = self._by_seat[seat] = {a: i for i, a in enumerate(actions)}
+        return table
+
+    # -------------------------------------------------------------- the public API
+
+    def index(self, action: Action, seat: int) -> int | None:
+        """The number of ``action`` decided by ``seat``, or ``None`` if it lies outside the index."""
+        return self._table(seat).get(action)
+
+    def action(self, i: int, seat: int, legal: Sequence[Action] | None = None) -> Action:
+        """The action number ``i`` stands for when ``seat`` decides; with ``legal``, checked against it.
+
+        >>> import cabo_kit as ck
+        >>> ActionIndex(ck.Rules.preset("deluxe"), 2).action(0, seat=1, legal=(ck.Pass(),))
+        Traceback (most recent call last):
+        ...
+        cabo_kit.actions.IllegalActionError: action 0 (deck) is not legal for seat 1 now; legal: pass
+        """
+        self._table(seat)
+        actions = self._actions[seat]
+        assert actions is not None
+        try:
+            i = int(i)
+            if i < 0:
+                raise IndexError
+            action = actions[i]
+        except (IndexError, TypeError, ValueError):
+            raise ValueError(f"action {i!r} is not in the index: give a number from 0 to {self.size - 1}") from None
+        if legal is not None and action not in legal:
+            shown = ", ".join(str(a) for a in list(legal)[:12]) + (", ..." if len(legal) > 12 else "")
+            raise IllegalActionError(f"action {i} ({action}) is not legal for seat {seat} now; legal: {shown}")
+        return action
+
+    def mask(self, legal: Sequence[Action], seat: int) -> "NDArray[np.bool_]":
+        """A fresh boolean array of :attr:`size`: which numbers stand for one of ``legal`` (``seat``'s legal actions)."""
+        return self._mask(legal, seat)[0].copy()
+
+    def unindexed(self, legal: Sequence[Action], seat: int) -> int:
+        """How many of ``legal`` lie outside the index (left out of :meth:`mask`)."""
+        return self._mask(legal, seat)[1]
+
+    def legal_indices(self, legal: Sequence[Action], seat: int) -> "NDArray[np.intp]":
+        """The numbers of the legal actions in the index, ascending."""
+        return np.flatnonzero(self._mask(legal, seat)[0])
+
+    def describe(self, i: int) -> str:
+        """Action number ``i`` in words, seats as offsets (``spy +1:3``, ``swap 0 +2:1``, ``snap +0:2``)."""
+        kind, args = self._entries[i]
+        if kind is Spy or kind is Snap:
+            return f"{kind.keyword} +{args[0]}:{args[1]}"
+        if kind is Swap:
+            return f"swap {args[0]} +{args[1]}:{args[2]}"
+        return str(kind(*args))
+
+    def _mask(self, legal: Sequence[Action], seat: int) -> tuple["NDArray[np.bool_]", int]:
+        key = (legal, seat)
+        try:
+            found = self._masks.get(key)
+        except TypeError:  # an unhashable list of actions
+            key = (tuple(legal), seat)
+            found = self._masks.get(key)
+        if found is not None:
+            return found
+        table = self._table(seat)
+        out = np.zeros(self.size, dtype=np.bool_)
+        missing = 0
+        if isinstance(legal, LegalActions):
+            fixed: Sequence[Action] = tuple(tuple.__iter__(legal))
+            m = legal.hand_size
+            out[self._multi_upto[min(m, self.positions)]] = True
+            in_index = len(self._multi_upto[min(m, self.positions)])
+            missing += (2**m - m - 1 if m >= 2 else 0) - in_index
+        else:
+            fixed = legal
+        found_at = []
+        for a in fixed:
+            i = table.get(a)
+            if i is None:
+                missing += 1
+            else:
+                found_at.append(i)
+        out[found_at] = True
+        out.flags.writeable = False
+        if len(self._masks) > 8192:
+            self._masks.clear()
+        result = self._masks[key] = (out, missing)
+        return result
+
+
+class Encoder:
+    """The observation encoding for ``(rules, n_players)``: :attr:`size` float32 numbers in [-1, 1] (module docstring).
+
+    >>> import cabo_kit as ck
+    >>> enc = Encoder(ck.Rules.preset("rush"), 4)
+    >>> obs = ck.Game(enc.rules, seed=3, n_players=4).observation(2)
+    >>> x = enc.encode(obs)
+    >>> hand = x[enc.layout["hands"]].reshape(4, enc.positions, 18)[0]   # offset 0: seat 2's own hand
+    >>> [int(row[2]) for row in hand[:4]]                               # rush: the last two cards are known
+    [0, 0, 1, 1]
+    """
+
+    def __init__(self, rules: Rules, n_players: int, positions: int = MAX_POSITIONS) -> None:
+        rules.check_players(n_players)
+        self.rules = rules
+        self.n_players = n = n_players
+        self.positions = P = positions
+        self.version = ENCODING_VERSION
+        sizes = [
+            ("hands", n * P * (3 + _VALUES)), ("hand_stats", 3 * n), ("discard_top", _VALUES + 1),
+            ("discard_counts", _VALUES), ("drawn", _VALUES + 1), ("drawn_from", 3), ("phase", len(_PHASES)),
+            ("power", len(POWERS)), ("current", n), ("to_move", 1), ("caller", n + 1), ("start_player", n),
+            ("target", n + P), ("give_to", n + P), ("picked", P), ("exchange_ok", 2), ("piles", 1), ("scores", n),
+            ("progress", 2),
+        ]
+        self.layout: dict[str, slice] = {}
+        at = 0
+        for name, size in sizes:
+            self.layout[name] = slice(at, at + size)
+            at += size
+        self.size = at
+        self._at = {name: where.start for name, where in self.layout.items()}
+        self._block = P * (3 + _VALUES)
+        self._full_deck = float(rules.deck_size(n))
+        self._hands: dict[Any, tuple[Any, Any]] = {}
+        self._tables: dict[Any, Any] = {}
+        self._table_span = slice(self.layout["hands"].start, self.layout["hand_stats"].stop)
+        if self.layout["hand_stats"].start != self.layout["hands"].stop:  # pragma: no cover - the layout above
+            raise AssertionError("hands and hand_stats must be adjacent")
+        self._piles: dict[Any, tuple[int, Any]] = {}
+
+    def encode(self, obs: Observation, out: "NDArray[np.float32] | None" = None) -> "NDArray[np.float32]":
+        """The encoding of ``obs`` (written into ``out`` if given, which is zeroed first)."""
+        if obs.n_players != self.n_players or (obs.rules is not self.rules and obs.rules != self.rules):
+            raise ValueError(
+                f"this Encoder is for {self.rules.name} with {self.n_players} players; the observation is "
+                f"{obs.rules.name} with {obs.n_players}: make one with Encoder(obs.rules, obs.n_players) or call encode(obs)")
+        if out is None:
+            out = np.zeros(self.size, dtype=np.float32)
+        else:
+            out[:] = 0.0
+        L = self._at
+        n, P = self.n_players, self.positions
+        me = obs.seat
+        table_key = (obs.hands, obs.face_up, me)
+        table = self._tables.get(table_key)
+        if table is None:
+            table = self._table(obs.hands, obs.face_up, me)
+            if len(self._tables) > 4096:  # (a few MB at most: a bot file runs under a memory limit)
+                self._tables.clear()
+            self._tables[table_key] = table
+        out[self._table_span] = table
+        ones: list[int] = []
+        discard = obs.discard
+        if discard:
+            found = self._piles.get(discard)
+            if found is None:
+                found = self._pile_block(discard)
+                if len(self._piles) > 8192:
+                    self._piles.clear()
+                self._piles[discard] = found
+            at = L["discard_counts"]
+            out[at:at + _VALUES] = found[1]
+            ones.append(found[0])
+        else:
+            ones.append(L["discard_top"] + _VALUES)
+        drawn = obs.drawn
+        if drawn is not None:
+            v = drawn.value
+            ones.append(L["drawn"] + (_VALUES if v is None else 1 + v))
+            where = _DRAWN_FROM.get(obs.drawn_from)  # type: ignore[arg-type]
+            if where is not None:
+                ones.append(L["drawn_from"] + where)
+        ones.append(L["phase"] + _PHASE_AT[obs.phase])
+        if obs.power is not None:
+            ones.append(L["power"] + _POWER_AT[obs.power])
+        ones.append(L["current"] + (obs.current - me) % n)
+        if obs.legal_actions:
+            ones.append(L["to_move"])
+        caller = obs.caller
+        ones.append(L["caller"] + (n if caller is None else (caller - me) % n))
+        ones.append(L["start_player"] + (obs.start_player - me) % n)
+        if obs.target is not None:
+            self._where(ones, L["target"], obs.target, me)
+        if obs.give_to is not None:
+            self._where(ones, L["give_to"], obs.give_to, me)
+        if obs.picked:
+            ones.extend(L["picked"] + p for p in obs.picked if p < P)
+        if obs.exchange_ok is not None:
+            ones.append(L["exchange_ok"] + (0 if obs.exchange_ok else 1))
+        out[ones] = 1.0
+        out[L["piles"]] = min(obs.deck_size / self._full_deck, 1.0)
+        at = L["scores"]
+        scores = obs.scores
+        if any(scores):
+            for s, score in enumerate(scores):
+                out[at + (s - me) % n] = max(-1.0, min(score / 100, 1.0))
+        at = L["progress"]
+        if obs.round:
+            out[at] = min(obs.round / self.rules.max_rounds, 1.0)
+        out[at + 1] = min(obs.turn / self.rules.max_turns, 1.0)
+        return out
+
+    def _table(self, hands: Sequence[Any], face_up: Sequence[Any], me: int) -> Any:
+        """The ``hands`` and ``hand_stats`` blocks together (they are adjacent), seats as offsets from ``me``."""
+        n, block = self.n_players, self._block
+        L = self._at
+        out = np.zeros(self._table_span.stop - self._table_span.start, dtype=np.float32)
+        stats_at = L["hand_stats"] - L["hands"]
+        hand_cache = self._hands
+        for s, hand in enumerate(hands):
+            r = (s - me) % n
+            key = (hand, face_up[s])
+            found = hand_cache.get(key)
+            if found is None:
+                found = self._hand_block(hand, face_up[s])
+                if len(hand_cache) > 8192:
+                    hand_cache.clear()
+                hand_cache[key] = found
+            out[r * block:(r + 1) * block] = found[0]
+            out[stats_at + 3 * r:stats_at + 3 * r + 3] = found[1]
+        out.flags.writeable = False
+        return out
+
+    def _where(self, ones: list[int], at: int, where: tuple[int, int], me: int) -> None:
+        s, p = where
+        ones.append(at + (s - me) % self.n_players)
+        if p < self.positions:
+            ones.append(at + self.n_players + p)
+
+    def _hand_block(self, hand: Sequence[Any], up: Sequence[bool]) -> tuple[Any, Any]:
+        """One seat's ``hands`` rows and ``hand_stats`` (cached by the hand's cards and face-up flags)."""
+        P = self.positions
+        row = 3 + _VALUES
+        block = np.zeros(P * row, dtype=np.float32)
+        unknown = total = 0
+        for p, card in enumerate(hand):
+            v = card.value
+            if v is None:
+                unknown += 1
+            else:
+                total += v
+            if p < P:
+                b = p * row
+                block[b] = 1.0
+                block[b + 1] = 1.0 if up[p] else 0.0
+                if v is not None:
+                    block[b + 2] = 1.0
+                    block[b + 4 + v] = 1.0
+        stats = np.array([min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0))],
+                         dtype=np.float32)
+        block.flags.writeable = False
+        stats.flags.writeable = False
+        return block, stats
+
+    def _pile_block(self, discard: Sequence[Any]) -> tuple[int, Any]:
+        """The ``discard_top`` index to set and the ``discard_counts`` numbers (cached by the pile)."""
+        counts = np.zeros(_VALUES, dtype=np.float32)
+        for c in discard:
+            if c.value is not None:
+                counts[c.value + 1] += 1
+        np.minimum(counts / 8, 1.0, out=counts)
+        counts.flags.writeable = False
+        top = discard[-1].value
+        return self._at["discard_top"] + 1 + (top if top is not None else 0), counts
+
+
+_ENCODERS: dict[tuple[Rules, int], Encoder] = {}
+_INDEXES: dict[tuple[Rules, int], ActionIndex] = {}
+
+
+def encoder(rules: Rules, n_players: int) -> Encoder:
+    """The (shared) :class:`Encoder` of ``(rules, n_players)``."""
+    key = (rules, n_players)
+    found = _ENCODERS.get(key)
+    if found is None:
+        found = _ENCODERS[key] = Encoder(rules, n_players)
+    return found
+
+
+def action_index(rules: Rules, n_players: int) -> ActionIndex:
+    """The (shared) :class:`ActionIndex` of ``(rules, n_players)``: its mask cache serves every caller."""
+    key = (rules, n_players)
+    found = _INDEXES.get(key)
+    if found is None:
+        found = _INDEXES[key] = ActionIndex(rules, n_players)
+    return found
+
+
+def encode(obs: Observation) -> "NDArray[np.float32]":
+    """The encoding of ``obs`` (see the module docstring), a fresh float32 array.
+
+    >>> import cabo_kit as ck
+    >>> obs = ck.Game(ck.Rules.preset("deluxe"), seed=4, n_players=3).observation(1)
+    >>> encode(obs).shape
+    (783,)
+    """
+    return encoder(obs.rules, obs.n_players).encode(obs)
