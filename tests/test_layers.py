@@ -23,7 +23,7 @@ import cabo_kit as ck
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "cabo_kit"
-ENGINE = ("cards", "rules", "actions", "knowledge", "game", "observation", "scoring", "record")
+ENGINE = ("cards", "rules", "actions", "knowledge", "game", "observation", "scoring", "record", "chance")
 OUTSIDE = sorted(p for p in PACKAGE.rglob("*.py") if p.stem not in ENGINE or p.parent != PACKAGE)
 
 
