@@ -58,11 +58,12 @@ def count(preset: str, games: int) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000, help="games per preset (default 10,000)")
+    parser.add_argument("--presets", default="deluxe,rush,traveller", help="which presets (default all three)")
     args = parser.parse_args(argv)
     print(f"RandomBot games, {args.games:,} per preset; index P = {MAX_POSITIONS}, multi-exchanges up to 4 cards")
     print(f"{'preset':<10} {'decisions':>10} {'chosen outside':>16} {'any outside':>14} {'any, multi=P':>14} {'s':>6}")
     failed = False
-    for preset in ("deluxe", "rush", "traveller"):
+    for preset in args.presets.split(","):
         start = time.process_time()
         c = count(preset, args.games)
         d = c["decisions"]

@@ -101,11 +101,12 @@ class MLPPolicy:
         i = int(rng.choice(len(p), p=p)) if rng is not None else int(np.argmax(p))
         return self.index.action(i, obs.seat)
 
-    def to_bytes(self) -> bytes:
-        """The weights and the table they play as one compressed ``.npz`` (what :meth:`from_bytes` reads)."""
+    def to_bytes(self, half: bool = False) -> bytes:
+        """The weights and the table they play as one compressed ``.npz`` (what :meth:`from_bytes` reads);
+        ``half=True`` stores them as float16 (half the size; read back as float32)."""
         arrays: dict[str, Any] = {}
         for i, (W, b) in enumerate(self.params):
-            arrays[f"W{i}"], arrays[f"b{i}"] = W, b
+            arrays[f"W{i}"], arrays[f"b{i}"] = (W.astype(np.float16), b.astype(np.float16)) if half else (W, b)
         meta = {"encoding_version": ENCODING_VERSION, "rules": self.rules.to_dict(), "n_players": self.n_players}
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
         buffer = io.BytesIO()
@@ -122,10 +123,10 @@ class MLPPolicy:
             params = [(arrays[f"W{i}"], arrays[f"b{i}"]) for i in range(layers)]
         return cls(Rules.from_dict(meta["rules"]), meta["n_players"], params)
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, half: bool = False) -> Path:
         """Write :meth:`to_bytes` to ``path`` (``.npz``)."""
         path = Path(path)
-        path.write_bytes(self.to_bytes())
+        path.write_bytes(self.to_bytes(half))
         return path
 
     @classmethod
