@@ -56,6 +56,7 @@ T = TypeVar("T")
 
 _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
 _new_log = object.__new__
+_in_tuple: Any = tuple.__contains__  # for a tuple subclass too (LegalActions: its ordinary actions)
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 # The legal actions in a snap window, by the table's face-up flags (Knowledge.up_view).
@@ -1178,6 +1179,79 @@ class Game:
             self.exchange_ok, self.give_to,
             know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
         ))
+
+    def _play(self, choosers: dict[int, Any], names: Sequence[str], until_round_end: bool) -> None:
+        """Let ``choosers`` (a bot's ``choose`` by seat) decide, each from its :meth:`observation`, until
+        the game is over (or, with ``until_round_end``, a round has ended): :meth:`Stepper.run
+        <cabo_kit.play.Stepper.run>`'s loop, seats in the order of :attr:`to_move`.
+
+        The observation and ``apply`` are written out here (two calls fewer a decision, the
+        engine's hottest path); tests/test_fast_paths.py checks every observation against
+        :meth:`observation`. An answer from the tuple the seat was given is carried out as
+        :meth:`apply_unchecked` would (actions exist once each: a C-speed scan); anything else
+        (a multi-exchange, a text, a wrong answer) goes through :meth:`apply`.
+        """
+        results = self.results
+        n_results = len(results)
+        history_append = self.history.append
+        moves = _MOVES
+        n, rules, memory = self.n, self.rules, self.memory
+        while True:
+            phase = self.phase
+            if phase is SNAP or phase is LOOK:  # every seat decides, in seat order
+                seat = self._movers[0]
+                to_move: tuple[int, ...] = self._all_seats
+                legal: Sequence[Action] = self._window_claims if phase is SNAP else self._legal_look(seat)
+            elif phase is OVER:
+                return
+            else:
+                seat = self._snapper if phase is GIVE else self.current
+                to_move = _ONE_SEAT[seat]
+                legal = self._legal  # type: ignore[assignment]
+                if legal is None:
+                    legal = self._legal = self._compute_legal()
+            try:
+                choose = choosers[seat]
+            except KeyError:
+                raise IllegalActionError(f"seat {seat} must decide and has no bot: run() needs a bot at every seat") from None
+            # observation(seat), written out
+            know = self.know
+            events = _new_log(EventLog)
+            events._shared = self._shared
+            events._own = self._own[seat]
+            events._stop = self._event_count
+            if self._engine_memory:
+                discard = know.discard
+                events._start = 0
+            else:
+                discard = know.discard[-1:]
+                events._start = self._turn_start
+                events = EventLog(events)
+            drawn: Any = self.drawn
+            current = self.current
+            if drawn is not None:
+                drawn_from = self.drawn_from
+                if drawn_from == "discard" or (seat == current and drawn_from == "deck"):
+                    drawn = know.faces[drawn]
+                else:
+                    drawn = UNKNOWN
+            action = choose(_new(Observation, (
+                seat, n, rules, memory, self.round, self.turn, phase, current, to_move, self.start_player,
+                self.caller, len(self.deck), drawn, self.drawn_from, self.power, self.target, self.picked,
+                self.exchange_ok, self.give_to,
+                know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
+            )), legal)
+            if _in_tuple(legal, action):  # apply_unchecked(action, seat), written out
+                history_append((seat, action))
+                self._legal = None
+                moves[phase](self, seat, action)
+            else:
+                try:
+                    self.apply(action, seat)
+                except (IllegalActionError, ValueError) as exc:
+                    raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
+            if until_round_end and len(results) != n_results:
+                return
 
     def events_seen(self, seat: int | None = None, since: int = 0) -> list[Event]:
         """The game's events as ``seat`` saw them (``None``: everything, every face shown), from
