@@ -225,7 +225,7 @@ class Game:
         "_shared", "_own", "_event_count", "_turn_start",
         # remembered: the legal actions now, the scores as tuples, rule flags read every turn
         "_legal", "_totals", "_round_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
-        "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns",
+        "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns", "_end_of_turn",
     )
 
     deck: list[int]
@@ -292,6 +292,9 @@ class Game:
         self._may_discard_taken = rules.discard_draw_may_discard
         self._drawn_legal = _DRAWN_LEGAL[bool(rules.multi_exchange)]
         self._choose_all = _CHOOSE[True][True][self._cabo_instead]  # the legal choice with a deck, a pile and a hand
+        # What _turn_ends does under these rules, as a plain function (called as self._end_of_turn(self)).
+        self._end_of_turn = (
+            Game._open_end_window if self._snapping else Game._end_turn if self._cabo_at_end else Game._finish_turn)
 
     # ----------------------------------------------------------------- set-up
 
@@ -697,9 +700,9 @@ class Game:
         self.drawn = None
         self.drawn_from = None
         if from_discard:  # everybody saw it taken (it is known to all); in deluxe it lies face up
-            old = know.exchange(me, p, c, face_up=self.rules.discard_draw_face_up, seer=-1)
+            old = know.exchange(me, p, c, self.rules.discard_draw_face_up, -1)
         else:
-            old = know.exchange(me, p, c, face_up=False, seer=me)
+            old = know.exchange(me, p, c, False, me)
         self.stats[me]["exchanges"] += 1
         faces = know.faces
         target = _ONE_SEAT[p]  # (p,), shared
@@ -718,7 +721,8 @@ class Game:
             own = self._own
             own[me] = (own[me], count, event)
         self._event_count = count + 1
-        self._turn_ends()
+        end = self._end_of_turn  # self._turn_ends(), without its call
+        end(self)
 
     def _on_snap(self, seat: int, action: Action) -> None:
         self._pending.remove(seat)
@@ -912,6 +916,9 @@ class Game:
             self._end_turn()
         else:
             self._finish_turn()
+
+    def _open_end_window(self) -> None:
+        self._open_window("end")
 
     # ----------------------------------------------------------------- snaps
 
