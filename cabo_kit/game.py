@@ -61,6 +61,8 @@ _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 # The legal actions in a snap window, by the table's face-up flags (Knowledge.up_view).
 _CLAIMS: dict[tuple[tuple[bool, ...], ...], tuple[Action, ...]] = {}
+# A peek's or a spy's legal actions, by (peeking, seat, the table's face-up flags).
+_LOOKS_AT: dict[tuple[bool, int, tuple[tuple[bool, ...], ...]], tuple[Action, ...]] = {}
 # The legal actions with a drawn card, by [multi_exchange][may discard][hand size], filled as met.
 _DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [None] * _MAXPOS) for m in (False, True)}
 
@@ -507,13 +509,23 @@ class Game:
         if phase is POWER:
             power = self.power
             up = self.know.up
-            if power in _PEEKING:
-                return tuple([_PASS] + [_peek(p) for p, c in enumerate(hand) if not up[c]])
-            if power in _SPYING:
-                out: list[Action] = [_PASS]
-                for s in self._others(me):
-                    out += [_spy(s, p) for p, c in enumerate(hands[s]) if not up[c]]
-                return tuple(out)
+            peeking = power in _PEEKING
+            if peeking or power in _SPYING:  # made once per seat and table of face-up flags (as _legal_claims)
+                key = (peeking, me, self.know.up_view)
+                found = _LOOKS_AT.get(key)
+                if found is not None:
+                    return found
+                if peeking:
+                    found = tuple([_PASS] + [_peek(p) for p, c in enumerate(hand) if not up[c]])
+                else:
+                    out: list[Action] = [_PASS]
+                    for s in self._others(me):
+                        out += [_spy(s, p) for p, c in enumerate(hands[s]) if not up[c]]
+                    found = tuple(out)
+                if len(_LOOKS_AT) > 4096:
+                    _LOOKS_AT.clear()
+                _LOOKS_AT[key] = found
+                return found
             return self._legal_swaps(me, None)
         if phase is SWAP:
             return self._legal_swaps(me, self.target)
@@ -1202,18 +1214,20 @@ class Game:
         n_results = len(results)
         history_append = self.history.append
         moves = _MOVES
-        n, rules, memory = self.n, self.rules, self.memory
+        n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
+        snap, look, over, give, one_seat, new, new_log, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, _new_log, UNKNOWN
+        in_tuple = _in_tuple
         while True:
             phase = self.phase
-            if phase is SNAP or phase is LOOK:  # every seat decides, in seat order
+            if phase is snap or phase is look:  # every seat decides, in seat order
                 seat = self._movers[0]
                 to_move: tuple[int, ...] = self._all_seats
-                legal: Sequence[Action] = self._window_claims if phase is SNAP else self._legal_look(seat)
-            elif phase is OVER:
+                legal: Sequence[Action] = self._window_claims if phase is snap else self._legal_look(seat)
+            elif phase is over:
                 return
             else:
-                seat = self._snapper if phase is GIVE else self.current
-                to_move = _ONE_SEAT[seat]
+                seat = self._snapper if phase is give else self.current
+                to_move = one_seat[seat]
                 legal = self._legal  # type: ignore[assignment]
                 if legal is None:
                     legal = self._legal = self._compute_legal()
@@ -1223,11 +1237,11 @@ class Game:
                 raise IllegalActionError(f"seat {seat} must decide and has no bot: run() needs a bot at every seat") from None
             # observation(seat), written out
             know = self.know
-            events = _new_log(EventLog)
+            events = new_log(EventLog)
             events._shared = self._shared
             events._own = self._own[seat]
             events._stop = self._event_count
-            if self._engine_memory:
+            if engine_memory:
                 discard = know.discard
                 events._start = 0
             else:
@@ -1241,14 +1255,14 @@ class Game:
                 if drawn_from == "discard" or (seat == current and drawn_from == "deck"):
                     drawn = know.faces[drawn]
                 else:
-                    drawn = UNKNOWN
-            action = choose(_new(Observation, (
+                    drawn = unknown
+            action = choose(new(Observation, (
                 seat, n, rules, memory, self.round, self.turn, phase, current, to_move, self.start_player,
                 self.caller, len(self.deck), drawn, self.drawn_from, self.power, self.target, self.picked,
                 self.exchange_ok, self.give_to,
                 know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
             )), legal)
-            if _in_tuple(legal, action):  # apply_unchecked(action, seat), written out
+            if in_tuple(legal, action):  # apply_unchecked(action, seat), written out
                 history_append((seat, action))
                 self._legal = None
                 moves[phase](self, seat, action)
