@@ -34,7 +34,7 @@ from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
 from operator import attrgetter
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Give, IllegalActionError, InitialPeek, LegalActions, Pass, Peek,
@@ -1199,17 +1199,29 @@ class Game:
             know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
         ))
 
-    def _play(self, choosers: dict[int, Any], names: Sequence[str], until_round_end: bool) -> None:
-        """Let ``choosers`` (a bot's ``choose`` by seat) decide, each from its :meth:`observation`, until
-        the game is over (or, with ``until_round_end``, a round has ended): :meth:`Stepper.run
-        <cabo_kit.play.Stepper.run>`'s loop, seats in the order of :attr:`to_move`.
+    def play_out(self, choosers: "Mapping[int, Callable[[Observation, Sequence[Action]], Action | str]]",
+                 names: Sequence[str] | None = None, until_round_end: bool = False) -> None:
+        """Let ``choosers`` (by seat: a bot's ``choose``) decide, each from its :meth:`observation`,
+        until the game is over (or, with ``until_round_end``, a round has ended); seats decide in
+        the order of :attr:`to_move`. The loop of :meth:`Stepper.run <cabo_kit.play.Stepper.run>`,
+        which calls the bots' hooks around it: use that to play bots.
 
         The observation and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
         :meth:`observation`. An answer from the tuple the seat was given is carried out as
         :meth:`apply_unchecked` would (actions exist once each: a C-speed scan); anything else
-        (a multi-exchange, a text, a wrong answer) goes through :meth:`apply`.
+        (a multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal
+        one raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
+
+        >>> import cabo_kit as ck
+        >>> game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=2)
+        >>> bots = [ck.bots.GreedyBot(), ck.bots.GreedyBot()]
+        >>> game.play_out({seat: bot.choose for seat, bot in enumerate(bots)}, until_round_end=True)
+        >>> len(game.results), game.round
+        (1, 1)
         """
+        if names is None:
+            names = [f"seat {s}" for s in range(self.n)]
         results = self.results
         n_results = len(results)
         history_append = self.history.append
@@ -1256,7 +1268,7 @@ class Game:
                     drawn = know.faces[drawn]
                 else:
                     drawn = unknown
-            action = choose(new(Observation, (
+            action: Any = choose(new(Observation, (
                 seat, n, rules, memory, self.round, self.turn, phase, current, to_move, self.start_player,
                 self.caller, len(self.deck), drawn, self.drawn_from, self.power, self.target, self.picked,
                 self.exchange_ok, self.give_to,

@@ -254,7 +254,7 @@ class Stepper:
         while not game.is_over:
             if self._starts and game.round != self._round_seen:
                 self._round_hooks()
-            game._play(choosers, self.names, hooks)
+            game.play_out(choosers, self.names, hooks)
             if hooks:
                 self._after_move()
         self._after_move()

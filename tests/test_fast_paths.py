@@ -2,7 +2,7 @@
 
 For speed, the hottest paths of ``cabo_kit/game.py`` and ``knowledge.py`` are written out
 instead of calling their canonical helpers: the decision loop builds each observation and
-applies each answer itself (``Game._play`` instead of ``observation()`` and
+applies each answer itself (``Game.play_out`` instead of ``observation()`` and
 ``apply_unchecked()``), a deck draw, a pile take and a one-card exchange record their events
 by hand (instead of ``_emit``), the usual turn start is written out in ``_finish_turn``
 (instead of ``_begin_turn``), and ``Knowledge.exchange`` lands the old card itself and
@@ -114,7 +114,7 @@ _FAST_FINISH_TURN = Game._finish_turn
 
 
 def _plain_run(stepper: Stepper) -> None:
-    """Stepper.run as it was before Game._play: observation() and apply() for every decision."""
+    """Stepper.run as it was before Game.play_out: observation() and apply() for every decision."""
     game = stepper.game
     while game.to_move:
         if game.round != stepper._round_seen:
