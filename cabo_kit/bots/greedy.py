@@ -35,8 +35,6 @@ class GreedyBot(SimpleBot):
     """
 
     cabo_threshold = 7.0
-    _worst_of: Any = None  # the hand view worst() last read (views are immutable tuples) and its answer
-    _worst_at: int | None = None
 
     @staticmethod
     def estimate(card: Any) -> float:
@@ -45,8 +43,6 @@ class GreedyBot(SimpleBot):
     def worst(self, obs: Observation) -> int | None:
         """The position of the card it would most like to get rid of (the first one on ties)."""
         hand = obs.hands[obs.seat]
-        if hand is self._worst_of:  # the same hand as last asked (draw, then keep): the same answer
-            return self._worst_at
         worst, worst_value = None, _LOWEST
         p = 0
         for card in hand:
@@ -57,8 +53,6 @@ class GreedyBot(SimpleBot):
                 worst = p
                 worst_value = value
             p += 1
-        self._worst_of = hand
-        self._worst_at = worst
         return worst
 
     def estimated_total(self, obs: Observation) -> float:
