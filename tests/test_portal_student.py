@@ -189,6 +189,8 @@ def test_the_games_list_is_the_students_own_most_recent_first(klass: Klass) -> N
     home = alice.get("/").text
     assert re.search(r'id="cabo-portal-faults">\d+ faults?</a>', home)
     assert re.search(r"version 1</a>[^<]*,\s+\d+ games, \d+ faults</li>", home)
+    # the same versions list as the teacher's view of her page (versions.html), her files at her own address
+    assert '<li data-number="1" data-status="rejected"><a href="/code/1">version 1</a>' in home
     assert [g for g, _ in re.findall(r'<tr data-game="([0-9a-f]+)" data-status="([a-z]+)">', home)] == \
         [g for g, _ in klass.games_of("alice")][:5]
     bob_games = re.findall(r'<tr data-game="([0-9a-f]+)"', klass.client("bob").get("/games").text)
