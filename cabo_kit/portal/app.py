@@ -393,8 +393,9 @@ class _Portal:
         # the roster is kept until a person or an upload changes; its games and faults cells, which change while games
         # run, are put in at every request
         ids, pieces = self.fragments.get("roster", (root, changes), roster)
+        played, faults = (games.games, games.faults) if games is not None else ({}, {})
         roster_html = with_counts(pieces, ids, lambda pid: counts_cells(
-            root, pid, None if games is None else games.games.get(pid, 0), 0 if games is None else games.faults.get(pid, 0)))
+            root, pid, played.get(pid, 0) if games is not None else None, faults.get(pid, 0)))
         return self.render(request, "teacher.html", session=session, deadline=self.deadline(), when=_when,
                            board=self.board(session)[0], settings={k: self.setting(k) for k in self.SETTINGS},
                            games=games, outputs=self.outputs(), roster=roster_html,
