@@ -204,6 +204,49 @@ def test_the_teacher_sees_states_faults_rejections_and_the_outputs(klass: Any) -
     assert names == ["ada.py"]
 
 
+def test_the_teachers_roster_is_kept_while_games_run_and_shows_fresh_counts(klass: Any) -> None:
+    """The roster is rendered again only when a person or an upload changes; the games and faults cells, which the
+    worker refreshes every 5 s while games run, are fresh at every request without rendering the roster again."""
+    from cabo_kit.portal.games import GamesStatus
+
+    folder, state, links = klass
+    accept(state, "ada", bot("ada 1"))
+    shown = {"status": GamesStatus(games={"ada": 3})}
+
+    class Games:  # the worker's status as the page reads it
+        def status(self) -> GamesStatus:
+            return shown["status"]
+
+    app = create_app(state, games=Games())
+    portal = app.state.portal
+    rendered: list[str] = []
+    get = portal.pages.get_template
+    portal.pages.get_template = lambda name, *more: (rendered.append(name), get(name, *more))[1]
+    client = TestClient(app, follow_redirects=False)
+    client.get(f"/signin/{links[TEACHER]}")
+
+    def row(pid: str) -> str:
+        found = re.search(rf'<tr data-student="{pid}".*?</tr>', client.get("/teacher").text, re.S)
+        assert found
+        return re.sub(r">\s+<", "><", found.group(0))
+
+    assert '<td>3</td><td class="faults" data-faults="0">0</td>' in row("ada") and 'data-state="accepted"' in row("ada")
+    assert rendered.count("teacher_roster.html") == 1
+    shown["status"] = GamesStatus(games={"ada": 7, "bob": 2}, faults={"bob": 1})  # games stored meanwhile
+    assert '<td>7</td><td class="faults" data-faults="0">0</td>' in row("ada")
+    assert '<td>2</td><td class="faults" data-faults="1"><a href="/teacher/students/bob/faults">1</a></td>' in row("bob")
+    assert '<td>0</td><td class="faults" data-faults="0">0</td>' in row("cy")
+    assert rendered.count("teacher_roster.html") == 1  # the counts changed, the roster was not rendered again
+    up = state.add_upload("cy", b"x = 1\n", "cy.py", min_interval=0.0)  # a change: the roster is rendered again
+    assert 'data-state="running"' in row("cy") and f'href="/teacher/code/cy/{up.number}"' in row("cy")
+    assert rendered.count("teacher_roster.html") == 2 and "<td>7</td>" in row("ada")
+    # a server that plays no games: the cells are left empty
+    plain = TestClient(create_app(state), follow_redirects=False)
+    plain.get(f"/signin/{links[TEACHER]}")
+    found = re.search(r'<tr data-student="ada".*?</tr>', plain.get("/teacher").text, re.S)
+    assert found and '<td></td><td class="faults" data-faults="0"></td>' in re.sub(r">\s+<", "><", found.group(0))
+
+
 def _spawn_sleeper(env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env, start_new_session=True)
 

@@ -228,6 +228,9 @@ def test_points_every_2_s_intervals_every_30_s_and_nothing_without_new_games(tmp
     live = board_for(tmp_path, versions, clock=clock, bootstrap=50)
     points, intervals = Counting(db), Counting(db)
     live._points, live._intervals = points, intervals
+    looks: list[float] = []
+    marker = live._marker
+    live._marker = lambda: (looks.append(clock.now), marker())[1]  # type: ignore[method-assign]
 
     async def at(t: float) -> Snapshot:
         clock.now = t
@@ -240,11 +243,14 @@ def test_points_every_2_s_intervals_every_30_s_and_nothing_without_new_games(tmp
         assert first.games == 20 and first.interval_games == 20 and points.calls == [0] and intervals.calls == [50]
         assert (await at(1.0)).number == first.number  # nothing new: no fit at all
         play(db, 10, versions, seed=8)
-        counted = await at(1.5)  # new games, but the last point fit was 1.5 s ago: counted, not fitted
+        counted = await at(1.2)  # new games, but the last point fit was 1.2 s ago: counted, not fitted
         assert counted.games == 30 and points.calls == [0] and counted.number == first.number + 1
         assert [r.elo for r in counted.ratings] == [r.elo for r in first.ratings]  # the Elo waits for the next fit
         assert sum(r.games for r in counted.ratings) == 3 * 30  # each rating's games counted (3-player games)
-        assert (await at(1.6)).number == counted.number  # nothing new since: nothing sent
+        looks.clear()
+        # 0.7 s after the count (another is due), before the next point fit: the store is looked at, nothing new is
+        # in it, so nothing is counted or sent
+        assert (await at(1.9)).number == counted.number and looks == [1.9] and points.calls == [0]
         second = await at(2.0)
         assert second.games == 30 and second.interval_games == 20 and points.calls == [0, 0]
         assert {(r.bot, r.preset): r.games for r in second.ratings} == {(r.bot, r.preset): r.games for r in counted.ratings}
@@ -789,10 +795,16 @@ def test_new_games_are_counted_between_point_fits_at_most_every_half_second(tmp_
     live._ask = lambda: (asked.append(clock.now), ask())[1]  # type: ignore[method-assign]
     counted: list[float] = []
 
+    fits: list[float] = []
+
     class Counts(FitThread):
         async def counts(self, versions: Any) -> dict[str, Any]:
             counted.append(clock.now)
             return await super().counts(versions)
+
+        async def fit(self, versions: Any, anchor: str | None, bootstrap: int) -> dict[str, Any]:
+            fits.append(clock.now)
+            return await super().fit(versions, anchor, bootstrap)
 
     live._points = Counts(db)
 
@@ -810,8 +822,15 @@ def test_new_games_are_counted_between_point_fits_at_most_every_half_second(tmp_
         assert (await at(0.9)).games == 22 and counted == [0.5]  # 0.4 s after the last count: not yet
         assert (await at(1.0)).games == 23 and counted == [0.5, 1.0]
         assert (await at(1.5)).number == live.snapshot.number and counted == [0.5, 1.0]  # nothing new: nothing sent
-        assert asked == [0.0] and first.games == 20
-        fitted = await at(2.0)  # nothing new since the count: no point fit either, the counted board stays
-        assert fitted.games == 23 and asked == [0.0, 2.0]
+        assert asked == [0.0] and first.games == 20 and fits == [0.0]
+        # nothing new since the count, but the point fit is due and the counted games were never fitted: their Elo
+        # follows their counts now (the point fit, not another count)
+        fitted = await at(2.0)
+        assert fitted.games == 23 and asked == [0.0, 2.0] and fits == [0.0, 2.0] and counted == [0.5, 1.0]
+        assert [r.elo for r in fitted.ratings] != [r.elo for r in first.ratings]
+        expected = StoreReader(db).fit(versions, None, 0)["rows"]
+        assert [(r.bot, r.games) for r in fitted.ratings] == [(r[0], r[8]) for r in expected]
+        assert [r.elo for r in fitted.ratings] == pytest.approx([r[2] for r in expected], abs=1e-6)
+        assert (await at(4.0)).number == fitted.number and fits == [0.0, 2.0]  # all fitted: no fit, nothing sent
 
     run(go)

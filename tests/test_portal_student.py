@@ -189,6 +189,8 @@ def test_the_games_list_is_the_students_own_most_recent_first(klass: Klass) -> N
     home = alice.get("/").text
     assert re.search(r'id="cabo-portal-faults">\d+ faults?</a>', home)
     assert re.search(r"version 1</a>[^<]*,\s+\d+ games, \d+ faults</li>", home)
+    # the same versions list as the teacher's view of her page (versions.html), her files at her own address
+    assert '<li data-number="1" data-status="rejected"><a href="/code/1">version 1</a>' in home
     assert [g for g, _ in re.findall(r'<tr data-game="([0-9a-f]+)" data-status="([a-z]+)">', home)] == \
         [g for g, _ in klass.games_of("alice")][:5]
     bob_games = re.findall(r'<tr data-game="([0-9a-f]+)"', klass.client("bob").get("/games").text)
@@ -282,6 +284,24 @@ def test_a_replay_never_shows_a_card_its_seat_did_not_see() -> None:
                         assert f'data-card="{card.text}"' not in html and card.pretty not in html, (step, s, p, card)
             assert f"seed {record.seed}" not in html  # the seed would give every card
     assert hidden_checked > 200 and others_shown > 20  # the test looked at hidden cards, many, and at shown ones
+
+
+def test_a_replay_draws_what_it_drew_before_the_tables_picture_moved_to_one_place() -> None:
+    """Every step of a seeded 2-player game from each seat: the very HTML the replay drew when it built the table's
+    picture itself, before it took :func:`cabo_kit.table.picture.table_state` (the card table's own). A change here
+    changes what a seated student sees: if the card table's drawing changed on purpose, look at the frames, then
+    update the digest."""
+    import hashlib
+    import json
+
+    record = ck.play_game([ck.bots.GreedyBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=5)
+    digest = hashlib.sha256()
+    for seat in (0, 1):
+        for step in range(len(record.actions) + 1):
+            f = seat_frame(record, seat, step, ["p<0>", "p<1>"], me="You" if seat else "Ada")
+            digest.update(json.dumps([f.table, f.summary, f.status, f.step, f.steps, f.round]).encode())
+    assert len(record.actions) == 123
+    assert digest.hexdigest() == "7b79f96a9628478a40e3cecb612bf6212df9c7a934106b5bdf265bdd47d25fe9"
 
 
 def test_history_reads_only_new_games_and_starts_over_on_a_new_store(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .fragments import Fragments, board_row, board_rows
+from .fragments import COUNTS, Fragments, board_row, counts_cells, with_counts
 from .live import LiveBoard, Visibility
 from .state import PastDeadline, PortalState, Session, TooSoon, Upload, secret_hash
 from .uploads import DEFAULT_MAX_BYTES, UploadRefused, check_upload, size_text
@@ -217,25 +217,23 @@ class _Portal:
     def board(self, reader: Session) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The leaderboard as ``reader`` may see it now (with its rows rendered, ``rows_html``), and a student's own
         ratings: the live board's latest snapshot (no page fits anything). The rows are rendered once per snapshot
-        and audience (the teacher's; the one every student shares, where a student's page renders only their own
-        rows again, as :meth:`LiveBoard.page_view` marks them)."""
+        and audience (the teacher's; the one every student shares, where a student's page renders again only their
+        own rows, as :meth:`LiveBoard.own_rows` gives them)."""
         live = self.live
         seen = live.audience()
         teacher = reader.person.is_teacher
 
-        def shared() -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        def shared() -> tuple[dict[str, Any], list[str]]:
             view = live.board_view(teacher, seen)
-            return view, [(r["bot"], board_row(r)) for r in view["rows"]]
+            return view, [board_row(r) for r in view["rows"]]
 
         # the snapshot's number and the audience object itself: a setting or a roster read again is another audience
         key = (live.snapshot.number, seen, live.problem if teacher else "")
         view, rows = self.fragments.get("board-teacher" if teacher else "board-students", key, shared)
         if teacher:
-            return dict(view, rows_html=Markup("".join(html for _, html in rows))), None
-        mine = live.mine_view(reader.person, seen)
-        own = dict(bot=reader.person.id, name=reader.person.name, mine=True)
-        html = [board_row(dict(r, **own)) if bot == mine["key"] else row
-                for (bot, row), r in zip(rows, view["rows"])]
+            return dict(view, rows_html=Markup("".join(rows))), None
+        own, mine = live.own_rows(reader.person, view["rows"], seen)
+        html = [board_row(own[i]) if i in own else row for i, row in enumerate(rows)]
         return dict(view, rows_html=Markup("".join(html))), mine
 
     def visibility(self) -> Visibility:
@@ -380,22 +378,27 @@ class _Portal:
         games = self.games.status() if self.games is not None else None
         root = _root(request)
         changes = self.state.changes()
-        counts = (tuple(sorted(games.games.items())), tuple(sorted(games.faults.items()))) if games else None
 
-        def roster() -> Markup:  # one query each for the uploads, the people and the current files
+        def roster() -> tuple[list[str], list[str]]:  # one query each for the uploads, the people and the current files
             latest = self.state.latest_uploads()
             rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
-            return Markup(self.pages.get_template("teacher_roster.html").render(
-                root=root, rows=rows, games=games, current=self.state.currents(), check_status=_check_status))
+            html = self.pages.get_template("teacher_roster.html").render(
+                root=root, rows=rows, current=self.state.currents(), check_status=_check_status, counts_mark=Markup(COUNTS))
+            return [p.id for p, _, _ in rows], html.split(COUNTS)
 
         def rejected() -> Markup:
             return Markup(self.pages.get_template("teacher_rejected.html").render(
                 root=root, rejected=self.state.latest_rejected(), when=_when))
 
+        # the roster is kept until a person or an upload changes; its games and faults cells, which change while games
+        # run, are put in at every request
+        ids, pieces = self.fragments.get("roster", (root, changes), roster)
+        played, faults = (games.games, games.faults) if games is not None else ({}, {})
+        roster_html = with_counts(pieces, ids, lambda pid: counts_cells(
+            root, pid, played.get(pid, 0) if games is not None else None, faults.get(pid, 0)))
         return self.render(request, "teacher.html", session=session, deadline=self.deadline(), when=_when,
                            board=self.board(session)[0], settings={k: self.setting(k) for k in self.SETTINGS},
-                           games=games, outputs=self.outputs(),
-                           roster=self.fragments.get("roster", (root, changes, counts), roster),
+                           games=games, outputs=self.outputs(), roster=roster_html,
                            rejected=self.fragments.get("rejected", (root, changes), rejected))
 
     REJECTED_PER_PAGE = 50

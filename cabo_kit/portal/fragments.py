@@ -5,27 +5,34 @@ board of 200 rows: rendering them all at every request made it the one slow page
 each piece in :class:`Fragments` under a key that changes exactly when its data does: the
 roster and the rejected uploads under :meth:`~cabo_kit.portal.state.PortalState.changes` (a
 counter in ``portal.sqlite`` that every change of a person or an upload moves, whichever process
-made it) and the games' counts; the board's rows under the live board's snapshot number and the
-audience it was named for. :func:`board_rows` renders rows as the template did (escaped text),
-so a student's page reuses the rows every student shares and renders only their own.
+made it); the board's rows under the live board's snapshot number and the audience it was named
+for. What changes while games run is left out of the kept roster: each row's games and faults
+cells (:func:`counts_cells`, at the roster template's :data:`COUNTS` mark) are rendered at every
+request, so a running class does not make the roster be rendered again every few seconds.
+:func:`board_row` renders a row as the template did (escaped text), so a student's page reuses the
+rows every student shares and renders only their own.
 
 >>> kept = Fragments()
 >>> kept.get("roster", (1,), lambda: Markup("<tr>one</tr>"))
 Markup('<tr>one</tr>')
 >>> kept.get("roster", (1,), lambda: Markup("<tr>not rendered again</tr>"))
 Markup('<tr>one</tr>')
->>> board_rows([{"bot": "ada", "preset": "rush", "rank": "1", "name": "Ada <b>", "elo": "1012", "interval": "pending",
-...              "games": 40, "mine": True}])
-Markup('<tr data-bot="ada" data-preset="rush" class="mine"><td>rush</td><td>1</td><td>Ada &lt;b&gt;</td><td>1012</td><td>pending</td><td>40</td></tr>\\n')
+>>> print(board_row({"bot": "ada", "preset": "rush", "rank": "1", "name": "Ada <b>", "elo": "1012",
+...                  "interval": "pending", "games": 40, "mine": True}), end="")
+<tr data-bot="ada" data-preset="rush" class="mine"><td>rush</td><td>1</td><td>Ada &lt;b&gt;</td><td>1012</td><td>pending</td><td>40</td></tr>
+>>> print(with_counts(["<tr><td>ada</td>", "</tr>\\n<tr><td>bob</td>", "</tr>"], ["ada", "bob"],
+...                   lambda pid: counts_cells("/class", pid, {"ada": 12}.get(pid, 0), {"ada": 1}.get(pid, 0))))
+<tr><td>ada</td><td>12</td><td class="faults" data-faults="1"><a href="/class/teacher/students/ada/faults">1</a></td></tr>
+<tr><td>bob</td><td>0</td><td class="faults" data-faults="0">0</td></tr>
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
-__all__ = ["Fragments", "board_rows", "board_row"]
+__all__ = ["Fragments", "board_row", "COUNTS", "counts_cells", "with_counts"]
 
 _CELLS = ("preset", "rank", "name", "elo", "interval", "games")
 
@@ -53,6 +60,25 @@ def board_row(row: Mapping[str, Any]) -> str:
     return f'<tr data-bot="{escape(row["bot"])}" data-preset="{escape(row["preset"])}"{mine}>{cells}</tr>\n'
 
 
-def board_rows(rows: Iterable[Mapping[str, Any]]) -> Markup:
-    """The leaderboard's rows as one piece of HTML."""
-    return Markup("".join(board_row(r) for r in rows))
+COUNTS = "<!--cabo-counts-->"
+"""Where a roster row of ``teacher_roster.html`` takes its games and faults cells (no escaped text can contain it)."""
+
+
+def counts_cells(root: str, pid: str, games: int | None, faults: int) -> str:
+    """A roster row's games and faults cells (``games`` ``None``: this server plays no games, both left empty); the
+    faults link to the student's faults page."""
+    if games is None:
+        return '<td></td><td class="faults" data-faults="0"></td>'
+    shown = f'<a href="{escape(root)}/teacher/students/{escape(pid)}/faults">{faults}</a>' if faults else "0"
+    return f'<td>{games}</td><td class="faults" data-faults="{faults}">{shown}</td>'
+
+
+def with_counts(pieces: Sequence[str], ids: Sequence[str], cells: Callable[[str], str]) -> Markup:
+    """The kept roster (``pieces``: its HTML cut at each row's :data:`COUNTS` mark; ``ids``: the rows' students)
+    with each row's cells of ``cells(id)`` put back in."""
+    if len(pieces) != len(ids) + 1:
+        raise ValueError(f"{len(ids)} roster rows but {len(pieces) - 1} places for their counts")
+    out = [pieces[0]]
+    for pid, after in zip(ids, pieces[1:]):
+        out += (cells(pid), after)
+    return Markup("".join(out))

@@ -3,7 +3,7 @@
 :class:`LiveBoard` watches ``DIR/results.sqlite`` (a cheap query: the games' count and last rowid,
 and a fingerprint of the latest run's schedule) and the versions on the board (each student's
 current file; :class:`FolderVersions` until the games worker says otherwise). When either changes
-it refits the ratings with the tournament's own :func:`~cabo_kit.tournament.ratings.fit_elo`, on
+it refits the ratings with the fit ``cabo-kit tournament`` uses, :func:`~cabo_kit.results.ratings.fit_elo`, on
 the games ``leaderboard.csv`` rates: those of the latest run's schedule whose every seat is a
 version on the board (an old version's games stay in the store, off the board). Point estimates
 at most every :data:`POINT_EVERY` seconds, intervals and rank intervals (the bootstrap, as
@@ -83,7 +83,7 @@ _DASH = "\u2013"
 
 @dataclass(frozen=True)
 class Rating:
-    """One bot's rating in one preset, as :func:`~cabo_kit.tournament.ratings.fit_elo` gives it.
+    """One bot's rating in one preset, as :func:`~cabo_kit.results.ratings.fit_elo` gives it.
 
     ``elo_low``/``elo_high`` are NaN while no interval has been fitted for it (a bot new on the
     board), ``-inf``/``inf`` where the results bound it on one side only; ``rank_low``/``rank_high``
@@ -108,7 +108,7 @@ class Rating:
     @property
     def interval_text(self) -> str:
         """``980–1045``, ``below 640``, ``above 1200``, or ``pending`` (not fitted yet)."""
-        from ..tournament.texts import interval_text
+        from ..results.texts import interval_text
 
         if self.elo_low != self.elo_low or self.elo_high != self.elo_high:
             return "pending"
@@ -117,7 +117,7 @@ class Rating:
     @property
     def ranks_text(self) -> str:
         """The rank interval (``2-5``, ``3``), empty while unknown."""
-        from ..tournament.texts import rank_text
+        from ..results.texts import rank_text
 
         return rank_text(self.rank_low, self.rank_high) if self.rank_low else ""
 
@@ -151,11 +151,8 @@ class Snapshot:
 
     @classmethod
     def from_frame(cls, board: "pd.DataFrame", games: int = 0) -> "Snapshot":
-        """A snapshot of a :func:`~cabo_kit.tournament.ratings.fit_elo` frame (or ``leaderboard.csv`` read back)."""
+        """A snapshot of a :func:`~cabo_kit.results.ratings.fit_elo` frame (or ``leaderboard.csv`` read back)."""
         return cls.of(_ratings(board.to_dict("records")), games)
-
-    def field_size(self, preset: str) -> int:
-        return sum(1 for r in self.ratings if r.preset == preset)
 
 
 def _ratings(records: Sequence[Mapping[str, Any]]) -> list[Rating]:
@@ -196,7 +193,7 @@ class StoreReader:
     A store that shrank or was replaced (its games deleted, the file moved aside) is read again
     whole. Each new game's pairwise outcomes are worked out once, when it is read, so a point fit
     (:meth:`fit` with ``bootstrap=0``) only sums them: it gives the Elo and places
-    :func:`~cabo_kit.tournament.ratings.fit_elo` gives. With a bootstrap, :meth:`fit` runs
+    :func:`~cabo_kit.results.ratings.fit_elo` gives. With a bootstrap, :meth:`fit` runs
     ``fit_elo`` itself on the frame ``cabo-kit tournament`` rates (rows in schedule order). Either
     way only the games of the latest run's schedule whose every seat holds a version of ``versions`` count.
 
@@ -231,8 +228,8 @@ class StoreReader:
         import numpy as np
         import pandas as pd
 
-        from ..tournament.outcomes import fair_win
-        from ..tournament.ratings import pairwise_outcomes
+        from ..results.outcomes import fair_win
+        from ..results.ratings import pairwise_outcomes
         from ..tournament.store import _problems, _reader
         from .history import games_since
 
@@ -312,13 +309,13 @@ class StoreReader:
         return out[columns]
 
     def points(self, versions: Mapping[str, str], anchor: str | None) -> list[list[Any]]:
-        """The point estimates of :func:`~cabo_kit.tournament.ratings.fit_elo` (``bootstrap=0``) from the pairs
+        """The point estimates of :func:`~cabo_kit.results.ratings.fit_elo` (``bootstrap=0``) from the pairs
         worked out as the games were read: the same wins matrices, so the same Elo and places (to a billionth of a
         point: each fit starts from the last one's optimum)."""
         import numpy as np
 
-        from ..tournament.ratings import (ELO_SCALE, PRIOR_GAMES, UPSET_SHARE, _anchor_shift, _ranks, bradley_terry,
-                                          field_tiers)
+        from ..results.ratings import (ELO_SCALE, PRIOR_GAMES, UPSET_SHARE, anchor_shift, bradley_terry, field_tiers,
+                                       ranks_of)
 
         if self.seats is None:
             return []
@@ -346,8 +343,8 @@ class StoreReader:
                 field_tiers(full, theta, UPSET_SHARE, core=bots.index(anchor))
             else:
                 centre = field_tiers(full, theta, UPSET_SHARE) == 0
-            elo = _anchor_shift(theta * ELO_SCALE, bots, centre)
-            rank = _ranks(elo[None, :])[0]
+            elo = anchor_shift(theta * ELO_SCALE, bots, centre)
+            rank = ranks_of(elo[None, :])[0]
             stats = mine.groupby("b")["win"].agg(["size", "mean"]).reindex(codes)
             size, mean = stats["size"].to_numpy(), stats["mean"].to_numpy(dtype=float)
             for i in sorted(range(n), key=lambda i: (-elo[i], bots[i])):
@@ -357,7 +354,7 @@ class StoreReader:
 
     def fit(self, versions: Mapping[str, str], anchor: str | None, bootstrap: int) -> dict[str, Any]:
         """Refresh, then rate the board's games: ``{"marker", "games", "rows"}`` (rows as lists of :class:`Rating`'s fields)."""
-        from ..tournament.ratings import fit_elo
+        from ..results.ratings import fit_elo
 
         marker = self.refresh()
         if self.seats is None:
@@ -1016,17 +1013,31 @@ class LiveBoard:
                 for r in by_bot.get(person.id, ())]
         return {"bot": person.id, "key": seen.name(person.id, None)[0], "name": person.name, "rows": rows}
 
-    def page_view(self, person: "Person") -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """What a page shows its reader, now: the board (their own row under their id and name, marked ``mine``)
-        and, for a student, their own ratings."""
-        seen = self.audience()
-        board = self.board_view(person.is_teacher, seen)
-        if person.is_teacher:
-            return board, None
+    def own_rows(self, person: "Person", rows: Sequence[Mapping[str, Any]], audience: Audience | None = None
+                 ) -> tuple[dict[int, dict[str, Any]], dict[str, Any]]:
+        """A student's own rows on the board every student shares, and their own ratings (:meth:`mine_view`).
+
+        ``rows``: the students' board (:meth:`board_view` for a student, as a page keeps it), where the reader's rows
+        carry the key every student sees (under pseudonyms an ``anon-`` key). Returns those rows by index, under the
+        reader's id and name and marked ``mine``, so a page renders only them again; and ``mine_view``'s answer.
+
+        >>> from cabo_kit.portal.state import Person
+        >>> live = LiveBoard(".", versions=dict, anchor=lambda: None, fit_in="thread")
+        >>> seen = Audience.of(Visibility(pseudonyms=True, salt="s"), {"ada": "Ada L.", "bob": "Bob"})
+        >>> _ = live.publish(Snapshot.of([Rating("ada", "rush", 1012.4, 980.2, 1044.9, 1, 1, 2, 40, 0.3),
+        ...                               Rating("bob", "rush", 987.6, 955.0, 1020.1, 2, 1, 2, 40, 0.2)]))
+        >>> shared = live.board_view(False, seen)["rows"]
+        >>> [r["name"] for r in shared]
+        ['Lively Falcon', 'Cosmic Bison']
+        >>> own, mine = live.own_rows(Person("bob", "Bob", "student"), shared, seen)
+        >>> own[1]["bot"], own[1]["name"], own[1]["mine"], sorted(own), mine["rows"][0]["rank"]
+        ('bob', 'Bob', True, [1], '2')
+        """
+        seen = audience or self.audience()
         mine = self.mine_view(person, seen)
-        board["rows"] = [dict(r, bot=person.id, name=person.name, mine=True) if r["bot"] == mine["key"] else r
-                         for r in board["rows"]]
-        return board, mine
+        own = {i: dict(r, bot=person.id, name=person.name, mine=True)
+               for i, r in enumerate(rows) if r["bot"] == mine["key"]}
+        return own, mine
 
     # ------------------------------------------------------------------ streams
 

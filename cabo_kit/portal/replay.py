@@ -1,10 +1,11 @@
 """A stored game drawn as one seat saw it, step by step, for the portal's replay page (server-rendered, no script).
 
 :func:`seat_frame` draws the game after its first ``step`` actions with the card table's own
-renderer (:func:`cabo_kit.table.view.render_table`, the table of notebooks and of ``Replay``) from
-``record.view(seat, step)`` alone: the hands are that seat's observation (an unseen card is a
-back, ``??``), the log is the events as that seat saw them, and other hands are shown face up only
-in the summary of a round that has ended. The deal's seed is not shown (it would give every card).
+renderer (:func:`cabo_kit.table.view.render_table`, the table of notebooks and of ``Replay``) and
+its own picture of the game (:func:`cabo_kit.table.picture.table_state` for that seat): the hands
+are that seat's observation (an unseen card is a back, ``??``), the log is the events as that
+seat saw them, and other hands are shown face up only in the summary of a round that has ended.
+The deal's seed is not shown (it would give every card).
 
 The page's Content-Security-Policy allows no inline style, so the table's two ``style="grid-area:..."``
 attributes become classes (``cabo-area-b``...; ``static/replay.css`` places them).
@@ -48,7 +49,8 @@ class SeatFrame:
 def seat_frame(record: "GameRecord", seat: int, step: int, names: Sequence[str], me: str = "You") -> SeatFrame:
     """The game of ``record`` after ``step`` actions as ``seat`` saw it; ``names``: what to call each seat (the
     seat's own is shown as ``me``: "You" for the student, their name for the teacher)."""
-    from ..table.view import TableState, describe, render_table, round_summary_html
+    from ..table.picture import powers_of, table_state
+    from ..table.view import describe, render_table, round_summary_html
 
     steps = len(record.actions)
     step = max(0, min(steps, int(step)))
@@ -59,23 +61,14 @@ def seat_frame(record: "GameRecord", seat: int, step: int, names: Sequence[str],
     if step:
         who, action = record.actions[step - 1]
         game.apply(action, who)
-    obs = game.observation(seat)
     last = [describe(e, seat, names) for e in game.events_seen(seat, since=mark)] if step else []
     log = [describe(e, seat, names) for e in game.events_seen(seat)[-60:]]
-    rules = record.rules
-    powers = {c.text: rules.power_of(c) for c in set(rules.full_deck(record.n_players))}
     summary = ""
     if game.is_over or len(game.results) > rounds_before:  # a round ended at this step: every hand is shown
-        summary = round_summary_html(game.results[-1].for_players(), names, powers, over=game.is_over,
-                                     winners=game.winners, rules=rules)
+        summary = round_summary_html(game.results[-1].for_players(), names, powers_of(record.rules, record.n_players),
+                                     over=game.is_over, winners=game.winners, rules=record.rules)
     status = f"Action {step} of {steps}: " + (" ".join(last) if last else "the deal.")
-    state = TableState(
-        n=game.n, seat=seat, names=names, labels=["" for _ in range(game.n)], hands=[tuple(h) for h in obs.hands],
-        face_up=[tuple(f) for f in obs.face_up], discard_top=obs.top, pile_size=len(obs.discard),
-        deck_size=obs.deck_size, drawn=obs.drawn, drawn_by=obs.current if obs.drawn is not None else None,
-        current=obs.current if not game.is_over else None, caller=obs.caller, to_move=tuple(game.to_move),
-        scores=obs.scores, round_scores=obs.round_scores, round=obs.round, status=status, powers=powers, log=log,
-        rules=rules, seed=None,
-    )
+    # the table's picture as the seat knows it, built where the card table builds its own (no seed: it gives every card)
+    state = table_state(game, seat, names, status, log=log)
     table = _RULES_LINK.sub("", _AREA.sub(r' cabo-area-\1"', render_table(state)))
-    return SeatFrame(table, summary, status, step, steps, obs.round + 1)
+    return SeatFrame(table, summary, status, step, steps, state.round + 1)

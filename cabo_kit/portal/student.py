@@ -112,12 +112,12 @@ class StudentPages:
 
     # ------------------------------------------------------------------ what the student's own page shows
 
-    def _overview(self, pid: str, uploads: list[Upload], recent_count: int = RECENT) -> dict[str, Any]:
+    def _overview(self, pid: str, uploads: list[Upload]) -> dict[str, Any]:
         from ..tournament.store import StoreError
 
         try:
             summary = self.history.summary(pid)
-            recent = self.history.games(pid, 0, recent_count)
+            recent = self.history.games(pid, 0, RECENT)
         except StoreError:  # a damaged or moved store: the page (and its upload form) still works
             log.warning("the student's page could not read the results store", exc_info=True)
             return {"played": None, "played_by_upload": {}, "recent_games": []}

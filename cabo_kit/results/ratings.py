@@ -41,9 +41,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; numpy/pandas load when a fu
     import pandas as pd
 
 __all__ = [
-    "BOARD_COLUMNS", "ELO_SCALE", "GAP_EVIDENCE", "PRIOR_GAMES", "UPSET_SHARE", "field_tiers", "half_width",
-    "precision_needs", "bradley_terry", "elo_history", "fit_elo", "openskill", "openskill_ratings",
-    "pairwise_outcomes", "pairwise_table",
+    "BOARD_COLUMNS", "ELO_SCALE", "GAP_EVIDENCE", "PRIOR_GAMES", "UPSET_SHARE", "anchor_shift", "field_tiers",
+    "half_width", "precision_needs", "bradley_terry", "elo_history", "fit_elo", "openskill", "openskill_ratings",
+    "pairwise_outcomes", "pairwise_table", "ranks_of",
 ]
 
 ELO_SCALE = 400.0 / math.log(10.0)
@@ -318,9 +318,17 @@ def _newton_steps(neg_hess: "np.ndarray", grad: "np.ndarray") -> "tuple[np.ndarr
     return step, ok
 
 
-def _anchor_shift(elo: "np.ndarray", bots: list[str], anchor: "str | np.ndarray | None") -> "np.ndarray":
+def anchor_shift(elo: "np.ndarray", bots: list[str], anchor: "str | np.ndarray | None") -> "np.ndarray":
     """Shift Elo rows (last axis = bots) so ``anchor`` sits at 1000: a bot's name, or a boolean mask of
-    the bots whose mean is 1000 (``None``: all of them)."""
+    the bots whose mean is 1000 (``None``: all of them). :func:`fit_elo` centres its ratings with it; the portal's
+    live board (:mod:`cabo_kit.portal.live`) does the same to its own point fits.
+
+    >>> import numpy as np
+    >>> anchor_shift(np.array([1200.0, 1400.0]), ["A", "B"], "B").tolist()
+    [800.0, 1000.0]
+    >>> anchor_shift(np.array([1200.0, 1400.0, 0.0]), ["A", "B", "C"], np.array([True, True, False])).tolist()
+    [900.0, 1100.0, -300.0]
+    """
     import numpy as np
 
     if isinstance(anchor, str):
@@ -555,8 +563,8 @@ def fit_elo(
         else:
             tier = field_tiers(full, theta, upset_share)
             centre = tier == 0
-        elo = _anchor_shift(theta * ELO_SCALE, bots, centre)
-        rank = _ranks(elo[None, :])[0]
+        elo = anchor_shift(theta * ELO_SCALE, bots, centre)
+        rank = ranks_of(elo[None, :])[0]
         low = np.full(n, np.nan)
         high = np.full(n, np.nan)
         rank_low = rank.astype(float)
@@ -579,8 +587,8 @@ def fit_elo(
                 block = t * ELO_SCALE
                 block[absent] = np.nan
                 reps[first:first + size] = block
-            reps = _anchor_shift(reps, bots, centre)
-            places = _ranks(reps)
+            reps = anchor_shift(reps, bots, centre)
+            places = ranks_of(reps)
             with np.errstate(all="ignore"):
                 ok = ~np.all(np.isnan(reps), axis=0)
                 low[ok] = np.nanquantile(reps[:, ok], tail, axis=0)
@@ -709,11 +717,12 @@ BOARD_COLUMNS = ("bot", "preset", "elo", "elo_low", "elo_high", "rank", "rank_lo
 """The columns of :func:`fit_elo`'s leaderboard (and of ``leaderboard.csv``), in order."""
 
 
-def _ranks(elo: "np.ndarray") -> "np.ndarray":
-    """Each bot's place in each row (1 + how many rate strictly higher); NaN where the rating is NaN.
+def ranks_of(elo: "np.ndarray") -> "np.ndarray":
+    """Each bot's place in each row of Elo ratings (1 + how many rate strictly higher: equal ratings share a place);
+    NaN where the rating is NaN. :func:`fit_elo`'s ``rank`` and the places of its bootstrap replicates.
 
     >>> import numpy as np
-    >>> _ranks(np.array([[900.0, 1100.0, 900.0, np.nan]])).tolist()
+    >>> ranks_of(np.array([[900.0, 1100.0, 900.0, np.nan]])).tolist()
     [[2.0, 1.0, 2.0, nan]]
     """
     import numpy as np
@@ -722,6 +731,9 @@ def _ranks(elo: "np.ndarray") -> "np.ndarray":
     with np.errstate(invalid="ignore"):
         higher = (e[..., None, :] > e[..., :, None]).sum(axis=-1)
     return np.where(np.isnan(e), np.nan, 1.0 + higher)
+
+
+_anchor_shift, _ranks = anchor_shift, ranks_of  # the old private names (old callers)
 
 
 def elo_history(seats: "pd.DataFrame", k: float = 16.0, start: float = 1000.0) -> "pd.DataFrame":
