@@ -267,7 +267,7 @@ class _Portal:
         if not uploads:
             return JSONResponse({"status": "none"})
         up = uploads[0]
-        return JSONResponse({"number": up.number, "status": _check_status(up), "result": up.result})
+        return JSONResponse({"number": up.number, "status": _check_status(up), "result": up.result, "rest": up.rest})
 
     async def code(self, request: Request) -> Response:
         _, session = self.need(request)
