@@ -141,7 +141,9 @@ class CheckProcess:
         self._replies: queue.Queue[bytes | None] = queue.Queue()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen([sys.executable, "-c", _PROGRAM], cwd=tempfile.gettempdir(), env=process_env(self.folder),
+        # Its last argument names it in `ps` (a check process of the portal); the class folder is never on its command line.
+        proc = subprocess.Popen([sys.executable, "-c", _PROGRAM, "cabo-portal-check-process"], cwd=tempfile.gettempdir(),
+                                env=process_env(self.folder),
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         self.proc, self.jobs, self._replies = proc, 0, queue.Queue()
