@@ -51,31 +51,7 @@ from .state import PortalState, Upload
 
 __all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "safe_filename", "REST_RUNS", "REST_REJECTED"]
 
-# The check process: jobs in (one JSON line each on stdin), results out (one JSON line each on the stdout it was
-# started with). Anything else written to fd 1 or 2 (a C library, a stray print outside a job) goes to /dev/null,
-# and the isolation's warnings for the teacher (bots under the server's own uid) are not the student's concern.
-_PROGRAM = """\
-import contextlib, io, json, os, sys, traceback, warnings
-replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
-null = os.open(os.devnull, os.O_WRONLY)
-os.dup2(null, 1)
-os.dup2(null, 2)
-warnings.filterwarnings("ignore", message="cabo-kit: ")
-from cabo_kit.tournament.check import check_bot_cli
-replies.write('{"ready": true}\\n')
-replies.flush()
-for line in sys.stdin:
-    job = json.loads(line)
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
-        try:
-            code = check_bot_cli(job["path"], games=job["games"], progress=False, timing=job["timing"])
-        except Exception:
-            traceback.print_exc()
-            code = 2
-    replies.write(json.dumps({"code": code, "text": text.getvalue()}) + "\\n")
-    replies.flush()
-"""
+_PROGRAM = "from cabo_kit.portal.checker import _serve_checks; _serve_checks()"
 _MAX_OUTPUT = 64 * 1024
 _MAX_REPLY = 4 << 20  # a reply longer than this is broken: the process is ended
 
@@ -110,6 +86,40 @@ def safe_filename(name: str, fallback: str) -> str:
     return f"{stem}.py" if stem and not stem.startswith("_") else fallback
 
 
+def _serve_checks() -> None:
+    """The check process (:class:`CheckProcess`): jobs in, one JSON line each on stdin; results out, one JSON line
+    each on the stdout it was started with.
+
+    Anything else written to fd 1 or 2 (a C library, a stray print outside a job) goes to ``/dev/null``, and
+    the isolation's warnings for the teacher (bots under the server's own uid) are not the student's concern.
+    """
+    import contextlib
+    import io
+    import traceback
+    import warnings
+
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    warnings.filterwarnings("ignore", message="cabo-kit: ")
+    from ..tournament.check import check_bot_cli
+
+    replies.write('{"ready": true}\n')
+    replies.flush()
+    for line in sys.stdin:
+        job = json.loads(line)
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+            try:
+                code = check_bot_cli(job["path"], games=job["games"], progress=False, timing=job["timing"])
+            except Exception:  # noqa: BLE001 - said in the check's result (the student's file never runs here)
+                traceback.print_exc()
+                code = 2
+        replies.write(json.dumps({"code": code, "text": text.getvalue()}) + "\n")
+        replies.flush()
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -141,8 +151,11 @@ class CheckProcess:
         self._replies: queue.Queue[bytes | None] = queue.Queue()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        # Its last argument names it in `ps` (a check process of the portal); the class folder is never on its command line.
-        proc = subprocess.Popen([sys.executable, "-c", _PROGRAM, "cabo-portal-check-process"], cwd=tempfile.gettempdir(),
+        # Its last argument names it in `ps`. It runs in "/", never where a file under check lies: `python -c` imports
+        # from its working directory first, so an upload named json.py there would run as the server (-P, where
+        # there is one, drops that directory from the path too).
+        safe = ["-P"] if sys.version_info >= (3, 11) else []
+        proc = subprocess.Popen([sys.executable, *safe, "-c", _PROGRAM, "cabo-portal-check-process"], cwd="/",
                                 env=process_env(self.folder),
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
