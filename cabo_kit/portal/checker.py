@@ -22,7 +22,7 @@ each result; an accepted upload becomes the student's ``bots/<id>.py``. A check 
    bots timed on the same deals: a bot far slower than they are is rejected). Its sentences then
    replace the first verdict's; a problem found only by it rejects the upload, which leaves the
    tournament (the student's newest accepted version before it plays again), and the page says so.
-   Rests run, niced as the games, on a thread of their own while no first verdict waits.
+   Rests run, niced as the games, on threads of their own (as many) while no first verdict waits.
 
 Each thread keeps its check process from one upload to the next (:class:`CheckProcess`): Python,
 the kit and the harness server start once, and the decisions a game asks (the pace rule) are
@@ -282,7 +282,8 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
 
 
 class CheckWorker:
-    """Check pending uploads on ``threads`` background threads, and their rests on one more, until :meth:`stop`.
+    """Check pending uploads on ``threads`` background threads, and their rests on ``rest_threads`` more (default as
+    many), until :meth:`stop`.
 
     ``check(upload) -> CheckOutcome`` is the first verdict: by default :func:`check_file` with ``games`` games
     and no time estimate, in the thread's own :class:`CheckProcess` (niced ``nice``). ``rest(upload) ->
@@ -295,10 +296,11 @@ class CheckWorker:
     def __init__(self, state: PortalState, *, games: int = 9, threads: int = 1, poll: float = 2.0,
                  check: Callable[[Upload], CheckOutcome] | None = None,
                  rest: Callable[[Upload], CheckOutcome] | None = None,
-                 nice: int = 10, rest_nice: int = 15, timeout: float = 300.0) -> None:
+                 nice: int = 10, rest_nice: int = 15, timeout: float = 300.0, rest_threads: int | None = None) -> None:
         self.state = state
         self.games = games
         self.threads = threads
+        self.rest_threads = threads if rest_threads is None else rest_threads
         self.poll = poll
         self.nice, self.rest_nice, self.timeout = nice, rest_nice, timeout
         self.check = check or self._first
@@ -416,9 +418,9 @@ class CheckWorker:
             self._rest_event.clear()
 
     def start(self) -> "CheckWorker":
-        loops = [self._loop] * self.threads + ([self._rest_loop] if self.rest is not None else [])
+        loops = [self._loop] * self.threads + [self._rest_loop] * (self.rest_threads if self.rest is not None else 0)
         for i, loop in enumerate(loops):
-            name = f"cabo-portal-check-{i}" if i < self.threads else "cabo-portal-check-rest"
+            name = f"cabo-portal-check-{i}" if i < self.threads else f"cabo-portal-check-rest-{i - self.threads}"
             t = threading.Thread(target=loop, name=name, daemon=True)
             t.start()
             self._threads.append(t)

@@ -88,7 +88,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check-games", type=_count, default=9, metavar="N", help="games of the check of an upload (default 9)")
     p.add_argument("--check-workers", type=_count, metavar="N",
                    help="uploads given their check's first verdict at once (default: the usable cores); the rest of "
-                        "each check (the time it adds to the class) runs on one more, niced as the games")
+                        "each check (the time it adds to the class) runs on as many more, niced as the games")
     p.add_argument("--workers", type=_count, metavar="N",
                    help="game workers of the tournament played in the background, niced below the pages and the "
                         "checks; no run starts while uploads wait for their first verdict (default: the usable cores)")
