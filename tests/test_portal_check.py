@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cabo_kit.portal.checker import CheckOutcome, CheckWorker, check_file
+from cabo_kit.portal.checker import REST_REJECTED, REST_RUNS, CheckOutcome, CheckProcess, CheckWorker, check_file
 from cabo_kit.portal.roster import Student
 from cabo_kit.portal.state import PortalState, Upload
 
@@ -65,12 +65,15 @@ def test_the_worker_installs_accepted_files_and_keeps_the_last_good_one(state: P
     bots = state.folder / "bots"
     state.add_upload("alice", GOOD, "alice_bot.py", now=0.0)
     worker = CheckWorker(state, games=2)
-    assert worker.run_pending() == 1
-    first = state.uploads_of("alice")[0]
-    assert first.status == "accepted" and first.result.startswith("alice_bot (GoodBot)")
-    assert (bots / "alice.py").read_bytes() == GOOD and state.current("alice") == 1
-    state.add_upload("alice", RAISES, "alice_bot.py", now=100.0)
-    assert worker.run_pending() == 1
+    try:
+        assert worker.run_pending() == 1
+        first = state.uploads_of("alice")[0]
+        assert first.status == "accepted" and first.result.startswith("alice_bot (GoodBot)")
+        assert (bots / "alice.py").read_bytes() == GOOD and state.current("alice") == 1
+        state.add_upload("alice", RAISES, "alice_bot.py", now=100.0)
+        assert worker.run_pending() == 1
+    finally:
+        worker.stop()
     assert state.uploads_of("alice")[0].status == "rejected"
     assert (bots / "alice.py").read_bytes() == GOOD and state.current("alice") == 1  # the rejected one is not installed
     assert sorted(p.name for p in bots.iterdir()) == ["alice.py"]  # no temporary file left where the tournament looks
@@ -191,7 +194,11 @@ def test_markup_a_bot_raises_or_prints_is_shown_as_text_on_every_page(state: Por
                b"        print('<img src=x onerror=alert(1)>')\n"
                b"        raise ValueError('<script>alert(document.cookie)</script>')\n")
     state.add_upload("alice", hostile, "<b>x</b>.py", now=0.0)
-    assert CheckWorker(state, games=1).run_pending() == 1
+    worker = CheckWorker(state, games=1)
+    try:
+        assert worker.run_pending() == 1
+    finally:
+        worker.stop()
     up = state.uploads_of("alice")[0]
     assert up.status == "rejected" and "<script>alert(document.cookie)</script>" in up.result  # stored as the bot said it
     assert "<img src=x onerror=alert(1)>" in up.result  # its printed output is reported too
@@ -238,3 +245,111 @@ def test_several_check_threads_check_each_upload_once(tmp_path: Path) -> None:
     assert all(state.current(sid) == 2 for sid in ids)  # the newer upload is the bot, whichever check ended last
     assert all((tmp_path / "bots" / f"{sid}.py").read_text() == f"# {sid} again\n" for sid in ids)
     state.close()
+
+
+def test_a_check_process_checks_file_after_file_and_starts_afresh_after_an_overrun(tmp_path: Path) -> None:
+    good, hangs = tmp_path / "good.py", tmp_path / "hangs.py"
+    good.write_bytes(GOOD)
+    hangs.write_bytes(b"import time\ntime.sleep(60)\n")
+    process = CheckProcess(nice=0)
+    try:
+        first = check_file(good, "a.py", games=1, timing=False, process=process)
+        pid = process.proc.pid if process.proc else None
+        second = check_file(good, "b.py", games=1, timing=False, process=process)
+        assert first.status == second.status == "accepted" and not first.complete  # no time estimate yet
+        assert second.text.startswith("b (GoodBot): 2 games") and "Time:" not in second.text
+        assert process.proc is not None and process.proc.pid == pid and process.jobs == 2  # the same process
+        started = time.perf_counter()
+        stuck = check_file(hangs, "hangs.py", games=1, timeout=1.0, process=process)
+        assert time.perf_counter() - started < 5 and stuck.status == "rejected" and "longer than 1 s" in stuck.text
+        assert process.proc is None  # ended with what it started
+        again = check_file(good, "c.py", games=1, process=process)  # a new process, and the whole check
+        assert again.status == "accepted" and again.complete and "\nTime: " in again.text
+        assert process.proc is not None and process.proc.pid != pid
+    finally:
+        process.close()
+    assert process.proc is None
+
+
+def test_the_rest_runs_once_no_first_verdict_waits_and_a_late_rejection_brings_back_the_version_before(
+        state: PortalState) -> None:
+    """The first verdict accepts (the file plays at once, the page says the rest runs); the rest rejects it: the upload
+    leaves the tournament, the student's version before it comes back, and the page shows the rest's sentences."""
+    from starlette.testclient import TestClient
+
+    from cabo_kit.portal.app import create_app
+
+    def first(up: Upload) -> CheckOutcome:
+        return CheckOutcome("accepted", f"first verdict of {up.number}\n{REST_RUNS}", complete=False)
+
+    def rest(up: Upload) -> CheckOutcome:
+        if up.number == 2:
+            return CheckOutcome("rejected", f"far slower\n{REST_REJECTED}")
+        return CheckOutcome("accepted", f"complete check of {up.number}")
+
+    changed: list[int | None] = []
+    worker = CheckWorker(state, check=first, rest=rest)
+    worker.on_accepted = lambda: changed.append(state.current("alice"))
+    state.add_upload("alice", b"# v1\n", "a.py", now=0.0)
+    assert worker.run_pending() == 1 and state.current("alice") == 1
+    state.add_upload("alice", b"# v2\n", "a.py", now=100.0)
+    state.add_upload("bob", b"# b1\n", "b.py", now=100.0)
+    assert worker.run_rests() == 0  # first verdicts wait: the rests go after them
+    assert worker.run_pending() == 2 and state.current("alice") == 2 and changed == [1, 2, 2]  # bob's too
+    v2 = state.uploads_of("alice")[0]
+    assert v2.status == "accepted" and v2.rest and [u.number for u in state.pending_rests()] == [1, 2, 1]
+    link = state.reissue("alice")
+    client = TestClient(create_app(state))
+    assert client.get(f"/signin/{link}").status_code == 200
+    page = client.get("/").text
+    assert 'data-status="accepted" data-number="2" data-rest="running"' in page and "the rest of the check runs" in page
+    assert client.get("/check").json() == {"number": 2, "status": "accepted", "result": v2.result, "rest": True}
+    assert worker.run_rests() == 3 and state.pending_rests() == []
+    assert (state.folder / "bots" / "alice.py").read_bytes() == b"# v1\n" and state.current("alice") == 1
+    assert changed == [1, 2, 2, 1]  # the games were told: the file changed back (only then)
+    assert [(u.number, u.status, u.rest, u.result) for u in state.uploads_of("alice")] == [
+        (2, "rejected", False, f"far slower\n{REST_REJECTED}"), (1, "accepted", False, "complete check of 1")]
+    page = client.get("/").text
+    assert 'data-status="rejected" data-number="2">' in page and "then rejected by the rest of the check" in page
+    assert "rest" not in client.get("/check").json()
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="pins the check to one core (Linux)")
+def test_a_far_slower_bot_is_accepted_by_the_first_verdict_and_rejected_by_the_rest(state: PortalState) -> None:
+    """Only the rest times the reference bots: a bot 60 ms a draw (no game lost; minutes more for the class) plays
+    until the rest finds it far slower; then the student's good version plays again. The check is pinned to one core
+    (the class's time is modelled on the cores the check may use), so it is far slower on any machine."""
+    sleepy = (b"import time\nimport cabo_kit as ck\n\n\nclass Sleepy(ck.SimpleBot):\n    def draw(self, obs):\n"
+              b"        time.sleep(0.06)\n        return super().draw(obs)\n")
+    state.add_upload("alice", GOOD, "good.py", now=0.0)
+    state.add_upload("alice", sleepy, "sleepy.py", now=100.0)
+    worker = CheckWorker(state, games=1, nice=0, rest_nice=0)
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cores)})  # this thread's: its check processes inherit it
+    try:
+        assert worker.run_pending() == 2
+        assert [(u.status, u.rest) for u in state.uploads_of("alice")] == [("accepted", True)] * 2
+        assert state.current("alice") == 2 and state.uploads_of("alice")[0].result.endswith(REST_RUNS)
+        assert worker.run_rests() == 2
+    finally:
+        os.sched_setaffinity(0, cores)
+        worker.stop()
+    slow, good = state.uploads_of("alice")
+    assert (good.status, good.rest) == ("accepted", False) and "\nTime: " in good.result
+    assert (slow.status, slow.rest) == ("rejected", False) and slow.result.endswith(REST_REJECTED)
+    assert "Your bot is far slower than the reference bots." in slow.result
+    assert state.current("alice") == 1 and (state.folder / "bots" / "alice.py").read_bytes() == GOOD
+
+
+@pytest.mark.parametrize("name", ["textwrap.py", "json.py"])
+def test_an_upload_named_like_a_module_the_checker_imports_never_runs_in_the_check_process(tmp_path: Path,
+                                                                                             name: str) -> None:
+    """`python -c` imports from its working directory first: the check process never runs where a file under check
+    lies, so a file named like a module it imports is played isolated as any other, never imported by the checker."""
+    marker = tmp_path / "ran-in-the-check-process"
+    source = tmp_path / "1.py"
+    source.write_text(f"if __name__ == {name[:-3]!r}:  # imported as that module, not played as a bot\n"
+                      f"    open({str(marker)!r}, 'w').close()\n" + GOOD.decode())
+    outcome = check_file(source, name, games=1, timing=False)
+    assert not marker.exists()
+    assert outcome.status == "accepted", outcome.text

@@ -685,3 +685,68 @@ def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> 
             assert os.stat(folder / name).st_mode & 0o077 == 0, name
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_checks_go_first_no_run_starts_while_uploads_wait_and_a_wave_stops_the_running_one(
+        klass: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While uploads wait for their check's first verdict no run starts (the next one plays what they accept); a lone
+    upload leaves a running run alone, a wave of them (hold_wave) stops it; a hold ends at hold_cap."""
+    folder, state, _ = klass
+    accept(state, "ada", bot("ada 1"))
+    accept(state, "bob", bot("bob 1"))
+    games = GamesWorker(state, workers=2, poll=60.0, restart_after=0.0, hold_wave=3, hold_cap=3600.0)
+    runs: list[subprocess.Popen[bytes]] = []
+
+    def spawn(fp: str) -> None:
+        runs.append(_spawn_sleeper(dict(os.environ)))
+        games._proc, games._running_fp, games._started = runs[-1], fp, time.monotonic()
+        games._stored_at_start, games._first_stored = 0, None
+
+    def upload(pid: str, tag: str) -> int:
+        return state.add_upload(pid, bot(tag), f"{pid}.py", min_interval=0.0).number
+
+    monkeypatch.setattr(games, "_spawn", spawn)
+    monkeypatch.setattr(games, "_stored", lambda: 0)
+    try:
+        cy = upload("cy", "cy 1")
+        games.tick()
+        assert runs == [] and games.status().waiting == 1
+        assert games.status().text() == "Waiting for the check of 1 upload (checks go first)."
+        state.set_check("cy", cy, "accepted", "ok", rest=True)  # its rest does not hold the games
+        games.tick()
+        assert len(runs) == 1 and games._running_fp == fingerprint(folder) and games.status().waiting == 0
+        upload("ada", "ada 2")  # a lone upload: its check runs beside the games
+        games.tick()
+        assert len(runs) == 1 and runs[0].poll() is None and games.status().running
+        upload("bob", "bob 2")
+        upload("cy", "cy 2")  # a wave: the checks get every core
+        games.tick()
+        assert runs[0].poll() is not None and len(runs) == 1 and games.status().waiting == 3
+        games._hold_since = time.monotonic() - 3601.0  # held past its cap: the games play beside the checks
+        games.tick()
+        assert len(runs) == 2 and runs[1].poll() is None
+        for pid, number in [(u.person, u.number) for u in state.pending_checks()]:
+            state.set_check(pid, number, "rejected", "a problem")
+        games.tick()
+        assert games._hold_since is None and len(runs) == 2  # a hold starts afresh with the next upload
+    finally:
+        games.stop()
+        for proc in runs:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_final_run_waits_for_the_rest_of_every_check_made_before_the_deadline(klass: Any) -> None:
+    """A rest may still reject a file (and bring back the version before it): the deadline's run is not done before."""
+    folder, state, _ = klass
+    accept(state, "ada", bot("ada 1"), now=1000.0)
+    up = state.add_upload("bob", bot("bob 1"), "bob.py", now=1000.0, min_interval=0.0)
+    state.set_check("bob", up.number, "accepted", "first verdict", rest=True)
+    state.set_deadline(2000.0)
+    state.set_setting("games_last", json.dumps({"fingerprint": fingerprint(folder), "summary": "played"}))
+    games = GamesWorker(state, workers=1)
+    games.tick()
+    assert games.status().up_to_date and not games.status().final
+    state.set_check("bob", up.number, "accepted", "the whole check")
+    games.tick()
+    assert games.status().final

@@ -149,8 +149,9 @@ def test_a_real_server_from_start_to_sigterm(klass: tuple[Path, Path], capsys: A
 
 
 def _check_processes(checks: list[int] = []) -> list[int]:  # noqa: B006 - never mutated
-    """PIDs of running checks (their command line holds the check's temporary folder), and of the harness
-    processes of the checks ``checks`` (the harness server's command line names its parent: ``"ppid": PID``)."""
+    """PIDs of running check processes (their command line ends ``cabo-portal-check-process``: any portal's on this
+    machine), and of the harness processes of the checks ``checks`` (the harness server's command line names its
+    parent: ``"ppid": PID``)."""
     marks = [b"cabo-portal-check-", *(f'"ppid": {pid}'.encode() for pid in checks)]
     found = []
     for proc in Path("/proc").glob("[0-9]*"):
@@ -161,6 +162,19 @@ def _check_processes(checks: list[int] = []) -> list[int]:  # noqa: B006 - never
         if any(m in line for m in marks) and int(proc.name) != os.getpid():
             found.append(int(proc.name))
     return found
+
+
+def _descends(pid: int, ancestor: int) -> bool:
+    """Whether process ``pid`` is ``ancestor`` or one of its descendants (through ``/proc/PID/stat``'s parent ids)."""
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            text = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(text[text.rfind(")") + 2:].split()[1])
+    return False
 
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="finds processes through /proc (Linux)")
@@ -180,18 +194,19 @@ def test_sigterm_during_a_check_leaves_no_process_and_the_upload_to_check_again(
         body, kind = _multipart(csrf, "slow.py", slow)
         assert _request(port, "POST", "/upload", cookie, body, {"Content-Type": kind})[0] == 303
         checks: list[int] = []
-        while len(_check_processes(checks)) < 2:  # the check and its harness server
+        while len(checks) < 2:  # this server's check process and its harness server (not another portal's)
             assert time.monotonic() < deadline, log.read_text()
             time.sleep(0.05)
-            checks = _check_processes()
+            checks = [p for p in _check_processes(_check_processes()) if _descends(p, proc.pid)]
     finally:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=20)
     assert code == 0, log.read_text()
     end = time.monotonic() + 5
-    while _check_processes(checks) and time.monotonic() < end:  # a harness sees its parent gone within a moment
+    alive = lambda: [p for p in checks if Path(f"/proc/{p}").exists()]  # noqa: E731
+    while alive() and time.monotonic() < end:  # a harness sees its parent gone within a moment
         time.sleep(0.1)
-    assert _check_processes(checks) == []
+    assert alive() == []
     state = PortalState(folder)
     assert [u.status for u in state.uploads_of("bob")] == ["checking"]  # checked again at the next start
     state.close()

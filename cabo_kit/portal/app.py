@@ -291,7 +291,8 @@ class _Portal:
         if not uploads:
             return JSONResponse({"status": "none"})
         up = uploads[0]
-        return JSONResponse({"number": up.number, "status": _check_status(up), "result": up.result})
+        rest = {"rest": True} if up.rest else {}  # the rest of an accepted upload's check runs (portal.js polls on)
+        return JSONResponse({"number": up.number, "status": _check_status(up), "result": up.result, **rest})
 
     async def code(self, request: Request) -> Response:
         _, session = self.need(request)

@@ -1,28 +1,47 @@
-"""The isolated check of an upload, in the background: ``cabo-kit check-bot`` run in a process of its own.
+"""The isolated check of an upload, in the background: ``cabo-kit check-bot`` run in a process of its own, in two steps.
 
 :func:`check_file` copies the upload into a fresh temporary folder under the name the student
-gave it (made safe), and runs :func:`cabo_kit.tournament.check.check_bot_cli` on it in a
-subprocess: a new session, niced, killed with everything it started when it overruns. The
-student's code thus never runs in the server's process (the checker itself plays it isolated,
-as a tournament does). The result is that command's own sentences, with the temporary folder
-taken out of its paths, so a traceback names *their* file and line: accepted when the check
-found no problem, rejected otherwise.
+gave it (made safe), and runs :func:`cabo_kit.tournament.check.check_bot_cli` on it in a check
+process (:class:`CheckProcess`): a new session, niced, killed with everything it started when it
+overruns. The student's code thus never runs in the server's process, nor in the check process:
+the checker plays it isolated, as a tournament does (under a user id of its own when the server is
+root). The result is that command's own sentences, with the temporary folder taken out of its
+paths, so a traceback names *their* file and line: accepted when the check found no problem,
+rejected otherwise.
 
 :class:`CheckWorker` runs the checks of :meth:`~cabo_kit.portal.state.PortalState.pending_checks`
-on threads of the server (each waits on its subprocess, never on the event loop), and
-records each result; an accepted upload becomes the student's ``bots/<id>.py``. Uploads still
-``checking`` when a server stopped are checked when the next one starts.
+on threads of the server (each waits on its check process, never on the event loop), and records
+each result; an accepted upload becomes the student's ``bots/<id>.py``. A check comes in two steps:
+
+1. **The first verdict**: the check's games, their replay and everything it finds in them, but
+   not the time estimate (``timing=False``): about half a second for a file as fast as the
+   reference bots. Accepted, the file plays in the tournament at once, and the page says that the
+   rest of the check runs.
+2. **The rest** (:meth:`~cabo_kit.portal.state.PortalState.pending_rests`): the whole check again,
+   as ``cabo-kit check-bot`` prints it, with the time the file adds to the class (the reference
+   bots timed on the same deals: a bot far slower than they are is rejected). Its sentences then
+   replace the first verdict's; a problem found only by it rejects the upload, which leaves the
+   tournament (the student's newest accepted version before it plays again), and the page says so.
+   Rests run, niced as the games, on threads of their own (as many) while no first verdict waits.
+
+Each thread keeps its check process from one upload to the next (:class:`CheckProcess`): Python,
+the kit and the harness server start once, and the decisions a game asks (the pace rule) are
+counted once. Uploads still ``checking``, and rests still to come, when a server stopped are
+checked when the next one starts.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -30,19 +49,30 @@ from typing import Callable
 from .games import process_env
 from .state import PortalState, Upload
 
-__all__ = ["CheckOutcome", "check_file", "CheckWorker", "safe_filename"]
+__all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "safe_filename", "REST_RUNS", "REST_REJECTED"]
 
-_PROGRAM = ("import sys\nfrom cabo_kit.tournament.check import check_bot_cli\n"
-            "sys.exit(check_bot_cli(sys.argv[1], games=int(sys.argv[2]), progress=False))\n")
+_PROGRAM = "from cabo_kit.portal.checker import _serve_checks; _serve_checks()"
 _MAX_OUTPUT = 64 * 1024
+_MAX_REPLY = 4 << 20  # a reply longer than this is broken: the process is ended
+
+REST_RUNS = ("Your bot plays in the tournament from now on. The rest of the check runs next: it times the reference "
+             "bots on the same deals, to say how much time your bot adds to the class (a bot far slower than they "
+             "are is rejected). Its result replaces this one here.")
+"""Added to a first verdict's sentences when it accepts the file."""
+REST_REJECTED = ("This version was accepted by the check's first verdict and then rejected by the rest of the check: it "
+                 "no longer plays in the tournament (your newest accepted version before it plays in its place, if you "
+                 "have one).")
+"""Added to the sentences of a rest that rejects the file."""
 
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """A check's verdict (``accepted`` or ``rejected``) and what it said."""
+    """A check's verdict (``accepted`` or ``rejected``) and what it said; ``complete``: false for a first verdict
+    that accepts the file, whose rest is still to come."""
 
     status: str
     text: str
+    complete: bool = True
 
 
 def safe_filename(name: str, fallback: str) -> str:
@@ -56,6 +86,40 @@ def safe_filename(name: str, fallback: str) -> str:
     return f"{stem}.py" if stem and not stem.startswith("_") else fallback
 
 
+def _serve_checks() -> None:
+    """The check process (:class:`CheckProcess`): jobs in, one JSON line each on stdin; results out, one JSON line
+    each on the stdout it was started with.
+
+    Anything else written to fd 1 or 2 (a C library, a stray print outside a job) goes to ``/dev/null``, and
+    the isolation's warnings for the teacher (bots under the server's own uid) are not the student's concern.
+    """
+    import contextlib
+    import io
+    import traceback
+    import warnings
+
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    warnings.filterwarnings("ignore", message="cabo-kit: ")
+    from ..tournament.check import check_bot_cli
+
+    replies.write('{"ready": true}\n')
+    replies.flush()
+    for line in sys.stdin:
+        job = json.loads(line)
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+            try:
+                code = check_bot_cli(job["path"], games=job["games"], progress=False, timing=job["timing"])
+            except Exception:  # noqa: BLE001 - said in the check's result (the student's file never runs here)
+                traceback.print_exc()
+                code = 2
+        replies.write(json.dumps({"code": code, "text": text.getvalue()}) + "\n")
+        replies.flush()
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -64,14 +128,133 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
+class _Overran(Exception):
+    """The check process gave no reply in time (it was ended)."""
+
+
+class CheckProcess:
+    """A check process that checks upload after upload (``python -c _PROGRAM``, started at its first check).
+
+    A new session, niced ``nice``, its environment marked as ``folder``'s (:func:`~cabo_kit.portal.games.process_env`).
+    ``running`` is told the process when it starts and ``None`` when it ends (so a stopping server can kill
+    it, and a restart after ``kill -9`` can end it). A check that overruns its time, or a process that dies,
+    ends the process with everything it started; the next check starts a new one. After ``max_jobs``
+    checks it is started afresh too (nothing a check leaves behind grows for long).
+    """
+
+    def __init__(self, *, nice: int = 10, folder: Path | None = None, max_jobs: int = 200, start_s: float = 120.0,
+                 running: Callable[[subprocess.Popen[bytes] | None], None] | None = None) -> None:
+        self.nice, self.folder, self.max_jobs, self.start_s = nice, folder, max_jobs, start_s
+        self.running = running
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.jobs = 0
+        self._replies: queue.Queue[bytes | None] = queue.Queue()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        # Its last argument names it in `ps`. It runs in "/", never where a file under check lies: `python -c` imports
+        # from its working directory first, so an upload named json.py there would run as the server (-P, where
+        # there is one, drops that directory from the path too).
+        safe = ["-P"] if sys.version_info >= (3, 11) else []
+        proc = subprocess.Popen([sys.executable, *safe, "-c", _PROGRAM, "cabo-portal-check-process"], cwd="/",
+                                env=process_env(self.folder),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        self.proc, self.jobs, self._replies = proc, 0, queue.Queue()
+        threading.Thread(target=self._read, args=(proc, self._replies), name="cabo-portal-check-reader",
+                         daemon=True).start()
+        if self.running is not None:
+            self.running(proc)
+        if self.nice and hasattr(os, "setpriority"):
+            try:
+                os.setpriority(os.PRIO_PROCESS, proc.pid, self.nice)
+            except OSError:
+                pass
+        self._reply(time.monotonic() + self.start_s)  # {"ready": true}: the kit is imported
+        return proc
+
+    @staticmethod
+    def _read(proc: subprocess.Popen[bytes], replies: "queue.Queue[bytes | None]") -> None:
+        """The process's replies, line by line, into ``replies`` (``None`` at its end, or after a line too long)."""
+        assert proc.stdout is not None
+        try:
+            while True:
+                line = proc.stdout.readline(_MAX_REPLY)
+                if not line.endswith(b"\n"):
+                    break
+                replies.put(line)
+        except (OSError, ValueError):
+            pass
+        replies.put(None)
+
+    def _reply(self, deadline: float) -> dict[str, object]:
+        try:
+            line = self._replies.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise _Overran() from None
+        if line is None:
+            raise EOFError()
+        reply: dict[str, object] = json.loads(line)
+        return reply
+
+    def check(self, path: Path, *, games: int, timing: bool, timeout: float) -> tuple[int, str]:
+        """Check the file at ``path``: ``(exit status of check-bot, its output)``; status 0 is accepted, 1 rejected.
+
+        Raises :class:`TimeoutError` when the check takes longer than ``timeout`` seconds (the process is ended),
+        and :class:`ChildProcessError` (with the process's exit status) when it stops before it answers.
+        """
+        try:
+            proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps({"path": str(path), "games": games, "timing": timing}).encode() + b"\n")
+            proc.stdin.flush()
+            reply = self._reply(time.monotonic() + timeout)
+        except _Overran:
+            self.close(kill=True)
+            raise TimeoutError(timeout) from None
+        except (OSError, EOFError, ValueError):
+            code = self.close(kill=True)
+            raise ChildProcessError(code) from None
+        self.jobs += 1
+        if self.jobs >= self.max_jobs:
+            self.close()
+        return int(reply["code"]), str(reply["text"])  # type: ignore[call-overload]
+
+    def close(self, kill: bool = False) -> int | None:
+        """End the process (at once with ``kill``, else when it has read its last job); its exit status."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        if not kill:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait(5.0)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        code = proc.poll()
+        _kill_group(proc)  # whatever it left (its harness server ends its bots when it goes)
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        if self.running is not None:
+            self.running(None)
+        return code if code is not None else proc.returncode
+
+
 def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.0, nice: int = 10,
                running: Callable[[subprocess.Popen[bytes] | None], None] | None = None,
-               folder: Path | None = None) -> CheckOutcome:
-    """Check the upload at ``source`` as the file ``name`` (see :func:`safe_filename`) in a subprocess.
+               folder: Path | None = None, timing: bool = True, process: CheckProcess | None = None) -> CheckOutcome:
+    """Check the upload at ``source`` as the file ``name`` (see :func:`safe_filename`) in a check process.
 
-    ``running`` is told the subprocess when it starts and ``None`` when it ends (so a stopping
-    server can kill it). ``folder``: the class's folder, marked in the check's environment.
+    ``process``: the :class:`CheckProcess` to check it in (kept for the next check); by default one of its own,
+    started for this check and ended after it (``nice``, ``running`` and ``folder`` are its). ``timing=False``:
+    the first verdict (no time estimate); an accepted file's outcome is then not ``complete``.
     """
+    own = process is None
+    proc = process or CheckProcess(nice=nice, folder=folder, running=running, max_jobs=1)
     with tempfile.TemporaryDirectory(prefix="cabo-portal-check-") as tmp:
         # The folder stays 0700 and the file 0600: the harness reads the source before it drops to the
         # bot's uid, so no other bot (each runs as a uid of its own) can read a file while it is checked.
@@ -79,96 +262,147 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(source.read_bytes())
-        proc = subprocess.Popen([sys.executable, "-c", _PROGRAM, str(target), str(games)], cwd=tmp, env=process_env(folder),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        if running is not None:
-            running(proc)
         try:
-            if nice and hasattr(os, "setpriority"):
-                try:
-                    os.setpriority(os.PRIO_PROCESS, proc.pid, nice)
-                except OSError:
-                    pass
-            try:
-                out, _ = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                return CheckOutcome("rejected", f"{name}: the check took longer than {timeout:g} s and was stopped "
-                                                "(does your bot take very long to load or to decide?)")
+            code, out = proc.check(target, games=games, timing=timing, timeout=timeout)
+        except TimeoutError:
+            return CheckOutcome("rejected", f"{name}: the check took longer than {timeout:g} s and was stopped "
+                                            "(does your bot take very long to load or to decide?)")
+        except ChildProcessError as exc:
+            return CheckOutcome("rejected", f"{name}: the check stopped unexpectedly (exit status {exc.args[0]})")
         finally:
-            if running is not None:
-                running(None)
-        text = out[:_MAX_OUTPUT].decode("utf-8", "replace").replace(tmp + os.sep, "").replace(tmp, "").strip()
-        if proc.returncode == 0:
-            return CheckOutcome("accepted", text)
-        if proc.returncode == 1:
+            if own:
+                proc.close()
+        text = out[:_MAX_OUTPUT].replace(tmp + os.sep, "").replace(tmp, "").strip()
+        if code == 0:
+            return CheckOutcome("accepted", text, complete=timing)
+        if code == 1:
             return CheckOutcome("rejected", text)
-        return CheckOutcome("rejected", f"{name}: the check stopped unexpectedly (exit status {proc.returncode})"
+        return CheckOutcome("rejected", f"{name}: the check stopped unexpectedly (exit status {code})"
                                         + (f":\n{text}" if text else ""))
 
 
 class CheckWorker:
-    """Check pending uploads on ``threads`` background threads until :meth:`stop`.
+    """Check pending uploads on ``threads`` background threads, and their rests on ``rest_threads`` more (default as
+    many), until :meth:`stop`.
 
-    ``check(upload) -> CheckOutcome`` defaults to :func:`check_file` with ``games`` games.
-    :meth:`wake` starts a round at once (after an upload); otherwise the worker looks every ``poll`` s.
+    ``check(upload) -> CheckOutcome`` is the first verdict: by default :func:`check_file` with ``games`` games
+    and no time estimate, in the thread's own :class:`CheckProcess` (niced ``nice``). ``rest(upload) ->
+    CheckOutcome`` is the rest of the check of an upload the first verdict accepted: by default the whole check
+    (with its time estimate) in a check process niced ``rest_nice`` (as the games), taken only while no first
+    verdict waits. Given a ``check`` of its own and no ``rest``, the worker has no rest step (its checks are
+    complete). :meth:`wake` starts a round at once (after an upload); otherwise the worker looks every ``poll`` s.
     """
 
     def __init__(self, state: PortalState, *, games: int = 9, threads: int = 1, poll: float = 2.0,
-                 check: Callable[[Upload], CheckOutcome] | None = None) -> None:
+                 check: Callable[[Upload], CheckOutcome] | None = None,
+                 rest: Callable[[Upload], CheckOutcome] | None = None,
+                 nice: int = 10, rest_nice: int = 15, timeout: float = 300.0, rest_threads: int | None = None) -> None:
         self.state = state
         self.games = games
         self.threads = threads
+        self.rest_threads = threads if rest_threads is None else rest_threads
         self.poll = poll
-        self.check = check or self._check
-        self._claimed: set[tuple[str, int]] = set()
-        self._procs: set[subprocess.Popen[bytes]] = set()
+        self.nice, self.rest_nice, self.timeout = nice, rest_nice, timeout
+        self.check = check or self._first
+        self.rest = rest if rest is not None or check is not None else self._rest
+        self._claimed: set[tuple[str, str, int]] = set()
+        self._processes: list[CheckProcess] = []
+        self._local = threading.local()
         self._guard = threading.Lock()
         self._event = threading.Event()
+        self._rest_event = threading.Event()
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self.on_accepted: Callable[[], None] | None = None
-        """Called when a checked upload becomes a student's current file (the server wakes its games)."""
+        """Called when a check changes a student's current file: a first verdict that accepts it, or a rest that
+        rejects it (the server wakes its games)."""
 
-    def _check(self, up: Upload) -> CheckOutcome:
-        proc: list[subprocess.Popen[bytes] | None] = [None]
+    # ------------------------------------------------------------------ the checks
 
-        def running(p: subprocess.Popen[bytes] | None) -> None:
-            with self._guard:
-                if p is None and proc[0] is not None:
-                    self._procs.discard(proc[0])
-                    self.state.drop_process(proc[0].pid)
-                elif p is not None:
-                    self._procs.add(p)
+    def _process(self, nice: int) -> CheckProcess:
+        """This thread's check process (started at its first check)."""
+        proc: CheckProcess | None = getattr(self._local, "process", None)
+        if proc is None or proc.nice != nice:
+            if proc is not None:
+                proc.close()
+
+            pid: list[int] = []  # the process's id while it runs
+
+            def running(p: subprocess.Popen[bytes] | None) -> None:
+                if p is not None:
+                    pid[:] = [p.pid]
                     self.state.add_process(p.pid, "check")  # a restart after kill -9 ends it (games.reap_leftovers)
-                proc[0] = p
+                elif pid:
+                    self.state.drop_process(pid.pop())
 
-        return check_file(up.path, safe_filename(up.filename, f"{up.person}.py"), games=self.games, running=running,
-                          folder=self.state.folder)
+            proc = CheckProcess(nice=nice, folder=self.state.folder, running=running)
+            self._local.process = proc
+            with self._guard:
+                self._processes.append(proc)
+        return proc
 
-    def _claim(self) -> Upload | None:
+    def _checked(self, up: Upload, timing: bool, nice: int) -> CheckOutcome:
+        return check_file(up.path, safe_filename(up.filename, f"{up.person}.py"), games=self.games,
+                          timeout=self.timeout, timing=timing, process=self._process(nice))
+
+    def _first(self, up: Upload) -> CheckOutcome:
+        outcome = self._checked(up, False, self.nice)
+        if outcome.status == "accepted" and not outcome.complete:
+            return CheckOutcome("accepted", f"{outcome.text}\n{REST_RUNS}", complete=False)
+        return outcome
+
+    def _rest(self, up: Upload) -> CheckOutcome:
+        outcome = self._checked(up, True, self.rest_nice)
+        if outcome.status == "rejected":
+            return CheckOutcome("rejected", f"{outcome.text}\n{REST_REJECTED}")
+        return outcome
+
+    # ------------------------------------------------------------------ the queue
+
+    def _claim(self, kind: str) -> Upload | None:
         with self._guard:
-            for up in self.state.pending_checks():
-                key = (up.person, up.number)
+            for up in self.state.pending_checks() if kind == "first" else self.state.pending_rests():
+                key = (kind, up.person, up.number)
                 if key not in self._claimed:
                     self._claimed.add(key)
                     return up
         return None
 
     def run_pending(self) -> int:
-        """Check every pending upload now, on this thread; how many were checked."""
+        """Give every pending upload its first verdict now, on this thread; how many were checked."""
         done = 0
-        while not self._stopping.is_set() and (up := self._claim()) is not None:
+        while not self._stopping.is_set() and (up := self._claim("first")) is not None:
             try:
                 outcome = self.check(up)
                 if not self._stopping.is_set():
-                    if self.state.set_check(up.person, up.number, outcome.status, outcome.text) and self.on_accepted:
+                    rest = not outcome.complete and self.rest is not None
+                    if self.state.set_check(up.person, up.number, outcome.status, outcome.text, rest=rest) \
+                            and self.on_accepted:
                         self.on_accepted()
                     done += 1
             finally:
                 with self._guard:
-                    self._claimed.discard((up.person, up.number))
+                    self._claimed.discard(("first", up.person, up.number))
+        if done:
+            self._rest_event.set()
+        return done
+
+    def run_rests(self) -> int:
+        """Run the rest of every check whose first verdict accepted its upload, while no first verdict waits; how many."""
+        done = 0
+        while not self._stopping.is_set() and self.rest is not None and not self.state.pending_checks() \
+                and (up := self._claim("rest")) is not None:
+            try:
+                outcome = self.rest(up)
+                if not self._stopping.is_set():
+                    before = self.state.current(up.person)
+                    self.state.set_check(up.person, up.number, outcome.status, outcome.text)
+                    if self.state.current(up.person) != before and self.on_accepted:
+                        self.on_accepted()
+                    done += 1
+            finally:
+                with self._guard:
+                    self._claimed.discard(("rest", up.person, up.number))
         return done
 
     def _loop(self) -> None:
@@ -177,9 +411,17 @@ class CheckWorker:
             self._event.wait(self.poll)
             self._event.clear()
 
+    def _rest_loop(self) -> None:
+        while not self._stopping.is_set():
+            self.run_rests()
+            self._rest_event.wait(self.poll)
+            self._rest_event.clear()
+
     def start(self) -> "CheckWorker":
-        for i in range(self.threads):
-            t = threading.Thread(target=self._loop, name=f"cabo-portal-check-{i}", daemon=True)
+        loops = [self._loop] * self.threads + [self._rest_loop] * (self.rest_threads if self.rest is not None else 0)
+        for i, loop in enumerate(loops):
+            name = f"cabo-portal-check-{i}" if i < self.threads else f"cabo-portal-check-rest-{i - self.threads}"
+            t = threading.Thread(target=loop, name=name, daemon=True)
             t.start()
             self._threads.append(t)
         return self
@@ -191,10 +433,14 @@ class CheckWorker:
         """Stop checking: running checks are killed (and checked again at the next start)."""
         self._stopping.set()
         self._event.set()
+        self._rest_event.set()
         with self._guard:
-            procs = list(self._procs)
-        for proc in procs:
-            if proc.poll() is None:
-                _kill_group(proc)
+            processes = list(self._processes)
+        for proc in processes:
+            running = proc.proc
+            if running is not None and running.poll() is None:
+                _kill_group(running)
         for t in self._threads:
             t.join(timeout)
+        for proc in processes:
+            proc.close(kill=True)

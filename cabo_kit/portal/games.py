@@ -11,7 +11,10 @@ the results go to the tournament's own store, ``results.sqlite``.
 
 When the files change (an upload accepted, a deadline that brings back an earlier version) the
 worker stops the child and starts it again: the runner keeps every stored game of unchanged
-versions, so the new run plays the new file's games and what the intervals still need. A child
+versions, so the new run plays the new file's games and what the intervals still need. Checks go
+first: while uploads wait for their check's first verdict no run starts (the next one plays their
+files, rather than a run started now and stopped again for them), and a wave of them stops the
+running one, so the checks get every core; a hold lasts at most ``hold_cap`` seconds. A child
 that ends leaves a note of what it did; a folder whose files are those of its last finished run
 is up to date and plays nothing. Pausing stops the child; resuming starts it again.
 
@@ -94,12 +97,13 @@ def board_versions(state: PortalState) -> dict[str, Upload]:
 
 
 def default_workers() -> int:
-    """The cores this process may use less one (the pages' and the checks'), at least 1."""
+    """Every core this process may use: the games run niced below the pages and the checks, and wait for a wave of
+    checks (:class:`GamesWorker`), so they need not leave a core idle for them."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+    return max(1, cores)
 
 
 def fingerprint(folder: str | os.PathLike[str]) -> str:
@@ -227,6 +231,7 @@ class GamesStatus:
     up_to_date: bool = False  # the last finished run played the files there are now
     final: bool = False  # after the deadline, every check done and the deadline's files played to the end
     workers: int = 1
+    waiting: int = 0  # uploads waiting for their check's first verdict while the games hold (the checks go first)
     faults: dict[str, int] = field(default_factory=dict)  # by student id: faults of the version on the board
     games: dict[str, int] = field(default_factory=dict)  # by student id: stored games of that version
 
@@ -241,6 +246,9 @@ class GamesStatus:
             return f"Playing (since {clock(self.since or 0)}, {self.workers} worker{'s' if self.workers != 1 else ''})."
         if self.error:
             return f"Stopped: {self.summary}"
+        if self.waiting:
+            return (f"Waiting for the check{'s' if self.waiting != 1 else ''} of {self.waiting} upload"
+                    f"{'s' if self.waiting != 1 else ''} (checks go first).")
         if self.up_to_date:
             return f"Up to date: the last run ended at {clock(self.ended or 0)}."
         return "Waiting for files to play."
@@ -256,11 +264,16 @@ class GamesWorker:
     after its first stored game whatever it stored since (a run held up by slow games). A run that
     has stored nothing yet (it is still setting up, or its first games are slow) is restarted only
     after ``restart_idle_cap`` seconds: new uploads never keep every run from storing a game.
-    :meth:`wake` looks at once.
+
+    While uploads wait for their check's first verdict (:meth:`~cabo_kit.portal.state.PortalState.pending_checks`),
+    no run starts; ``hold_wave`` of them or more stop a running one (a lone upload's check runs beside the
+    games, niced above them). A hold lasts at most ``hold_cap`` seconds; then the games play beside the
+    checks until none waits. :meth:`wake` looks at once.
     """
 
     def __init__(self, state: PortalState, *, workers: int | None = None, nice: int = 15, poll: float = 1.0,
-                 restart_after: float = 10.0, restart_cap: float = 120.0, restart_idle_cap: float = 600.0) -> None:
+                 restart_after: float = 10.0, restart_cap: float = 120.0, restart_idle_cap: float = 600.0,
+                 hold_wave: int = 3, hold_cap: float = 60.0) -> None:
         self.state = state
         self.folder = state.folder
         self.workers = workers or default_workers()
@@ -269,6 +282,8 @@ class GamesWorker:
         self.restart_after = restart_after
         self.restart_cap = restart_cap
         self.restart_idle_cap = restart_idle_cap
+        self.hold_wave, self.hold_cap = hold_wave, hold_cap
+        self._hold_since: float | None = None  # when uploads began to wait for their first verdict (monotonic)
         self._stored_at_start = 0
         self._first_stored: float | None = None  # when the running run's first stored game was seen (monotonic)
         self._proc: subprocess.Popen[bytes] | None = None
@@ -348,17 +363,31 @@ class GamesWorker:
             self._collect(proc)
         self._see_first_stored()
         paused = self.paused
+        waiting = len(self.state.pending_checks())
+        held = self._held(waiting)
         fp = fingerprint(self.folder)
         if paused:
             self._kill()
         elif self._proc is not None:
-            if fp != self._running_fp and self._may_restart():
+            if held and waiting >= self.hold_wave:
+                self._kill()  # its stored games stay; the next run plays what the checks accept
+            elif fp != self._running_fp and self._may_restart():
                 self._kill()
-        if not paused and self._proc is None and not self._stopping.is_set():
+        if not paused and not held and self._proc is None and not self._stopping.is_set():
             done = json.loads(self.state.setting("games_last") or "{}")
             if done.get("fingerprint") != fp and self._entrants() >= 2:
                 self._spawn(fp)
-        self._refresh(paused, fp)
+        self._refresh(paused, fp, waiting if held and self._proc is None else 0)
+
+    def _held(self, waiting: int) -> bool:
+        """Whether the games wait for ``waiting`` uploads' first verdicts: yes, for at most ``hold_cap`` s at a time."""
+        if waiting == 0:
+            self._hold_since = None
+            return False
+        now = time.monotonic()
+        if self._hold_since is None:
+            self._hold_since = now
+        return now - self._hold_since < self.hold_cap
 
     def _may_restart(self) -> bool:
         """Whether the running run has played long enough, and stored a batch, to be restarted for new files."""
@@ -405,13 +434,13 @@ class GamesWorker:
         except Exception:  # noqa: BLE001 - a bad tournament.toml: the child's run says what is wrong
             return 2
 
-    def _refresh(self, paused: bool, fp: str) -> None:
+    def _refresh(self, paused: bool, fp: str, waiting: int = 0) -> None:
         last = json.loads(self.state.setting("games_last") or "{}")
         deadline_text = self.state.setting("deadline")
         deadline = float(deadline_text) if deadline_text else None
         up_to_date = last.get("fingerprint") == fp and not last.get("error")
         final = (up_to_date and deadline is not None and time.time() >= deadline and self._proc is None
-                 and not any(u.uploaded < deadline for u in self.state.pending_checks()))
+                 and not any(u.uploaded < deadline for u in [*self.state.pending_checks(), *self.state.pending_rests()]))
         if time.monotonic() - self._counted[0] >= 5.0:
             self._counted = (time.monotonic(), *self._count())
         with self._guard:
@@ -419,7 +448,7 @@ class GamesWorker:
                 paused=paused, running=self._proc is not None, since=self._status.since if self._proc else None,
                 ended=last.get("ended"), summary=str(last.get("error") or last.get("summary") or ""),
                 notes=list(last.get("notes") or []), error=bool(last.get("error")) and last.get("fingerprint") == fp,
-                up_to_date=up_to_date, final=final, workers=self.workers, faults=self._counted[1],
+                up_to_date=up_to_date, final=final, workers=self.workers, waiting=waiting, faults=self._counted[1],
                 games=self._counted[2])
 
     def _count(self) -> tuple[dict[str, int], dict[str, int]]:

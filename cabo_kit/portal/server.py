@@ -87,10 +87,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="at most one upload per student per this many seconds (default 30)")
     p.add_argument("--check-games", type=_count, default=9, metavar="N", help="games of the check of an upload (default 9)")
     p.add_argument("--check-workers", type=_count, metavar="N",
-                   help="uploads checked at once (default: half the usable cores, at least 1)")
+                   help="uploads given their check's first verdict at once (default: the usable cores); the rest of "
+                        "each check (the time it adds to the class) runs on as many more, niced as the games")
     p.add_argument("--workers", type=_count, metavar="N",
-                   help="game workers of the tournament played in the background, niced (default: the usable cores "
-                        "less one, at least 1)")
+                   help="game workers of the tournament played in the background, niced below the pages and the "
+                        "checks; no run starts while uploads wait for their first verdict (default: the usable cores)")
     p.add_argument("--demo", action="store_true",
                    help="try the portal on a throwaway class of five example students (removed when it stops); "
                         "prints the teacher's link and a student's")
@@ -100,12 +101,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def default_check_workers() -> int:
-    """Half the cores this process may use, at least 1: the rest serve pages (and, later, play games)."""
+    """The cores this process may use, at least 1: a wave of uploads holds the games (see
+    :class:`~cabo_kit.portal.games.GamesWorker`), so its first verdicts get every core; pages run above them."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, cores // 2)
+    return max(1, cores)
 
 
 def bots_get_own_uid() -> bool:

@@ -135,7 +135,9 @@ class Session:
 @dataclass(frozen=True)
 class Upload:
     """One uploaded file of a student: its number (1, 2, ...), version (12 hex digits of its SHA-256),
-    where it is stored, and its check's status (``checking``, ``accepted``, ``rejected``) and result."""
+    where it is stored, and its check's status (``checking``, ``accepted``, ``rejected``) and result.
+
+    ``rest``: accepted by the check's first verdict, the rest of its check still to come (it may yet reject it)."""
 
     person: str
     number: int
@@ -146,6 +148,7 @@ class Upload:
     status: str
     result: str
     path: Path
+    rest: bool = False
 
 
 class PastDeadline(Exception):
@@ -190,6 +193,8 @@ class PortalState:
             columns = {r[1] for r in self._con.execute("PRAGMA table_info(processes)")}
             if "ticks" not in columns:  # a state made before start times were recorded
                 self._con.execute("ALTER TABLE processes ADD COLUMN ticks INTEGER")
+            if "rest" not in {r[1] for r in self._con.execute("PRAGMA table_info(uploads)")}:  # made before the two steps
+                self._con.execute("ALTER TABLE uploads ADD COLUMN rest INTEGER NOT NULL DEFAULT 0")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -313,9 +318,9 @@ class PortalState:
     def _upload(self, row: tuple[Any, ...]) -> Upload:
         person, number = str(row[0]), int(row[1])
         return Upload(person, number, str(row[2]), int(row[3]), str(row[4]), float(row[5]),
-                      str(row[6]), str(row[7]), self.uploads / person / f"{number}.py")
+                      str(row[6]), str(row[7]), self.uploads / person / f"{number}.py", bool(row[8]) if len(row) > 8 else False)
 
-    _UPLOAD_COLUMNS = "person, number, version, size, filename, uploaded, status, result"
+    _UPLOAD_COLUMNS = "person, number, version, size, filename, uploaded, status, result, rest"
 
     def add_upload(self, pid: str, data: bytes, filename: str, *, now: float | None = None,
                    min_interval: float = 30.0) -> Upload:
@@ -345,8 +350,8 @@ class PortalState:
                     raise TooSoon(min_interval, max(1, math.ceil(min_interval - (now - float(last[0])))))
                 number = int(last[1] or 0) + 1
                 version = hashlib.sha256(data).hexdigest()[:12]
-                row = (pid, number, version, len(data), filename[:200], now, "checking", "")
-                con.execute(f"INSERT INTO uploads ({self._UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+                row = (pid, number, version, len(data), filename[:200], now, "checking", "", 0)
+                con.execute(f"INSERT INTO uploads ({self._UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
                 final = folder / f"{number}.py"
                 os.replace(temp, final)  # inside the transaction: a failed commit removes it below
                 try:
@@ -368,7 +373,7 @@ class PortalState:
         rows = self._rows(f"SELECT {', '.join('u.' + c for c in self._UPLOAD_COLUMNS.split(', '))}, n.count FROM uploads u "
                           "JOIN (SELECT person, MAX(number) AS last, COUNT(*) AS count FROM uploads GROUP BY person) n "
                           "ON n.person = u.person AND n.last = u.number")
-        return {str(r[0]): (self._upload(r[:8]), int(r[8])) for r in rows}
+        return {str(r[0]): (self._upload(r[:9]), int(r[9])) for r in rows}
 
     def rejected_uploads(self, offset: int = 0, limit: int = -1) -> list[Upload]:
         """The rejected uploads of the students on the roster, newest first (the teacher's pages): ``limit`` of them
@@ -397,8 +402,9 @@ class PortalState:
         rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE person = ? AND number = ?", (pid, number))
         return self._upload(rows[0]) if rows else None
 
-    def set_check(self, pid: str, number: int, status: str, result: str) -> bool:
-        """Record an upload's check: ``status`` is ``checking``, ``accepted`` or ``rejected``.
+    def set_check(self, pid: str, number: int, status: str, result: str, *, rest: bool = False) -> bool:
+        """Record an upload's check: ``status`` is ``checking``, ``accepted`` or ``rejected``; ``rest``: an
+        ``accepted`` that is the check's first verdict, the rest of the check to come (:meth:`pending_rests`).
 
         The student's current file is then their newest accepted upload made before the deadline
         (the ``deadline`` setting; without one, their newest accepted upload): copied to
@@ -410,7 +416,8 @@ class PortalState:
         if status not in ("checking", "accepted", "rejected"):
             raise ValueError(f"status {status!r}: use checking, accepted or rejected")
         with self._tx() as con:
-            con.execute("UPDATE uploads SET status = ?, result = ? WHERE person = ? AND number = ?", (status, result, pid, number))
+            con.execute("UPDATE uploads SET status = ?, result = ?, rest = ? WHERE person = ? AND number = ?",
+                        (status, result, int(rest and status == "accepted"), pid, number))
             return self._settle(con, pid) and status == "accepted" and self._current(con, pid) == number
 
     @staticmethod
@@ -510,6 +517,12 @@ class PortalState:
     def pending_checks(self) -> list[Upload]:
         """Uploads still to be checked, oldest first (after a restart too: a check in progress was lost)."""
         rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE status = 'checking' ORDER BY uploaded, person, number")
+        return [self._upload(r) for r in rows]
+
+    def pending_rests(self) -> list[Upload]:
+        """Uploads accepted by their check's first verdict whose rest is still to come, oldest first."""
+        rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE status = 'accepted' AND rest = 1 "
+                          "ORDER BY uploaded, person, number")
         return [self._upload(r) for r in rows]
 
     def recover(self) -> list[Path]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import hashlib
 import io
 import math
@@ -847,6 +848,7 @@ def _play_one(bot: Bot, g: _Game, index: int, limits: Limits, report: CheckRepor
     return state.actions
 
 
+@functools.lru_cache(maxsize=256)  # a pure function of its arguments: a process checking many files counts once
 def decisions_a_game(rules: Rules, n: int, seed: int = 0, memory: str = "engine",
                      deals: int = PACE_DEALS) -> int:
     """The mean decisions a seat is asked in a game of ``rules`` at ``n`` players, at tables of the reference bots
@@ -943,6 +945,7 @@ def check_bot(
     replays: int = 1,
     progress: bool | None = None,
     class_dir: str | Path | None = None,
+    timing: bool = True,
 ) -> CheckReport:
     """Play seeded games with ``bot`` and report its problems in plain sentences.
 
@@ -953,7 +956,8 @@ def check_bot(
     ``table_sizes`` (default 2, 3, 4) with the bot in every seat, against the reference bots, under
     ``limits`` (default :class:`Limits() <cabo_kit.tournament.Limits>`) with observations remembering
     ``memory`` (``"engine"``); the first ``replays`` games are played again with the same seed to
-    catch nondeterminism.
+    catch nondeterminism. ``timing=False`` leaves out the time estimate below (the reference bots are not timed,
+    so a bot far slower than they are is not found): a quick first verdict, as the class portal gives one.
 
     ``class_dir``: a class tournament's folder (``cabo-kit check-bot FILE --class DIR``). The check then
     plays with what the class's ``tournament.toml`` sets (its presets with their overrides, table sizes,
@@ -1151,7 +1155,7 @@ def check_bot(
     finally:
         bar.close()
     report.problems.extend(group_problems(found))
-    if report.timed and (stop is None or stop.startswith("slow:")):  # else: fix it first, its time means little
+    if timing and report.timed and (stop is None or stop.startswith("slow:")):  # else: fix it first, its time means little
         first_plays = schedule[:min(len(report._played), TIME_GAMES)]
         name = submission.name if submission is not None else report.bot
         references = _time_references(first_plays, limits, isolated=submission is not None)
@@ -1246,11 +1250,11 @@ def group_problems(found: Sequence[tuple[str, str, int]]) -> list[str]:
 
 
 def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0, progress: bool = True,
-                  class_dir: str | Path | None = None) -> int:
+                  class_dir: str | Path | None = None, timing: bool = True) -> int:
     """``cabo-kit check-bot FILE [--class DIR]``: print the report; return 0 when there is no problem, else 1.
 
     Progress goes to stderr (a bar on a terminal, a line per game elsewhere), the report to stdout.
-    ``class_dir``: as :func:`check_bot`'s (a bad folder or ``tournament.toml`` raises, before any game).
+    ``class_dir`` and ``timing``: as :func:`check_bot`'s (a bad folder or ``tournament.toml`` raises, before any game).
 
     >>> import tempfile, pathlib
     >>> bad = pathlib.Path(tempfile.mkdtemp()) / "empty.py"
@@ -1261,6 +1265,6 @@ def check_bot_cli(path: str | Path, games: int = 9, seed: int = 0, progress: boo
     1. The file is rejected, as a tournament would reject it: empty.py has no Bot subclass of its own: ...
     1
     """
-    report = check_bot(path, games=games, seed=seed, progress=progress, class_dir=class_dir)
+    report = check_bot(path, games=games, seed=seed, progress=progress, class_dir=class_dir, timing=timing)
     print(report)
     return 0 if report.ok else 1

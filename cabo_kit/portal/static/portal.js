@@ -1,5 +1,5 @@
 // The portal's only script (served from its own origin: the page's CSP allows nothing else).
-// Drag and drop a file onto the upload area, and follow a running check without a reload.
+// Drag and drop a file onto the upload area, and follow a running check (and the rest of it) without a reload.
 "use strict";
 (function () {
   const zone = document.getElementById("cabo-portal-dropzone");
@@ -18,12 +18,16 @@
     });
   }
   const check = document.getElementById("cabo-portal-check");
-  if (check && check.dataset.status === "running") {
+  const resting = check && check.dataset.rest === "running";
+  if (check && (check.dataset.status === "running" || resting)) {
     const base = form ? form.getAttribute("action").replace(/\/upload$/, "") : "";
+    const every = resting ? 3000 : 1500;
+    const changed = (s) => s.status !== check.dataset.status || Boolean(s.rest) !== resting ||
+      String(s.number) !== check.dataset.number;
     const poll = () => fetch(base + "/check", { credentials: "same-origin" })
       .then((r) => r.json())
-      .then((s) => { if (s.status !== "running") { window.location.reload(); } else { setTimeout(poll, 1500); } })
+      .then((s) => { if (changed(s)) { window.location.reload(); } else { setTimeout(poll, every); } })
       .catch(() => setTimeout(poll, 5000));
-    setTimeout(poll, 1500);
+    setTimeout(poll, every);
   }
 })();
