@@ -97,13 +97,13 @@ def board_versions(state: PortalState) -> dict[str, Upload]:
 
 
 def default_workers() -> int:
-    """Every core this process may use: the games run niced below the pages and the checks, and wait for a wave of
-    checks (:class:`GamesWorker`), so they need not leave a core idle for them."""
+    """The cores this process may use less one, at least 1 (issue 19: a core is left to the pages and the checks;
+    the games also run niced below them and wait for a wave of checks, see :class:`GamesWorker`)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, cores)
+    return max(1, cores - 1)
 
 
 def fingerprint(folder: str | os.PathLike[str]) -> str:

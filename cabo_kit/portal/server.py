@@ -91,7 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "each check (the time it adds to the class) runs on as many more, niced as the games")
     p.add_argument("--workers", type=_count, metavar="N",
                    help="game workers of the tournament played in the background, niced below the pages and the "
-                        "checks; no run starts while uploads wait for their first verdict (default: the usable cores)")
+                        "checks; no run starts while uploads wait for their first verdict (default: the usable cores less one)")
     p.add_argument("--demo", action="store_true",
                    help="try the portal on a throwaway class of five example students (removed when it stops); "
                         "prints the teacher's link and a student's")
