@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
+from ..actions import CallCabo
 from ..bot import SimpleBot
 from ..cards import Card
 from ..observation import Observation
@@ -13,6 +16,8 @@ from ..rules import Rules
 __all__ = ["CountingBot"]
 
 SPECIAL = (12, 12, 13, 13)  # deluxe Kamikaze; traveller Royal Roulette (13 is a black king there)
+_CABO = CallCabo()
+_VALUE = attrgetter("value")
 
 
 @lru_cache(maxsize=None)
@@ -21,6 +26,13 @@ def _full_pool(rules: Rules, n_players: int) -> tuple[tuple[Card, int], ...]:
     for card in rules.full_deck(n_players):
         pool[card] = pool.get(card, 0) + 1
     return tuple(pool.items())
+
+
+@lru_cache(maxsize=None)
+def _pool_sum(rules: Rules, n_players: int) -> tuple[int, int]:
+    """The full deck's points and its number of cards."""
+    values = [c.value for c in rules.full_deck(n_players) if c.value is not None]
+    return sum(values), len(values)
 
 
 class CountingBot(SimpleBot):
@@ -75,10 +87,19 @@ class CountingBot(SimpleBot):
         return [c.value for c, k in pool.items() if c.value is not None for _ in range(k)]
 
     def mean_unseen(self, obs: Observation) -> float:
-        """The expected value of a card this seat has not seen (remembered for the current observation)."""
+        """The expected value of a card this seat has not seen (remembered for the current observation).
+
+        The average of :meth:`unseen`, computed as the deck's points minus those of every card
+        in sight (the search bot asks this at every move of its rollouts).
+        """
         if self._mean_for is not obs:
-            values = self.unseen(obs)
-            self._mean_for, self._mean = obs, (sum(values) / len(values) if values else 6.5)
+            total, count = _pool_sum(obs.rules, obs.n_players)
+            seen = [c.value for hand in obs.hands for c in hand if c.known]
+            seen += map(_VALUE, obs.discard)
+            if obs.drawn is not None and obs.drawn.known:
+                seen.append(obs.drawn.value)
+            left = count - len(seen)
+            self._mean_for, self._mean = obs, ((total - sum(seen)) / left if left > 0 else 6.5)
         return self._mean
 
     def values(self, obs: Observation, seat: int, unknown: float) -> list[float]:
@@ -99,7 +120,7 @@ class CountingBot(SimpleBot):
     # ---- decisions ---------------------------------------------------------------
 
     def draw(self, obs: Observation) -> str:
-        if obs.caller is None and obs.rules.cabo_timing == "instead" and self.call_cabo(obs):
+        if _CABO in obs.legal_actions and self.call_cabo(obs):  # (not in the final turns after an emptied hand)
             return "cabo"
         top = obs.top
         if top is not None and obs.my_hand and top.value is not None:
@@ -136,8 +157,14 @@ class CountingBot(SimpleBot):
             options += [tuple(ps) for ps in groups.values() if len(ps) >= 2]
         if not options:
             return None
-        best = max(options, key=lambda pos: self.gain(obs, card, pos, e))
-        g = self.gain(obs, card, best, e)
+        # The option of most gain (the first on a tie), as gain() counts it, with the hand's values made once.
+        mine = self.values(obs, obs.seat, e + self.info_bonus)
+        best: int | tuple[int, ...] = options[0]
+        g = -math.inf
+        for pos in options:
+            points = (mine[pos] if pos.__class__ is int else sum(mine[p] for p in pos)) - card.value  # type: ignore[index, union-attr]
+            if points > g:
+                best, g = pos, points
         must = forced or (obs.drawn_from == "discard" and not obs.rules.discard_draw_may_discard)
         has_power = obs.drawn_from == "deck" and obs.rules.power_of(card) is not None
         if must or g > (1.5 if has_power else 0.0):
