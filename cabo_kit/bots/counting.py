@@ -104,9 +104,9 @@ class CountingBot(SimpleBot):
             discard = obs.discard
             if discard is not self._pile_for:
                 self._pile_for, self._pile = discard, sum(map(_VALUE, discard))
-            seen = [c.value for hand in obs.hands for c in hand if c.known]
+            seen: list[int] = [c.value for hand in obs.hands for c in hand if c.known]  # type: ignore[misc]
             if obs.drawn is not None and obs.drawn.known:
-                seen.append(obs.drawn.value)
+                seen.append(obs.drawn.value)  # type: ignore[arg-type]
             left = count - len(seen) - len(discard)
             self._mean_for, self._mean = obs, ((total - sum(seen) - self._pile) / left if left > 0 else 6.5)
         return self._mean
