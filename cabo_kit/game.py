@@ -233,6 +233,8 @@ class Game:
         # remembered: the legal actions now, the scores as tuples, rule flags read every turn
         "_legal", "_totals", "_round_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
         "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns", "_end_of_turn",
+        # a search's world (from_layout(rollout=True)): no events, no history, the game stops at the round's end
+        "_rollout",
     )
 
     deck: list[int]
@@ -279,6 +281,7 @@ class Game:
         self.memory = memory
         self.chance = None
         self._engine_memory = memory == "engine"
+        self._rollout = False
         self.sheet = ScoreSheet(rules, n)
         self._sync_scores()
         self.history: list[tuple[int, Action]] = []
@@ -404,6 +407,8 @@ class Game:
         observation holds its seat's two chain ends, and its :class:`~cabo_kit.observation.EventLog`
         reads the events from there only if a bot asks for them.
         """
+        if self._rollout:
+            return
         if seer < 0:
             self.log.append(event)
             self._shared = (self._shared, event)
@@ -681,7 +686,8 @@ class Game:
             move = _MOVES[self.phase]
         except KeyError:  # the game is over: no phase waits for an action
             raise IllegalActionError(f"{action!s} cannot be applied: the game is over") from None
-        self.history.append((seat, action))
+        if not self._rollout:
+            self.history.append((seat, action))
         self._legal = None
         move(self, seat, action)
 
@@ -702,24 +708,26 @@ class Game:
             self.drawn_from = "deck"
             self.stats[me]["draws_deck"] += 1
             # self._emit(the draw, me, _HIDDEN_DRAW[me]), written out: every turn but a Cabo call draws
-            event = _new(Event, (_E_DRAW, me, (), (know.faces[c],), ""))
-            hidden = _HIDDEN_DRAW[me]
-            count = self._event_count
-            self.log.append((event, me, hidden))
-            self._shared = (self._shared, hidden)
-            own = self._own
-            own[me] = (own[me], count, event)
-            self._event_count = count + 1
+            if not self._rollout:
+                event = _new(Event, (_E_DRAW, me, (), (know.faces[c],), ""))
+                hidden = _HIDDEN_DRAW[me]
+                count = self._event_count
+                self.log.append((event, me, hidden))
+                self._shared = (self._shared, hidden)
+                own = self._own
+                own[me] = (own[me], count, event)
+                self._event_count = count + 1
             may_discard = True
         elif kind is DrawDiscard:
             c = know.take()
             self.drawn = c
             self.drawn_from = "discard"
             self.stats[me]["draws_discard"] += 1
-            event = _new(Event, (_E_TAKE, me, (), (know.faces[c],), ""))
-            self.log.append(event)  # self._emit(event), written out
-            self._shared = (self._shared, event)
-            self._event_count += 1
+            if not self._rollout:
+                event = _new(Event, (_E_TAKE, me, (), (know.faces[c],), ""))
+                self.log.append(event)  # self._emit(event), written out
+                self._shared = (self._shared, event)
+                self._event_count += 1
             may_discard = self._may_discard_taken
         else:
             self._call(me)
@@ -752,6 +760,9 @@ class Game:
             old = know.exchange(me, p, c, False, me)
         self.stats[me]["exchanges"] += 1
         faces = know.faces
+        if self._rollout:  # a search's world keeps no events
+            self._turn_ends()
+            return
         target = _ONE_SEAT[p]  # (p,), shared
         out = faces[old]
         event = _new(Event, (_E_EXCHANGE, me, target, (out, faces[c]), ""))
@@ -1167,7 +1178,7 @@ class Game:
         self.drawn_from = None
         self.power = None
         self._pending = []
-        if self.sheet.game_over:
+        if self.sheet.game_over or self._rollout:  # a search's world ends with its round
             self.phase = OVER
             self._movers = ()
             self._legal = None
@@ -1406,6 +1417,13 @@ class Game:
         drawn: Card | str | int | None = None,
         drawn_from: str = "deck",
         memory: str = "engine",
+        round_scores: Sequence[Sequence[int]] | None = None,
+        phase: str | None = None,
+        power: str | None = None,
+        target: tuple[int, int] | None = None,
+        last_turn: bool = False,
+        final_turns: int | None = None,
+        rollout: bool = False,
     ) -> "Game":
         """A game at the start of ``current``'s turn (or holding ``drawn``) from an explicit layout.
 
@@ -1415,6 +1433,18 @@ class Game:
         seen; face-up cards and the discard pile are known to all. ``caller`` means
         Cabo was called and the players from ``current`` up to the caller still play.
         Later rounds are dealt from ``seed`` as usual.
+
+        The rest of a moment, for a search's guesses (an observation says all of it):
+        ``round_scores``, the earlier rounds' scores, replayed on the score sheet (its
+        resets at 100 and the game's end then follow the rules exactly; ``scores`` is
+        then left out); ``phase`` ``"power"``, ``"swap"`` or ``"end_turn"`` with its
+        ``power`` and ``target``: the middle of ``current``'s turn; ``last_turn``: the
+        deck ran out, the round ends with this turn; ``final_turns``: a hand went empty
+        (``empty_hand="final_turns"``), this many turns are left, this one included.
+        ``rollout=True`` makes a search's world: the round plays as always, but no
+        events and no history are kept, and the game stops when the round ends (its
+        :class:`RoundResult` and the score sheet say how). Observations still show what
+        each seat has seen.
 
         >>> import cabo_kit as ck
         >>> g = ck.Game.from_layout(ck.Rules.preset("deluxe"), hands=[[1, 2, 3, 4], [5, 6, 7, 8]],
@@ -1426,7 +1456,13 @@ class Game:
         rules.check_players(n)
         game = cls.__new__(cls)
         game._setup(rules, seed, n, memory)
-        if scores is not None:
+        game._rollout = rollout
+        if round_scores is not None:
+            for row in round_scores:
+                game.sheet.add_round(row)
+            if scores is not None and list(scores) != game.sheet.totals:
+                raise ValueError(f"scores {list(scores)} are not the totals of round_scores {game.sheet.totals}")
+        elif scores is not None:
             if len(scores) != n:
                 raise ValueError(f"scores has {len(scores)} entries for {n} players")
             game.sheet.totals = list(scores)
@@ -1445,14 +1481,19 @@ class Game:
             deck_cards = [Card.parse(c) for c in deck]
             _multiset_minus(full, used + deck_cards, "the layout and deck")
         order = [c for h in hand_cards for c in h] + pile_cards + ([drawn_card] if drawn_card else []) + deck_cards
-        game.layout = {
-            "hands": [[c.text for c in h] for h in hand_cards], "discard": [c.text for c in pile_cards],
-            "deck": [c.text for c in deck_cards], "current": current, "start_player": game.first_start_player,
-            "scores": list(game.sheet.totals), "round": round, "turn": turn, "caller": caller,
-            "face_up": [list(map(bool, f)) for f in face_up] if face_up is not None else None,
-            "known": [sorted(map(list, k)) for k in known] if known is not None else None,
-            "drawn": drawn_card.text if drawn_card else None, "drawn_from": drawn_from,
-        }
+        if not rollout:
+            game.layout = {
+                "hands": [[c.text for c in h] for h in hand_cards], "discard": [c.text for c in pile_cards],
+                "deck": [c.text for c in deck_cards], "current": current, "start_player": game.first_start_player,
+                "scores": list(game.sheet.totals), "round": round, "turn": turn, "caller": caller,
+                "face_up": [list(map(bool, f)) for f in face_up] if face_up is not None else None,
+                "known": [sorted(map(list, k)) for k in known] if known is not None else None,
+                "drawn": drawn_card.text if drawn_card else None, "drawn_from": drawn_from,
+            }
+            moment = {"round_scores": [list(r) for r in round_scores] if round_scores is not None else None,
+                      "phase": phase, "power": power, "target": target, "last_turn": last_turn,
+                      "final_turns": final_turns}
+            game.layout.update((k, v) for k, v in moment.items() if v)  # only what differs from the defaults
         i = 0
         dealt = []
         for h in hand_cards:
@@ -1488,7 +1529,23 @@ class Game:
             game._call_turn = -1
             game._final_left = (caller - current) % n
         game._emit(_ev(_K.ROUND, None, (round, game.first_start_player)))
-        if drawn_card is not None:
+        if final_turns is not None:
+            if final_turns < 1 or final_turns > n + 1:
+                raise ValueError(f"final_turns={final_turns}: between 1 and {n + 1} turns are left after a hand went empty")
+            game._empty_flag = True  # the hand went empty this turn (n + 1 turns left), or earlier
+            game._empty_left = None if final_turns == n + 1 else final_turns
+        game._end_after_turn = last_turn
+        if phase is not None:
+            if phase not in ("power", "swap", "end_turn") or drawn_card is not None:
+                raise ValueError(f"phase={phase!r}: a layout starts at 'power', 'swap' or 'end_turn' (or leave it out)")
+            if (phase == "end_turn") != (power is None):
+                raise ValueError(f"phase={phase!r} with power={power!r}: a power's phase needs its power, the turn's end none")
+            game.phase = Phase(phase)
+            game.power = Power(power) if power is not None else None
+            game.target = tuple(target) if target is not None else None  # type: ignore[assignment]
+            game._movers = _ONE_SEAT[current]
+            game._turn_start = game._event_count
+        elif drawn_card is not None:
             game.phase = DRAWN
             game._movers = _ONE_SEAT[current]
             game._turn_start = game._event_count

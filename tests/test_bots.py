@@ -7,7 +7,6 @@ import dataclasses
 import importlib.util
 import inspect
 import random
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,13 @@ import pytest
 import cabo_kit as ck
 from cabo_kit.bots import CountingBot, GreedyBot, RandomBot, SearchBot, by_level
 from cabo_kit.bots import knowledge as knowledge_module
+from cabo_kit.bots import inference as inference_module
 from cabo_kit.bots import rollout as rollout_module
 from cabo_kit.bots import search as search_module
-from cabo_kit.bots import simulator as simulator_module
 from cabo_kit.bots.inference import read_events
 from cabo_kit.bots.knowledge import who_saw
-from cabo_kit.bots.rollout import Player, matching, play_out
+from cabo_kit.bots.rollout import play_out
 from cabo_kit.bots.search import Table, outcome
-from cabo_kit.bots.simulator import CABO, DECK, Round, from_action, to_action
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ("deluxe", "rush", "traveller")
@@ -75,7 +73,7 @@ def test_search_bot_decides_from_the_observation_alone(preset: str) -> None:
     assert record.game_over
 
 
-@pytest.mark.parametrize("module", [search_module, simulator_module, rollout_module, knowledge_module],
+@pytest.mark.parametrize("module", [search_module, rollout_module, knowledge_module, inference_module],
                          ids=lambda m: m.__name__.rsplit(".", 1)[-1])
 def test_search_bot_uses_no_private_engine_attribute(module) -> None:  # type: ignore[no-untyped-def]
     tree = ast.parse(inspect.getsource(module))
@@ -102,20 +100,23 @@ def test_search_guess_agrees_with_what_the_bot_knows() -> None:
     table = Table(obs, read_events(obs), SearchBot.known_shift)
     assert table.ok
     for k in range(5):
-        world, _ = table.deal(random.Random(k))
-        faces = [[world.value[c] for c in hand] for hand in world.hands]
+        world, _ = table.deal(random.Random(k), k)
+        faces = world.open_hands()
         for seen, guessed in zip(obs.hands, faces):
-            assert [c.value for c in seen if c.known] == [g for c, g in zip(seen, guessed) if c.known]
-        assert [world.value[c] for c in world.pile] == [c.value for c in obs.discard]
-        assert len(world.deck) == obs.deck_size
-        everything = sorted(world.value)
-        assert everything == sorted(c.value for c in rules.full_deck(4))
+            assert [c for c in seen if c.known] == [g for c, g in zip(seen, guessed) if c.known]
+        mine = world.observation(obs.seat)
+        assert mine.discard == obs.discard and mine.deck_size == obs.deck_size
+        assert (mine.phase, mine.current, mine.turn, mine.caller, mine.scores) == (
+            obs.phase, obs.current, obs.turn, obs.caller, obs.scores)
+        everything = sorted(world.know.faces, key=str)
+        assert everything == sorted(rules.full_deck(4), key=str)
         for s in range(4):  # in the world each seat knows what the events say it has seen, and we know ours
-            for t, hand in enumerate(world.hands):
-                for p, c in enumerate(hand):
-                    assert world.know[s][c] == game.observation(s).hands[t][p].known
-            assert world.known_sum[s] == sum(v for c, v in enumerate(world.value) if world.know[s][c])
-        assert world.all_sum == sum(world.value)
+            view = world.observation(s)
+            for t, hand in enumerate(view.hands):
+                assert [c.known for c in hand] == [c.known for c in game.observation(s).hands[t]]
+                assert all(c == g for c, g in zip(hand, faces[t]) if c.known)
+            unseen = CountingBot().unseen(view)
+            assert CountingBot().mean_unseen(view) == pytest.approx(sum(unseen) / len(unseen))
 def test_search_bot_falls_back_without_memory() -> None:
     record = ck.play_game([SearchBot(), CountingBot()], ck.Rules.preset("deluxe").replace(max_rounds=1), seed=2,
                           memory="none")
@@ -189,10 +190,10 @@ def test_search_values_the_game_not_the_round() -> None:
         table = Table(obs, read_events(obs), SearchBot.known_shift)
         values = set()
         for k in range(6):
-            for first in (CABO, DECK):  # with the call, and without it
-                world, _ = table.deal(random.Random(k))
-                world.apply((first,))
-                play_out(world, [Player() for _ in range(4)])
+            for first in (ck.CallCabo(), ck.DrawDeck()):  # with the call, and without it
+                world, _ = table.deal(random.Random(k), k)
+                world.apply(first)
+                play_out(world, [CountingBot() for _ in range(4)])
                 values.add(outcome(world, 0))
         if final:
             assert values <= {0.0, 1 / 4, 1 / 3, 1 / 2, 1.0} and 1.0 in values  # a shared win is shared
@@ -251,7 +252,7 @@ def test_their_knowledge_follows_the_cards(preset: str) -> None:
     assert checked > 50
 
 
-# ---- the search bot's simulator against the engine ------------------------------------------------
+# ---- what the search bot reads from the events ------------------------------------------------------
 
 def real_states(preset: str, seed: int, rng: random.Random,
                 kinds: tuple[type[ck.Bot], ...] = (CountingBot, RandomBot, GreedyBot)) -> list[ck.Game]:
@@ -270,131 +271,6 @@ def real_states(preset: str, seed: int, rng: random.Random,
             obs = game.observation(seat)
             game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
     return states
-
-
-def twins(real: ck.Game, rng: random.Random) -> tuple[ck.Game, Round]:
-    """The same position twice: an engine game from its layout (the deck in a fresh order), and a simulated round."""
-    n = real.n
-    views = [real.observation(s) for s in range(n)]
-    hands = [list(h) for h in real.open_hands()]
-    discard, drawn = list(views[0].discard), real.drawn_card
-    rest = Counter(real.rules.full_deck(n))
-    rest.subtract(Counter([c for h in hands for c in h] + discard + ([drawn] if drawn else [])))
-    deck = [c for c, k in rest.items() for _ in range(k)]
-    rng.shuffle(deck)
-    known = [[(t, p) for t in range(n) for p in range(len(hands[t])) if views[s].hands[t][p].known] for s in range(n)]
-    game = ck.Game.from_layout(real.rules, hands, discard, deck, current=real.current, scores=views[0].scores,
-                               turn=real.turn, caller=views[0].caller, face_up=views[0].face_up, known=known,
-                               drawn=drawn, drawn_from=views[0].drawn_from or "deck")
-    cards = [c for h in hands for c in h] + discard + ([drawn] if drawn else []) + deck
-    ids, i = [], 0
-    for h in hands:
-        ids.append(list(range(i, i + len(h))))
-        i += len(h)
-    pile = list(range(i, i + len(discard)))
-    i += len(discard)
-    drawn_id = i if drawn else None
-    sim = Round(real.rules, [c.value for c in cards], ids, pile, list(range(len(cards) - 1, i + (1 if drawn else 0) - 1, -1)),
-                current=real.current, scores=views[0].scores, turn=real.turn, caller=views[0].caller,
-                up=[ids[s][p] for s in range(n) for p, f in enumerate(views[0].face_up[s]) if f],
-                know=[[ids[t][p] for t, p in known[s]] for s in range(n)], drawn=drawn_id,
-                drawn_from=views[0].drawn_from if drawn else None)
-    return game, sim
-
-
-def same_view(game: ck.Game, sim: Round) -> None:
-    assert game.phase == sim.phase
-    assert tuple(game.to_move) == sim.movers()
-    for s in range(game.n):
-        view = game.observation(s)
-        assert [[c.value for c in h] for h in view.hands] == [[sim.value[c] if sim.know[s][c] else None for c in h]
-                                                              for h in sim.hands]
-        assert [list(f) for f in view.face_up] == [[bool(sim.up[c]) for c in h] for h in sim.hands]
-        assert [c.value for c in view.discard] == [sim.value[c] for c in sim.pile]
-        assert view.deck_size == len(sim.deck)
-        assert CountingBot().mean_unseen(view) == pytest.approx(sim.mean_unseen(s))
-    for s in game.to_move:
-        assert [str(a) for a in game.legal_actions(s)] == [str(to_action(a)) for a in sim.legal(s)]
-
-
-def same_end(game: ck.Game, sim: Round) -> None:
-    result = game.results[-1]
-    assert sim.phase == "over"
-    assert (result.ended_by, result.scores, result.game_totals) == (sim.ended_by, sim.scores, sim.totals)
-    assert game.sheet.game_over == sim.game_over
-    assert game.winners == sim.winners
-
-
-@pytest.mark.parametrize("preset", PRESETS)
-def test_simulator_plays_like_the_engine(preset: str) -> None:
-    # From moments of real games, random moves (wrong snaps, failed multi-exchanges, blind swaps...) give
-    # the same legal moves, the same knowledge for every seat, and the same round scores in both.
-    rng = random.Random(preset)
-    ends = 0
-    for seed in range(3):
-        for real in real_states(preset, seed, rng):
-            game, sim = twins(real, rng)
-            while not game.results:
-                same_view(game, sim)
-                mark = game.event_count
-                if game.phase == "snap":  # at most one claim: the engine draws a race with its own generator
-                    claims: list[tuple[int, int] | None] = [None] * game.n
-                    snaps = [a for a in game.legal_actions(0) if isinstance(a, ck.Snap)]
-                    if snaps and rng.random() < 0.6:
-                        top = sim.value[sim.pile[-1]]
-                        right = [a for a in snaps if sim.value[sim.hands[a.seat][a.position]] == top]
-                        pick = rng.choice(right if right and rng.random() < 0.6 else snaps)
-                        claims[rng.randrange(game.n)] = (pick.seat, pick.position)
-                    for seat in range(game.n):
-                        claim = claims[seat]
-                        game.apply(ck.Snap(*claim) if claim else ck.Pass(), seat)
-                    sim.snap(claims)
-                else:
-                    action = rng.choice(list(game.legal_actions()))
-                    game.apply(action)
-                    sim.apply(from_action(action))
-                if any(e.kind == "reshuffle" for e in game.events_seen(None, mark)):
-                    break  # the engine shuffles with its own generator: the decks differ from here on
-            else:
-                same_end(game, sim)
-                ends += 1
-    assert ends > 30
-
-
-@pytest.mark.parametrize("preset", PRESETS)
-def test_simulated_counting_player_decides_as_the_counting_bot(preset: str) -> None:
-    # The rollouts' model of a level-3 opponent: on real positions it makes exactly the counting bot's choices.
-    rng = random.Random(preset + "policy")
-    bot, player = CountingBot(), Player()
-    checked = 0
-    for seed in range(3):
-        for real in real_states(preset, 100 + seed, rng):
-            game, sim = twins(real, rng)
-            while not game.results:
-                mark = game.event_count
-                if game.phase == "snap":
-                    claims = []
-                    for seat in range(game.n):
-                        view = game.observation(seat)
-                        answer = bot.choose(view, view.legal_actions)
-                        claims.append(None if answer == ck.Pass() else (answer.seat, answer.position))  # type: ignore[attr-defined]
-                        assert claims[-1] == player.claim(sim, seat, matching(sim))
-                    if sum(c is not None for c in claims) > 1:
-                        break  # a race: the two draw their winners differently
-                    for seat, claim in enumerate(claims):
-                        game.apply(ck.Snap(*claim) if claim else ck.Pass(), seat)
-                    sim.snap(claims)
-                else:
-                    seat = game.to_move[0]
-                    view = game.observation(seat)
-                    answer = bot.choose(view, view.legal_actions)
-                    assert answer == to_action(player.decide(sim, seat))
-                    game.apply(answer)
-                    sim.apply(from_action(answer))
-                checked += 1
-                if any(e.kind == "reshuffle" for e in game.events_seen(None, mark)):
-                    break
-    assert checked > 500
 
 
 @pytest.mark.parametrize("preset", PRESETS)

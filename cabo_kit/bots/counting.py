@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
+from ..actions import CallCabo
 from ..bot import SimpleBot
 from ..cards import Card
 from ..observation import Observation
@@ -13,6 +16,8 @@ from ..rules import Rules
 __all__ = ["CountingBot"]
 
 SPECIAL = (12, 12, 13, 13)  # deluxe Kamikaze; traveller Royal Roulette (13 is a black king there)
+_CABO = CallCabo()
+_VALUE = attrgetter("value")
 
 
 @lru_cache(maxsize=None)
@@ -21,6 +26,13 @@ def _full_pool(rules: Rules, n_players: int) -> tuple[tuple[Card, int], ...]:
     for card in rules.full_deck(n_players):
         pool[card] = pool.get(card, 0) + 1
     return tuple(pool.items())
+
+
+@lru_cache(maxsize=None)
+def _pool_sum(rules: Rules, n_players: int) -> tuple[int, int]:
+    """The full deck's points and its number of cards."""
+    values = [c.value for c in rules.full_deck(n_players) if c.value is not None]
+    return sum(values), len(values)
 
 
 class CountingBot(SimpleBot):
@@ -62,6 +74,10 @@ class CountingBot(SimpleBot):
         super().__init__()
         self._mean_for: Observation | None = None
         self._mean = 6.5
+        self._pool_for: tuple[Rules, int] | None = None  # the deck's points and size, for these rules and players
+        self._pool = (0, 0)
+        self._pile_for: tuple[Card, ...] | None = None  # the discard pile's points (an engine shares the tuple)
+        self._pile = 0
 
     def unseen(self, obs: Observation) -> list[int]:
         """The values of the cards this seat has not seen (the deck and every ``??``)."""
@@ -75,10 +91,24 @@ class CountingBot(SimpleBot):
         return [c.value for c, k in pool.items() if c.value is not None for _ in range(k)]
 
     def mean_unseen(self, obs: Observation) -> float:
-        """The expected value of a card this seat has not seen (remembered for the current observation)."""
+        """The expected value of a card this seat has not seen (remembered for the current observation).
+
+        The average of :meth:`unseen`, computed as the deck's points minus those of every card
+        in sight (the search bot asks this at every move of its rollouts).
+        """
         if self._mean_for is not obs:
-            values = self.unseen(obs)
-            self._mean_for, self._mean = obs, (sum(values) / len(values) if values else 6.5)
+            key = self._pool_for
+            if key is None or key[0] is not obs.rules or key[1] != obs.n_players:
+                self._pool_for, self._pool = (obs.rules, obs.n_players), _pool_sum(obs.rules, obs.n_players)
+            total, count = self._pool
+            discard = obs.discard
+            if discard is not self._pile_for:
+                self._pile_for, self._pile = discard, sum(map(_VALUE, discard))
+            seen: list[int] = [c.value for hand in obs.hands for c in hand if c.known]  # type: ignore[misc]
+            if obs.drawn is not None and obs.drawn.known:
+                seen.append(obs.drawn.value)  # type: ignore[arg-type]
+            left = count - len(seen) - len(discard)
+            self._mean_for, self._mean = obs, ((total - sum(seen) - self._pile) / left if left > 0 else 6.5)
         return self._mean
 
     def values(self, obs: Observation, seat: int, unknown: float) -> list[float]:
@@ -99,14 +129,14 @@ class CountingBot(SimpleBot):
     # ---- decisions ---------------------------------------------------------------
 
     def draw(self, obs: Observation) -> str:
-        if obs.caller is None and obs.rules.cabo_timing == "instead" and self.call_cabo(obs):
+        if _CABO in obs.legal_actions and self.call_cabo(obs):  # (not in the final turns after an emptied hand)
             return "cabo"
         top = obs.top
-        if top is not None and obs.my_hand and top.value is not None:
+        if top is not None and obs.my_hand and top.value is not None and top.value <= 5:
             pos = self.keep(obs, top, forced=True)
             e = self.mean_unseen(obs)
             needed = self.take_gain + (2 if obs.rules.snapping else 0)
-            if pos is not None and self.gain(obs, top, pos, e) >= needed and top.value <= 5:
+            if pos is not None and self.gain(obs, top, pos, e) >= needed:
                 return "discard"
         return "deck"
 
@@ -122,24 +152,35 @@ class CountingBot(SimpleBot):
         if not hand:
             return None
         e = self.mean_unseen(obs)
-        special = self.special_keep(obs)
+        rules = obs.rules
+        special = self.special_keep(obs) if len(hand) == 4 and (rules.kamikaze or rules.royal_roulette) else ()
         if special:
             free = [p for p in range(4) if p not in special]
             if len(special) == 3 and card.value in SPECIAL and free and card.value in self.missing(obs):
                 return free[0]
-        options: list[int | tuple[int, ...]] = [p for p in range(len(hand)) if p not in special]
-        if obs.rules.multi_exchange and not special:
-            groups: dict[int, list[int]] = {}
-            for p, c in enumerate(hand):
-                if c.value is not None:
-                    groups.setdefault(c.value, []).append(p)
-            options += [tuple(ps) for ps in groups.values() if len(ps) >= 2]
-        if not options:
+        # The option of most gain as gain() counts it (the first on a tie), with the hand's values made once:
+        # each position not kept for a special hand, then (deluxe) each group of known equal cards.
+        mine = self.values(obs, obs.seat, e + self.info_bonus)
+        v = card.value
+        best: int | tuple[int, ...] | None = None
+        g = -math.inf
+        for p, x in enumerate(mine):
+            if x - v > g and not (special and p in special):
+                best, g = p, x - v
+        if rules.multi_exchange and not special:
+            known = [c.value for c in hand if c.value is not None]
+            if len(set(known)) < len(known):  # two known cards of one value
+                groups: dict[int, list[int]] = {}
+                for p, c in enumerate(hand):
+                    if c.value is not None:
+                        groups.setdefault(c.value, []).append(p)
+                for ps in groups.values():
+                    if len(ps) >= 2 and sum(mine[p] for p in ps) - v > g:
+                        best, g = tuple(ps), sum(mine[p] for p in ps) - v
+        if best is None:
             return None
-        best = max(options, key=lambda pos: self.gain(obs, card, pos, e))
-        g = self.gain(obs, card, best, e)
-        must = forced or (obs.drawn_from == "discard" and not obs.rules.discard_draw_may_discard)
-        has_power = obs.drawn_from == "deck" and obs.rules.power_of(card) is not None
+        must = forced or (obs.drawn_from == "discard" and not rules.discard_draw_may_discard)
+        has_power = obs.drawn_from == "deck" and rules.power_of(card) is not None
         if must or g > (1.5 if has_power else 0.0):
             return best
         return None
@@ -213,6 +254,8 @@ class CountingBot(SimpleBot):
         if len(self.special_keep(obs)) == 4:
             return True
         total = sum(mine)
+        if total > self.cabo_cap:
+            return False
         rivals = min((self.threat(obs, s, e) for s in obs.opponents), default=99.0)
         margin = self.margin + self.margin_per_penalty * obs.rules.caller_loss_penalty
         return total <= self.cabo_cap and total + margin <= rivals

@@ -51,11 +51,15 @@ class SumRule(NamedTuple):
 
 
 class Evidence(NamedTuple):
-    """What the events say: card numbers by place, the faces we know, value limits, sum rules, values ruled out.
+    """What the events say: card numbers by place, the faces we know, value limits, sum rules, values ruled out,
+    and how the round will end.
 
     ``cards[s][p]`` numbers the card at seat ``s``, position ``p``; ``face[c]`` is its value if
     we have seen it; ``limit[c]`` a value card ``c`` is below; ``sums`` the :class:`SumRule` s;
     ``not_values[c]`` the values card ``c`` cannot have (with snapping), as bits: bit ``v + 1``.
+    ``last_turn``: a draw this turn found nothing to draw, the round ends with this turn;
+    ``final_turns``: a hand went empty (``empty_hand="final_turns"``), this many turns are
+    left, this one included (``Game.from_layout`` takes both).
     """
 
     cards: list[list[int]]
@@ -63,6 +67,8 @@ class Evidence(NamedTuple):
     limit: dict[int, float]
     sums: list[SumRule]
     not_values: dict[int, int]
+    last_turn: bool = False
+    final_turns: int | None = None
 
 
 # The counting bot's numbers (counting.py): an unseen card of one's own counts the average plus
@@ -96,9 +102,15 @@ def read_events(obs: Observation) -> Evidence | None:
                 face[reader.hands[s][p]] = card.value
     if obs.phase != "snap":
         reader.close_window()
+    if reader.give_pending and obs.phase != "give":
+        reader.check_empty()
     limit = {c: v for c, v in reader.limit.items() if c not in face}
     not_values = {c: bits for c, bits in reader.not_values.items() if c not in face}
-    return Evidence([list(h) for h in reader.hands], face, limit, reader.sums, not_values)
+    last_turn = reader.last_turn or (reader.owed > 0 and obs.phase != "place")  # a penalty card owed, none drawn
+    final_turns = None
+    if reader.emptied is not None:  # the turn it went empty in: n + 1 turns from then, that one included
+        final_turns = max(obs.n_players + 1 - (obs.turn - max(reader.emptied - 1, 0)), 1)
+    return Evidence([list(h) for h in reader.hands], face, limit, reader.sums, not_values, last_turn, final_turns)
 
 
 class Reader:
@@ -133,6 +145,14 @@ class Reader:
         self.window: int | None = None  # the value on the pile while a snap window is open
         self.window_after_power = False  # the window opens once the power is used (rush), not before (traveller)
         self.not_values: dict[int, int] = {}
+        # How the round ends: the deck's size, whether a draw found nothing (the round ends with that turn),
+        # penalty cards owed and not yet seen drawn, and the turn starts before a hand went empty.
+        self.reshuffles = rules.deck_out == "reshuffle"
+        self.deck = 0
+        self.last_turn = False
+        self.owed = 0
+        self.emptied: int | None = None
+        self.give_pending = False
 
     def new_card(self, value: int | None = None, seen: int = 0) -> int:
         c = self.next_id
@@ -191,11 +211,26 @@ class Reader:
                 self.window = None  # someone claimed: who else did is not shown
             elif not (self.window_after_power and kind in ("peek", "spy", "swap", "skip")):
                 self.close_window()
+        if self.owed and kind not in ("penalty", "reshuffle"):
+            self.last_turn, self.owed = True, 0  # a penalty card was owed and the deck had none
+        if self.give_pending and kind != "give":
+            self.give_pending = False  # the give was skipped
+            self.check_empty()
         if kind == "round":
             self.hands = [[self.new_card() for _ in range(self.obs.rules.hand_size)] for _ in range(self.n)]
             self.pile = []
             self.turn = 0
+            self.deck = len(self.obs.rules.full_deck(self.n)) - self.n * self.obs.rules.hand_size
+            self.last_turn, self.owed, self.emptied = False, 0, None
             return
+        if kind == "reshuffle":
+            self.deck += target[0] if target else 0
+        elif kind in ("flip", "draw", "penalty"):
+            self.deck -= 1
+            if kind == "penalty" and self.owed:
+                self.owed -= 1
+            if self.deck <= 0 and not self.reshuffles:
+                self.last_turn = True  # the deck's last card: the round ends with this turn
         if kind == "flip":
             c = self.new_card(face)
             self.show_all(c, face)
@@ -208,6 +243,8 @@ class Reader:
         if seat is None:
             return
         if kind in ("draw", "take") or (kind == "cabo" and self.calls_first):
+            if kind != "draw" and self.deck <= 0 and (not self.reshuffles or len(self.pile) <= 1):
+                self.last_turn = True  # nothing to draw at the start of this turn: it is the round's last
             self.start_turn(seat, kind)
         if kind == "look":
             for p in target:
@@ -280,6 +317,8 @@ class Reader:
                 self.open_window(self.face.get(out[-1]), False)
             else:
                 hand.insert(index, self.drawn)
+                if self.picked and len(self.picked) >= self.obs.rules.multi_exchange_penalty_at:
+                    self.owed = 1  # a penalty card follows (placed by the next event), if the deck has one
             self.picked, self.matched = (), False
         elif kind == "penalty":
             self.hands[seat].insert(target[0], self.new_card())
@@ -290,9 +329,23 @@ class Reader:
             if event.info == "match":
                 self.hands[other].pop(p)
                 self.pile.append(c)
+                if other != seat and self.hands[seat]:
+                    self.give_pending = True  # the snapper gives a card first (or may skip)
+                else:
+                    self.check_empty()
+            else:
+                rules = self.obs.rules
+                self.owed = rules.snap_penalty_own if other == seat else rules.snap_penalty_other
         elif kind == "give":
             own, other, p = target
             self.hands[other].insert(p, self.hands[seat].pop(own))
+            self.give_pending = False
+            self.check_empty()
+
+    def check_empty(self) -> None:
+        """A snap or a give may empty a hand: with final turns, note the turn it happened in."""
+        if self.emptied is None and self.obs.rules.empty_hand == "final_turns" and any(not h for h in self.hands):
+            self.emptied = self.turn
 
     def open_window(self, value: int | None, after_power: bool) -> None:
         if self.snapping and value is not None:

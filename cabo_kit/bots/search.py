@@ -5,63 +5,31 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_left
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..actions import Action, CallCabo, Discard, Exchange, Pass, Swap
+from ..actions import Action, Discard, Exchange, Pass, Swap
+from ..cards import Card
+from ..game import Game
 from ..observation import Observation
 from ..rules import Rules
+from ..scoring import ScoreSheet
 from .counting import CountingBot, _full_pool
 from .inference import Evidence, read_events
 from .knowledge import their_knowledge, who_saw
-from .rollout import Player, play_out
-from .simulator import Round, from_action, supported
+from .rollout import play_out
 
-__all__ = ["SearchBot"]
+__all__ = ["SearchBot", "Sharpened"]
 
 
-class SearchBot(CountingBot):
-    """Determinized Monte Carlo search over every real decision, on top of a sharper counting bot.
+class Sharpened(CountingBot):
+    """The counting bot, sharpened: the search bot's rules where it does not search, and its model of itself.
 
-    The idea, in plain words:
-
-    1. **Guess the hidden cards.** The unseen cards are the full deck minus every card this
-       seat can see. Deal them into the ``??`` places and the deck: one *world* that agrees
-       with everything we know. The events also say what the opponents *did*, and a player who
-       keeps cards by their points does things for reasons (``inference.py``): a card kept in
-       place of a 6 is below 6; a player who discarded a drawn 4 knew no card above 4; one who
-       did not call Cabo did not think their hand low. The worlds are dealt to agree.
-    2. **Know what everyone knows.** In each world every player knows exactly the cards they
-       have seen (the events say which), no more: nobody plays with the guessed cards in view.
-    3. **Play each candidate forward** to the end of the round in a small fast simulator of
-       the rules (``simulator.py``), every player following the counting bot's rules
-       (``rollout.py``). The candidates: draw, take or call Cabo; discard the drawn card or
-       put it in each place; each sensible swap; at the end of a traveller turn, call or not.
-    4. **Score the end, not the round.** A finished round is worth our chance of winning the
-       game from the new totals: a sure win or loss if the game ends, else a soft guess that
-       sharpens as the end comes near.
-    5. **Compare on the same worlds** (luck cancels out), dropping a candidate as soon as it
-       trails clearly, so the budget goes to close calls. The counting bot's choice stands
-       unless another beats it by two standard errors: a few dozen worlds cannot see small
-       differences, and acting on noise loses more than the small differences win.
-
-    Where nothing is worth searching (a snap, a give, a peek, an obvious choice) it plays the
-    counting bot's rules, sharpened: an opponent's card they have seen counts about 2 points
-    under the average, and with snapping knowing a card is worth more (``adapt``).
-
-    The budget counts simulated decisions, not seconds, so a seed gives the same game on any
-    machine (``budget`` per searched decision; docs/bots.md has the ms).
-
-    >>> import cabo_kit as ck
-    >>> rec = ck.play_game([SearchBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=2)
-    >>> rec.winners
-    [0]
+    A card an opponent has seen (the events say where they looked, never what they saw) counts
+    ``known_shift`` points under the unseen average, and with snapping knowing a card is worth
+    more (:meth:`adapt`). In a rollout (``world`` set: a world of the search) who has seen
+    which card is read from the world itself, where every seat knows what the guess says.
     """
 
-    budget = 2000  # simulated decisions per searched decision (about 25 ms here), 4/n of it at 5 or 6 players
-    batch = 4  # worlds between two looks at the race
-    prune = 2.0  # drop a candidate trailing the leader by this many standard errors
-    confidence = 2.0  # overrule the counting bot only when the gain is this many standard errors from 0
-    late_after = 30  # rollout turns; then everyone calls Cabo (a bounded cost)
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
     known_shift = 2.1  # an opponent's card they have seen (we have not) is worth this much less than the unseen average
     bounded_lean = 0.5  # how much of that lean a card under a limit keeps (adapt)
@@ -70,16 +38,7 @@ class SearchBot(CountingBot):
         super().__init__()
         self.knowledge_for: Observation | None = None
         self.knowledge: list[list[bool]] | None = None
-
-    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        self.adapt(observation.rules)
-        default = super().choose(observation, legal_actions)
-        if observation.memory != "engine" or not supported(observation.rules):
-            return default
-        candidates = self.candidates(observation, legal_actions, default)
-        if len(candidates) < 2:
-            return default
-        return self.search(observation, candidates, default)
+        self.world: Game | None = None  # in a rollout: the world being played
 
     def adapt(self, rules: Rules) -> None:
         """The counting bot's numbers, retuned for the rules (measured in docs/bots.md).
@@ -95,12 +54,18 @@ class SearchBot(CountingBot):
         self.info_bonus = 3.0 if not rules.snapping else (7.0 if rules.cabo_timing == "instead" else 5.0)
         self.bounded_lean = 0.25 if rules.snapping else 0.5
 
-    # ---- the sharpened counting bot: a card an opponent has seen is probably low ---------
+    def holders_knowledge(self, obs: Observation) -> list[list[bool]] | None:
+        """For each seat and position, whether that seat has seen its own card there (``None``: not known)."""
+        world = self.world
+        if world is None:
+            return their_knowledge(obs)
+        know = world.know
+        return [[seen[c].known for c in hand] for seen, hand in zip(know.seen, know.hands)]
 
     def estimates(self, obs: Observation, seat: int, e: float) -> list[float]:
         """Our estimate of each of ``seat``'s cards: its value if we know it, lower if they have seen it."""
         if self.knowledge_for is not obs:
-            self.knowledge_for, self.knowledge = obs, their_knowledge(obs)
+            self.knowledge_for, self.knowledge = obs, self.holders_knowledge(obs)
         seen = self.knowledge
         guess = max(e - self.improve_rate * (obs.turn // obs.n_players), 3.0)  # the counting bot's, without events
         return [float(c.value) if c.value is not None else guess if seen is None
@@ -124,6 +89,62 @@ class SearchBot(CountingBot):
                     best, best_gain = (own, s, p), gain
         return best
 
+
+class SearchBot(Sharpened):
+    """Determinized Monte Carlo search over every real decision, on top of a sharper counting bot.
+
+    The idea, in plain words:
+
+    1. **Guess the hidden cards.** The unseen cards are the full deck minus every card this
+       seat can see. Deal them into the ``??`` places and the deck: one *world* that agrees
+       with everything we know. The events also say what the opponents *did*, and a player who
+       keeps cards by their points does things for reasons (``inference.py``): a card kept in
+       place of a 6 is below 6; a player who discarded a drawn 4 knew no card above 4; one who
+       did not call Cabo did not think their hand low. The worlds are dealt to agree.
+    2. **Know what everyone knows.** In each world every player knows exactly the cards they
+       have seen (the events say which), no more: nobody plays with the guessed cards in view.
+    3. **Play each candidate forward** to the end of the round with the engine itself (a
+       world is a :class:`~cabo_kit.Game` built by ``Game.from_layout(..., rollout=True)``, so
+       every variant of the rules plays as in the real game), every player following the
+       counting bot's rules (``rollout.py``). The candidates: draw, take or call Cabo; discard
+       the drawn card or put it in each place; each sensible swap; at the end of a traveller
+       turn, call or not.
+    4. **Score the end, not the round.** A finished round is worth our chance of winning the
+       game from the new totals: a sure win or loss if the game ends, else a soft guess that
+       sharpens as the end comes near.
+    5. **Compare on the same worlds** (luck cancels out), dropping a candidate as soon as it
+       trails clearly, so the budget goes to close calls. The counting bot's choice stands
+       unless another beats it by two standard errors: a few dozen worlds cannot see small
+       differences, and acting on noise loses more than the small differences win.
+
+    Where nothing is worth searching (a snap, a give, a peek, an obvious choice) it plays the
+    counting bot's rules, sharpened (:class:`Sharpened`): an opponent's card they have seen
+    counts about 2 points under the average, and with snapping knowing a card is worth more.
+
+    The budget counts simulated decisions, not seconds, so a seed gives the same game on any
+    machine (``budget`` per searched decision; docs/bots.md has the ms).
+
+    >>> import cabo_kit as ck
+    >>> rec = ck.play_game([SearchBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=2)
+    >>> rec.winners
+    [0]
+    """
+
+    budget = 2000  # simulated decisions per searched decision, 4/n of it at 5 or 6 players
+    batch = 4  # worlds between two looks at the race
+    prune = 2.0  # drop a candidate trailing the leader by this many standard errors
+    confidence = 2.0  # overrule the counting bot only when the gain is this many standard errors from 0
+    late_after = 30  # rollout turns; then everyone calls Cabo (a bounded cost)
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        self.adapt(observation.rules)
+        default = super().choose(observation, legal_actions)
+        if observation.memory != "engine":
+            return default
+        candidates = self.candidates(observation, legal_actions, default)
+        if len(candidates) < 2:
+            return default
+        return self.search(observation, candidates, default)
     # ---- what to search ------------------------------------------------------------------
 
     def candidates(self, obs: Observation, legal: Sequence[Action], default: Action) -> list[Action]:
@@ -191,24 +212,24 @@ class SearchBot(CountingBot):
         if not table.ok:
             return default
         me = obs.seat
-        players = [self.model(obs.rules) if s == me else Player() for s in range(obs.n_players)]
-        moves = [from_action(a) for a in candidates]
+        model = self.model(obs.rules)
+        players: list[CountingBot] = [model if s == me else CountingBot() for s in range(obs.n_players)]
         alive = list(range(len(candidates)))
         results: list[list[float]] = [[] for _ in candidates]
         budget = self.budget * min(1.0, 4 / obs.n_players)  # longer rollouts at a big table: fewer of them
         spent, worlds, per_rollout = 0, 0, 0.0
         # Stop before a world that would overrun the budget (rollouts of one world all run: same luck for all).
         while len(alive) > 1 and spent + len(alive) * per_rollout < budget:
-            world, tries = table.deal(self.random)
-            seed = self.random.getrandbits(32)
+            world, tries = table.deal(self.random, self.random.getrandbits(32))
             spent += 8 * tries  # dealing a world costs about as much as eight simulated decisions
             for i in alive:
-                r = world.copy(random.Random(seed))
-                r.apply(moves[i])
-                steps = play_out(r, players, self.late_after) + 3  # and copying and scoring it, three
+                game = world.clone()
+                game.apply_unchecked(candidates[i], me)
+                model.world = game
+                steps = play_out(game, players, self.late_after) + 3  # and copying and scoring it, three
                 spent += steps
                 per_rollout = max(per_rollout, float(steps))
-                results[i].append(outcome(r, me))
+                results[i].append(outcome(game, me))
             worlds += 1
             if worlds % self.batch == 0:
                 alive = self.cut(alive, results)
@@ -229,9 +250,12 @@ class SearchBot(CountingBot):
                 keep.append(i)
         return keep
 
-    def model(self, rules: Rules) -> Player:
-        """How we play in our own rollouts: the sharpened counting bot."""
-        return Player(info_bonus=self.info_bonus, improve_rate=self.improve_rate, known_shift=self.known_shift)
+    def model(self, rules: Rules) -> Sharpened:
+        """How we play in our own rollouts: the sharpened counting bot, with our numbers."""
+        me = Sharpened()
+        me.adapt(rules)
+        me.improve_rate, me.known_shift = self.improve_rate, self.known_shift
+        return me
 
 
 def paired(a: list[float], b: list[float]) -> tuple[float, float]:
@@ -243,16 +267,18 @@ def paired(a: list[float], b: list[float]) -> tuple[float, float]:
     return mean, math.sqrt(var / k)
 
 
-def outcome(r: Round, me: int) -> float:
-    """Our chance of winning the game after this simulated round: exact if it ended, else a soft guess.
+def outcome(game: Game, me: int) -> float:
+    """Our chance of winning the game after a world's round: exact if the game ended, else a soft guess.
 
     The soft guess weighs each player by ``exp(-total / scale)``; the scale shrinks as the end
     comes near (about 10 points a round), so a lead counts for more late in the game.
     """
-    if r.game_over:
-        return 1.0 / len(r.winners) if me in r.winners else 0.0
-    totals = r.totals
-    rounds_left = max(r.rules.end_score - max(totals), 0) / 10.0 + 0.5
+    sheet = game.sheet
+    if sheet.game_over:
+        winners = sheet.winners
+        return 1.0 / len(winners) if me in winners else 0.0
+    totals = sheet.totals
+    rounds_left = max(game.rules.end_score - max(totals), 0) / 10.0 + 0.5
     scale = 6.0 * math.sqrt(rounds_left)
     low = min(totals)
     weights = [math.exp(-(t - low) / scale) for t in totals]
@@ -266,6 +292,9 @@ class Table:
     the guesses agree with what the events say (``inference.py``): a card is dealt below its
     limit, and the sums a player's choices imply hold (a few tries, then the closest guess).
     Without that evidence, a card an opponent has seen is dealt lower (by about ``known_shift``).
+    A world is a game of the engine, built from this observation alone with ``Game.from_layout``
+    (``rollout=True``): the same moment of the round (phase, Cabo caller, an emptied hand's final
+    turns, a deck run out), every seat knowing the cards the events say it saw.
     """
 
     tries = 4  # deals per world, looking for one that agrees with every sum rule
@@ -273,32 +302,41 @@ class Table:
     def __init__(self, obs: Observation, evidence: Evidence | None, known_shift: float, bounded_lean: float = 0.5) -> None:
         self.missed = 0
         n, me = obs.n_players, obs.seat
-        pool = {card: k for card, k in _full_pool(obs.rules, n)}
+        rules = obs.rules
+        self.rules = rules
+        pool = {card: k for card, k in _full_pool(rules, n)}
         visible = [c for hand in obs.hands for c in hand if c.known] + list(obs.discard)
-        drawn = obs.drawn if obs.phase == "drawn" and obs.drawn is not None and obs.drawn.known else None
+        drawn = obs.drawn if obs.phase == "drawn" else None
         if drawn is not None:
             visible.append(drawn)
-        self.ok = True
+        self.ok = drawn is None or drawn.known
         for card in visible:
             if pool.get(card, 0) <= 0:
                 self.ok = False  # the observation is not consistent with one deck
-                return
-            pool[card] -= 1
-        self.pool = sorted(c.value for c, k in pool.items() for _ in range(k) if c.value is not None)
+            pool[card] = pool.get(card, 0) - 1
+        if not self.ok:
+            return
+        unseen = [card for card, k in pool.items() for _ in range(k)]
+        self.pool = sorted(c.value for c in unseen if c.value is not None)
+        # The unseen cards by value: a guessed value is dealt as one of them (suits matter to Royal Roulette).
+        self.faces: dict[int, list[Card]] = {}
+        for card in unseen:
+            self.faces.setdefault(card.value, []).append(card)  # type: ignore[arg-type]
+        self.mixed = [v for v, cards in self.faces.items() if len(set(cards)) > 1]
         holes = sum(1 for hand in obs.hands for c in hand if not c.known)
-        if len(self.pool) != holes + obs.deck_size:
+        if len(self.pool) != holes + obs.deck_size or len(self.pool) != len(unseen):
             self.ok = False
             return
         seen = who_saw(obs)
-        # Card numbers: the hands, then the pile, then the drawn card, then the deck.
+        # Card numbers: the hands, then the deck.
         value: list[int] = []
-        hands: list[list[int]] = []
+        self.hands: list[list[int]] = []
+        self.known_cards: list[Card | None] = []  # by card number: the card if we see it
         # Unknown places the events bound: (limit, -values ruled out, card, values ruled out as bits, dealt lower).
         self.limited: list[tuple[float, int, int, int, bool]] = []
         self.lean: list[int] = []  # unknown places an opponent has seen (dealt lower)
         self.plain: list[int] = []  # other unknown places
-        know: list[list[int]] = [[] for _ in range(n)]
-        up: list[int] = []
+        known: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         number: dict[int, int] = {}  # the evidence's card number -> ours
         for s, hand in enumerate(obs.hands):
             row = []
@@ -306,10 +344,11 @@ class Table:
                 c = len(value)
                 row.append(c)
                 value.append(card.value if card.value is not None else 0)
+                self.known_cards.append(card if card.known else None)
                 mask = seen[s][p] if seen is not None else 0
                 for t in range(n):
                     if mask >> t & 1 or (t == me and card.known):
-                        know[t].append(c)
+                        known[t].append((s, p))
                 limit, ruled_out = math.inf, 0
                 if evidence is not None:
                     number[evidence.cards[s][p]] = c
@@ -324,18 +363,9 @@ class Table:
                     self.lean.append(c)
                 else:
                     self.plain.append(c)
-                if obs.face_up[s][p]:
-                    up.append(c)
-            hands.append(row)
+            self.hands.append(row)
         self.limited.sort()
-        pile = list(range(len(value), len(value) + len(obs.discard)))
-        value += [c.value for c in obs.discard]  # type: ignore[misc]
-        drawn_number: int | None = None
-        if obs.phase == "drawn" and obs.drawn is not None:
-            drawn_number = len(value)
-            value.append(drawn.value if drawn is not None else 0)  # type: ignore[arg-type]
-        first_deck = len(value)
-        self.deck = list(range(first_deck + obs.deck_size - 1, first_deck - 1, -1))
+        self.deck = list(range(len(value), len(value) + obs.deck_size))
         value += [0] * obs.deck_size
         self.value = value
         # The sum rules, in our card numbers: (cards, points fixed by known faces, line, above).
@@ -355,24 +385,32 @@ class Table:
         self.weight = {v: math.exp(-tilt * v) for v in set(values)}
         # Under a limit, a card its holder kept still leans low, less so: the limit says part of it.
         self.bounded_weight = {v: math.exp(-bounded_lean * tilt * v) for v in set(values)}
-        resets = [sum(r[s] for r in obs.round_scores) - obs.scores[s] >= 50 for s in range(n)]
+        self.discard = list(obs.discard)
+        # The moment, for Game.from_layout: everything but the cards.
+        if evidence is not None:
+            last_turn, final_turns = evidence.last_turn, evidence.final_turns
+        else:  # (a game built from a layout: the events do not cover the round)
+            last_turn = obs.deck_size == 0 and rules.deck_out != "reshuffle"
+            empty = rules.empty_hand == "final_turns" and any(not h for h in obs.hands)
+            final_turns = n if empty else None
+        sheet = ScoreSheet(rules, n)
+        for scores in obs.round_scores:
+            sheet.add_round(scores)
+        history = sheet.totals == list(obs.scores)  # else a game built from a layout with its scores
         phase = obs.phase if obs.phase in ("power", "swap", "end_turn") else None
-        self.template = Round(obs.rules, value, hands, pile, self.deck, current=obs.current, scores=obs.scores,
-                              turn=obs.turn, caller=obs.caller, up=up, know=know, drawn=drawn_number,
-                              drawn_from=obs.drawn_from, resets_used=resets, round_index=obs.round, phase=phase,
-                              power=obs.power, target=obs.target)
-        self.template.all_sum = sum(self.pool) + sum(c.value for c in visible if c.value is not None)
-        # Per seat: the points of the cards it knows, split into faces we know and faces we guess.
-        guessed = set(c for _, _, c, _, _ in self.limited) | set(self.lean) | set(self.plain)
-        self.known_fixed: list[int] = []
-        self.known_guessed: list[list[int]] = []
-        for k in self.template.know:
-            cards = [c for c in range(len(value)) if k[c]]
-            self.known_fixed.append(sum(value[c] for c in cards if c not in guessed))
-            self.known_guessed.append([c for c in cards if c in guessed])
+        self.moment: dict[str, Any] = dict(
+            current=obs.current, start_player=obs.start_player, round=obs.round, turn=obs.turn, caller=obs.caller,
+            face_up=obs.face_up, known=known, drawn=drawn, drawn_from=obs.drawn_from or "deck",
+            round_scores=obs.round_scores if history else None, scores=None if history else obs.scores,
+            phase=phase, power=obs.power if phase else None, target=obs.target if phase else None,
+            last_turn=last_turn, final_turns=final_turns, rollout=True,
+        )
 
-    def deal(self, rng: random.Random) -> tuple[Round, int]:
-        """One world (the unknown places and the deck dealt from the unseen cards), and the tries it took."""
+    def deal(self, rng: random.Random, seed: int = 0) -> tuple[Game, int]:
+        """One world (the unknown places and the deck dealt from the unseen cards), and the tries it took.
+
+        ``seed`` draws the world's own luck (snap races, reshuffles): the same for every candidate.
+        """
         best: list[int] | None = None
         best_misses = 1 << 30
         tries = 0
@@ -393,10 +431,14 @@ class Table:
             self.missed += 1
             if self.missed >= 3:  # the rules do not fit this table (not counting players?): stop looking
                 self.tries = 1
-        r = self.template.copy(rng)
-        r.value = best
-        r.known_sum = [fixed + sum(best[c] for c in cards) for fixed, cards in zip(self.known_fixed, self.known_guessed)]
-        return r, tries
+        faces = {v: list(cards) for v, cards in self.faces.items()}
+        for v in self.mixed:
+            rng.shuffle(faces[v])
+        known = self.known_cards
+        hands = [[known[c] or faces[best[c]].pop() for c in row] for row in self.hands]
+        deck = [faces[best[c]].pop() for c in self.deck]
+        world = Game.from_layout(self.rules, hands, self.discard, deck, seed=seed, **self.moment)
+        return world, tries
 
     def guess(self, rng: random.Random) -> list[int]:
         """The card values of one guess: bounded cards first, then the ones opponents have seen (lower), then the rest."""
