@@ -28,6 +28,7 @@ from .actions import (
 from .cards import Card
 from .explain import why_illegal  # imported here: an isolated bot's process may import nothing new once it runs
 from .observation import Observation, Phase
+from .rules import Power
 
 if TYPE_CHECKING:
     from .game import RoundResult
@@ -43,6 +44,7 @@ _DECK = _DRAW["deck"]
 _EXCHANGE_ONE = tuple(Exchange((p,)) for p in range(16))  # keep()'s usual answers (Exchange() looks its value up)
 _in_tuple: Any = tuple.__contains__
 _LOOK, _CHOOSE, _DRAWN, _SNAP, _POWER = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.SNAP, Phase.POWER
+_PEEKS, _SPIES = (Power.PEEK, Power.PEEK_SWAP), (Power.SPY, Power.SPY_SWAP)  # (bound once: reading a member is slow)
 
 
 def _shown(value: Any) -> str:
@@ -209,26 +211,26 @@ class SimpleBot(Bot):
         if phase is _SNAP:
             t = self.snap(obs)
             return self._checked(Pass() if t is None else Snap(*self._target(t, "snap", 2)), legal_actions, "snap", obs)
-        if phase is _POWER and obs.power in ("peek", "peek_swap"):
+        if phase is _POWER and obs.power in _PEEKS:
             p = self.peek(obs)
             return self._checked(Pass() if p is None else Peek(self._position(p, "peek", "a position (int) or None")),
                                  legal_actions, "peek", obs)
-        if phase is _POWER and obs.power in ("spy", "spy_swap"):
+        if phase is _POWER and obs.power in _SPIES:
             t = self.spy(obs)
             return self._checked(Pass() if t is None else Spy(*self._target(t, "spy", 2)), legal_actions, "spy", obs)
-        if phase in ("power", "swap"):
+        if phase is _POWER or phase is Phase.SWAP:
             sw = self.swap(obs)
             return self._checked(Pass() if sw is None else Swap(*self._target(sw, "swap", 3)), legal_actions, "swap",
                                  obs)
-        if phase == "place":
+        if phase is Phase.PLACE:
             options = [a.index for a in legal_actions if isinstance(a, Place)]
             where = self._position(self.place(obs, options), "place", "one of the options (an int)")
             return self._checked(Place(where), legal_actions, "place", obs)
-        if phase == "give":
+        if phase is Phase.GIVE:
             p = self.give(obs)
             return self._checked(Pass() if p is None else Give(self._position(p, "give", "a position (int) or None")),
                                  legal_actions, "give", obs)
-        if phase == "end_turn":
+        if phase is Phase.END_TURN:
             return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo", obs)
         raise BotError(f"no decision is expected in phase '{phase}'")  # pragma: no cover
 

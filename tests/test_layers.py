@@ -272,11 +272,13 @@ def test_moved_modules_keep_their_old_import_paths() -> None:
 
 # Where a phase, a power or an event kind is compared, it is compared with a member of Phase, Power or EventKind,
 # never with its text: a typo in a text ("end-turn") is silently never equal, a typo in a member fails at once.
-# (bot.py, game.py and the search bot's modules are being rewritten by others this session: added when merged.)
-ENUM_CHECKED = sorted([*PACKAGE.glob("table/*.py"), *PACKAGE.glob("tournament/*.py"), *PACKAGE.glob("portal/*.py"),
-                       *PACKAGE.glob("results/*.py"), *(PACKAGE / f"{m}.py" for m in (
-                           "report", "pages", "outputs", "explain", "render", "record", "bots/knowledge",
-                           "bots/random_bot", "bots/greedy", "bots/levels"))])
+# Every file of the package is checked, but for these (each with its reason):
+ENUM_UNCHECKED = {
+    # Game.from_layout checks a caller's phase= argument, which may be a text, before it makes it a Phase; and
+    # game.py is being rewritten for speed this session (issue 20 must 3): drop it here once it compares members.
+    "game.py": "from_layout's phase= argument is checked as given",
+}
+ENUM_CHECKED = [p for p in sorted(PACKAGE.rglob("*.py")) if str(p.relative_to(PACKAGE)) not in ENUM_UNCHECKED]
 ENUM_TEXTS = {str(m) for enum in (ck.Phase, ck.Power, ck.EventKind) for m in enum}
 
 
@@ -308,6 +310,13 @@ def text_compares(source: str) -> list[str]:
 def test_phases_powers_and_event_kinds_are_compared_as_enums(path: Path) -> None:
     found = text_compares(path.read_text(encoding="utf-8"))
     assert not found, f"{path.relative_to(ROOT)} compares with a text, not Phase/Power/EventKind: " + "; ".join(found)
+
+
+@pytest.mark.parametrize("name", sorted(ENUM_UNCHECKED))
+def test_a_file_left_out_of_the_enum_check_still_needs_to_be(name: str) -> None:
+    assert text_compares((PACKAGE / name).read_text(encoding="utf-8")), (
+        f"cabo_kit/{name} compares no phase, power or event kind with a text any more: "
+        "remove it from ENUM_UNCHECKED in tests/test_layers.py so that it stays so")
 
 
 def test_the_enum_check_finds_planted_text_compares() -> None:

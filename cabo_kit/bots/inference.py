@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..observation import Event, Observation
+from ..observation import Event, EventKind, Observation, Phase
 from .counting import CountingBot
 
 __all__ = ["Evidence", "SumRule", "read_events"]
@@ -83,9 +83,9 @@ SLACK = 1.0  # each player's own average differs a little from the one we can co
 
 def read_events(obs: Observation) -> Evidence | None:
     """Follow every card through the round's events and collect what they say (``None`` without whole events)."""
-    if not obs.events or obs.events[0].kind != "round":
+    if not obs.events or obs.events[0].kind != EventKind.ROUND:
         return None  # not the whole round (no memory)
-    if obs.rules.initial_peeks and not any(event.kind == "look" for event in obs.events):
+    if obs.rules.initial_peeks and not any(event.kind == EventKind.LOOK for event in obs.events):
         return None  # a game built from a layout: who knows what is not in the events
     reader = Reader(obs)
     try:
@@ -100,13 +100,13 @@ def read_events(obs: Observation) -> Evidence | None:
         for p, card in enumerate(hand):
             if card.value is not None:
                 face[reader.hands[s][p]] = card.value
-    if obs.phase != "snap":
+    if obs.phase != Phase.SNAP:
         reader.close_window()
-    if reader.give_pending and obs.phase != "give":
+    if reader.give_pending and obs.phase != Phase.GIVE:
         reader.check_empty()
     limit = {c: v for c, v in reader.limit.items() if c not in face}
     not_values = {c: bits for c, bits in reader.not_values.items() if c not in face}
-    last_turn = reader.last_turn or (reader.owed > 0 and obs.phase != "place")  # a penalty card owed, none drawn
+    last_turn = reader.last_turn or (reader.owed > 0 and obs.phase != Phase.PLACE)  # a penalty card owed, none drawn
     final_turns = None
     if reader.emptied is not None:  # the turn it went empty in: n + 1 turns from then, that one included
         final_turns = max(obs.n_players + 1 - (obs.turn - max(reader.emptied - 1, 0)), 1)
@@ -207,69 +207,69 @@ class Reader:
         kind, seat, target = event.kind, event.seat, event.target
         face = event.cards[0].value if event.cards else None
         if self.window is not None:
-            if kind == "snap":
+            if kind == EventKind.SNAP:
                 self.window = None  # someone claimed: who else did is not shown
-            elif not (self.window_after_power and kind in ("peek", "spy", "swap", "skip")):
+            elif not (self.window_after_power and kind in (EventKind.PEEK, EventKind.SPY, EventKind.SWAP, EventKind.SKIP)):
                 self.close_window()
-        if self.owed and kind not in ("penalty", "reshuffle"):
+        if self.owed and kind not in (EventKind.PENALTY, EventKind.RESHUFFLE):
             self.last_turn, self.owed = True, 0  # a penalty card was owed and the deck had none
-        if self.give_pending and kind != "give":
+        if self.give_pending and kind != EventKind.GIVE:
             self.give_pending = False  # the give was skipped
             self.check_empty()
-        if kind == "round":
+        if kind == EventKind.ROUND:
             self.hands = [[self.new_card() for _ in range(self.obs.rules.hand_size)] for _ in range(self.n)]
             self.pile = []
             self.turn = 0
             self.deck = len(self.obs.rules.full_deck(self.n)) - self.n * self.obs.rules.hand_size
             self.last_turn, self.owed, self.emptied = False, 0, None
             return
-        if kind == "reshuffle":
+        if kind == EventKind.RESHUFFLE:
             self.deck += target[0] if target else 0
-        elif kind in ("flip", "draw", "penalty"):
+        elif kind in (EventKind.FLIP, EventKind.DRAW, EventKind.PENALTY):
             self.deck -= 1
-            if kind == "penalty" and self.owed:
+            if kind == EventKind.PENALTY and self.owed:
                 self.owed -= 1
             if self.deck <= 0 and not self.reshuffles:
                 self.last_turn = True  # the deck's last card: the round ends with this turn
-        if kind == "flip":
+        if kind == EventKind.FLIP:
             c = self.new_card(face)
             self.show_all(c, face)
             self.pile.append(c)
             self.open_window(face, False)
             return
-        if kind == "reshuffle":
+        if kind == EventKind.RESHUFFLE:
             self.pile = self.pile[-1:]
             return
         if seat is None:
             return
-        if kind in ("draw", "take") or (kind == "cabo" and self.calls_first):
-            if kind != "draw" and self.deck <= 0 and (not self.reshuffles or len(self.pile) <= 1):
+        if kind in (EventKind.DRAW, EventKind.TAKE) or (kind == EventKind.CABO and self.calls_first):
+            if kind != EventKind.DRAW and self.deck <= 0 and (not self.reshuffles or len(self.pile) <= 1):
                 self.last_turn = True  # nothing to draw at the start of this turn: it is the round's last
             self.start_turn(seat, kind)
-        if kind == "look":
+        if kind == EventKind.LOOK:
             for p in target:
                 c = self.hands[seat][p]
                 self.seen[c] |= 1 << seat
             for p, card in zip(target, event.cards):
                 if card.value is not None:
                     self.face[self.hands[seat][p]] = card.value
-        elif kind == "draw":
+        elif kind == EventKind.DRAW:
             if self.pile and self.pile[-1] in self.face and self.face[self.pile[-1]] <= 5 and self.hands[seat]:
                 self.at_most(seat, self.face[self.pile[-1]] + self.needed - 0.5)  # taking it would have gained enough
             self.drawn, self.drawn_from = self.new_card(face, 1 << seat), "deck"
-        elif kind == "take":
+        elif kind == EventKind.TAKE:
             self.drawn, self.drawn_from = self.pile.pop(), "discard"
-        elif kind == "cabo":
+        elif kind == EventKind.CABO:
             self.caller = seat
             self.calling_rule(seat, True)
-        elif kind == "discard":
+        elif kind == EventKind.DISCARD:
             self.show_all(self.drawn, face)
             self.pile.append(self.drawn)
             power = self.drawn_from == "deck" and face is not None and self.obs.rules.power_of(event.cards[0]) is not None
             self.open_window(face, power and self.obs.rules.power_timing == "before_discard")
             if self.drawn_from == "deck" and face is not None:
                 self.at_most(seat, face + (1.5 if self.obs.rules.power_of(event.cards[0]) is not None else 0.0))
-        elif kind == "exchange":
+        elif kind == EventKind.EXCHANGE:
             p = target[0]
             old, new = self.hands[seat][p], self.drawn
             out_value = event.cards[0].value
@@ -287,25 +287,25 @@ class Reader:
             self.open_window(out_value, False)
             if event.cards[-1].value is not None:
                 self.face[new] = event.cards[-1].value
-        elif kind == "peek":
+        elif kind == EventKind.PEEK:
             c = self.hands[seat][target[0]]
             self.seen[c] |= 1 << seat
             if face is not None:
                 self.face[c] = face
-        elif kind == "spy":
+        elif kind == EventKind.SPY:
             c = self.hands[target[0]][target[1]]
             self.seen[c] |= 1 << seat
             if face is not None:
                 self.face[c] = face
-        elif kind == "swap":
+        elif kind == EventKind.SWAP:
             own, other, p = target
             mine, theirs = self.hands[seat], self.hands[other]
             mine[own], theirs[p] = theirs[p], mine[own]
-        elif kind == "multi":
+        elif kind == EventKind.MULTI:
             self.picked, self.matched = tuple(target), event.info == "ok"
             for p, card in zip(target, event.cards):
                 self.show_all(self.hands[seat][p], card.value)
-        elif kind == "place":
+        elif kind == EventKind.PLACE:
             index, hand = target[0], self.hands[seat]
             if self.drawn_from == "discard":
                 self.show_all(self.drawn, self.face.get(self.drawn))
@@ -320,9 +320,9 @@ class Reader:
                 if self.picked and len(self.picked) >= self.obs.rules.multi_exchange_penalty_at:
                     self.owed = 1  # a penalty card follows (placed by the next event), if the deck has one
             self.picked, self.matched = (), False
-        elif kind == "penalty":
+        elif kind == EventKind.PENALTY:
             self.hands[seat].insert(target[0], self.new_card())
-        elif kind == "snap":
+        elif kind == EventKind.SNAP:
             other, p = target
             c = self.hands[other][p]
             self.show_all(c, face)
@@ -336,7 +336,7 @@ class Reader:
             else:
                 rules = self.obs.rules
                 self.owed = rules.snap_penalty_own if other == seat else rules.snap_penalty_other
-        elif kind == "give":
+        elif kind == EventKind.GIVE:
             own, other, p = target
             self.hands[other].insert(p, self.hands[seat].pop(own))
             self.give_pending = False
@@ -370,7 +370,7 @@ class Reader:
     def start_turn(self, seat: int, kind: str) -> None:
         """A turn begins: what the last player (traveller: at its turn's end) or this one chose about Cabo."""
         if self.caller is None:
-            if self.calls_first and kind != "cabo":
+            if self.calls_first and kind != EventKind.CABO:
                 self.calling_rule(seat, False)
             elif not self.calls_first and self.last_mover is not None and self.last_mover != seat:
                 self.calling_rule(self.last_mover, False)

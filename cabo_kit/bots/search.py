@@ -10,8 +10,8 @@ from typing import Any, Sequence
 from ..actions import Action, Discard, Exchange, Pass, Swap
 from ..cards import Card
 from ..game import Game
-from ..observation import Observation
-from ..rules import Rules
+from ..observation import Observation, Phase
+from ..rules import Power, Rules
 from ..scoring import ScoreSheet
 from .counting import CountingBot, _full_pool
 from .inference import Evidence, read_events
@@ -150,11 +150,11 @@ class SearchBot(Sharpened):
     def candidates(self, obs: Observation, legal: Sequence[Action], default: Action) -> list[Action]:
         """The actions worth comparing here (the default among them), or fewer than two: no search."""
         phase = obs.phase
-        if phase == "choose" or phase == "end_turn":
+        if phase == Phase.CHOOSE or phase == Phase.END_TURN:
             return list(legal)
-        if phase == "drawn":
+        if phase == Phase.DRAWN:
             return self.keep_candidates(obs, legal, default)
-        if (phase == "power" and obs.power == "swap") or phase == "swap":
+        if (phase == Phase.POWER and obs.power == Power.SWAP) or phase == Phase.SWAP:
             return self.swap_candidates(obs, legal, default)
         return []
 
@@ -306,7 +306,7 @@ class Table:
         self.rules = rules
         pool = {card: k for card, k in _full_pool(rules, n)}
         visible = [c for hand in obs.hands for c in hand if c.known] + list(obs.discard)
-        drawn = obs.drawn if obs.phase == "drawn" else None
+        drawn = obs.drawn if obs.phase == Phase.DRAWN else None
         if drawn is not None:
             visible.append(drawn)
         self.ok = drawn is None or drawn.known
@@ -397,7 +397,7 @@ class Table:
         for scores in obs.round_scores:
             sheet.add_round(scores)
         history = sheet.totals == list(obs.scores)  # else a game built from a layout with its scores
-        phase = obs.phase if obs.phase in ("power", "swap", "end_turn") else None
+        phase = obs.phase if obs.phase in (Phase.POWER, Phase.SWAP, Phase.END_TURN) else None
         self.moment: dict[str, Any] = dict(
             current=obs.current, start_player=obs.start_player, round=obs.round, turn=obs.turn, caller=obs.caller,
             face_up=obs.face_up, known=known, drawn=drawn, drawn_from=obs.drawn_from or "deck",
