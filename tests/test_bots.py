@@ -13,14 +13,14 @@ import pytest
 
 import cabo_kit as ck
 from cabo_kit.bots import CountingBot, GreedyBot, RandomBot, SearchBot, by_level
-from cabo_kit.bots import knowledge as knowledge_module
+from cabo_kit.bots import sightings as sightings_module
 from cabo_kit.bots import inference as inference_module
 from cabo_kit.bots import rollout as rollout_module
 from cabo_kit.bots import search as search_module
 from cabo_kit.bots.inference import read_events
-from cabo_kit.bots.knowledge import who_saw
+from cabo_kit.bots.sightings import who_saw
 from cabo_kit.bots.rollout import play_out
-from cabo_kit.bots.search import Table, outcome
+from cabo_kit.bots.search import WorldDealer, outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ("deluxe", "rush", "traveller")
@@ -73,7 +73,7 @@ def test_search_bot_decides_from_the_observation_alone(preset: str) -> None:
     assert record.game_over
 
 
-@pytest.mark.parametrize("module", [search_module, rollout_module, knowledge_module, inference_module],
+@pytest.mark.parametrize("module", [search_module, rollout_module, sightings_module, inference_module],
                          ids=lambda m: m.__name__.rsplit(".", 1)[-1])
 def test_search_bot_uses_no_private_engine_attribute(module) -> None:  # type: ignore[no-untyped-def]
     tree = ast.parse(inspect.getsource(module))
@@ -97,10 +97,10 @@ def test_search_guess_agrees_with_what_the_bot_knows() -> None:
             obs = game.observation(seat)
             game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
     obs = game.observation(game.current)
-    table = Table(obs, read_events(obs), SearchBot.known_shift)
-    assert table.ok
+    dealer = WorldDealer(obs, read_events(obs), SearchBot.known_shift)
+    assert dealer.ok
     for k in range(5):
-        world, _ = table.deal(random.Random(k), k)
+        world, _ = dealer.deal(random.Random(k), k)
         faces = world.open_hands()
         for seen, guessed in zip(obs.hands, faces):
             assert [c for c in seen if c.known] == [g for c, g in zip(seen, guessed) if c.known]
@@ -187,11 +187,11 @@ def test_search_values_the_game_not_the_round() -> None:
     for rules, final in ((deluxe.replace(max_rounds=1), True), (deluxe, False)):
         game = ck.Game.from_layout(rules, hands, discard=[12], current=0, scores=[10, 20, 15, 15], known=known)
         obs = game.observation(0)
-        table = Table(obs, read_events(obs), SearchBot.known_shift)
+        dealer = WorldDealer(obs, read_events(obs), SearchBot.known_shift)
         values = set()
         for k in range(6):
             for first in (ck.CallCabo(), ck.DrawDeck()):  # with the call, and without it
-                world, _ = table.deal(random.Random(k), k)
+                world, _ = dealer.deal(random.Random(k), k)
                 world.apply(first)
                 play_out(world, [CountingBot() for _ in range(4)])
                 values.add(outcome(world, 0))
@@ -235,7 +235,7 @@ def test_search_with_an_empty_hand_holding_a_drawn_card() -> None:
 def test_their_knowledge_follows_the_cards(preset: str) -> None:
     # What the events say a seat has seen of its own hand: the flags keep the hands' shapes through
     # swaps, snaps, gives, multi-exchanges and penalties, and a card flagged seen is one the seat knows.
-    from cabo_kit.bots.knowledge import their_knowledge
+    from cabo_kit.bots.sightings import their_knowledge
 
     game = ck.Game(ck.Rules.preset(preset), seed=11, n_players=4)
     bots = [CountingBot() for _ in range(4)]

@@ -1,6 +1,6 @@
 """The search bot's worlds are the engine's own games: one implementation of the rules (issue 20).
 
-- A world built the search's way (``search.Table``: the moment read from the mover's own
+- A world built the search's way (``search.WorldDealer``: the moment read from the mover's own
   observation, passed to ``Game.from_layout``), given the real game's true cards, plays
   exactly as the real game: the same legal actions, every seat's observation, the same
   events, scores and round end at every step, under random ``ck.Rules`` variants.
@@ -23,7 +23,7 @@ import cabo_kit as ck
 from cabo_kit.bots import CountingBot, GreedyBot, RandomBot, SearchBot
 from cabo_kit.bots.inference import read_events
 from cabo_kit.bots.rollout import play_out
-from cabo_kit.bots.search import Table
+from cabo_kit.bots.search import WorldDealer
 from cabo_kit.rules import POWERS, RulesError
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -68,12 +68,12 @@ def random_rules(rng: random.Random) -> ck.Rules:
 def search_world(real: ck.Game, seat: int, *, rollout: bool = True) -> ck.Game:
     """The world the search builds from ``seat``'s observation, dealt the real game's true cards."""
     obs = real.observation(seat)
-    table = Table(obs, read_events(obs), SearchBot.known_shift)
-    assert table.ok
+    dealer = WorldDealer(obs, read_events(obs), SearchBot.known_shift)
+    assert dealer.ok
     faces = real.know.faces
     deck = [faces[c] for c in reversed(real.deck)]  # from_layout lists the deck top first
-    world = ck.Game.from_layout(real.rules, [list(h) for h in real.open_hands()], table.discard, deck,
-                                seed=real.seed, **{**table.moment, "rollout": rollout})
+    world = ck.Game.from_layout(real.rules, [list(h) for h in real.open_hands()], dealer.discard, deck,
+                                seed=real.seed, **{**dealer.moment, "rollout": rollout})
     # The same luck (snap races, reshuffles) as the real game from here on: generators copied, as clone() does.
     for name in ("_snap_rng", "_reshuffle_rng"):
         rng = getattr(real, name)
@@ -193,13 +193,13 @@ def test_traveller_rollouts_in_final_turns_never_call_nor_play_past_the_end(deck
         assert evidence is not None
         assert (evidence.last_turn, evidence.final_turns) == (
             real._end_after_turn, real._empty_left if real._empty_left is not None else real.n + 1 if real._empty_flag else None)
-        table = Table(obs, evidence, SearchBot.known_shift)
+        dealer = WorldDealer(obs, evidence, SearchBot.known_shift)
         bot = SearchBot()
         bot.adapt(rules)
         me = bot.model(rules)
         players = [me if s == seat else CountingBot() for s in range(real.n)]
         for k in range(3):
-            world, _ = table.deal(random.Random(k), k)
+            world, _ = dealer.deal(random.Random(k), k)
             for action in real.legal_actions(seat):
                 game = world.clone()
                 game.apply(action, seat)

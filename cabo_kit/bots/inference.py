@@ -17,7 +17,7 @@ An opponent's choices leave traces. The events never show the faces they saw, bu
 :func:`read_events` follows every card through the round (swaps, gives, snaps,
 multi-exchanges) and turns those traces into :class:`Evidence`: a value each unseen card
 is below, and sums that the cards a player knew must stay above or below. The search bot
-deals its guesses to agree with them (``search.Table``). The numbers are the counting bot's
+deals its guesses to agree with them (``search.WorldDealer``). The numbers are the counting bot's
 (level 3): against it they are exact; against a person they are a sensible reading.
 
 >>> import cabo_kit as ck

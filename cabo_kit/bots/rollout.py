@@ -1,7 +1,7 @@
 """Rollouts: how the search bot imagines a round going on, played by the engine itself.
 
 A *world* is one guess of the hidden cards, a :class:`~cabo_kit.Game` built by
-``Game.from_layout(..., rollout=True)`` (``search.Table`` builds it from the bot's own
+``Game.from_layout(..., rollout=True)`` (``search.WorldDealer`` builds it from the bot's own
 observation). :func:`play_out` plays its round to the end: each seat decides from its own
 observation of the world, as a bot does in a real game, so it sees only the cards the world
 says it has seen, and the engine applies the rules (every variant of ``ck.Rules`` plays as in

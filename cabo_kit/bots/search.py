@@ -15,7 +15,7 @@ from ..rules import Power, Rules
 from ..scoring import ScoreSheet
 from .counting import CountingBot, _full_pool
 from .inference import Evidence, read_events
-from .knowledge import their_knowledge, who_saw
+from .sightings import their_knowledge, who_saw
 from .rollout import play_out
 
 __all__ = ["SearchBot", "Sharpened"]
@@ -208,8 +208,8 @@ class SearchBot(Sharpened):
 
     def search(self, obs: Observation, candidates: list[Action], default: Action) -> Action:
         """The candidate that plays out best on the same guessed worlds; ``default`` unless another beats it clearly."""
-        table = Table(obs, read_events(obs), self.known_shift, self.bounded_lean)
-        if not table.ok:
+        dealer = WorldDealer(obs, read_events(obs), self.known_shift, self.bounded_lean)
+        if not dealer.ok:
             return default
         me = obs.seat
         model = self.model(obs.rules)
@@ -220,7 +220,7 @@ class SearchBot(Sharpened):
         spent, worlds, per_rollout = 0, 0, 0.0
         # Stop before a world that would overrun the budget (rollouts of one world all run: same luck for all).
         while len(alive) > 1 and spent + len(alive) * per_rollout < budget:
-            world, tries = table.deal(self.random, self.random.getrandbits(32))
+            world, tries = dealer.deal(self.random, self.random.getrandbits(32))
             spent += 8 * tries  # dealing a world costs about as much as eight simulated decisions
             for i in alive:
                 game = world.clone()
@@ -285,8 +285,9 @@ def outcome(game: Game, me: int) -> float:
     return weights[me] / sum(weights)
 
 
-class Table:
-    """What one observation fixes about every world: which places hold which known cards, and who saw what.
+class WorldDealer:
+    """Deals the search's worlds (guesses of the hidden cards), from what one observation fixes about every
+    world: which places hold which known cards, and who saw what.
 
     :meth:`deal` fills the rest (the ``??`` places and the deck) from the unseen cards, so that
     the guesses agree with what the events say (``inference.py``): a card is dealt below its

@@ -7,8 +7,9 @@ one they have not seen (docs/bots.md). The events say *where* they looked, never
 so this is fair to use. The same events say where they spied, so we also know which of
 *our* cards an opponent knows.
 
-Not the engine's :mod:`cabo_kit.knowledge`: that is the game's true record of which seat knows which card,
-which no bot can read; this is what any player can work out from the public events of its own observation.
+Named for what it reads, the sightings of cards in the events (it was ``bots/knowledge.py``): not the engine's
+:mod:`cabo_kit.knowledge`, the game's true record of which seat knows which card, which no bot can read; this is
+what any player can work out from the public events of its own observation.
 
 >>> import cabo_kit as ck
 >>> game = ck.Game(ck.Rules.preset("rush"), seed=3, n_players=3)
