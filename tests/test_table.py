@@ -611,6 +611,21 @@ def test_without_a_rules_address_the_table_has_no_rules_link(monkeypatch: pytest
     assert '<span class="cabo-rules">rush · seed 1 · round 1</span>' in html
 
 
+def test_mock_patch_of_the_rules_address_s_old_place_ends_cleanly() -> None:
+    """unittest.mock.patch deletes the attribute it patched when it ends: the old place puts draw's default back."""
+    from unittest import mock
+
+    from cabo_kit.table import draw, view
+
+    with mock.patch("cabo_kit.table.view.RULES_URL", None):
+        assert draw.RULES_URL is None and draw.rules_link() is None
+        assert "cabo-rules-link" not in CardTable("rush", opponents=[1], seed=1, pace=0).frame["html"]
+    assert view.RULES_URL == draw.RULES_URL == "../docs/rules.md"
+    view.RULES_URL = "https://example.org/rules"
+    del view.RULES_URL
+    assert draw.rules_link() == "../docs/rules.md#the-three-presets-at-a-glance"
+
+
 def test_behind_the_scoring_the_ended_round_s_piles() -> None:
     """A 3-player rush round: behind its scoring, its last pile and deck, not the next round's deal
     (already made: its first card turned up, a deck of 52 - 12 - 1)."""

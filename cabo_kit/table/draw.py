@@ -36,6 +36,7 @@ __all__ = ["RULES_URL", "Frame", "layout_slots", "legend_html", "render_table", 
 #: ``None`` leaves the link out (the page of ``cabo-kit play``, whose server cannot serve the file).
 #: Setting ``cabo_kit.table.view.RULES_URL``, its old place, sets this one.
 RULES_URL: str | None = "../docs/rules.md"
+DEFAULT_RULES_URL = RULES_URL  # what ``del view.RULES_URL`` (and the end of a mock.patch of it) puts back
 
 
 def rules_link() -> str | None:

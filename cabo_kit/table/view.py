@@ -3,13 +3,17 @@ is shown (:mod:`cabo_kit.table.picture`) and how it is drawn (:mod:`cabo_kit.tab
 
 Every name it had is still here, so ``from cabo_kit.table.view import Chooser, render_table`` keeps working, and
 ``view.RULES_URL = None`` still sets where the table's "Rules" link points (it sets
-:data:`cabo_kit.table.draw.RULES_URL`, which the drawing reads).
+:data:`cabo_kit.table.draw.RULES_URL`, which the drawing reads); ``del view.RULES_URL`` puts draw's default back,
+which is also where ``mock.patch("cabo_kit.table.view.RULES_URL", ...)`` leaves it when it ends (pytest's
+``monkeypatch`` puts back the value it found).
 
 >>> from cabo_kit.table import draw, view
 >>> view.RULES_URL = "https://example.org/rules"
 >>> draw.rules_link()
 'https://example.org/rules#the-three-presets-at-a-glance'
->>> view.RULES_URL = "../docs/rules.md"
+>>> del view.RULES_URL
+>>> draw.rules_link()
+'../docs/rules.md#the-three-presets-at-a-glance'
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ class _OldPlace(types.ModuleType):
     @RULES_URL.setter
     def RULES_URL(self, value: str | None) -> None:  # noqa: N802
         draw.RULES_URL = value
+
+    @RULES_URL.deleter
+    def RULES_URL(self) -> None:  # noqa: N802 - unittest.mock.patch deletes what it patched when it ends
+        draw.RULES_URL = draw.DEFAULT_RULES_URL
 
 
 sys.modules[__name__].__class__ = _OldPlace
