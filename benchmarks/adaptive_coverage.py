@@ -3,7 +3,7 @@
 Each run builds a class of 30 bots with known Elo, plays the tournament's own balanced schedule
 (:func:`~cabo_kit.tournament.schedule.make_schedule`, ``--games`` per bot) and then the runner's
 adaptive loop exactly as ``run_tournament`` does it (rate with
-:func:`~cabo_kit.tournament.ratings.fit_elo`, plan the next batch with
+:func:`~cabo_kit.results.ratings.fit_elo`, plan the next batch with
 :func:`~cabo_kit.tournament.schedule.adaptive_matches`, play it, until every two-sided interval is
 within ``--target`` or the budget is reached), with every game a Plackett-Luce ranking drawn from
 the true strengths (its pairwise marginals are exactly Bradley-Terry, so the truth is what
@@ -33,7 +33,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from cabo_kit.tournament.ratings import ELO_SCALE, fit_elo, half_width, precision_needs
+from cabo_kit.results.ratings import ELO_SCALE, fit_elo, half_width, precision_needs
 from cabo_kit.tournament.schedule import Match, adaptive_matches, make_schedule
 
 TABLE = 4

@@ -11,7 +11,7 @@ statistics can be re-run without replaying.
 
 For 30 bots and 4 seats the schedule is the balanced random design: one round seats every bot
 at 4 tables (16 games), so a schedule of ``g`` games per bot is the first ``ceil(g / 16)`` rounds
-of a longer one. Each prefix is rated with :func:`~cabo_kit.tournament.ratings.fit_elo` as the
+of a longer one. Each prefix is rated with :func:`~cabo_kit.results.ratings.fit_elo` as the
 leaderboard does (centred on the field; the random copies, which almost never beat the others,
 get a one-sided bound and no half-width; ``--centre all`` for the mean of all 30 and every
 interval two-sided, as before issue 11), and the script prints, per preset and game count, the
@@ -45,7 +45,7 @@ from cabo_kit import bots as builtin
 from cabo_kit.game import Game
 from cabo_kit.play import bot_random
 from cabo_kit.rules import Rules
-from cabo_kit.tournament.ratings import fit_elo
+from cabo_kit.results.ratings import fit_elo
 from cabo_kit.tournament.runner import final_ranking, play_one
 from cabo_kit.tournament.schedule import make_schedule
 
@@ -122,7 +122,7 @@ def widths(seats: pd.DataFrame, bootstrap: int, seed: int = 0, prior: float | No
     ``centre="all"``: the mean of every bot is 1000 and every interval two-sided (the ratings before
     issue 11, ``upset_share=0``), for the figures measured with them.
     """
-    from cabo_kit.tournament.ratings import half_width
+    from cabo_kit.results.ratings import half_width
 
     extra: dict[str, float] = {} if prior is None else {"prior_games": prior}
     if centre == "all":
@@ -143,7 +143,7 @@ def sandwich(seats: pd.DataFrame, cov_model: np.ndarray) -> tuple[list[str], np.
     the inverse Fisher information alone: the Cramer-Rao bound of the Bradley-Terry model if every
     pairwise outcome were independent.
     """
-    from cabo_kit.tournament.ratings import ELO_SCALE, PRIOR_GAMES, bradley_terry, pairwise_outcomes
+    from cabo_kit.results.ratings import ELO_SCALE, PRIOR_GAMES, bradley_terry, pairwise_outcomes
 
     pairs = pairwise_outcomes(seats)
     bots = sorted(seats["bot"].unique())
@@ -206,7 +206,7 @@ def simulate_class(truth: dict[str, float], rounds: int, seed: int, preset: str 
     ``elo / ELO_SCALE``, so ``truth`` is what ``fit_elo`` estimates. Every deal is played in
     its four rotations (independent rankings: this model has no seat luck).
     """
-    from cabo_kit.tournament.ratings import ELO_SCALE
+    from cabo_kit.results.ratings import ELO_SCALE
 
     rng = np.random.default_rng(seed)
     names = sorted(truth)

@@ -37,7 +37,7 @@ from pathlib import Path
 import cabo_kit as ck
 from cabo_kit.tournament.executors import default_workers
 from cabo_kit.tournament.isolation import IsolatedBot, Limits, load_submission
-from cabo_kit.tournament.ratings import fit_elo, half_width
+from cabo_kit.results.ratings import fit_elo, half_width
 from cabo_kit.tournament.runner import run_tournament
 from cabo_kit.tournament.store import load_frames
 

@@ -612,7 +612,8 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     os.umask(0o077)  # the store, logs and outputs this run writes: its owner's only (the bots run as other uids)
     from ..tournament.config import ConfigError
     from ..tournament.lock import FolderError, adopt
-    from ..tournament.runner import run_tournament, write_outputs
+    from ..outputs import write_outputs
+    from ..tournament.runner import run_tournament
     from ..tournament.store import StoreError
 
     folder = Path(args.folder).resolve()

@@ -1,7 +1,7 @@
 """A stored game drawn as one seat saw it, step by step, for the portal's replay page (server-rendered, no script).
 
 :func:`seat_frame` draws the game after its first ``step`` actions with the card table's own
-renderer (:func:`cabo_kit.table.view.render_table`, the table of notebooks and of ``Replay``) and
+renderer (:func:`cabo_kit.table.draw.render_table`, the table of notebooks and of ``Replay``) and
 its own picture of the game (:func:`cabo_kit.table.picture.table_state` for that seat): the hands
 are that seat's observation (an unseen card is a back, ``??``), the log is the events as that
 seat saw them, and other hands are shown face up only in the summary of a round that has ended.
@@ -49,8 +49,8 @@ class SeatFrame:
 def seat_frame(record: "GameRecord", seat: int, step: int, names: Sequence[str], me: str = "You") -> SeatFrame:
     """The game of ``record`` after ``step`` actions as ``seat`` saw it; ``names``: what to call each seat (the
     seat's own is shown as ``me``: "You" for the student, their name for the teacher)."""
-    from ..table.picture import powers_of, table_state
-    from ..table.view import describe, render_table, round_summary_html
+    from ..table.draw import render_table, round_summary_html
+    from ..table.picture import describe, powers_of, table_state
 
     steps = len(record.actions)
     step = max(0, min(steps, int(step)))

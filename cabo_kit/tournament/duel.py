@@ -59,7 +59,7 @@ class DuelError(ValueError):
 def wilson_interval(wins: float, games: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion ``wins / games`` (``wins`` may be fractional: shared wins).
 
-    The same numbers as :func:`cabo_kit.tournament.outcomes.wilson`, without numpy.
+    The same numbers as :func:`cabo_kit.results.outcomes.wilson`, without numpy.
 
     >>> [round(x, 4) for x in wilson_interval(0, 10)]
     [0.0, 0.2775]

@@ -196,7 +196,7 @@ def final_ranking(sheet_totals: Sequence[int], last_round: Sequence[int] | None,
     A game a fault stopped has no winner (its record has none either): every win share is 0, and
     the other seats' ranks are only their standing when it stopped. The ratings never read these
     shares; they score a faulted game from the seats' statuses
-    (:func:`~cabo_kit.tournament.outcomes.fair_win`), which also rescores stores written when the
+    (:func:`~cabo_kit.results.outcomes.fair_win`), which also rescores stores written when the
     other seats shared the win.
 
     >>> final_ranking([30, 20, 20], [5, 9, 3], None)
@@ -1235,7 +1235,7 @@ def format_leaderboard(board: Any) -> str:
     rush    r     200     below 640     3      8      0.0%
     below / above X: an upper (lower) bound only; the bot almost never won (lost) against the others, so only rare upsets measure how far below (above) it is
 
-    With the timing columns (:func:`~cabo_kit.tournament.timing.with_timing`, as :func:`write_outputs`
+    With the timing columns (:func:`~cabo_kit.results.timing.with_timing`, as :func:`~cabo_kit.outputs.write_outputs`
     adds them) it also shows each bot's CPU per decision (median and 95th percentile, ms) and its
     share of the preset's CPU ("unknown" for games stored before cabo-kit measured it).
     """

@@ -72,7 +72,7 @@ SCHEMA_VERSION = 2
 schema 1 is migrated when a writer opens it: its rows keep NULL there, timing unknown)."""
 
 TIMING = ("decisions", "cpu_s", "cpu_hist")
-"""The per-seat timing columns (schema 2; :mod:`~cabo_kit.tournament.timing`)."""
+"""The per-seat timing columns (schema 2; measured by :mod:`~cabo_kit.tournament.timing`, read by :mod:`~cabo_kit.results.timing`)."""
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("ALTER TABLE games ADD COLUMN seconds REAL", "ALTER TABLE seats ADD COLUMN decisions INTEGER",
@@ -530,7 +530,7 @@ def load_frames(db_path: str | Path, current_only: bool = True) -> "tuple[pd.Dat
     ``cpu_hist``, NA where not measured). Rows are in schedule order (``game_index``), seats
     by seat. With ``current_only`` (default) only the games of the latest run's schedule are
     included (a bot's games with an older version of its file are left out). ``win`` is each
-    seat's share as the scores read it (:func:`~cabo_kit.tournament.outcomes.fair_win`): in a game
+    seat's share as the scores read it (:func:`~cabo_kit.results.outcomes.fair_win`): in a game
     a fault ended, 0 for the faulting seat and NaN for the others.
     """
     import pandas as pd
