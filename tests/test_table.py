@@ -520,6 +520,12 @@ def test_the_round_summary_says_what_a_beaten_caller_scores_in_each_preset() -> 
     traveller = round_summary_html(result, ["You", "Bea"], {}, over=False, rules=ck.Rules.preset("traveller"))
     assert "another hand was lower, so you score the hand plus 10" in deluxe
     assert "so you score the hand." in traveller
+    # The table's summary ends with its button to move on; the portal's replay draws it without one.
+    with_next = round_summary_html(result, ["You", "Bea"], {}, over=False, next_label="Next round")
+    assert "btn:next" not in deluxe
+    assert with_next.endswith('<button type="button" class="cabo-btn cabo-btn-next cabo-clickable" '
+                              'data-click="btn:next">Next round</button></div>')
+    assert with_next.startswith(round_summary_html(result, ["You", "Bea"], {}, over=False)[: -len("</div>")])
 
 
 def test_an_expiry_of_an_older_picture_keeps_a_choice_being_made() -> None:

@@ -217,9 +217,10 @@ def scores_html(names: Sequence[str], totals: Sequence[int], rounds: Sequence[Se
 
 
 def round_summary_html(result: "RoundResult", names: Sequence[str], powers: Mapping[str, str | None], *, over: bool,
-                       winners: Sequence[int] = (), rules: "Rules | None" = None) -> str:
+                       winners: Sequence[int] = (), rules: "Rules | None" = None, next_label: str | None = None) -> str:
     """The end of a round explained: every hand turned up, the sums, the caller's win or loss,
-    Kamikaze and Royal Roulette, resets to 50; then the game's result when it is over."""
+    Kamikaze and Royal Roulette, resets to 50; then the game's result when it is over. With ``next_label``,
+    it ends with the button that moves on (a click on ``btn:next``), labelled so ("Next round", "New game")."""
     lines = []
     if result.caller is not None:
         caller = names[result.caller]
@@ -257,9 +258,11 @@ def round_summary_html(result: "RoundResult", names: Sequence[str], powers: Mapp
     if over:
         who = _list([names[s] for s in winners])
         title = f"Game over: {escape(who)} {'win' if len(winners) > 1 or (winners and names[winners[0]] == 'You') else 'wins'}!"
+    button = "" if next_label is None else (
+        f'<button type="button" class="cabo-btn cabo-btn-next cabo-clickable" data-click="btn:next">{escape(next_label)}</button>')
     return (
         f'<div class="cabo-summary"><h3>{title}</h3><p>{"<br>".join(lines)}</p>'
-        f'<table class="cabo-final">{"".join(rows)}</table></div>'
+        f'<table class="cabo-final">{"".join(rows)}</table>{button}</div>'
     )
 
 

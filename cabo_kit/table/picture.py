@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..game import Game
     from ..rules import Rules
 
-__all__ = ["NAMES", "TableState", "button_label", "describe", "powers_of", "seat_names", "status_text",
+__all__ = ["NAMES", "TableState", "button_label", "describe", "powers_of", "reveals", "seat_names", "status_text",
            "table_state", "touched"]
 
 #: Names for the seats that bots play (the person is "You").
@@ -168,6 +168,26 @@ def touched(events: Iterable[Event]) -> set[str]:
     return out
 
 
+def reveals(events: Iterable[Event], viewer: int) -> dict[tuple[int, int], Card]:
+    """Faces the viewer saw in these events, by place (look, peek, spy), to flash when playing from memory.
+
+    >>> import cabo_kit as ck
+    >>> reveals([Event(EventKind.PEEK, 0, (2,), (ck.Card.parse("7H"),))], viewer=0)
+    {(0, 2): Card('7H')}
+    """
+    out: dict[tuple[int, int], Card] = {}
+    for kind, seat, t, cards, _ in events:
+        if seat != viewer or not cards or not all(c.known for c in cards):
+            continue
+        if kind == EventKind.LOOK:
+            out.update({(viewer, p): c for p, c in zip(t, cards)})
+        elif kind == EventKind.PEEK:
+            out[(viewer, t[0])] = cards[0]
+        elif kind == EventKind.SPY:
+            out[(t[0], t[1])] = cards[0]
+    return out
+
+
 # ------------------------------------------------------------------ words
 
 
@@ -280,10 +300,26 @@ def describe(event: Event, viewer: int | None, names: Sequence[str], *, faces: b
     return str(event)  # pragma: no cover - every kind is above
 
 
-def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None) -> str:
-    """What is happening now, and what the person may do, in words."""
+def status_text(obs: Observation, names: Sequence[str], chooser: Chooser | None, *, ended: bool = False,
+                watching: Sequence[int] | None = None) -> str:
+    """What is happening now, and what the person may do, in words. ``ended``: a round's scoring is shown (the
+    round or the game is over); ``watching``: nobody at the table is a person, and these seats decide now
+    (``Game.to_move``): who plays next is all there is to say.
+
+    >>> import cabo_kit as ck
+    >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=1, n_players=2, start_player=1)
+    >>> _ = game.apply("look 0,1", seat=0); _ = game.apply("look 0,1", seat=1)
+    >>> status_text(game.observation(1), ["Ada", "Bea"], None, watching=game.to_move)
+    'Bea to play…'
+    >>> status_text(game.observation(1), ["Ada", "Bea"], None, ended=True)
+    'The round is over.'
+    """
     phase = obs.phase
     me = obs.seat
+    if ended:
+        return "The game is over." if phase == Phase.OVER else "The round is over."
+    if watching is not None:
+        return f"{names[watching[0]]} to play…" if watching else "The game is over."
     if phase == Phase.OVER:
         return "The game is over."
     if chooser is None or me not in obs.to_move:

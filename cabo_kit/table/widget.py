@@ -29,7 +29,9 @@ from ..record import GameRecord
 from ..rules import Rules
 from .clicks import BUTTONS, Chooser, shows
 from .draw import Frame, render_table, round_summary_html
-from .picture import TableState, button_label, describe, powers_of, seat_names, status_text, table_state, touched
+from .picture import (
+    TableState, button_label, describe, powers_of, reveals, seat_names, status_text, table_state, touched,
+)
 
 __all__ = ["CardTable", "Replay"]
 
@@ -60,21 +62,6 @@ def _opponent(spec: Any) -> tuple[Bot, str]:
     raise TypeError(
         f"opponent {spec!r}: give a level (1-4 or 'easy', 'medium', 'tricky', 'hard'), a Bot instance (MyBot()) or a Bot class"
     )
-
-
-def _reveals(events: Iterable[Event], viewer: int) -> dict[tuple[int, int], Card]:
-    """Faces the viewer saw in these events, by place (look, peek, spy), to flash when playing from memory."""
-    out: dict[tuple[int, int], Card] = {}
-    for kind, seat, t, cards, _ in events:
-        if seat != viewer or not cards or not all(c.known for c in cards):
-            continue
-        if kind == EventKind.LOOK:
-            out.update({(viewer, p): c for p, c in zip(t, cards)})
-        elif kind == EventKind.PEEK:
-            out[(viewer, t[0])] = cards[0]
-        elif kind == EventKind.SPY:
-            out[(t[0], t[1])] = cards[0]
-    return out
 
 
 class _TableView(anywidget.AnyWidget):
@@ -180,7 +167,7 @@ class CardTable(_TableView):
         self.log_lines: list[str] = [f"New game of {self.rules.name}, seed {seed}."]
         self.notice = ""
         self._chooser: Chooser | None = None
-        self._summary: str | None = None  # the round-end overlay while it is shown
+        self._summary: str | None = None  # the round-end overlay (with its Next button) while it is shown
         self._deferred: list[Event] = []  # events after a round's end, logged once Next is clicked
         self._notice_faults()
         dealt = self.game.events_seen(self.seat)
@@ -294,7 +281,7 @@ class CardTable(_TableView):
         """Playing from memory: the faces you saw in these events, to show for a moment."""
         if self.memory != "none" or self.seat is None:
             return {}
-        return _reveals(events, self.seat)
+        return reveals(events, self.seat)
 
     def _moved(self, events: list[Event]) -> bool:
         """Log a move's events; at a round's end show its scoring (the next round's events wait for Next)."""
@@ -367,7 +354,7 @@ class CardTable(_TableView):
         self._chooser = None
         self._summary = round_summary_html(
             result, self.names, powers_of(self.rules, self.n), over=game.is_over, winners=game.winners if game.is_over else (),
-            rules=self.rules,
+            rules=self.rules, next_label="New game" if game.is_over else "Next round",
         )
         self._show(self._state(set(), {}))
 
@@ -386,20 +373,11 @@ class CardTable(_TableView):
         clickable = chooser.clickable() if chooser is not None else set()
         buttons = [(b, button_label(b, obs, chooser)) for b in BUTTONS if chooser is not None and shows(b, chooser)]
         if status is None:
-            if self._summary is not None:
-                status = "The game is over." if game.is_over else "The round is over."
-            elif seat is None:
-                movers = game.to_move
-                status = f"{self.names[movers[0]]} to play…" if movers else "The game is over."
-            else:
-                status = status_text(obs, self.names, chooser)
+            status = status_text(obs, self.names, chooser, ended=self._summary is not None,
+                                 watching=game.to_move if seat is None else None)
         overlay = ""
-        if self._summary is not None:
-            label = "New game" if game.is_over else "Next round"
-            overlay = (
-                self._summary[: -len("</div>")]
-                + f'<button type="button" class="cabo-btn cabo-btn-next cabo-clickable" data-click="btn:next">{label}</button></div>'
-            )
+        if self._summary is not None:  # (drawn with its Next button)
+            overlay = self._summary
             clickable = clickable | {"btn:next"}
         return table_state(
             game, seat, self.names, status, labels=self.labels, ended=self._summary is not None,
