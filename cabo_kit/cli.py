@@ -483,18 +483,16 @@ def demo_folder() -> "Any":
     return folder if (folder / "tournament.toml").exists() and any((folder / "bots").glob("*.py")) else None
 
 
-REPORT_MODULES = ("numpy", "pandas", "plotly")
-
-
 def missing_report_modules() -> list[str]:
-    """The modules of the ``report`` extra (ratings and reports) that are not installed.
+    """The modules of the ``report`` extra (ratings and reports) that are not installed: the report's own check,
+    :func:`cabo_kit.report.missing_report_modules` (imported when asked: the report module is not small).
 
     >>> isinstance(missing_report_modules(), list)
     True
     """
-    import importlib.util
+    from .report import missing_report_modules
 
-    return [m for m in REPORT_MODULES if importlib.util.find_spec(m) is None]
+    return missing_report_modules()
 
 
 REPORT_HINT = "pip install 'cabo-kit[report]' (or pip install -e '.[report]' in a checkout; make demo does it)"

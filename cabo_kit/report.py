@@ -39,9 +39,24 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; numpy, pandas and plotly lo
     import plotly.graph_objects as go
 
 __all__ = [
-    "elo_history_figure", "leaderboard_figure", "outcome_figures", "pairwise_heatmap", "report_html",
-    "score_distribution", "write_report",
+    "REPORT_MODULES", "elo_history_figure", "leaderboard_figure", "missing_report_modules", "outcome_figures",
+    "pairwise_heatmap", "report_html", "score_distribution", "write_report",
 ]
+
+REPORT_MODULES = ("numpy", "pandas", "plotly")
+"""The libraries of the ``report`` extra: the ratings and the report need them."""
+
+
+def missing_report_modules() -> list[str]:
+    """The modules of the ``report`` extra (ratings and reports) that are not installed; the command line and the
+    portal ask before they start what would need them.
+
+    >>> isinstance(missing_report_modules(), list)
+    True
+    """
+    import importlib.util
+
+    return [m for m in REPORT_MODULES if importlib.util.find_spec(m) is None]
 
 _HISTORY_POINTS = 300  # points kept per bot and preset in the Elo curve: enough to draw it, small in the file
 

@@ -478,13 +478,13 @@ def test_a_restart_takes_the_folder_from_the_games_of_a_killed_server(klass: Any
 
 def test_serve_refuses_to_start_without_the_modules_of_the_games(klass: Any, monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: Any) -> None:
-    import cabo_kit.cli
+    import cabo_kit.report
     from cabo_kit.cli import main
 
     folder, _, _ = klass
     roster = folder.parent / "roster.csv"
     roster.write_text("id,name\nada,Ada\n")
-    monkeypatch.setattr(cabo_kit.cli, "missing_report_modules", lambda: ["plotly"])
+    monkeypatch.setattr(cabo_kit.report, "missing_report_modules", lambda: ["plotly"])  # the server asks the report
     assert main(["serve", str(folder), "--roster", str(roster), "--same-user-bots"]) == 2
     assert "the portal's games need plotly for their ratings and report: install the portal extra" in capsys.readouterr().err
     FolderLock(folder).acquire().release()  # nothing holds the folder: it raises FolderBusy otherwise

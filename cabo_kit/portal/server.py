@@ -396,7 +396,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
         import uvicorn
     except ImportError as exc:
         raise ServeError(f"the portal needs {exc.name}: {PORTAL_EXTRA_HINT}") from None
-    from ..cli import missing_report_modules
+    from ..report import missing_report_modules
 
     lacking = missing_report_modules()
     if lacking:  # the games' ratings and report: refused now rather than in the background later
