@@ -787,9 +787,9 @@ PLAY_CELL = '''\
 # The page of `cabo-kit play`. Its options come from CABO_KIT_* environment variables
 # (see `cabo-kit play --help`); in Jupyter, write CardTable(rules=..., opponents=[...]) instead.
 from cabo_kit.cli import play_options
-from cabo_kit.table import CardTable, view
+from cabo_kit.table import CardTable, draw
 
-view.RULES_URL = None  # this server cannot serve docs/rules.md: no Rules link
+draw.RULES_URL = None  # this server cannot serve docs/rules.md: no Rules link
 table = CardTable(**play_options())
 table'''
 
