@@ -414,10 +414,13 @@ class Game:
     def _draw_card(self) -> int | None:
         """The top card of the deck (reshuffling when the rules say so), or ``None``."""
         if not self.deck and self._reshuffles and len(self.know.pile) > 1:
-            moved = self.know.gather()
+            moved = self.know.pile[:-1]
             fixed = None if self.chance is None else self.chance.reshuffle(self, pick(moved, self.know.faces))
-            if fixed is not None:
-                self.deck = _fixed_order(moved, self.know.faces, fixed)
+            # A bad answer raises before the pile is gathered: the game is left as it was.
+            order = None if fixed is None else _fixed_order(moved, self.know.faces, fixed)
+            moved = self.know.gather()
+            if order is not None:
+                self.deck = order
             else:
                 if self._reshuffle_rng is None:
                     self._reshuffle_rng = self._rng("reshuffle", self.round)

@@ -170,8 +170,12 @@ def test_wrong_answers_are_clear_errors() -> None:
         def reshuffle(self, game, cards):  # type: ignore[no-untyped-def]
             return list(cards)[1:]
 
+    game = Game(ck.Rules.preset("rush"), seed=1, n_players=2, chance=BadShuffle())
     with pytest.raises(ValueError, match="Chance.reshuffle answered .* cards for a deck of"):
-        play_random(Game(ck.Rules.preset("rush"), seed=1, n_players=2, chance=BadShuffle()), 1, long=True)
+        play_random(game, 1, long=True)
+    # the answer is checked before the pile is gathered: the pile and what was known of it are left as they were
+    assert game.deck == [] and len(game.know.pile) > 1
+    assert len(game.observation(0).discard) == len(game.know.pile)
 
 
 def test_a_clone_keeps_its_own_place_in_the_lists() -> None:
