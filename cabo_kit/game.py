@@ -235,6 +235,7 @@ class Game:
 
     deck: list[int]
     chance: Chance | None
+    chance_log: tuple[list[Card], list[int], list[tuple[Card, ...]]] | None
     _pending: list[int]
     _legal: Sequence[Action] | None
 
@@ -281,7 +282,7 @@ class Game:
         #: With a Chance: what its events came out as, in order (each card dealt or drawn, each snap
         #: race's winner, each reshuffled deck top first), whether it or the seed decided them:
         #: what a :class:`~cabo_kit.record.GameRecord` keeps to replay the game. ``None`` without one.
-        self.chance_log: tuple[list[Card], list[int], list[tuple[Card, ...]]] | None = None
+        self.chance_log = None
         self._engine_memory = memory == "engine"
         self.sheet = ScoreSheet(rules, n)
         self._sync_scores()
