@@ -378,3 +378,48 @@ def test_reinforce_credits_each_decision_with_its_own_rounds_rewards() -> None:
     assert _returns([0.0, 1.0, 2.0], [0, 0, 0]) == [3.0, 3.0, 2.0]
     low, high = wilson(650, 1000)
     assert 0.619 < low < 0.621 and 0.678 < high < 0.680 and wilson(0, 10)[0] == 0.0
+
+
+def test_policy_bot_source_may_be_indented_and_must_not_rebind_the_files_names(tmp_path: Path) -> None:
+    from cabo_kit.rl import policy_bot
+
+    indented = """
+        import numpy as np
+
+        def helper(mask):
+            return int(np.flatnonzero(mask)[0])
+
+        def policy(x, mask, observation):
+            return helper(mask)
+    """
+    path = policy_bot(tmp_path / "indented.py", source=indented, rules="deluxe", n_players=2, name="Indented")
+    assert ck.check_bot(path, games=1).ok
+    for bad, name in [("LAYERS = []\ndef policy(x, mask, observation):\n    return 0\n", "LAYERS"),
+                      ("import torch as np\ndef policy(x, mask, observation):\n    return 0\n", "np"),
+                      ("def policy(x, mask, observation):\n    return 0\nclass Mine:\n    pass\n", "Mine")]:
+        with pytest.raises(ValueError, match=f"source binds '{name}', a name the bot file already uses"):
+            policy_bot(tmp_path / "bad.py", source=bad, rules="deluxe", n_players=2, name="Mine")
+    with pytest.raises(ValueError, match="source must define a top-level function policy"):
+        policy_bot(tmp_path / "bad.py", source="def inner():\n    def policy(x, mask, observation):\n        return 0\n",
+                   rules="deluxe", n_players=2)
+
+
+def test_policy_bot_knows_its_table_by_its_rules_and_names_an_action_outside_the_mask(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from cabo_kit.rl import policy_bot
+
+    path = policy_bot(tmp_path / "careless.py", rules="deluxe", n_players=2, name="Careless",
+                      source="def policy(x, mask, observation):\n    return int(np.flatnonzero(~mask)[0])\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    bot = namespace["Careless"]()
+    deluxe = ck.Rules.preset("deluxe")
+    changed = replace(deluxe, max_turns=(deluxe.max_turns or 100) + 7)  # same preset name, another rule
+    bot.on_game_start(0, 2, changed)
+    assert changed.name == "deluxe" and not bot.ours
+    bot.on_game_start(0, 2, deluxe)
+    assert bot.ours
+    obs = ck.Game(deluxe, seed=1, n_players=2).observation(0)
+    with pytest.raises(ck.IllegalActionError, match=r"action \d+ \(.*\) is not legal for seat 0 now; legal: look"):
+        bot.choose(obs, obs.legal_actions)
