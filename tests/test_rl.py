@@ -423,3 +423,18 @@ def test_policy_bot_knows_its_table_by_its_rules_and_names_an_action_outside_the
     obs = ck.Game(deluxe, seed=1, n_players=2).observation(0)
     with pytest.raises(ck.IllegalActionError, match=r"action \d+ \(.*\) is not legal for seat 0 now; legal: look"):
         bot.choose(obs, obs.legal_actions)
+
+
+def test_gymnasium_make_finds_the_seat_env_without_importing_gymnasium_early() -> None:
+    code = (
+        "import sys\nimport cabo_kit.rl\nassert 'gymnasium' not in sys.modules\n"
+        "import gymnasium\n"
+        "env = gymnasium.make('cabo_kit.rl.gymnasium_env:cabo_kit/SeatEnv-v0', opponents=[1])\n"
+        "print(type(env.unwrapped).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.split() == ["SeatEnv"]
+    code = ("import gymnasium\nimport cabo_kit.rl\n"
+            "print(type(gymnasium.make('cabo_kit/SeatEnv-v0', opponents=[1, 1]).unwrapped).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.split() == ["SeatEnv"]
