@@ -27,7 +27,7 @@ from .actions import (
 )
 from .cards import Card
 from .explain import why_illegal  # imported here: an isolated bot's process may import nothing new once it runs
-from .observation import Observation
+from .observation import Observation, Phase
 
 if TYPE_CHECKING:
     from .game import RoundResult
@@ -42,6 +42,7 @@ _DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
 _DECK = _DRAW["deck"]
 _EXCHANGE_ONE = tuple(Exchange((p,)) for p in range(16))  # keep()'s usual answers (Exchange() looks its value up)
 _in_tuple: Any = tuple.__contains__
+_LOOK, _CHOOSE, _DRAWN, _SNAP, _POWER = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.SNAP, Phase.POWER
 
 
 def _shown(value: Any) -> str:
@@ -168,10 +169,9 @@ class SimpleBot(Bot):
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         obs = observation
         phase = obs.phase
-        if phase == "look":
-            looks = self._positions(self.initial_peek(obs), "initial_peek", "a list of positions (ints)")
-            return self._checked(InitialPeek(tuple(sorted(looks))), legal_actions, "initial_peek", obs)
-        if phase == "choose":
+        if phase.__class__ is not Phase:  # (the engine's observations hold a Phase: compared by identity below)
+            phase = Phase(phase) if phase in Phase._value2member_map_ else phase
+        if phase is _CHOOSE:
             answer = self.draw(obs)
             action = _DRAW.get(answer) if isinstance(answer, str) else None
             if action is None:
@@ -180,8 +180,10 @@ class SimpleBot(Bot):
             if action is _DECK and action not in legal_actions:  # (a tuple at this phase: scanned in C)
                 # An empty deck with nothing to reshuffle (the pile holds only its top card): take the top.
                 action = _DRAW["discard"]
+            if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, action):  # _checked's usual answer
+                return action
             return self._checked(action, legal_actions, "draw", obs)
-        if phase == "drawn":
+        if phase is _DRAWN:
             assert obs.drawn is not None
             pos = self.keep(obs, obs.drawn)
             if pos is None:
@@ -195,17 +197,23 @@ class SimpleBot(Bot):
                 positions: tuple[int, ...] = tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None")))
             else:
                 if pos.__class__ is int and 0 <= pos < len(_EXCHANGE_ONE):  # one card: the action made once
-                    return self._checked(_EXCHANGE_ONE[pos], legal_actions, "keep", obs)
+                    action = _EXCHANGE_ONE[pos]
+                    if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, action):  # _checked's usual answer
+                        return action
+                    return self._checked(action, legal_actions, "keep", obs)
                 positions = (pos if pos.__class__ is int else self._position(pos, "keep", "a position (int) or None"),)
             return self._checked(Exchange(positions), legal_actions, "keep", obs)
-        if phase == "snap":
+        if phase is _LOOK:
+            looks = self._positions(self.initial_peek(obs), "initial_peek", "a list of positions (ints)")
+            return self._checked(InitialPeek(tuple(sorted(looks))), legal_actions, "initial_peek", obs)
+        if phase is _SNAP:
             t = self.snap(obs)
             return self._checked(Pass() if t is None else Snap(*self._target(t, "snap", 2)), legal_actions, "snap", obs)
-        if phase == "power" and obs.power in ("peek", "peek_swap"):
+        if phase is _POWER and obs.power in ("peek", "peek_swap"):
             p = self.peek(obs)
             return self._checked(Pass() if p is None else Peek(self._position(p, "peek", "a position (int) or None")),
                                  legal_actions, "peek", obs)
-        if phase == "power" and obs.power in ("spy", "spy_swap"):
+        if phase is _POWER and obs.power in ("spy", "spy_swap"):
             t = self.spy(obs)
             return self._checked(Pass() if t is None else Spy(*self._target(t, "spy", 2)), legal_actions, "spy", obs)
         if phase in ("power", "swap"):

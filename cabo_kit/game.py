@@ -34,7 +34,7 @@ from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
 from operator import attrgetter
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Give, IllegalActionError, InitialPeek, LegalActions, Pass, Peek,
@@ -57,10 +57,13 @@ T = TypeVar("T")
 
 _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
 _new_log = object.__new__
+_in_tuple: Any = tuple.__contains__  # for a tuple subclass too (LegalActions: its ordinary actions)
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 # The legal actions in a snap window, by the table's face-up flags (Knowledge.up_view).
 _CLAIMS: dict[tuple[tuple[bool, ...], ...], tuple[Action, ...]] = {}
+# A peek's or a spy's legal actions, by (peeking, seat, the table's face-up flags).
+_LOOKS_AT: dict[tuple[bool, int, tuple[tuple[bool, ...], ...]], tuple[Action, ...]] = {}
 # The legal actions with a drawn card, by [multi_exchange][may discard][hand size], filled as met.
 _DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [None] * _MAXPOS) for m in (False, True)}
 
@@ -230,7 +233,7 @@ class Game:
         "_shared", "_own", "_event_count", "_turn_start",
         # remembered: the legal actions now, the scores as tuples, rule flags read every turn
         "_legal", "_totals", "_round_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
-        "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns",
+        "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns", "_end_of_turn",
     )
 
     deck: list[int]
@@ -311,6 +314,9 @@ class Game:
         self._may_discard_taken = rules.discard_draw_may_discard
         self._drawn_legal = _DRAWN_LEGAL[bool(rules.multi_exchange)]
         self._choose_all = _CHOOSE[True][True][self._cabo_instead]  # the legal choice with a deck, a pile and a hand
+        # What _turn_ends does under these rules, as a plain function (called as self._end_of_turn(self)).
+        self._end_of_turn = (
+            Game._open_end_window if self._snapping else Game._end_turn if self._cabo_at_end else Game._finish_turn)
 
     # ----------------------------------------------------------------- set-up
 
@@ -554,13 +560,23 @@ class Game:
         if phase is POWER:
             power = self.power
             up = self.know.up
-            if power in _PEEKING:
-                return tuple([_PASS] + [_peek(p) for p, c in enumerate(hand) if not up[c]])
-            if power in _SPYING:
-                out: list[Action] = [_PASS]
-                for s in self._others(me):
-                    out += [_spy(s, p) for p, c in enumerate(hands[s]) if not up[c]]
-                return tuple(out)
+            peeking = power in _PEEKING
+            if peeking or power in _SPYING:  # made once per seat and table of face-up flags (as _legal_claims)
+                key = (peeking, me, self.know.up_view)
+                found = _LOOKS_AT.get(key)
+                if found is not None:
+                    return found
+                if peeking:
+                    found = tuple([_PASS] + [_peek(p) for p, c in enumerate(hand) if not up[c]])
+                else:
+                    out: list[Action] = [_PASS]
+                    for s in self._others(me):
+                        out += [_spy(s, p) for p, c in enumerate(hands[s]) if not up[c]]
+                    found = tuple(out)
+                if len(_LOOKS_AT) > 4096:
+                    _LOOKS_AT.clear()
+                _LOOKS_AT[key] = found
+                return found
             return self._legal_swaps(me, None)
         if phase is SWAP:
             return self._legal_swaps(me, self.target)
@@ -747,9 +763,9 @@ class Game:
         self.drawn = None
         self.drawn_from = None
         if from_discard:  # everybody saw it taken (it is known to all); in deluxe it lies face up
-            old = know.exchange(me, p, c, face_up=self.rules.discard_draw_face_up, seer=-1)
+            old = know.exchange(me, p, c, self.rules.discard_draw_face_up, -1)
         else:
-            old = know.exchange(me, p, c, face_up=False, seer=me)
+            old = know.exchange(me, p, c, False, me)
         self.stats[me]["exchanges"] += 1
         faces = know.faces
         target = _ONE_SEAT[p]  # (p,), shared
@@ -768,7 +784,8 @@ class Game:
             own = self._own
             own[me] = (own[me], count, event)
         self._event_count = count + 1
-        self._turn_ends()
+        end = self._end_of_turn  # self._turn_ends(), without its call
+        end(self)
 
     def _on_snap(self, seat: int, action: Action) -> None:
         self._pending.remove(seat)
@@ -962,6 +979,9 @@ class Game:
             self._end_turn()
         else:
             self._finish_turn()
+
+    def _open_end_window(self) -> None:
+        self._open_window("end")
 
     # ----------------------------------------------------------------- snaps
 
@@ -1235,6 +1255,93 @@ class Game:
             self.exchange_ok, self.give_to,
             know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
         ))
+
+    def play_out(self, choosers: "Mapping[int, Callable[[Observation, Sequence[Action]], Action | str]]",
+                 names: Sequence[str] | None = None, until_round_end: bool = False) -> None:
+        """Let ``choosers`` (by seat: a bot's ``choose``) decide, each from its :meth:`observation`,
+        until the game is over (or, with ``until_round_end``, a round has ended); seats decide in
+        the order of :attr:`to_move`. The loop of :meth:`Stepper.run <cabo_kit.play.Stepper.run>`,
+        which calls the bots' hooks around it: use that to play bots.
+
+        The observation and ``apply`` are written out here (two calls fewer a decision, the
+        engine's hottest path); tests/test_fast_paths.py checks every observation against
+        :meth:`observation`. An answer from the tuple the seat was given is carried out as
+        :meth:`apply_unchecked` would (actions exist once each: a C-speed scan); anything else
+        (a multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal
+        one raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
+
+        >>> import cabo_kit as ck
+        >>> game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=2)
+        >>> bots = [ck.bots.GreedyBot(), ck.bots.GreedyBot()]
+        >>> game.play_out({seat: bot.choose for seat, bot in enumerate(bots)}, until_round_end=True)
+        >>> len(game.results), game.round
+        (1, 1)
+        """
+        if names is None:
+            names = [f"seat {s}" for s in range(self.n)]
+        results = self.results
+        n_results = len(results)
+        history_append = self.history.append
+        moves = _MOVES
+        n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
+        snap, look, over, give, one_seat, new, new_log, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, _new_log, UNKNOWN
+        in_tuple = _in_tuple
+        while True:
+            phase = self.phase
+            if phase is snap or phase is look:  # every seat decides, in seat order
+                seat = self._movers[0]
+                to_move: tuple[int, ...] = self._all_seats
+                legal: Sequence[Action] = self._window_claims if phase is snap else self._legal_look(seat)
+            elif phase is over:
+                return
+            else:
+                seat = self._snapper if phase is give else self.current
+                to_move = one_seat[seat]
+                legal = self._legal  # type: ignore[assignment]
+                if legal is None:
+                    legal = self._legal = self._compute_legal()
+            try:
+                choose = choosers[seat]
+            except KeyError:
+                raise IllegalActionError(f"seat {seat} must decide and has no bot: run() needs a bot at every seat") from None
+            # observation(seat), written out
+            know = self.know
+            events = new_log(EventLog)
+            events._shared = self._shared
+            events._own = self._own[seat]
+            events._stop = self._event_count
+            if engine_memory:
+                discard = know.discard
+                events._start = 0
+            else:
+                discard = know.discard[-1:]
+                events._start = self._turn_start
+                events = EventLog(events)
+            drawn: Any = self.drawn
+            current = self.current
+            if drawn is not None:
+                drawn_from = self.drawn_from
+                if drawn_from == "discard" or (seat == current and drawn_from == "deck"):
+                    drawn = know.faces[drawn]
+                else:
+                    drawn = unknown
+            action: Any = choose(new(Observation, (
+                seat, n, rules, memory, self.round, self.turn, phase, current, to_move, self.start_player,
+                self.caller, len(self.deck), drawn, self.drawn_from, self.power, self.target, self.picked,
+                self.exchange_ok, self.give_to,
+                know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
+            )), legal)
+            if in_tuple(legal, action):  # apply_unchecked(action, seat), written out
+                history_append((seat, action))
+                self._legal = None
+                moves[phase](self, seat, action)
+            else:
+                try:
+                    self.apply(action, seat)
+                except (IllegalActionError, ValueError) as exc:
+                    raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
+            if until_round_end and len(results) != n_results:
+                return
 
     def events_seen(self, seat: int | None = None, since: int = 0) -> list[Event]:
         """The game's events as ``seat`` saw them (``None``: everything, every face shown), from

@@ -206,9 +206,10 @@ class Knowledge:
             self.owner[card] = owner
         self._changed(owner)
 
-    def exchange(self, owner: int, position: int, card: int, *, face_up: bool, seer: int) -> int:
-        """``card`` takes the place of ``owner``'s card at ``position``, which goes face up to the discard pile
-        (and is returned). ``face_up`` says how the new card lies; ``seer`` (a seat, or -1) learns it."""
+    def exchange(self, owner: int, position: int, card: int, face_up: bool, seer: int) -> int:
+        """``card`` (a drawn card: held by nobody, face down) takes the place of ``owner``'s card at ``position``,
+        which goes face up to the discard pile (and is returned). ``face_up`` says how the new card lies;
+        ``seer`` (a seat, or -1) learns it."""
         hand = self.hands[owner]
         old = hand[position]
         hand[position] = card
@@ -216,22 +217,22 @@ class Knowledge:
         held[old] = -1
         held[card] = owner
         faces = self.faces
-        face = faces[card]
         up = self.up
-        up_faces = self.up_faces
         flags_changed = face_up or up[old]  # else the hand's face-up flags stay as they were
-        up[card] = face_up
-        up_faces[card] = face if face_up else UNKNOWN
+        if face_up:  # (a drawn card lies face down: nothing to change otherwise)
+            up[card] = True
+            self.up_faces[card] = faces[card]
         if seer >= 0:
-            self.seen[seer][card] = face
-        # self.land(old), written out: most turns come here
+            self.seen[seer][card] = faces[card]
+        # self.land(old), written out: most turns come here (tests/test_fast_paths.py replays games with land)
         out = faces[old]
         self.pile.append(old)
         self.discard += (out,)
         up[old] = True
-        up_faces[old] = out
-        if not self.public[old]:
-            self.public[old] = True
+        self.up_faces[old] = out
+        public = self.public
+        if not public[old]:
+            public[old] = True
             for seen in self.seen:
                 seen[old] = out
         if not self.memory:
@@ -242,12 +243,13 @@ class Knowledge:
         get = None
         views = self.views
         seat = 0
+        seen_by = self.seen
         for rows in self._rows:
-            known = self.seen[seat][card]
-            if rows[owner][position] is not known:
+            seen = seen_by[seat]
+            if rows[owner][position] is not seen[card]:
                 if get is None:
                     get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
-                rows[owner] = get(self.seen[seat])
+                rows[owner] = get(seen)
                 views[seat] = tuple(rows)
             seat += 1
         if flags_changed:

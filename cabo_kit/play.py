@@ -22,9 +22,6 @@ from .rules import Rules
 
 __all__ = ["play_game", "bot_random", "run_game", "Stepper", "Step", "Fault"]
 
-_in_tuple: Any = tuple.__contains__  # for a tuple subclass too (LegalActions: its ordinary actions)
-
-
 def bot_random(seed: int | str, seat: int) -> random.Random:
     """The random stream a bot at ``seat`` gets in a game with ``seed``."""
     return random.Random(f"cabo-kit:{seed}:bot:{seat}")
@@ -252,40 +249,13 @@ class Stepper:
     def run(self) -> None:
         """Play the game to its end; every seat that must decide needs a bot (the fast loop whole games use)."""
         game = self.game
-        observation = game.observation
-        apply = game.apply
-        apply_legal = game.apply_unchecked
-        bots = self.bots
-        names = self.names
-        choosers = {s: b.choose for s, b in bots.items()}
-        round_hooks = self._round_hooks if self._starts else None
-        ends = self._ends
-        results = game.results
-        while True:
-            movers = game.to_move
-            if not movers:
-                break
-            if round_hooks is not None and game.round != self._round_seen:
-                round_hooks()
-            for seat in movers:
-                try:
-                    choose = choosers[seat]
-                except KeyError:
-                    raise IllegalActionError(f"seat {seat} must decide and has no bot: run() needs a bot at every seat") from None
-                obs = observation(seat)
-                legal = obs[-1]
-                action = choose(obs, legal)
-                # The check apply() makes, for the usual answer: an action of the tuple this seat was just
-                # given (actions exist once each: a C-speed scan). Anything else (a multi-exchange, a text,
-                # a wrong answer) goes through apply() in full.
-                if _in_tuple(legal, action):
-                    apply_legal(action, seat)
-                else:
-                    try:
-                        apply(action, seat)
-                    except (IllegalActionError, ValueError) as exc:
-                        raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
-            if ends and len(results) != self._results_seen:
+        choosers = {s: b.choose for s, b in self.bots.items()}
+        hooks = bool(self._starts or self._ends)  # else the game plays to its end in one call
+        while not game.is_over:
+            if self._starts and game.round != self._round_seen:
+                self._round_hooks()
+            game.play_out(choosers, self.names, hooks)
+            if hooks:
                 self._after_move()
         self._after_move()
 

@@ -12,6 +12,7 @@ __all__ = ["GreedyBot"]
 
 UNSEEN_ESTIMATE = 6.5  # the mean card value of every deck cabo-kit knows
 _LOWEST = float("-inf")
+_CABO = CallCabo()
 
 
 class GreedyBot(SimpleBot):
@@ -41,9 +42,10 @@ class GreedyBot(SimpleBot):
 
     def worst(self, obs: Observation) -> int | None:
         """The position of the card it would most like to get rid of (the first one on ties)."""
+        hand = obs.hands[obs.seat]
         worst, worst_value = None, _LOWEST
         p = 0
-        for card in obs.hands[obs.seat]:
+        for card in hand:
             value: Any = card.value
             if value is None:
                 value = UNSEEN_ESTIMATE
@@ -63,11 +65,13 @@ class GreedyBot(SimpleBot):
         return self.estimated_total(obs) <= self.cabo_threshold
 
     def draw(self, obs: Observation) -> str:
-        if obs.caller is None and obs.rules.cabo_timing == "instead" and CallCabo() in obs.legal_actions \
+        if obs.caller is None and obs.rules.cabo_timing == "instead" and _CABO in obs.legal_actions \
                 and self.call_cabo(obs):
             return "cabo"
-        top, worst = obs.top, self.worst(obs)
-        if top is not None and top.value is not None and worst is not None and top.value <= 4 and top.value < self.estimate(obs.my_hand[worst]):
+        discard, worst = obs.discard, self.worst(obs)
+        top = discard[-1] if discard else None  # obs.top
+        if top is not None and top.value is not None and worst is not None and top.value <= 4 \
+                and top.value < self.estimate(obs.hands[obs.seat][worst]):
             return "discard"
         return "deck"
 
@@ -76,7 +80,7 @@ class GreedyBot(SimpleBot):
         if worst is None:
             return None
         must_keep = obs.drawn_from == "discard" and not obs.rules.discard_draw_may_discard
-        if must_keep or card.value < self.estimate(obs.my_hand[worst]):
+        if must_keep or card.value < self.estimate(obs.hands[obs.seat][worst]):
             return worst
         return None
 

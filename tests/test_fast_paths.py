@@ -1,0 +1,228 @@
+"""The engine's written-out fast paths play exactly as the plain calls they stand for.
+
+For speed, the hottest paths of ``cabo_kit/game.py`` and ``knowledge.py`` are written out
+instead of calling their canonical helpers: the decision loop builds each observation and
+applies each answer itself (``Game.play_out`` instead of ``observation()`` and
+``apply_unchecked()``), a deck draw, a pile take and a one-card exchange record their events
+by hand (instead of ``_emit``), the usual turn start is written out in ``_finish_turn``
+(instead of ``_begin_turn``), and ``Knowledge.exchange`` lands the old card itself and
+rebuilds only the views that change (instead of ``remove``, ``insert``, ``see`` and
+``land``). A change to one of those helpers must be made in the written-out copy too.
+
+These tests replay seeded games with random ``Rules`` (every field that changes play, not
+only the presets) twice: once with the engine as it is, once with every fast path swapped
+for its canonical calls (and the plain loop of ``observation`` + ``apply``); every
+observation handed to a bot, the game's whole log, every round's result and the history
+must be the same.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import cabo_kit as ck  # noqa: E402
+from cabo_kit import game as game_module  # noqa: E402
+from cabo_kit.actions import DrawDeck, DrawDiscard, IllegalActionError  # noqa: E402
+from cabo_kit.game import DRAWN, Game, _ev  # noqa: E402
+from cabo_kit.knowledge import Knowledge  # noqa: E402
+from cabo_kit.observation import Event, EventKind  # noqa: E402
+from cabo_kit.play import Stepper, bot_random  # noqa: E402
+from fuzzbot import FuzzBot  # noqa: E402
+
+# ------------------------------------------------------------------ the canonical forms
+
+
+def _on_choose(self: Game, me: int, action: Any) -> None:
+    know = self.know
+    if type(action) is DrawDeck:
+        c = self._draw_card()
+        assert c is not None
+        self.drawn, self.drawn_from = c, "deck"
+        self.stats[me]["draws_deck"] += 1
+        self._emit(_ev(EventKind.DRAW, me, (), (know.faces[c],)), me)
+        may_discard = True
+    elif type(action) is DrawDiscard:
+        c = know.take()
+        self.drawn, self.drawn_from = c, "discard"
+        self.stats[me]["draws_discard"] += 1
+        self._emit(_ev(EventKind.TAKE, me, (), (know.faces[c],)))
+        may_discard = self._may_discard_taken
+    else:
+        self._call(me)
+        self._finish_turn()
+        return
+    self.phase = DRAWN
+    hand = know.hands[me]
+    self._legal = self._legal_drawn(len(hand), may_discard or not hand)
+
+
+def _exchange(self: Knowledge, owner: int, position: int, card: int, face_up: bool, seer: int) -> int:
+    old = self.remove(owner, position)
+    self.insert(owner, position, card)
+    self.turn(card, face_up)
+    if seer >= 0:
+        self.see(seer, card)
+    self.land(old)
+    return old
+
+
+def _on_drawn(self: Game, me: int, action: Any) -> None:
+    positions = getattr(action, "positions", ())
+    if len(positions) != 1:
+        return _FAST_ON_DRAWN(self, me, action)  # a discard or a multi-exchange: no fast path there
+    c = self.drawn
+    assert c is not None
+    know = self.know
+    p = positions[0]
+    from_discard = self.drawn_from == "discard"
+    self.drawn = self.drawn_from = None
+    face_up = self.rules.discard_draw_face_up if from_discard else False
+    old = _exchange(know, me, p, c, face_up, -1 if from_discard else me)
+    self.stats[me]["exchanges"] += 1
+    event = _ev(EventKind.EXCHANGE, me, (p,), (know.faces[old], know.faces[c]))
+    if from_discard:
+        self._emit(event)
+    else:
+        self._emit(event, me, _ev(EventKind.EXCHANGE, me, (p,), (know.faces[old], ck.UNKNOWN)))
+    self._turn_ends()
+
+
+def _finish_turn(self: Game) -> None:
+    me = self.current
+    self.stats[me]["turns"] += 1
+    turn = self.turn
+    self.turn = turn + 1
+    if (self.caller is None and self._empty_left is None and not self._empty_flag and not self._end_after_turn
+            and turn + 1 < self._max_turns):
+        self.current = (me + 1) % self.n
+        self._begin_turn()
+        return
+    self.turn = turn  # the rest of the original, which counts the turn itself
+    self.stats[me]["turns"] -= 1
+    _FAST_FINISH_TURN(self)
+
+
+_FAST_ON_DRAWN = Game._on_drawn
+_FAST_FINISH_TURN = Game._finish_turn
+
+
+def _plain_run(stepper: Stepper) -> None:
+    """Stepper.run as it was before Game.play_out: observation() and apply() for every decision."""
+    game = stepper.game
+    while game.to_move:
+        if game.round != stepper._round_seen:
+            stepper._round_hooks()
+        for seat in game.to_move[:1]:
+            obs = game.observation(seat)
+            action = stepper.bots[seat].choose(obs, obs.legal_actions)
+            try:
+                game.apply(action, seat)
+            except (IllegalActionError, ValueError) as exc:
+                raise IllegalActionError(f"{stepper.names[seat]} at seat {seat}: {exc}") from exc
+        stepper._after_move()
+    stepper._after_move()
+
+
+@pytest.fixture
+def canonical(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A context in which every fast path is swapped for its canonical calls."""
+    class Swapped:
+        def __enter__(self) -> None:
+            self.patch = pytest.MonkeyPatch()
+            self.patch.setattr(Game, "_on_choose", _on_choose)
+            self.patch.setattr(Game, "_on_drawn", _on_drawn)
+            self.patch.setattr(Game, "_finish_turn", _finish_turn)
+            self.patch.setattr(Knowledge, "exchange", _exchange)
+            self.patch.setitem(game_module._MOVES, game_module.CHOOSE, _on_choose)
+            self.patch.setitem(game_module._MOVES, game_module.DRAWN, _on_drawn)
+            self.patch.setattr(Stepper, "run", _plain_run)
+
+        def __exit__(self, *exc: object) -> None:
+            self.patch.undo()
+
+    return Swapped()
+
+
+# ------------------------------------------------------------------ random rules, recorded games
+
+
+def random_rules(rng: random.Random) -> ck.Rules:
+    """A preset with every field that changes play drawn at random (a variant a teacher might build)."""
+    base = ck.Rules.preset(rng.choice(["deluxe", "rush", "traveller"]))
+    powers = {v: rng.choice(["peek", "spy", "swap", "peek_swap", "spy_swap"]) for v in range(5, 14) if rng.random() < 0.6}
+    fields: dict[str, Any] = dict(
+        hand_size=rng.choice([3, 4, 5]), initial_peeks=rng.choice([0, 1, 2]), peek_choice=rng.random() < 0.5,
+        cabo_timing=rng.choice(["instead", "end_of_turn"]), discard_draw_face_up=rng.random() < 0.5,
+        discard_draw_may_discard=rng.random() < 0.5, multi_exchange=rng.random() < 0.5,
+        multi_exchange_penalty_at=rng.choice([2, 3]), powers=tuple(sorted(powers.items())),
+        power_timing=rng.choice(["before_discard", "after_snap"]), snapping=rng.random() < 0.5,
+        snap_give=rng.choice(["mandatory", "optional"]), snap_penalty_own=rng.choice([0, 1, 2]),
+        snap_penalty_other=rng.choice([0, 1, 2]), deck_out=rng.choice(["reshuffle", "end_round"]),
+        empty_hand=rng.choice(["end_now", "final_turns"]), max_turns=rng.choice([6, 30, 300]),
+        max_rounds=rng.choice([1, 2, 3]), min_players=2,
+    )
+    return base.replace(**fields)
+
+
+class Recorder(ck.Bot):
+    """Plays as ``inner`` and keeps every observation it was handed (checked against the game's own)."""
+
+    def __init__(self, inner: ck.Bot, seen: list[Any], game: Game) -> None:
+        self.inner, self.seen, self.game = inner, seen, game
+
+    def choose(self, observation: ck.Observation, legal_actions: Any) -> Any:
+        seat = observation.seat
+        assert seat == self.game.to_move[0]
+        assert observation == self.game.observation(seat)  # the loop's observation is observation()'s
+        assert legal_actions is observation.legal_actions
+        self.seen.append(observation.to_dict())
+        return self.inner.choose(observation, legal_actions)
+
+
+def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str) -> dict[str, Any]:
+    game = Game(rules, seed, n, memory=memory)
+    seen: list[Any] = []
+    inner = [FuzzBot() if k == "fuzz" else ck.bots.GreedyBot() if k == "greedy" else ck.bots.RandomBot() for k in kinds]
+    bots = [Recorder(b, seen, game) for b in inner]
+    for seat, bot in enumerate(inner):
+        bot.random = bot_random(seed, seat)
+    Stepper(game, bots).run()
+    return {
+        "observations": seen,
+        "log": [e if isinstance(e, Event) else (e[0], e[1], e[2]) for e in game.log],
+        "results": [r.to_dict() for r in game.results],
+        "history": [(s, str(a)) for s, a in game.history],
+        "totals": game.totals,
+    }
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_fast_paths_play_as_their_canonical_calls(block: int, canonical: Any) -> None:
+    rng = random.Random(f"fast-paths:{block}")
+    for _ in range(10):
+        rules = random_rules(rng)
+        n = rng.randint(2, 4)
+        seed = rng.randrange(10**6)
+        kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(n)]
+        memory = rng.choice(["engine", "engine", "none"])
+        fast = play(rules, n, seed, kinds, memory)
+        with canonical:
+            slow = play(rules, n, seed, kinds, memory)
+        assert len(fast["observations"]) > 0
+        for key in ("history", "log", "results", "totals", "observations"):
+            assert fast[key] == slow[key], f"{key} differ: {rules!r}, n={n}, seed={seed}, bots {kinds}, memory={memory}"
+
+
+def test_the_canonical_forms_are_really_swapped_in(canonical: Any) -> None:
+    """The swap reaches the engine's dispatch table (else the test above would compare the fast paths with themselves)."""
+    with canonical:
+        assert game_module._MOVES[game_module.CHOOSE] is _on_choose and Knowledge.exchange is _exchange
+        assert Stepper.run is _plain_run
+    assert game_module._MOVES[game_module.CHOOSE] is Game._on_choose is not _on_choose
