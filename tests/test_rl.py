@@ -438,3 +438,28 @@ def test_gymnasium_make_finds_the_seat_env_without_importing_gymnasium_early() -
             "print(type(gymnasium.make('cabo_kit/SeatEnv-v0', opponents=[1, 1]).unwrapped).__name__)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert out.split() == ["SeatEnv"]
+
+
+@pytest.mark.parametrize("preset,levels,seat", [("deluxe", [2, 3, 1], 1), ("rush", [3, 2], 0), ("traveller", [1, 3], 2)])
+def test_seat_env_plays_the_game_a_stepper_plays(preset: str, levels: list[int], seat: int) -> None:
+    from cabo_kit.bots.levels import by_level
+    from cabo_kit.rl import SeatEnv
+
+    env = SeatEnv(preset, opponents=levels, seat=seat, seed=7)
+    for _ in range(2):
+        obs, _ = env.reset()
+        first = []
+        while True:
+            action = int(env.action_masks().nonzero()[0][-1])  # the last legal action: a real game, rounds end
+            first.append(action)
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated:
+                break
+        game = ck.Game(env.rules, env.game.seed, env.n_players)
+        others = [s for s in range(env.n_players) if s != seat]
+        stepper = ck.Stepper(game, {s: by_level(level) for s, level in zip(others, levels)}, viewer=seat, game_hooks=True)
+        stepper.advance()
+        for action in first:
+            stepper.apply(env.index.action(action, seat), seat)
+            stepper.advance()
+        assert game.is_over and game.history == env.game.history and game.totals == env.game.totals
