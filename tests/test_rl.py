@@ -463,3 +463,22 @@ def test_seat_env_plays_the_game_a_stepper_plays(preset: str, levels: list[int],
             stepper.apply(env.index.action(action, seat), seat)
             stepper.advance()
         assert game.is_over and game.history == env.game.history and game.totals == env.game.totals
+
+
+def test_reinforce_credit_follows_the_envs_reward_and_both_envs_share_the_reward_formula() -> None:
+    import warnings
+
+    from cabo_kit.rl import MLPPolicy, SeatEnv
+    from cabo_kit.rl.rewards import game_reward, round_reward
+    from cabo_kit.rl.train import reinforce
+
+    assert round_reward((10, 4, 7), 1) == pytest.approx(((10 + 7) / 2 - 4) / 10) and game_reward((0, 2), 2) == 1.0
+    policy = MLPPolicy.new(ck.Rules.preset("rush"), 2, hidden=(4,), seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default pairs with the env's reward: no warning
+        reinforce(policy, SeatEnv("rush", opponents=[1], seed=1), games=2, batch=2)
+        reinforce(policy, SeatEnv("rush", opponents=[1], seed=1, reward="round"), games=2, batch=2)
+    with pytest.warns(UserWarning, match="only the last round's decisions get credit"):
+        reinforce(policy, SeatEnv("rush", opponents=[1], seed=1), games=1, batch=1, credit="round")
+    with pytest.raises(ValueError, match="credit='rounds'"):
+        reinforce(policy, SeatEnv("rush", opponents=[1], seed=1), games=1, credit="rounds")

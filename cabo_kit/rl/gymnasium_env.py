@@ -49,6 +49,7 @@ from ..observation import Observation
 from ..play import Stepper
 from ..rules import Rules
 from .encoding import action_index, encoder
+from .rewards import check_reward, game_reward, round_reward
 
 __all__ = ["SeatEnv", "ENV_ID"]
 
@@ -101,8 +102,7 @@ class SeatEnv(gymnasium.Env):
             raise ValueError(f"seat={seat!r} is not a seat of this {n}-player table (0..{n - 1}, or None: random)")
         if memory not in ("engine", "none"):
             raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
-        if reward not in ("game", "round"):
-            raise ValueError(f"reward={reward!r}: choose 'game' (+1/-1 at the game's end) or 'round' (at each round's end)")
+        check_reward(reward)
         if illegal not in ("lose", "raise"):
             raise ValueError(f"illegal={illegal!r}: choose 'lose' (the episode ends, reward -1) or 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -186,17 +186,15 @@ class SeatEnv(gymnasium.Env):
         self._advance()
         reward = 0.0
         if self.reward_at == "round" and len(game.results) != self._results_seen:
-            n = self.n_players
             for result in game.results[self._results_seen:]:
-                scores = result.scores
-                reward += ((sum(scores) - scores[seat]) / (n - 1) - scores[seat]) / 10
+                reward += round_reward(result.scores, seat)
             self._results_seen = len(game.results)
         info: dict[str, Any] = {}
         terminated = game.is_over
         if terminated:
             winners = game.winners
             if self.reward_at == "game":
-                reward = 1.0 if seat in winners else -1.0
+                reward = game_reward(winners, seat)
             info = {"totals": tuple(game.totals), "winners": tuple(winners)}
         if self.render_mode == "human":
             self.render()
