@@ -118,7 +118,9 @@ def test_the_encoding_is_what_the_layout_says() -> None:
 # ------------------------------------------------------------------ the leak property
 
 
-LEAK_TABLES = [("deluxe", 2), ("deluxe", 4), ("rush", 2), ("rush", 6), ("traveller", 3), ("traveller", 6)]
+# Every preset at every table size it allows (deluxe and rush 2 to 6, traveller 3 to 6).
+ALL_TABLES = [(preset, n) for preset in ("deluxe", "rush", "traveller")
+              for n in range(ck.Rules.preset(preset).min_players, ck.Rules.preset(preset).max_players + 1)]
 
 
 def _worlds(preset: str, n: int, memory: str, count: int = 6):
@@ -128,7 +130,7 @@ def _worlds(preset: str, n: int, memory: str, count: int = 6):
 
 
 @pytest.mark.parametrize("memory", ["engine", "none"])
-@pytest.mark.parametrize("preset,n", LEAK_TABLES)
+@pytest.mark.parametrize("preset,n", ALL_TABLES)
 def test_a_world_the_seat_cannot_tell_apart_encodes_the_same(preset: str, n: int, memory: str) -> None:
     """Deal a different world consistent with one seat's observation, replay to the same points: identical encoding,
     mask, env observation and infos (RULES.md section 7)."""
@@ -167,17 +169,67 @@ def _env_differences(worlds, make_env) -> list[str]:
     return out
 
 
-def test_a_planted_leak_is_found() -> None:
-    """The same worlds catch an encoding that reads one card the seat never saw (the deck's top card)."""
+@pytest.mark.parametrize("memory", ["engine", "none"])
+@pytest.mark.parametrize("preset,n", [("deluxe", 3), ("rush", 4), ("traveller", 5)])
+def test_worlds_across_round_ends_encode_the_same(preset: str, n: int, memory: str) -> None:
+    """The replay goes on through round ends: nothing of a round's unseen cards shows in the next rounds."""
     from cabo_kit.rl.pettingzoo_env import CaboAEC
+
+    rules = ck.Rules.preset(preset)
+    crossed = changed = 0
+    for k in range(6):
+        worlds = twin_worlds(rules, n, seat=k % n, seed=700 + k, memory=memory, steps=250, setup=k % 2 == 0,
+                             across_rounds=True)
+        crossed += worlds.rounds
+        changed += worlds.changed if worlds.rounds else 0
+
+        def read(game: ck.Game, seat: int) -> tuple:
+            obs = game.observation(seat)
+            return encode(obs), action_index(game.rules, game.n).mask(obs.legal_actions, seat)
+
+        assert differences(worlds, read) == []
+        assert _env_differences(worlds, lambda: CaboAEC(preset, n, memory)) == []
+    assert crossed >= 3 and changed > 0  # round ends were crossed, in worlds that differ
+
+
+def _card(game: ck.Game, cid: int) -> float:
+    value = game.know.faces[cid].value
+    return 0.0 if value is None else value / 13
+
+
+def _own_unseen(game: ck.Game, seat: int) -> float:
+    unseen = [cid for p, cid in enumerate(game.know.hands[seat]) if not game.know.views[seat][seat][p].known]
+    return _card(game, unseen[0]) if unseen else 0.0
+
+
+PLANTED = {  # each reads one thing the seat may not know
+    "the deck's top card": lambda game, seat: _card(game, game.deck[-1]) if game.deck else 0.0,
+    "a neighbour's card": lambda game, seat: _card(game, game.know.hands[(seat + 1) % game.n][0]),
+    "the deck's bottom card": lambda game, seat: _card(game, game.deck[0]) if game.deck else 0.0,
+    "the deck's second card": lambda game, seat: _card(game, game.deck[-2]) if len(game.deck) > 1 else 0.0,
+    "the sum of the other hands": lambda game, seat: sum(
+        _card(game, cid) for s in range(game.n) if s != seat for cid in game.know.hands[s]),
+    "an own unseen card": _own_unseen,
+}
+
+
+@pytest.mark.parametrize("leak", list(PLANTED))
+def test_a_planted_leak_is_found(leak: str) -> None:
+    """The same worlds catch an encoding that reads one thing the seat never saw."""
+    read_leak = PLANTED[leak]
 
     def leaky(game: ck.Game, seat: int) -> np.ndarray:
         x = encode(game.observation(seat))
-        x[0] = game.know.faces[game.deck[-1]].value / 13 if game.deck else 0  # the planted leak
+        x[0] = read_leak(game, seat)  # the planted leak
         return x
 
     found = [d for w in _worlds("deluxe", 2, "engine") for d in differences(w, leaky)]
+    found += [d for w in _worlds("rush", 4, "none", count=2) for d in differences(w, leaky)]
     assert found and "reads differently in a world it cannot tell apart" in found[0]
+
+
+def test_a_planted_leak_in_the_env_is_found() -> None:
+    from cabo_kit.rl.pettingzoo_env import CaboAEC
 
     class LeakyEnv(CaboAEC):
         def observe(self, agent):
@@ -191,9 +243,9 @@ def test_a_planted_leak_is_found() -> None:
 # ------------------------------------------------------------------ the frameworks' own suites
 
 
-@pytest.mark.parametrize("preset,n,memory,reward", [
-    ("deluxe", 2, "engine", "game"), ("deluxe", 4, "none", "round"), ("rush", 4, "engine", "round"),
-    ("rush", 6, "engine", "game"), ("traveller", 3, "engine", "game"), ("traveller", 6, "none", "game")])
+@pytest.mark.parametrize("reward", ["game", "round"])
+@pytest.mark.parametrize("memory", ["engine", "none"])
+@pytest.mark.parametrize("preset,n", ALL_TABLES)
 def test_pettingzoo_api_test_and_seed_test(preset: str, n: int, memory: str, reward: str) -> None:
     from cabo_kit.rl import aec_env
 
