@@ -8,8 +8,9 @@ All three play 4-player deluxe on one core, timed in this process's CPU time (``
   loop drives it (``agent_iter``, ``last()``, ``step``), each agent
   choosing uniformly among the legal actions of its mask; a step is one ``step()`` of a live agent;
 - SeatEnv: ``SeatEnv("deluxe", opponents=[1, 1, 1])`` (three RandomBots), your seat choosing uniformly among
-  ``action_masks()``; a step is one ``step()``: one of your decisions, the bots' moves after it included (through
-  ``ck.Stepper``, the one game loop: about three bot decisions a step), so its decisions per second are printed too.
+  ``action_masks()``; a step is one ``step()``: one of your decisions, the bots' moves after it included (played in
+  the engine's loop, ``Game.play_out``: about three bot decisions a step), so its decisions per second are printed
+  too; then the same against b1's own bots (``FastRandomBot``: RandomBot's moves, cheaper), the engine's case.
 
 Every step builds the observation (the float32 encoding and the mask) as a learner receives it.
 
