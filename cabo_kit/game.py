@@ -54,13 +54,11 @@ from .scoring import ScoreSheet, next_start_player, round_details
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
-try:  # what random.py seeds a generator from a text with (hashlib is heavier to import)
-    from _sha512 import sha512 as _sha512  # Python <= 3.11
-except ImportError:  # pragma: no cover
-    try:
-        from _sha2 import sha512 as _sha512  # Python 3.12+
-    except ImportError:
-        from hashlib import sha512 as _sha512
+# What random.py seeds a generator from a text with (it imports the lean module; hashlib is heavier to import).
+_sha512: Any = getattr(random, "_sha512", None)
+if _sha512 is None:  # pragma: no cover
+    import hashlib
+    _sha512 = hashlib.sha512
 _new_random: Any = random.Random.__new__  # the C constructor: leaves a subclass's (random.Random's) state unseeded
 _seed_c: Any = _random.Random.seed  # the C seeding Random.seed ends with
 
