@@ -42,6 +42,7 @@ BOT_HOOKS = ("choose", "on_game_start", "on_round_start", "on_round_end", "on_ga
 _DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
 _DECK = _DRAW["deck"]
 _EXCHANGE_ONE = tuple(Exchange((p,)) for p in range(16))  # keep()'s usual answers (Exchange() looks its value up)
+_DISCARD = Discard()
 _in_tuple: Any = tuple.__contains__
 _LOOK, _CHOOSE, _DRAWN, _SNAP, _POWER = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.SNAP, Phase.POWER
 _PEEKS, _SPIES = (Power.PEEK, Power.PEEK_SWAP), (Power.SPY, Power.SPY_SWAP)  # (bound once: reading a member is slow)
@@ -194,7 +195,9 @@ class SimpleBot(Bot):
                         "keep() returned None for a card taken from the discard pile, but these rules say such a "
                         "card must be kept (discard_draw_may_discard=False): return a position to exchange it for"
                         + self._where("keep"))
-                return self._checked(Discard(), legal_actions, "keep", obs)
+                if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, _DISCARD):  # _checked's usual answer
+                    return _DISCARD
+                return self._checked(_DISCARD, legal_actions, "keep", obs)
             if isinstance(pos, (tuple, list)):
                 positions: tuple[int, ...] = tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None")))
             else:

@@ -29,6 +29,7 @@ read their events from (:meth:`Game._emit`).
 
 from __future__ import annotations
 
+import _random
 import random
 from itertools import combinations
 from itertools import repeat as _repeat
@@ -52,6 +53,14 @@ from .rules import Power, Rules
 from .scoring import ScoreSheet, next_start_player, round_details
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
+
+# What random.py seeds a generator from a text with (it imports the lean module; hashlib is heavier to import).
+_sha512: Any = getattr(random, "_sha512", None)
+if _sha512 is None:  # pragma: no cover
+    import hashlib
+    _sha512 = hashlib.sha512
+_new_random: Any = random.Random.__new__  # the C constructor: leaves a subclass's (random.Random's) state unseeded
+_seed_c: Any = _random.Random.seed  # the C seeding Random.seed ends with
 
 T = TypeVar("T")
 
@@ -325,7 +334,7 @@ class Game:
 
     def _rng(self, purpose: str, round_no: int | None = None) -> random.Random:
         key = f"cabo-kit:{self.seed}:{purpose}" if round_no is None else f"cabo-kit:{self.seed}:{round_no}:{purpose}"
-        return random.Random(key)
+        return seeded_random(key)
 
     def _start_round(self, start_player: int, stack: list[Card] | None) -> None:
         rules, n = self.rules, self.n
@@ -1641,8 +1650,26 @@ def _fixed_order(ids: list[int], faces: Sequence[Card], order: Sequence[Card | s
     return deck
 
 
+def seeded_random(text: str) -> random.Random:
+    """``random.Random(text)``, the same generator in the same state, seeded once instead of twice.
+
+    ``Random(text)`` runs ``Random.__init__`` and ``Random.seed`` in Python (the text and its
+    SHA-512 as one integer: its documented, reproducible way) before the C seeding; a game seeds
+    a generator each round and one per bot. Here the integer is made as ``Random.seed`` makes it
+    and handed straight to the C seeding (about 2% cheaper: the C seeding is most of the cost).
+
+    >>> seeded_random("cabo-kit:7:shuffle").getstate() == random.Random("cabo-kit:7:shuffle").getstate()
+    True
+    """
+    data = text.encode()
+    rng = _new_random(random.Random)  # not seeded yet: Random's __init__ would seed it
+    _seed_c(rng, int.from_bytes(data + _sha512(data).digest(), "big"))
+    rng.gauss_next = None  # what Random.seed sets besides (getstate() reads it)
+    return rng
+
+
 def _copy_rng(rng: random.Random) -> random.Random:
-    new = random.Random()
+    new = _new_random(random.Random)  # (Random() would seed it from the system's entropy first)
     new.setstate(rng.getstate())
     return new
 

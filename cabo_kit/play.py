@@ -15,7 +15,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 from .actions import Action, IllegalActionError
 from .bot import Bot
 from .cards import Card
-from .game import Game
+from .game import Game, seeded_random
 from .observation import Event
 from .record import GameRecord
 from .rules import Rules
@@ -24,7 +24,7 @@ __all__ = ["play_game", "bot_random", "run_game", "Stepper", "Step", "Fault"]
 
 def bot_random(seed: int | str, seat: int) -> random.Random:
     """The random stream a bot at ``seat`` gets in a game with ``seed``."""
-    return random.Random(f"cabo-kit:{seed}:bot:{seat}")
+    return seeded_random(f"cabo-kit:{seed}:bot:{seat}")  # random.Random(that text), seeded once
 
 
 def play_game(

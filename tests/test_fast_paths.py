@@ -226,3 +226,20 @@ def test_the_canonical_forms_are_really_swapped_in(canonical: Any) -> None:
         assert game_module._MOVES[game_module.CHOOSE] is _on_choose and Knowledge.exchange is _exchange
         assert Stepper.run is _plain_run
     assert game_module._MOVES[game_module.CHOOSE] is Game._on_choose is not _on_choose
+
+
+def test_seeded_random_is_random_random_of_the_text() -> None:
+    """Every generator the engine and the bots' seats get (seeded_random: one C seeding) is in the very state
+    ``random.Random(text)`` would be, for the engine's texts and odd ones (empty, non-ASCII, long); a clone's copy too."""
+    from cabo_kit.game import _copy_rng, seeded_random
+
+    texts = [f"cabo-kit:{seed}:{r}:{purpose}" for seed in (0, 7, "abc", 10**12) for r in range(3)
+             for purpose in ("shuffle", "snap", "reshuffle")]
+    texts += ["", "x", "é" * 40, "cabo-kit:5:bot:3", "z" * 3000]
+    for text in texts:
+        fast, plain = seeded_random(text), random.Random(text)
+        assert fast.getstate() == plain.getstate(), text
+        assert [fast.random() for _ in range(3)] == [plain.random() for _ in range(3)]
+        assert fast.gauss(0, 1) == plain.gauss(0, 1) and fast.gauss(0, 1) == plain.gauss(0, 1)
+        assert _copy_rng(fast).getstate() == fast.getstate()
+    assert bot_random(3, 1).getstate() == random.Random("cabo-kit:3:bot:1").getstate()
