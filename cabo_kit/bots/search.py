@@ -28,6 +28,9 @@ class Sharpened(CountingBot):
     ``known_shift`` points under the unseen average, and with snapping knowing a card is worth
     more (:meth:`adapt`). In a rollout (``world`` set: a world of the search) who has seen
     which card is read from the world itself, where every seat knows what the guess says.
+    That reads the world's ``know``, an engine internal not meant for bots (docs/engine.md):
+    the one exception, as the world is the bot's own game, built from its own observation
+    and its own guesses (nothing of the real game is in it).
     """
 
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
