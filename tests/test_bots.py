@@ -19,7 +19,7 @@ from cabo_kit.bots import rollout as rollout_module
 from cabo_kit.bots import search as search_module
 from cabo_kit.bots.inference import read_events
 from cabo_kit.bots.knowledge import who_saw
-from cabo_kit.bots.rollout import play_out
+from cabo_kit.bots.rollout import roll_out
 from cabo_kit.bots.search import Table, outcome
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,7 +193,7 @@ def test_search_values_the_game_not_the_round() -> None:
             for first in (ck.CallCabo(), ck.DrawDeck()):  # with the call, and without it
                 world, _ = table.deal(random.Random(k), k)
                 world.apply(first)
-                play_out(world, [CountingBot() for _ in range(4)])
+                roll_out(world, [CountingBot() for _ in range(4)])
                 values.add(outcome(world, 0))
         if final:
             assert values <= {0.0, 1 / 4, 1 / 3, 1 / 2, 1.0} and 1.0 in values  # a shared win is shared

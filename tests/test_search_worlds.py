@@ -24,7 +24,7 @@ import pytest
 import cabo_kit as ck
 from cabo_kit.bots import CountingBot, GreedyBot, RandomBot, SearchBot
 from cabo_kit.bots.inference import read_events
-from cabo_kit.bots.rollout import play_out
+from cabo_kit.bots.rollout import roll_out
 from cabo_kit.bots.search import Table
 from cabo_kit.observation import EventKind
 from cabo_kit.rules import POWERS, RulesError
@@ -229,7 +229,7 @@ def test_traveller_rollouts_in_final_turns_never_call_nor_play_past_the_end(deck
                 game = world.clone()
                 game.apply(action, seat)
                 me.world = game
-                play_out(game, players, late_after=0)  # everyone calls Cabo at the first legal chance
+                roll_out(game, players, late_after=0)  # everyone calls Cabo at the first legal chance
                 result = game.results[-1]
                 if real._empty_flag:  # no Cabo once a hand went empty (RULES.md: final turns)
                     assert result.caller is None, (obs, action)

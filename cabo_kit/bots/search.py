@@ -16,7 +16,7 @@ from ..scoring import ScoreSheet
 from .counting import CountingBot, equal_groups, unseen_cards
 from .inference import Evidence, read_events
 from .knowledge import their_knowledge, who_saw
-from .rollout import play_out
+from .rollout import roll_out
 
 __all__ = ["SearchBot", "Sharpened"]
 
@@ -213,7 +213,7 @@ class SearchBot(Sharpened):
                 game = world.clone()
                 game.apply_unchecked(candidates[i], me)
                 model.world = game
-                steps = play_out(game, players, self.late_after) + 3  # and copying and scoring it, three
+                steps = roll_out(game, players, self.late_after) + 3  # and copying and scoring it, three
                 spent += steps
                 per_rollout = max(per_rollout, float(steps))
                 results[i].append(outcome(game, me))
