@@ -19,7 +19,7 @@ from cabo_kit.bots import rollout as rollout_module
 from cabo_kit.bots import search as search_module
 from cabo_kit.bots.inference import read_events
 from cabo_kit.bots.sightings import who_saw
-from cabo_kit.bots.rollout import play_out
+from cabo_kit.bots.rollout import roll_out
 from cabo_kit.bots.search import WorldDealer, outcome
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,8 +84,8 @@ def test_search_bot_uses_no_private_engine_attribute(module) -> None:  # type: i
     assert private == set()
     imported = {(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                 for alias in node.names}
-    # The one private name allowed is the counting bot's card pool (level 3's module, not the engine's).
-    assert {(source, name) for source, name in imported if name.startswith("_")} <= {("counting", "_full_pool")}
+    # (the counting bot's card pool is shared through counting.unseen_cards)
+    assert {(source, name) for source, name in imported if name.startswith("_")} == set()
 
 
 def test_search_guess_agrees_with_what_the_bot_knows() -> None:
@@ -193,7 +193,7 @@ def test_search_values_the_game_not_the_round() -> None:
             for first in (ck.CallCabo(), ck.DrawDeck()):  # with the call, and without it
                 world, _ = dealer.deal(random.Random(k), k)
                 world.apply(first)
-                play_out(world, [CountingBot() for _ in range(4)])
+                roll_out(world, [CountingBot() for _ in range(4)])
                 values.add(outcome(world, 0))
         if final:
             assert values <= {0.0, 1 / 4, 1 / 3, 1 / 2, 1.0} and 1.0 in values  # a shared win is shared

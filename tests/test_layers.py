@@ -334,8 +334,7 @@ def test_the_enum_check_finds_planted_text_compares() -> None:
 # ------------------------------------------------------------------ docstrings cite what a user can open
 
 OUTSIDE_FILES = ("RULES.md", "/work/shared", "../shared", "seeds/", "ARCHITECTURE.md", "STYLE.md")
-# The search bot's simulator.py is being deleted this session (issue 20 must 1): its last RULES.md citation goes with it.
-CITING = [p for p in sorted(PACKAGE.rglob("*.py")) if p.name != "simulator.py"]
+CITING = sorted(PACKAGE.rglob("*.py"))
 RULES_HEADINGS = {line.lstrip("#").strip() for line in (ROOT / "docs" / "rules.md").read_text(encoding="utf-8").splitlines()
                   if line.startswith("#")}
 

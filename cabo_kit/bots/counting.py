@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from operator import attrgetter
-from typing import Any
+from typing import Any, Sequence
 
 from ..actions import CallCabo
 from ..bot import SimpleBot
@@ -13,7 +13,7 @@ from ..cards import Card
 from ..observation import Observation
 from ..rules import Rules
 
-__all__ = ["CountingBot"]
+__all__ = ["CountingBot", "equal_groups", "unseen_cards"]
 
 SPECIAL = (12, 12, 13, 13)  # deluxe Kamikaze; traveller Royal Roulette (13 is a black king there)
 _CABO = CallCabo()
@@ -33,6 +33,49 @@ def _pool_sum(rules: Rules, n_players: int) -> tuple[int, int]:
     """The full deck's points and its number of cards."""
     values = [c.value for c in rules.full_deck(n_players) if c.value is not None]
     return sum(values), len(values)
+
+
+def unseen_cards(obs: Observation) -> tuple[list[Card], bool]:
+    """The cards ``obs``'s seat has not seen, and whether every card it sees fits in one deck.
+
+    The full deck less every card in sight: the known cards in the hands, the discard pile
+    and a drawn card it knows (a card in sight that the deck does not hold is left out).
+
+    >>> import cabo_kit as ck
+    >>> obs = ck.Game(ck.Rules.preset("rush"), seed=1, n_players=2).observation(0)
+    >>> cards, fits = unseen_cards(obs)
+    >>> hidden = sum(not c.known for hand in obs.hands for c in hand)
+    >>> fits, len(cards) == obs.deck_size + hidden   # the deck and every ``??``
+    (True, True)
+    """
+    pool = dict(_full_pool(obs.rules, obs.n_players))
+    seen = [c for hand in obs.hands for c in hand if c.known] + list(obs.discard)
+    if obs.drawn is not None and obs.drawn.known:
+        seen.append(obs.drawn)
+    fits = True
+    for card in seen:
+        if pool.get(card, 0) > 0:
+            pool[card] -= 1
+        else:
+            fits = False
+    return [c for c, k in pool.items() for _ in range(k)], fits
+
+
+def equal_groups(hand: Sequence[Card]) -> list[tuple[int, ...]]:
+    """The positions of each value ``hand`` holds two or more known cards of (what a multi-exchange can give up).
+
+    >>> from cabo_kit.cards import parse_cards
+    >>> equal_groups(parse_cards([7, "??", 7, 2, 2, 5]))
+    [(0, 2), (3, 4)]
+    """
+    known = [c.value for c in hand if c.value is not None]
+    if len(set(known)) == len(known):
+        return []
+    groups: dict[int, list[int]] = {}
+    for p, c in enumerate(hand):
+        if c.value is not None:
+            groups.setdefault(c.value, []).append(p)
+    return [tuple(ps) for ps in groups.values() if len(ps) >= 2]
 
 
 class CountingBot(SimpleBot):
@@ -80,15 +123,8 @@ class CountingBot(SimpleBot):
         self._pile = 0
 
     def unseen(self, obs: Observation) -> list[int]:
-        """The values of the cards this seat has not seen (the deck and every ``??``)."""
-        pool = dict(_full_pool(obs.rules, obs.n_players))
-        seen = [c for hand in obs.hands for c in hand if c.known] + list(obs.discard)
-        if obs.drawn is not None and obs.drawn.known:
-            seen.append(obs.drawn)
-        for card in seen:
-            if pool.get(card, 0) > 0:
-                pool[card] -= 1
-        return [c.value for c, k in pool.items() if c.value is not None for _ in range(k)]
+        """The values of the cards this seat has not seen (the deck and every ``??``): :func:`unseen_cards`."""
+        return [c.value for c in unseen_cards(obs)[0] if c.value is not None]
 
     def mean_unseen(self, obs: Observation) -> float:
         """The expected value of a card this seat has not seen (remembered for the current observation).
@@ -153,7 +189,7 @@ class CountingBot(SimpleBot):
             return None
         e = self.mean_unseen(obs)
         rules = obs.rules
-        special = self.special_keep(obs) if len(hand) == 4 and (rules.kamikaze or rules.royal_roulette) else ()
+        special = self.special_keep(obs)
         if special:
             free = [p for p in range(4) if p not in special]
             if len(special) == 3 and card.value in SPECIAL and free and card.value in self.missing(obs):
@@ -168,15 +204,9 @@ class CountingBot(SimpleBot):
             if x - v > g and not (special and p in special):
                 best, g = p, x - v
         if rules.multi_exchange and not special:
-            known = [c.value for c in hand if c.value is not None]
-            if len(set(known)) < len(known):  # two known cards of one value
-                groups: dict[int, list[int]] = {}
-                for p, c in enumerate(hand):
-                    if c.value is not None:
-                        groups.setdefault(c.value, []).append(p)
-                for ps in groups.values():
-                    if len(ps) >= 2 and sum(mine[p] for p in ps) - v > g:
-                        best, g = tuple(ps), sum(mine[p] for p in ps) - v
+            for ps in equal_groups(hand):
+                if sum(mine[p] for p in ps) - v > g:
+                    best, g = ps, sum(mine[p] for p in ps) - v
         if best is None:
             return None
         must = forced or (obs.drawn_from == "discard" and not rules.discard_draw_may_discard)
@@ -192,10 +222,19 @@ class CountingBot(SimpleBot):
                 need.remove(c.value)
         return need
 
+    def estimates(self, obs: Observation, seat: int, e: float, ahead: bool = False) -> list[float]:
+        """Our estimate of each of ``seat``'s cards: its value if we know it, else ``e`` (the unseen average).
+
+        ``ahead``: by the round's end, where what they know of their own hand has improved as
+        turns passed (an unknown card counts ``improve_rate`` less a round of turns, at least 3).
+        """
+        if ahead:
+            e = max(e - self.improve_rate * (obs.turn // obs.n_players), 3.0)
+        return self.values(obs, seat, e)
+
     def threat(self, obs: Observation, seat: int, e: float) -> float:
-        """An opponent's estimated total: what they know of their own hand improves as turns pass."""
-        guess = max(e - self.improve_rate * (obs.turn // obs.n_players), 3.0)
-        return sum(self.values(obs, seat, guess))
+        """An opponent's estimated total by the round's end (:meth:`estimates` ahead)."""
+        return sum(self.estimates(obs, seat, e, ahead=True))
 
     def spy(self, obs: Observation) -> tuple[int, int] | None:
         e = self.mean_unseen(obs)
@@ -212,13 +251,13 @@ class CountingBot(SimpleBot):
         targets = [obs.target] if obs.target is not None else [
             (s, p) for s in obs.opponents for p in range(len(obs.hands[s]))
         ]
+        theirs = {s: self.estimates(obs, s, e) for s in {s for s, _ in targets}}
         best, best_gain = None, 1.5
         for own in range(len(mine)):
             if own in special:
                 continue
             for s, p in targets:
-                theirs = obs.hands[s][p].value
-                gain = mine[own] - (e if theirs is None else theirs)
+                gain = mine[own] - theirs[s][p]
                 if gain > best_gain:
                     best, best_gain = (own, s, p), gain
         return best

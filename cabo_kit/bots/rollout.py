@@ -2,7 +2,7 @@
 
 A *world* is one guess of the hidden cards, a :class:`~cabo_kit.Game` built by
 ``Game.from_layout(..., rollout=True)`` (``search.WorldDealer`` builds it from the bot's own
-observation). :func:`play_out` plays its round to the end: each seat decides from its own
+observation). :func:`roll_out` plays its round to the end: each seat decides from its own
 observation of the world, as a bot does in a real game, so it sees only the cards the world
 says it has seen, and the engine applies the rules (every variant of ``ck.Rules`` plays as in
 a real game). The players are the counting bot (``counting.py``) and the search bot's
@@ -12,7 +12,7 @@ sharpened model of itself; nothing here decides anything.
 >>> rules = ck.Rules.preset("deluxe").replace(max_rounds=1)
 >>> world = ck.Game.from_layout(rules, [[0, 1, 2, 3], [13, 12, 11, 10]], discard=[5], current=0,
 ...                             known=[[(0, 0), (0, 1), (0, 2), (0, 3)], []], rollout=True)
->>> play_out(world, [ck.bots.CountingBot(), ck.bots.CountingBot()])   # 6 points and a rival's 26 by guess: Cabo
+>>> roll_out(world, [ck.bots.CountingBot(), ck.bots.CountingBot()])   # 6 points and a rival's 26 by guess: Cabo
 3
 >>> world.results[-1].ended_by, world.results[-1].caller, world.winners
 ('cabo', 0, [0])
@@ -27,14 +27,14 @@ from ..bot import Bot
 from ..game import Game
 from ..observation import Phase
 
-__all__ = ["play_out"]
+__all__ = ["roll_out"]
 
 _CABO = CallCabo()
 _PASS = Pass()
 _SNAP = Phase.SNAP
 
 
-def play_out(world: Game, players: Sequence[Bot], late_after: int = 10**9) -> int:
+def roll_out(world: Game, players: Sequence[Bot], late_after: int = 10**9) -> int:
     """Play ``world``'s round to its end, each seat by its player; ``late_after`` turns on, everyone calls.
 
     Returns the number of decisions made, a snap window counting one (the budget is counted in them).

@@ -13,10 +13,10 @@ from ..game import Game
 from ..observation import Observation, Phase
 from ..rules import Power, Rules
 from ..scoring import ScoreSheet
-from .counting import CountingBot, _full_pool
+from .counting import CountingBot, equal_groups, unseen_cards
 from .inference import Evidence, read_events
 from .sightings import their_knowledge, who_saw
-from .rollout import play_out
+from .rollout import roll_out
 
 __all__ = ["SearchBot", "Sharpened"]
 
@@ -28,6 +28,9 @@ class Sharpened(CountingBot):
     ``known_shift`` points under the unseen average, and with snapping knowing a card is worth
     more (:meth:`adapt`). In a rollout (``world`` set: a world of the search) who has seen
     which card is read from the world itself, where every seat knows what the guess says.
+    That reads the world's ``know``, an engine internal not meant for bots (docs/engine.md):
+    the one exception, as the world is the bot's own game, built from its own observation
+    and its own guesses (nothing of the real game is in it).
     """
 
     improve_rate = 0.5  # opponents' unseen cards are assumed to improve twice as fast as the counting bot assumes
@@ -62,32 +65,20 @@ class Sharpened(CountingBot):
         know = world.know
         return [[seen[c].known for c in hand] for seen, hand in zip(know.seen, know.hands)]
 
-    def estimates(self, obs: Observation, seat: int, e: float) -> list[float]:
-        """Our estimate of each of ``seat``'s cards: its value if we know it, lower if they have seen it."""
+    def estimates(self, obs: Observation, seat: int, e: float, ahead: bool = False) -> list[float]:
+        """Our estimate of each of ``seat``'s cards: its value if we know it, lower if they have seen it.
+
+        Now and by the round's end alike (a card they have seen leans low already), so the
+        counting bot's threat and swap aim at the cards an opponent has seen. Without the
+        events (``None`` from :meth:`holders_knowledge`) the counting bot's estimate ahead.
+        """
         if self.knowledge_for is not obs:
             self.knowledge_for, self.knowledge = obs, self.holders_knowledge(obs)
         seen = self.knowledge
-        guess = max(e - self.improve_rate * (obs.turn // obs.n_players), 3.0)  # the counting bot's, without events
-        return [float(c.value) if c.value is not None else guess if seen is None
-                else e - self.known_shift if seen[seat][p] else e for p, c in enumerate(obs.hands[seat])]
-
-    def threat(self, obs: Observation, seat: int, e: float) -> float:
-        return sum(self.estimates(obs, seat, e))
-
-    def swap(self, obs: Observation) -> tuple[int, int, int] | None:
-        """The counting bot's swap, aimed at a card the opponent has seen (it is probably low)."""
-        e = self.mean_unseen(obs)
-        mine = self.values(obs, obs.seat, e)
-        special = self.special_keep(obs)
-        targets = [obs.target] if obs.target is not None else [
-            (s, p) for s in obs.opponents for p in range(len(obs.hands[s]))]
-        best, best_gain = None, 1.5
-        for own in range(len(mine)):
-            for s, p in targets:
-                gain = mine[own] - self.estimates(obs, s, e)[p]
-                if own not in special and gain > best_gain:
-                    best, best_gain = (own, s, p), gain
-        return best
+        if seen is None:
+            return super().estimates(obs, seat, e, ahead=True)
+        return [float(c.value) if c.value is not None else e - self.known_shift if seen[seat][p] else e
+                for p, c in enumerate(obs.hands[seat])]
 
 
 class SearchBot(Sharpened):
@@ -174,13 +165,9 @@ class SearchBot(Sharpened):
                 kinds.add(kind)
                 out.append(Exchange((p,)))
         if obs.rules.multi_exchange:
-            groups: dict[int, list[int]] = {}
-            for p, c in enumerate(hand):
-                if c.value is not None:
-                    groups.setdefault(c.value, []).append(p)
-            for ps in groups.values():
-                if len(ps) >= 2 and Exchange(tuple(ps)) != default:
-                    out.append(Exchange(tuple(ps)))
+            for ps in equal_groups(hand):
+                if Exchange(ps) != default:
+                    out.append(Exchange(ps))
         return [a for a in out if a in legal]
 
     @staticmethod
@@ -226,7 +213,7 @@ class SearchBot(Sharpened):
                 game = world.clone()
                 game.apply_unchecked(candidates[i], me)
                 model.world = game
-                steps = play_out(game, players, self.late_after) + 3  # and copying and scoring it, three
+                steps = roll_out(game, players, self.late_after) + 3  # and copying and scoring it, three
                 spent += steps
                 per_rollout = max(per_rollout, float(steps))
                 results[i].append(outcome(game, me))
@@ -305,19 +292,11 @@ class WorldDealer:
         n, me = obs.n_players, obs.seat
         rules = obs.rules
         self.rules = rules
-        pool = {card: k for card, k in _full_pool(rules, n)}
-        visible = [c for hand in obs.hands for c in hand if c.known] + list(obs.discard)
-        drawn = obs.drawn if obs.phase == Phase.DRAWN else None
-        if drawn is not None:
-            visible.append(drawn)
-        self.ok = drawn is None or drawn.known
-        for card in visible:
-            if pool.get(card, 0) <= 0:
-                self.ok = False  # the observation is not consistent with one deck
-            pool[card] = pool.get(card, 0) - 1
+        drawn = obs.drawn if obs.phase == Phase.DRAWN else None  # (a searched phase: only DRAWN holds one)
+        unseen, fits = unseen_cards(obs)
+        self.ok = fits and (drawn is None or drawn.known)  # else the observation is not consistent with one deck
         if not self.ok:
             return
-        unseen = [card for card, k in pool.items() for _ in range(k)]
         self.pool = sorted(c.value for c in unseen if c.value is not None)
         # The unseen cards by value: a guessed value is dealt as one of them (suits matter to Royal Roulette).
         self.faces: dict[int, list[Card]] = {}
