@@ -8,8 +8,9 @@ All three play 4-player deluxe on one core, timed in this process's CPU time (``
   loop drives it (``agent_iter``, ``last()``, ``step``), each agent
   choosing uniformly among the legal actions of its mask; a step is one ``step()`` of a live agent;
 - SeatEnv: ``SeatEnv("deluxe", opponents=[1, 1, 1])`` (three RandomBots), your seat choosing uniformly among
-  ``action_masks()``; a step is one ``step()``: one of your decisions, the bots' moves after it included (through
-  ``ck.Stepper``, the one game loop: about three bot decisions a step), so its decisions per second are printed too.
+  ``action_masks()``; a step is one ``step()``: one of your decisions, the bots' moves after it included (played in
+  the engine's loop, ``Game.play_out``: about three bot decisions a step), so its decisions per second are printed
+  too; then the same against b1's own bots (``FastRandomBot``: RandomBot's moves, cheaper), the engine's case.
 
 Every step builds the observation (the float32 encoding and the mask) as a learner receives it.
 
@@ -63,11 +64,13 @@ def aec_rate(seconds: float, wrapped: bool = False) -> tuple[float, int, int]:
     return steps / spent, steps, games
 
 
-def seat_env_rate(seconds: float) -> tuple[float, int, int, int]:
-    """Steps per second, steps, games, and every seat's decisions (yours and the bots')."""
+def seat_env_rate(seconds: float, fast: bool = False) -> tuple[float, int, int, int]:
+    """Steps per second, steps, games, and every seat's decisions (yours and the bots'); ``fast``: the bots are
+    b1's FastRandomBots (RandomBot's very moves, written for speed), else cabo-kit's RandomBots."""
     from cabo_kit.rl import SeatEnv
+    from fast_random_bot import FastRandomBot
 
-    env = SeatEnv("deluxe", opponents=[1, 1, 1], seed=0)
+    env = SeatEnv("deluxe", opponents=[FastRandomBot() for _ in range(3)] if fast else [1, 1, 1], seed=0)
     rng = np.random.default_rng(0)
     steps = games = decisions = 0
     env.reset()
@@ -107,16 +110,19 @@ def main(argv: list[str] | None = None) -> int:
     rate, steps, games, decisions = seat_env_rate(args.seconds)
     rows.append(("SeatEnv", "SeatEnv vs 3 RandomBots: steps/s", rate, games))
     rows.append(("SeatEnv d", "  the same: every seat's decisions/s", rate * decisions / steps, games))
+    rate, steps, games, decisions = seat_env_rate(args.seconds, fast=True)
+    rows.append(("SeatEnv f", "SeatEnv vs b1's 3 FastRandomBots: steps/s", rate, games))
+    rows.append(("SeatEnv fd", "  the same: every seat's decisions/s", rate * decisions / steps, games))
     print()
-    print(f"{'case':<10} {'what':<38} {'per s':>9} {'games':>6} {'/ engine':>9}  target")
+    print(f"{'case':<10} {'what':<41} {'per s':>9} {'games':>6} {'/ engine':>9}  target")
     failed = False
     for key, what, rate, games in rows:
         verdict = ""
-        if key in ("AEC", "SeatEnv"):
+        if key in ("AEC", "SeatEnv", "SeatEnv f"):
             verdict = "met aim" if rate >= AIM else ("met target" if rate >= TARGET else "BELOW target")
             verdict = f">= {TARGET:,} (aim {AIM:,}): {verdict}"
             failed |= rate < TARGET
-        print(f"{key:<10} {what:<38} {rate:>9,.0f} {games:>6} {rate / engine:>9.2f}  {verdict}")
+        print(f"{key:<10} {what:<41} {rate:>9,.0f} {games:>6} {rate / engine:>9.2f}  {verdict}")
     return 1 if failed else 0
 
 

@@ -221,6 +221,7 @@ class Game:
         "rules", "seed", "n", "memory", "sheet", "history", "results", "log", "round", "phase",
         "first_start_player", "stacked_deck", "layout", "last_round_piles",
         "chance",  # the Chance asked at each random event, or None (the seed decides all)
+        "chance_log",  # with a Chance: what each random event came out as (cards, snap winners, reshuffles)
         # the round: the cards on the table and who knows them, the deck (card ids, top last), the counters
         "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
         # the turn and the decision under way
@@ -239,6 +240,7 @@ class Game:
 
     deck: list[int]
     chance: Chance | None
+    chance_log: tuple[list[Card], list[int], list[tuple[Card, ...]]] | None
     _pending: list[int]
     _legal: Sequence[Action] | None
 
@@ -258,6 +260,8 @@ class Game:
         rules.check_players(n_players)
         self._setup(rules, seed, n_players, memory)
         self.chance = chance
+        if chance is not None:
+            self.chance_log = ([], [], [])
         #: The stacked first-round deck given to the constructor (``None`` if none).
         self.stacked_deck = _parse_stack(deck) if deck is not None else None
         fixed = None if start_player is not None or chance is None else chance.start_player(self, n_players)
@@ -280,6 +284,10 @@ class Game:
         self.n = n
         self.memory = memory
         self.chance = None
+        #: With a Chance: what its events came out as, in order (each card dealt or drawn, each snap
+        #: race's winner, each reshuffled deck top first), whether it or the seed decided them:
+        #: what a :class:`~cabo_kit.record.GameRecord` keeps to replay the game. ``None`` without one.
+        self.chance_log = None
         self._engine_memory = memory == "engine"
         self._rollout = False
         self.sheet = ScoreSheet(rules, n)
@@ -425,14 +433,19 @@ class Game:
     def _draw_card(self) -> int | None:
         """The top card of the deck (reshuffling when the rules say so), or ``None``."""
         if not self.deck and self._reshuffles and len(self.know.pile) > 1:
-            moved = self.know.gather()
+            moved = self.know.pile[:-1]
             fixed = None if self.chance is None else self.chance.reshuffle(self, pick(moved, self.know.faces))
-            if fixed is not None:
-                self.deck = _fixed_order(moved, self.know.faces, fixed)
+            # A bad answer raises before the pile is gathered: the game is left as it was.
+            order = None if fixed is None else _fixed_order(moved, self.know.faces, fixed)
+            moved = self.know.gather()
+            if order is not None:
+                self.deck = order
             else:
                 if self._reshuffle_rng is None:
                     self._reshuffle_rng = self._rng("reshuffle", self.round)
                 self.deck = _shuffled(moved, self._reshuffle_rng)
+            if self.chance_log is not None:
+                self.chance_log[2].append(tuple(self.know.faces[c] for c in reversed(self.deck)))
             self._emit(_ev(_K.RESHUFFLE, None, (len(moved),)))
         if not self.deck:
             self._end_after_turn = True
@@ -446,11 +459,14 @@ class Game:
         """Take from ``deck`` (card ids, top last) the card :attr:`chance` names (its top if it names none)."""
         assert self.chance is not None
         answer = self.chance.card(self, pick(deck[::-1], faces))
+        assert self.chance_log is not None
         if answer is None:
+            self.chance_log[0].append(faces[deck[-1]])
             return deck.pop()
         card = Card.parse(answer)
         for i in range(len(deck) - 1, -1, -1):
             if faces[deck[i]] is card:
+                self.chance_log[0].append(card)
                 return deck.pop(i)
         raise ValueError(f"{type(self.chance).__name__}.card answered {card}, which is not in the deck now "
                          f"(round {self.round + 1}, {len(deck)} cards left): answer one of the deck's cards or None")
@@ -1024,6 +1040,8 @@ class Game:
                 if self._snap_rng is None:
                     self._snap_rng = self._rng("snap", self.round)
                 snapper = claimers[self._snap_rng.randrange(len(claimers))]
+            if self.chance_log is not None:
+                self.chance_log[1].append(snapper)
         else:
             snapper = claimers[0]
         claim = claims[snapper]
@@ -1393,6 +1411,8 @@ class Game:
         new._reshuffle_rng = _copy_rng(self._reshuffle_rng) if self._reshuffle_rng is not None else None
         if self.chance is not None:
             new.chance = self.chance.copy()
+        if self.chance_log is not None:
+            new.chance_log = (list(self.chance_log[0]), list(self.chance_log[1]), list(self.chance_log[2]))
         return new
 
     # ------------------------------------------------------------------ layouts

@@ -16,6 +16,7 @@ import json
 from typing import Any, Sequence
 
 from .actions import Action
+from .chance import FixedChance
 from .game import Game, RoundResult
 from .observation import Event, EventKind, Observation
 from .rules import Rules
@@ -38,7 +39,17 @@ class GameRecord:
         made with :meth:`Game.from_layout`, else ``None``), bots (names by seat),
         actions (``(seat, action)`` pairs in order), events (every event, every face
         shown), rounds (:class:`~cabo_kit.game.RoundResult` list), totals, winners,
-        and ``info`` (free-form extras such as a tournament's fault notes).
+        ``info`` (free-form extras such as a tournament's fault notes), and ``chance``: for a
+        game played with a :class:`~cabo_kit.chance.Chance`, what each random event came out as
+        (``{"cards": [...], "snap_races": [...], "reshuffles": [[...], ...]}``, replayed through a
+        :class:`~cabo_kit.chance.FixedChance`), else ``None``.
+
+    >>> import cabo_kit as ck
+    >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=5, n_players=2, chance=ck.FixedChance(cards="1 2 3 4  5 6 7 8  9  10"))
+    >>> _ = game.apply("look 0,1", seat=0); _ = game.apply("look 0,1", seat=1); _ = game.apply("deck")
+    >>> record = ck.GameRecord.from_game(game)
+    >>> record.chance["cards"][-2:], record.replay().drawn_card   # the deck's 10 comes again
+    (['9', '10'], Card('10'))
     """
 
     def __init__(
@@ -57,6 +68,7 @@ class GameRecord:
         totals: list[int],
         winners: list[int],
         info: dict[str, Any] | None = None,
+        chance: dict[str, Any] | None = None,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -72,10 +84,17 @@ class GameRecord:
         self.totals = totals
         self.winners = winners
         self.info = info if info is not None else {}
+        self.chance = chance
 
     @classmethod
     def from_game(cls, game: Game, bots: Sequence[str] | None = None, info: dict[str, Any] | None = None) -> "GameRecord":
-        """The record of ``game`` so far."""
+        """The record of ``game`` so far (with a Chance: what each of its random events came out as)."""
+        log = game.chance_log
+        chance = None if log is None else {
+            "cards": [c.text for c in log[0]],
+            "snap_races": list(log[1]),
+            "reshuffles": [[c.text for c in order] for order in log[2]],
+        }
         return cls(
             rules=game.rules,
             seed=game.seed,
@@ -91,6 +110,7 @@ class GameRecord:
             totals=list(game.sheet.totals),
             winners=list(game.sheet.winners),
             info=info,
+            chance=chance,
         )
 
     @property
@@ -106,7 +126,7 @@ class GameRecord:
     # ------------------------------------------------------------------ JSON
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "schema_version": SCHEMA_VERSION,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
@@ -123,6 +143,9 @@ class GameRecord:
             "winners": self.winners,
             "info": self.info,
         }
+        if self.chance is not None:  # only then: records of games without a Chance keep their bytes
+            data["chance"] = self.chance
+        return data
 
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON; the same game gives the same bytes, in any process."""
@@ -153,6 +176,7 @@ class GameRecord:
                 totals=list(data["totals"]),
                 winners=list(data["winners"]),
                 info=dict(data.get("info") or {}),
+                chance=_chance_dict(data.get("chance")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"game record is malformed: {exc!r}") from None
@@ -176,8 +200,14 @@ class GameRecord:
                 self.rules, lay.pop("hands"), lay.pop("discard"), lay.pop("deck"), seed=self.seed,
                 memory=self.memory, **lay,
             )
+        chance = None
+        if self.chance is not None:
+            chance = FixedChance(
+                cards=self.chance["cards"], snap_races=self.chance["snap_races"], reshuffles=self.chance["reshuffles"]
+            )
         return Game(
-            self.rules, self.seed, self.n_players, deck=self.deck, start_player=self.start_player, memory=self.memory
+            self.rules, self.seed, self.n_players, deck=self.deck, start_player=self.start_player, memory=self.memory,
+            chance=chance,
         )
 
     def replay(self, step: int | None = None) -> Game:
@@ -222,3 +252,14 @@ class GameRecord:
             f"<GameRecord {self.rules.name} {self.n_players} players seed={self.seed!r}: {len(self.rounds)} rounds, "
             f"{len(self.actions)} actions, totals {self.totals}, winners {self.winners}>"
         )
+
+
+def _chance_dict(data: Any) -> dict[str, Any] | None:
+    """A record's ``chance`` entry, checked (``None``: the game had no Chance; records before it have none)."""
+    if data is None:
+        return None
+    cards, races, shuffles = data["cards"], data["snap_races"], data["reshuffles"]
+    if not (isinstance(cards, list) and isinstance(races, list) and isinstance(shuffles, list)):
+        raise TypeError("chance: cards, snap_races and reshuffles must be lists")
+    return {"cards": [str(c) for c in cards], "snap_races": [int(s) for s in races],
+            "reshuffles": [[str(c) for c in order] for order in shuffles]}

@@ -44,6 +44,7 @@ class Worlds:
     actions: list[int]  # the action index's numbers, in order, each for the seat to move then
     changed: int  # how many card places hold another face in world b
     where: str = ""
+    rounds: int = 0  # how many round ends the replay crosses
     notes: list[str] = field(default_factory=list)
 
 
@@ -101,13 +102,17 @@ def _relaid(layout: dict[str, Any], order: list[Card]) -> dict[str, Any]:
 
 
 def twin_worlds(rules: Rules, n: int, seat: int, seed: int, memory: str = "engine", steps: int = 80,
-                setup: bool = False) -> Worlds:
+                setup: bool = False, across_rounds: bool = False) -> Worlds:
     """Two worlds ``seat`` cannot tell apart over up to ``steps`` random decisions (module docstring).
 
     ``setup=False``: a random mid-game layout (``Game.from_layout``); ``setup=True``: a fresh deal
     (a stacked first deck), so the set-up look and the first snap window are covered. The actions
-    are drawn (seeded) among the legal ones in the action index; the replay stops before the round
-    ends (its end shows every hand).
+    are drawn (seeded) among the legal ones in the action index. The replay stops before the round
+    ends (its end shows every hand), unless ``across_rounds``: then it goes on through round ends
+    into the next rounds, and only cards that stay deep in the first round's deck to its end (never
+    shown, not the deck's top four: a last step may draw or give a penalty card) differ between the
+    worlds; later rounds are dealt from the game's seed, the same in both, as a world the seat cannot
+    tell apart may have them.
     """
     rng = random.Random(f"rl-worlds:{seed}")
     index = action_index(rules, n)
@@ -130,20 +135,27 @@ def twin_worlds(rules: Rules, n: int, seat: int, seed: int, memory: str = "engin
     game = make_a()
     start_round = game.round
     seen = seen_by(game, seat)
+    crossed = 0
     actions: list[int] = []
     while len(actions) < steps and not game.is_over:
         mover = game.to_move[0]
         legal = index.legal_indices(game.legal_actions(mover), mover)
         choice = int(legal[rng.randrange(len(legal))])
-        if index.action(choice, mover) == CallCabo() and len(legal) > 1 and rng.random() < 0.9:
+        if index.action(choice, mover) == CallCabo() and len(legal) > 1 and rng.random() < (0.5 if across_rounds else 0.9):
             choice = int(rng.choice([i for i in legal if i != choice]))  # play on: a round's end stops the replay
         trial = game.clone()
         trial.apply(index.action(choice, mover), mover)
-        if trial.round != start_round or trial.is_over:
-            break  # the round's end shows every hand: stop before it
+        if trial.round != game.round or trial.is_over:
+            if not across_rounds or trial.is_over:
+                break  # the round's end shows every hand: stop before it
+            if game.round == start_round:  # the first round ends: all but the deck's deep cards count as seen
+                deep = set(game.deck[:-4])
+                seen |= {cid for cid in range(len(order)) if cid not in deep}
+            crossed += 1
+        elif game.round == start_round:
+            seen |= seen_by(trial, seat)
         game = trial
         actions.append(choice)
-        seen |= seen_by(game, seat)
     hidden = [cid for cid in range(len(order)) if cid not in seen]
     faces = [order[cid] for cid in hidden]
     rng.shuffle(faces)
@@ -152,7 +164,7 @@ def twin_worlds(rules: Rules, n: int, seat: int, seed: int, memory: str = "engin
         other[cid] = face
     changed = sum(1 for a, b in zip(order, other) if a is not b)
     where = f"{rules.name} n={n} seat={seat} seed={seed} memory={memory} {'setup' if setup else 'layout'}"
-    return Worlds(seat, make_a, make(other), actions, changed, where)
+    return Worlds(seat, make_a, make(other), actions, changed, where, rounds=crossed)
 
 
 def differences(worlds: Worlds, read: Callable[[Game, int], Any], limit: int = 5) -> list[str]:

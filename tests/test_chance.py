@@ -170,8 +170,12 @@ def test_wrong_answers_are_clear_errors() -> None:
         def reshuffle(self, game, cards):  # type: ignore[no-untyped-def]
             return list(cards)[1:]
 
+    game = Game(ck.Rules.preset("rush"), seed=1, n_players=2, chance=BadShuffle())
     with pytest.raises(ValueError, match="Chance.reshuffle answered .* cards for a deck of"):
-        play_random(Game(ck.Rules.preset("rush"), seed=1, n_players=2, chance=BadShuffle()), 1, long=True)
+        play_random(game, 1, long=True)
+    # the answer is checked before the pile is gathered: the pile and what was known of it are left as they were
+    assert game.deck == [] and len(game.know.pile) > 1
+    assert len(game.observation(0).discard) == len(game.know.pile)
 
 
 def test_a_clone_keeps_its_own_place_in_the_lists() -> None:
@@ -182,3 +186,47 @@ def test_a_clone_keeps_its_own_place_in_the_lists() -> None:
     twin = game.clone()
     assert twin.chance is not game.chance
     assert game.apply("deck")[0].cards == twin.apply("deck")[0].cards == (ck.Card.parse("10"),)
+
+
+class Shaker(ck.Chance):
+    """Decides every random event from its own generator, not the game's seed."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def start_player(self, game, n_players):  # type: ignore[no-untyped-def]
+        return self.rng.randrange(n_players)
+
+    def card(self, game, deck):  # type: ignore[no-untyped-def]
+        return deck[self.rng.randrange(len(deck))]
+
+    def snap_race(self, game, claimers):  # type: ignore[no-untyped-def]
+        return claimers[-1]
+
+    def reshuffle(self, game, cards):  # type: ignore[no-untyped-def]
+        return list(reversed(cards))
+
+
+@pytest.mark.parametrize("preset,n", [("rush", 3), ("deluxe", 4), ("traveller", 3)])
+def test_a_game_played_with_a_chance_is_recorded_so_that_it_replays(preset: str, n: int) -> None:
+    races = shuffles = 0
+    for seed in range(4):
+        game = play_random(Game(ck.Rules.preset(preset), seed=seed, n_players=n, chance=Shaker(seed)), seed, seed % 2 == 1)
+        record = ck.GameRecord.from_game(game)
+        assert record.chance is not None
+        races += len(record.chance["snap_races"])
+        shuffles += len(record.chance["reshuffles"])
+        again = ck.GameRecord.from_json(record.to_json())
+        assert transcript(again.replay()) == transcript(game)
+        assert again.replay().totals == game.totals
+        assert again.transcript(0).splitlines()[1:] == record.transcript(0).splitlines()[1:]
+        assert again.view(1, len(record.actions) // 2) == record.view(1, len(record.actions) // 2)
+    # the seed alone does not replay these games: what the Chance chose is what the record keeps
+    assert preset == "deluxe" or races + shuffles > 0
+
+
+def test_records_of_games_without_a_chance_keep_their_form() -> None:
+    record = ck.play_game([ck.bots.RandomBot(), ck.bots.RandomBot()], ck.Rules.preset("rush"), seed=4)
+    data = record.to_dict()
+    assert record.chance is None and "chance" not in data
+    assert ck.GameRecord.from_dict(data).to_json() == record.to_json()

@@ -118,7 +118,9 @@ def test_the_encoding_is_what_the_layout_says() -> None:
 # ------------------------------------------------------------------ the leak property
 
 
-LEAK_TABLES = [("deluxe", 2), ("deluxe", 4), ("rush", 2), ("rush", 6), ("traveller", 3), ("traveller", 6)]
+# Every preset at every table size it allows (deluxe and rush 2 to 6, traveller 3 to 6).
+ALL_TABLES = [(preset, n) for preset in ("deluxe", "rush", "traveller")
+              for n in range(ck.Rules.preset(preset).min_players, ck.Rules.preset(preset).max_players + 1)]
 
 
 def _worlds(preset: str, n: int, memory: str, count: int = 6):
@@ -128,7 +130,7 @@ def _worlds(preset: str, n: int, memory: str, count: int = 6):
 
 
 @pytest.mark.parametrize("memory", ["engine", "none"])
-@pytest.mark.parametrize("preset,n", LEAK_TABLES)
+@pytest.mark.parametrize("preset,n", ALL_TABLES)
 def test_a_world_the_seat_cannot_tell_apart_encodes_the_same(preset: str, n: int, memory: str) -> None:
     """Deal a different world consistent with one seat's observation, replay to the same points: identical encoding,
     mask, env observation and infos (RULES.md section 7)."""
@@ -167,17 +169,67 @@ def _env_differences(worlds, make_env) -> list[str]:
     return out
 
 
-def test_a_planted_leak_is_found() -> None:
-    """The same worlds catch an encoding that reads one card the seat never saw (the deck's top card)."""
+@pytest.mark.parametrize("memory", ["engine", "none"])
+@pytest.mark.parametrize("preset,n", [("deluxe", 3), ("rush", 4), ("traveller", 5)])
+def test_worlds_across_round_ends_encode_the_same(preset: str, n: int, memory: str) -> None:
+    """The replay goes on through round ends: nothing of a round's unseen cards shows in the next rounds."""
     from cabo_kit.rl.pettingzoo_env import CaboAEC
+
+    rules = ck.Rules.preset(preset)
+    crossed = changed = 0
+    for k in range(6):
+        worlds = twin_worlds(rules, n, seat=k % n, seed=700 + k, memory=memory, steps=250, setup=k % 2 == 0,
+                             across_rounds=True)
+        crossed += worlds.rounds
+        changed += worlds.changed if worlds.rounds else 0
+
+        def read(game: ck.Game, seat: int) -> tuple:
+            obs = game.observation(seat)
+            return encode(obs), action_index(game.rules, game.n).mask(obs.legal_actions, seat)
+
+        assert differences(worlds, read) == []
+        assert _env_differences(worlds, lambda: CaboAEC(preset, n, memory)) == []
+    assert crossed >= 3 and changed > 0  # round ends were crossed, in worlds that differ
+
+
+def _card(game: ck.Game, cid: int) -> float:
+    value = game.know.faces[cid].value
+    return 0.0 if value is None else value / 13
+
+
+def _own_unseen(game: ck.Game, seat: int) -> float:
+    unseen = [cid for p, cid in enumerate(game.know.hands[seat]) if not game.know.views[seat][seat][p].known]
+    return _card(game, unseen[0]) if unseen else 0.0
+
+
+PLANTED = {  # each reads one thing the seat may not know
+    "the deck's top card": lambda game, seat: _card(game, game.deck[-1]) if game.deck else 0.0,
+    "a neighbour's card": lambda game, seat: _card(game, game.know.hands[(seat + 1) % game.n][0]),
+    "the deck's bottom card": lambda game, seat: _card(game, game.deck[0]) if game.deck else 0.0,
+    "the deck's second card": lambda game, seat: _card(game, game.deck[-2]) if len(game.deck) > 1 else 0.0,
+    "the sum of the other hands": lambda game, seat: sum(
+        _card(game, cid) for s in range(game.n) if s != seat for cid in game.know.hands[s]),
+    "an own unseen card": _own_unseen,
+}
+
+
+@pytest.mark.parametrize("leak", list(PLANTED))
+def test_a_planted_leak_is_found(leak: str) -> None:
+    """The same worlds catch an encoding that reads one thing the seat never saw."""
+    read_leak = PLANTED[leak]
 
     def leaky(game: ck.Game, seat: int) -> np.ndarray:
         x = encode(game.observation(seat))
-        x[0] = game.know.faces[game.deck[-1]].value / 13 if game.deck else 0  # the planted leak
+        x[0] = read_leak(game, seat)  # the planted leak
         return x
 
     found = [d for w in _worlds("deluxe", 2, "engine") for d in differences(w, leaky)]
+    found += [d for w in _worlds("rush", 4, "none", count=2) for d in differences(w, leaky)]
     assert found and "reads differently in a world it cannot tell apart" in found[0]
+
+
+def test_a_planted_leak_in_the_env_is_found() -> None:
+    from cabo_kit.rl.pettingzoo_env import CaboAEC
 
     class LeakyEnv(CaboAEC):
         def observe(self, agent):
@@ -191,9 +243,9 @@ def test_a_planted_leak_is_found() -> None:
 # ------------------------------------------------------------------ the frameworks' own suites
 
 
-@pytest.mark.parametrize("preset,n,memory,reward", [
-    ("deluxe", 2, "engine", "game"), ("deluxe", 4, "none", "round"), ("rush", 4, "engine", "round"),
-    ("rush", 6, "engine", "game"), ("traveller", 3, "engine", "game"), ("traveller", 6, "none", "game")])
+@pytest.mark.parametrize("reward", ["game", "round"])
+@pytest.mark.parametrize("memory", ["engine", "none"])
+@pytest.mark.parametrize("preset,n", ALL_TABLES)
 def test_pettingzoo_api_test_and_seed_test(preset: str, n: int, memory: str, reward: str) -> None:
     from cabo_kit.rl import aec_env
 
@@ -378,3 +430,107 @@ def test_reinforce_credits_each_decision_with_its_own_rounds_rewards() -> None:
     assert _returns([0.0, 1.0, 2.0], [0, 0, 0]) == [3.0, 3.0, 2.0]
     low, high = wilson(650, 1000)
     assert 0.619 < low < 0.621 and 0.678 < high < 0.680 and wilson(0, 10)[0] == 0.0
+
+
+def test_policy_bot_source_may_be_indented_and_must_not_rebind_the_files_names(tmp_path: Path) -> None:
+    from cabo_kit.rl import policy_bot
+
+    indented = """
+        import numpy as np
+
+        def helper(mask):
+            return int(np.flatnonzero(mask)[0])
+
+        def policy(x, mask, observation):
+            return helper(mask)
+    """
+    path = policy_bot(tmp_path / "indented.py", source=indented, rules="deluxe", n_players=2, name="Indented")
+    assert ck.check_bot(path, games=1).ok
+    for bad, name in [("LAYERS = []\ndef policy(x, mask, observation):\n    return 0\n", "LAYERS"),
+                      ("import torch as np\ndef policy(x, mask, observation):\n    return 0\n", "np"),
+                      ("def policy(x, mask, observation):\n    return 0\nclass Mine:\n    pass\n", "Mine")]:
+        with pytest.raises(ValueError, match=f"source binds '{name}', a name the bot file already uses"):
+            policy_bot(tmp_path / "bad.py", source=bad, rules="deluxe", n_players=2, name="Mine")
+    with pytest.raises(ValueError, match="source must define a top-level function policy"):
+        policy_bot(tmp_path / "bad.py", source="def inner():\n    def policy(x, mask, observation):\n        return 0\n",
+                   rules="deluxe", n_players=2)
+
+
+def test_policy_bot_knows_its_table_by_its_rules_and_names_an_action_outside_the_mask(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from cabo_kit.rl import policy_bot
+
+    path = policy_bot(tmp_path / "careless.py", rules="deluxe", n_players=2, name="Careless",
+                      source="def policy(x, mask, observation):\n    return int(np.flatnonzero(~mask)[0])\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    bot = namespace["Careless"]()
+    deluxe = ck.Rules.preset("deluxe")
+    changed = replace(deluxe, max_turns=(deluxe.max_turns or 100) + 7)  # same preset name, another rule
+    bot.on_game_start(0, 2, changed)
+    assert changed.name == "deluxe" and not bot.ours
+    bot.on_game_start(0, 2, deluxe)
+    assert bot.ours
+    obs = ck.Game(deluxe, seed=1, n_players=2).observation(0)
+    with pytest.raises(ck.IllegalActionError, match=r"action \d+ \(.*\) is not legal for seat 0 now; legal: look"):
+        bot.choose(obs, obs.legal_actions)
+
+
+def test_gymnasium_make_finds_the_seat_env_without_importing_gymnasium_early() -> None:
+    code = (
+        "import sys\nimport cabo_kit.rl\nassert 'gymnasium' not in sys.modules\n"
+        "import gymnasium\n"
+        "env = gymnasium.make('cabo_kit.rl.gymnasium_env:cabo_kit/SeatEnv-v0', opponents=[1])\n"
+        "print(type(env.unwrapped).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.split() == ["SeatEnv"]
+    code = ("import gymnasium\nimport cabo_kit.rl\n"
+            "print(type(gymnasium.make('cabo_kit/SeatEnv-v0', opponents=[1, 1]).unwrapped).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.split() == ["SeatEnv"]
+
+
+@pytest.mark.parametrize("preset,levels,seat", [("deluxe", [2, 3, 1], 1), ("rush", [3, 2], 0), ("traveller", [1, 3], 2)])
+def test_seat_env_plays_the_game_a_stepper_plays(preset: str, levels: list[int], seat: int) -> None:
+    from cabo_kit.bots.levels import by_level
+    from cabo_kit.rl import SeatEnv
+
+    env = SeatEnv(preset, opponents=levels, seat=seat, seed=7)
+    for _ in range(2):
+        obs, _ = env.reset()
+        first = []
+        while True:
+            action = int(env.action_masks().nonzero()[0][-1])  # the last legal action: a real game, rounds end
+            first.append(action)
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated:
+                break
+        game = ck.Game(env.rules, env.game.seed, env.n_players)
+        others = [s for s in range(env.n_players) if s != seat]
+        stepper = ck.Stepper(game, {s: by_level(level) for s, level in zip(others, levels)}, viewer=seat, game_hooks=True)
+        stepper.advance()
+        for action in first:
+            stepper.apply(env.index.action(action, seat), seat)
+            stepper.advance()
+        assert game.is_over and game.history == env.game.history and game.totals == env.game.totals
+
+
+def test_reinforce_credit_follows_the_envs_reward_and_both_envs_share_the_reward_formula() -> None:
+    import warnings
+
+    from cabo_kit.rl import MLPPolicy, SeatEnv
+    from cabo_kit.rl.rewards import game_reward, round_reward
+    from cabo_kit.rl.train import reinforce
+
+    assert round_reward((10, 4, 7), 1) == pytest.approx(((10 + 7) / 2 - 4) / 10) and game_reward((0, 2), 2) == 1.0
+    policy = MLPPolicy.new(ck.Rules.preset("rush"), 2, hidden=(4,), seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default pairs with the env's reward: no warning
+        reinforce(policy, SeatEnv("rush", opponents=[1], seed=1), games=2, batch=2)
+        reinforce(policy, SeatEnv("rush", opponents=[1], seed=1, reward="round"), games=2, batch=2)
+    with pytest.warns(UserWarning, match="only the last round's decisions get credit"):
+        reinforce(policy, SeatEnv("rush", opponents=[1], seed=1), games=1, batch=1, credit="round")
+    with pytest.raises(ValueError, match="credit='rounds'"):
+        reinforce(policy, SeatEnv("rush", opponents=[1], seed=1), games=1, credit="rounds")

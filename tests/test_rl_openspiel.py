@@ -125,15 +125,24 @@ def views(state: Any, p: int) -> tuple[Any, ...]:
             state.observation_tensor(p), state.legal_actions(p))
 
 
-def leaks(preset: str, n: int, memory: str, seeds: range) -> tuple[int, list[str]]:
-    """Worlds consistent with seat p's observation, and where p's OpenSpiel views differ between them.
+def earlier_rounds(game: ck.Game, p: int) -> list[Any]:
+    """The events of the rounds before this one as seat ``p`` saw them."""
+    seen = game.events_seen(p)
+    starts = [i for i, e in enumerate(seen) if e.kind == "round"]
+    return seen[:starts[-1]] if starts else []
 
-    For states where seat p decides, another world swaps two cards dealt or drawn in this round
-    (two chance outcomes of the history), replays the history, and is kept if the engine gives
-    p the very same observation; then p's information state, observation and legal actions must
-    be the same too."""
+
+def leaks(preset: str, n: int, memory: str, seeds: range) -> tuple[int, list[str], int]:
+    """Worlds consistent with seat p's view, and where p's OpenSpiel views differ between them.
+
+    For states where seat p decides, another world swaps two cards dealt or drawn in this or an
+    earlier round (two chance outcomes of the history), replays the history, and is kept if the
+    engine gives p the very same observation and p saw the same events in every round; then p's
+    information state, observation and legal actions must be the same too. Where only what p saw
+    in an earlier round differs (its observation now the same), p's information state must
+    differ (perfect recall across rounds): the third number counts those worlds."""
     game = load(preset, n, memory)
-    consistent, found = 0, []
+    consistent, found, recalled = 0, [], 0
     for seed in seeds:
         rng = random.Random(seed)
         state = game.new_initial_state()
@@ -154,12 +163,13 @@ def leaks(preset: str, n: int, memory: str, seeds: range) -> tuple[int, list[str
             for i in range(len(rounds) - 2, -1, -1):
                 if rounds[i] is None:
                     rounds[i] = rounds[i + 1]
-            cards = [i for i, k in enumerate(kinds) if k == "card" and rounds[i] == now]
+            cards = [i for i, k in enumerate(kinds) if k == "card"]
             if len(cards) < 2:
                 continue
             p = state.current_player()
             mine = state.play.game.observation(p).to_dict()
-            for _ in range(6):
+            saw = earlier_rounds(state.play.game, p)
+            for _ in range(6 if now == 0 else 10):
                 i, j = sorted(rng.sample(cards, 2))
                 history = list(state.history())
                 if history[i] == history[j]:
@@ -175,19 +185,31 @@ def leaks(preset: str, n: int, memory: str, seeds: range) -> tuple[int, list[str
                 except LookupError:
                     continue  # not a world this history can happen in
                 if other.is_chance_node() or other.play.game.observation(p).to_dict() != mine:
-                    continue  # seat p could tell these worlds apart
+                    continue  # seat p could tell these worlds apart now
+                if earlier_rounds(other.play.game, p) != saw:  # ... or in an earlier round only: it must recall it
+                    recalled += 1
+                    if other.information_state_string(p) == state.information_state_string(p):
+                        found.append(f"{preset} {n} {memory} seed {seed}: seat {p} forgot what it saw of outcomes "
+                                     f"{i} and {j} in an earlier round")
+                    continue
                 consistent += 1
                 if views(other, p) != views(state, p):
                     found.append(f"{preset} {n} {memory} seed {seed}: seat {p} tells apart outcomes {i} and {j}")
-    return consistent, found
+    return consistent, found, recalled
 
 
 @pytest.mark.parametrize("preset,n,memory", [("deluxe", 2, "engine"), ("rush", 4, "engine"), ("traveller", 3, "none"),
                                              ("rush", 3, "none")])
 def test_no_information_state_leak(preset: str, n: int, memory: str) -> None:
-    consistent, found = leaks(preset, n, memory, range(4))
+    consistent, found, _ = leaks(preset, n, memory, range(4))
     assert found == []
     assert consistent >= 10  # the test saw enough worlds to mean something
+
+
+def test_information_states_recall_earlier_rounds() -> None:
+    consistent, found, recalled = leaks("rush", 2, "none", range(6))
+    assert found == []
+    assert recalled >= 3 and consistent >= 3
 
 
 def test_a_planted_leak_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,7 +220,7 @@ def test_a_planted_leak_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
         return text if state.play.game is None else text + str(state.play.game.open_hands())
 
     monkeypatch.setattr(CaboObserver, "string_from", leaky)
-    consistent, found = leaks("rush", 4, "engine", range(2))
+    consistent, found, _ = leaks("rush", 4, "engine", range(2))
     assert consistent and found
 
 
@@ -222,3 +244,75 @@ def test_bad_parameters_are_clear_errors() -> None:
     with pytest.raises(Exception, match="traveller is for 3 to"):
         load("traveller", 2)
     assert ck.Rules.preset("traveller").min_players == 3
+
+
+def patient(state: Any, rng: random.Random) -> None:
+    """One step: chance by its probabilities; a player passes, draws from the deck, discards (else at random),
+    so that the deck runs out and the pile is reshuffled."""
+    if state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(rng.choices(outcomes, probs)[0])
+        return
+    index = state.play.spiel.index
+    legal = state.legal_actions()
+    seat = state.current_player()
+    for kind in (ck.Pass, ck.DrawDeck, ck.Discard):
+        for i in legal:
+            if isinstance(index.action(i, seat), kind):
+                state.apply_action(i)
+                return
+    state.apply_action(rng.choice(legal))
+
+
+@pytest.mark.parametrize("preset,n", [("rush", 2), ("traveller", 3)])
+def test_draws_after_a_reshuffle_are_chance_nodes_of_the_reshuffled_cards(preset: str, n: int) -> None:
+    game = load(preset, n)
+    rng = random.Random(1)
+    state = game.new_initial_state()
+    checked = 0
+    while not state.is_terminal() and checked < 2:
+        engine = state.play.game
+        if state.is_chance_node() and engine is not None and not engine.deck and state.play.need.kind == "card" \
+                and not state.play.answers:
+            # the deck ran out in this step: the pile below its top is the new deck, each of its cards as likely
+            left = [engine.know.faces[c] for c in engine.know.pile[:-1]]
+            counts = {game.faces.index(c): left.count(c) / len(left) for c in set(left)}
+            assert dict(state.chance_outcomes()) == pytest.approx(counts)
+            assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
+            before = engine.event_count
+            patient(state, rng)
+            while state.is_chance_node():
+                patient(state, rng)
+            shuffles = [e for e in state.play.game.events_seen(None, since=before) if e.kind == "reshuffle"]
+            assert shuffles and shuffles[0].target == (len(left),)
+            checked += 1
+            continue
+        patient(state, rng)
+    assert checked == 2
+    again = game.new_initial_state()
+    for action in state.history():
+        again.apply_action(action)
+    assert str(again) == str(state)
+    assert again.play.game.events_seen(None) == state.play.game.events_seen(None)
+
+
+def test_a_chance_node_in_a_step_shows_the_outcomes_chosen_so_far() -> None:
+    state = load("deluxe", 2).new_initial_state()
+    state.apply_action(1)
+    for face in (13, 0, 7):
+        state.apply_action(face)
+    assert str(state) == "dealing (chance: 4 outcomes so far: seat 1 starts, 13, 0, 7)"
+    game = load("rush", 4)
+    rng = random.Random(3)
+    state = game.new_initial_state()
+    for _ in range(4000):
+        if state.is_chance_node() and state.play.step is not None and len(state.play.answers) >= 1:
+            break
+        play(state, rng, steps=1)
+    else:  # pragma: no cover
+        pytest.fail("no step with two chance nodes in a row")
+    seat, action = state.play.step
+    chosen = ", ".join(game.faces[a].text if k == "card" else f"seat {a} wins the race"
+                       for k, a in zip(state.play.kinds, state.play.answers))
+    assert str(state).endswith(f"; seat {seat} plays {action}, chance ({state.play.need.kind}) after "
+                               f"{len(state.play.answers)} outcomes: {chosen}")

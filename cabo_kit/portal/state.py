@@ -396,7 +396,7 @@ class PortalState:
                           "JOIN (SELECT person, MAX(number) AS last, COUNT(*) AS count FROM uploads "
                           "WHERE status = 'rejected' GROUP BY person) n ON n.person = u.person AND n.last = u.number "
                           "WHERE p.active = 1 ORDER BY u.uploaded DESC, u.person")
-        return [(self._upload(r[:8]), int(r[8])) for r in rows]
+        return [(self._upload(r[:-1]), int(r[-1])) for r in rows]  # the count follows the upload's columns
 
     def currents(self) -> dict[str, int]:
         """Every student's current upload number (:meth:`current`), those without one left out, in one query."""

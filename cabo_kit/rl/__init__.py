@@ -33,6 +33,26 @@ _NEEDS = {"encoding": ("numpy",), "policy": ("numpy",), "openspiel": ("numpy", "
           "gymnasium_env": ("numpy", "gymnasium")}
 
 
+#: The id :class:`SeatEnv` is registered under with Gymnasium (see :func:`_register_gymnasium`).
+GYMNASIUM_ID = "cabo_kit/SeatEnv-v0"
+
+
+def _register_gymnasium() -> None:
+    """Register :class:`SeatEnv` as ``cabo_kit/SeatEnv-v0`` if Gymnasium is loaded already (importing it here
+    would cost a tenth of a second to everyone). ``gymnasium.make("cabo_kit.rl.gymnasium_env:cabo_kit/SeatEnv-v0")``
+    works in any order: Gymnasium imports that module, which registers the env."""
+    import sys
+
+    gymnasium = sys.modules.get("gymnasium")
+    registry = getattr(gymnasium, "registry", None)
+    if registry is not None and GYMNASIUM_ID not in registry:
+        gymnasium.register(GYMNASIUM_ID, entry_point="cabo_kit.rl.gymnasium_env:SeatEnv",  # type: ignore[union-attr]
+                           nondeterministic=False)
+
+
+_register_gymnasium()
+
+
 def missing_extra(*modules: str) -> ImportError:
     """The error for a missing RL library: it names the library and the ``rl`` extra that installs it."""
     names = " and ".join(modules)

@@ -323,9 +323,7 @@ class Encoder:
         self._full_deck = float(rules.deck_size(n))
         self._hands: dict[Any, tuple[Any, Any]] = {}
         self._tables: dict[Any, Any] = {}
-        self._table_span = slice(self.layout["hands"].start, self.layout["hand_stats"].stop)
-        if self.layout["hand_stats"].start != self.layout["hands"].stop:  # pragma: no cover - the layout above
-            raise AssertionError("hands and hand_stats must be adjacent")
+        self._stats_span = self.layout["hand_stats"]
         self._piles: dict[Any, tuple[int, Any]] = {}
 
     def encode(self, obs: Observation, out: "NDArray[np.float32] | None" = None) -> "NDArray[np.float32]":
@@ -348,8 +346,8 @@ class Encoder:
             if len(self._tables) > 4096:  # (a few MB at most: a bot file runs under a memory limit)
                 self._tables.clear()
             self._tables[table_key] = table
-        out[self._table_span] = table
-        ones: list[int] = []
+        ones: list[int] = list(table[0])
+        out[self._stats_span] = table[1]
         discard = obs.discard
         if discard:
             found = self._piles.get(discard)
@@ -400,12 +398,14 @@ class Encoder:
         out[at + 1] = min(obs.turn / self.rules.max_turns, 1.0)
         return out
 
-    def _table(self, hands: Sequence[Any], face_up: Sequence[Any], me: int) -> Any:
-        """The ``hands`` and ``hand_stats`` blocks together (they are adjacent), seats as offsets from ``me``."""
+    def _table(self, hands: Sequence[Any], face_up: Sequence[Any], me: int) -> tuple[tuple[int, ...], Any]:
+        """The ``hands`` block as the indices it sets to 1 (every entry of it is 0 or 1), and the
+        ``hand_stats`` block, seats as offsets from ``me``. Made from each hand's indices: a hand
+        changes far more rarely than the table as a whole, and a few ints cost less than an array."""
         n, block = self.n_players, self._block
-        L = self._at
-        out = np.zeros(self._table_span.stop - self._table_span.start, dtype=np.float32)
-        stats_at = L["hand_stats"] - L["hands"]
+        at = self._at["hands"]
+        stats = np.zeros(3 * n, dtype=np.float32)
+        ones: list[int] = []
         hand_cache = self._hands
         for s, hand in enumerate(hands):
             r = (s - me) % n
@@ -413,13 +413,14 @@ class Encoder:
             found = hand_cache.get(key)
             if found is None:
                 found = self._hand_block(hand, face_up[s])
-                if len(hand_cache) > 8192:
+                if len(hand_cache) > 32768:  # (about 200 bytes each)
                     hand_cache.clear()
                 hand_cache[key] = found
-            out[r * block:(r + 1) * block] = found[0]
-            out[stats_at + 3 * r:stats_at + 3 * r + 3] = found[1]
-        out.flags.writeable = False
-        return out
+            base = at + r * block
+            ones.extend([base + i for i in found[0]])
+            stats[3 * r:3 * r + 3] = found[1]
+        stats.flags.writeable = False
+        return tuple(ones), stats
 
     def _where(self, ones: list[int], at: int, where: tuple[int, int], me: int) -> None:
         s, p = where
@@ -427,11 +428,12 @@ class Encoder:
         if p < self.positions:
             ones.append(at + self.n_players + p)
 
-    def _hand_block(self, hand: Sequence[Any], up: Sequence[bool]) -> tuple[Any, Any]:
-        """One seat's ``hands`` rows and ``hand_stats`` (cached by the hand's cards and face-up flags)."""
+    def _hand_block(self, hand: Sequence[Any], up: Sequence[bool]) -> tuple[tuple[int, ...], tuple[float, float, float]]:
+        """One seat's ``hands`` rows as the indices set to 1 in them, and its ``hand_stats`` (cached by the
+        hand's cards and face-up flags)."""
         P = self.positions
         row = 3 + _VALUES
-        block = np.zeros(P * row, dtype=np.float32)
+        ones: list[int] = []
         unknown = total = 0
         for p, card in enumerate(hand):
             v = card.value
@@ -441,16 +443,13 @@ class Encoder:
                 total += v
             if p < P:
                 b = p * row
-                block[b] = 1.0
-                block[b + 1] = 1.0 if up[p] else 0.0
+                ones.append(b)
+                if up[p]:
+                    ones.append(b + 1)
                 if v is not None:
-                    block[b + 2] = 1.0
-                    block[b + 4 + v] = 1.0
-        stats = np.array([min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0))],
-                         dtype=np.float32)
-        block.flags.writeable = False
-        stats.flags.writeable = False
-        return block, stats
+                    ones.append(b + 2)
+                    ones.append(b + 4 + v)
+        return tuple(ones), (min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0)))
 
     def _pile_block(self, discard: Sequence[Any]) -> tuple[int, Any]:
         """The ``discard_top`` index to set and the ``discard_counts`` numbers (cached by the pile)."""

@@ -1,7 +1,8 @@
 """A Gymnasium env for one seat against cabo-kit bots, with ``action_masks()`` for sb3-contrib's MaskablePPO.
 
 Each ``step`` is one decision of your seat; the bots at the other seats play between your
-decisions (through :class:`cabo_kit.Stepper`, their hooks called as in any game). The
+decisions (in the engine's own loop, :meth:`cabo_kit.Game.play_out`, their hooks called as a
+:class:`cabo_kit.Stepper` calls them: the very game a Stepper plays). The
 observation is :func:`~cabo_kit.rl.encode` of your seat's :class:`~cabo_kit.Observation`, the
 action a number of the :class:`~cabo_kit.rl.ActionIndex`; ``action_masks()`` says which are legal.
 
@@ -40,18 +41,24 @@ except ImportError as exc:  # pragma: no cover - without the rl extra
 
     raise missing_extra("gymnasium") from exc
 
-from ..actions import IllegalActionError
+from ..actions import Action, IllegalActionError
 from ..bot import Bot
 from ..bots.levels import by_level
 from ..game import Game
+from ..observation import Observation
 from ..play import Stepper
 from ..rules import Rules
 from .encoding import action_index, encoder
+from .rewards import check_reward, game_reward, round_reward
 
 __all__ = ["SeatEnv", "ENV_ID"]
 
 #: The id :class:`SeatEnv` is registered under: ``gymnasium.make("cabo_kit/SeatEnv-v0", opponents=[1, 2])``.
 ENV_ID = "cabo_kit/SeatEnv-v0"
+
+
+class _YourTurn(Exception):
+    """Raised by the chooser of your seat inside ``Game.play_out``: the bots have played, you decide now."""
 
 
 def _bot(spec: Any, i: int) -> Bot:
@@ -95,8 +102,7 @@ class SeatEnv(gymnasium.Env):
             raise ValueError(f"seat={seat!r} is not a seat of this {n}-player table (0..{n - 1}, or None: random)")
         if memory not in ("engine", "none"):
             raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
-        if reward not in ("game", "round"):
-            raise ValueError(f"reward={reward!r}: choose 'game' (+1/-1 at the game's end) or 'round' (at each round's end)")
+        check_reward(reward)
         if illegal not in ("lose", "raise"):
             raise ValueError(f"illegal={illegal!r}: choose 'lose' (the episode ends, reward -1) or 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -115,6 +121,7 @@ class SeatEnv(gymnasium.Env):
         self._series = seed
         self.game: Game | None = None
         self.stepper: Stepper | None = None
+        self._obs: Observation | None = None  # your observation now (the one the engine's loop made)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """A new game (its seed drawn from the env's generator, which ``seed`` reseeds); your first observation."""
@@ -130,10 +137,34 @@ class SeatEnv(gymnasium.Env):
         for s, bot in zip(others, self.opponents):
             bots[s] = bot
         self.game = Game(self.rules, game_seed, self.n_players, memory=self.memory)
+        # The Stepper calls the bots' hooks (game, round start and end); their decisions run in play_out.
         self.stepper = Stepper(self.game, bots, viewer=self.seat, game_hooks=True)
+        self._choosers: dict[int, Any] = {s: bot.choose for s, bot in bots.items()}
+        self._choosers[self.seat] = self._your_turn
+        self._round_hooks = bool(self.stepper._starts or self.stepper._ends)
         self._results_seen = 0
-        self.stepper.advance()
+        self._advance()
         return self._observe(), {}
+
+    def _your_turn(self, obs: Observation, legal: Sequence[Action]) -> Action:
+        self._obs = obs
+        raise _YourTurn
+
+    def _advance(self) -> None:
+        """Let the bots play until your seat decides (its observation in :attr:`_obs`) or the game ends."""
+        game, stepper = self.game, self.stepper
+        assert game is not None and stepper is not None
+        self._obs = None
+        while True:
+            stepper._after_move()  # round-end and game-end hooks
+            if game.is_over:
+                return
+            if stepper._starts and game.round != stepper._round_seen:
+                stepper._round_hooks()
+            try:
+                game.play_out(self._choosers, stepper.names, self._round_hooks)
+            except _YourTurn:
+                return
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Play ``action`` (a number of the index) for your seat, then let the bots play until you decide again."""
@@ -143,28 +174,27 @@ class SeatEnv(gymnasium.Env):
         if game.is_over:
             raise RuntimeError("the game is over: call reset() to start another")
         seat = self.seat
-        legal = game.legal_actions(seat)
+        assert self._obs is not None
+        legal = self._obs.legal_actions
         try:
             chosen = self.index.action(action, seat, legal)
         except (IllegalActionError, ValueError) as exc:
             if self.illegal == "raise":
                 raise IllegalActionError(str(exc)) from exc
             return self._observe(), -1.0, True, False, {"illegal": str(exc)}
-        stepper.apply(chosen, seat)
-        stepper.advance()
+        game.apply_unchecked(chosen, seat)  # checked above against the legal actions
+        self._advance()
         reward = 0.0
         if self.reward_at == "round" and len(game.results) != self._results_seen:
-            n = self.n_players
             for result in game.results[self._results_seen:]:
-                scores = result.scores
-                reward += ((sum(scores) - scores[seat]) / (n - 1) - scores[seat]) / 10
+                reward += round_reward(result.scores, seat)
             self._results_seen = len(game.results)
         info: dict[str, Any] = {}
         terminated = game.is_over
         if terminated:
             winners = game.winners
             if self.reward_at == "game":
-                reward = 1.0 if seat in winners else -1.0
+                reward = game_reward(winners, seat)
             info = {"totals": tuple(game.totals), "winners": tuple(winners)}
         if self.render_mode == "human":
             self.render()
@@ -174,11 +204,12 @@ class SeatEnv(gymnasium.Env):
         """Which actions of the index are legal for your seat now (a fresh bool array), as MaskablePPO asks."""
         if self.game is None:
             raise RuntimeError("call reset() before action_masks()")
-        return self.index.mask(self.game.legal_actions(self.seat), self.seat)
+        legal = self._obs.legal_actions if self._obs is not None else self.game.legal_actions(self.seat)
+        return self.index.mask(legal, self.seat)
 
     def _observe(self) -> Any:
         assert self.game is not None
-        return self.encoder.encode(self.game.observation(self.seat))
+        return self.encoder.encode(self._obs if self._obs is not None else self.game.observation(self.seat))
 
     def render(self) -> str | None:
         """Your seat's view in a few lines (``Observation.describe()``): returned for ``"ansi"``, printed for ``"human"``."""

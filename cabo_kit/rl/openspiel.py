@@ -37,10 +37,13 @@ are several turns of that player.
 **What a player sees.** Information states and observations of player ``p`` come from
 ``game.observation(p)`` alone (a :class:`~cabo_kit.Observation`): the tensors are
 :func:`cabo_kit.rl.encode` of it, the observation string its ``describe()``, the information
-state string its JSON (``to_dict()`` without the rules), events of this round included. The
-engine's observation forgets earlier rounds' events (and, with ``memory="none"``, what the seat
-saw before this turn), so the information state is not perfect recall across rounds. At a
-chance node every player sees the table as it was before the action that led there.
+state string its JSON (``to_dict()`` without the rules), events of this round included, after
+the events of each earlier round as seat ``p`` saw them (its own view of the game's log: the
+engine's observation forgets earlier rounds), so two histories that differ in an earlier round
+in what ``p`` saw give different information states. Within a round, ``memory="none"`` keeps
+only what lies face up and this turn's events (the engine's rule), so it is perfect recall across
+rounds, not within one. At a chance node every player sees the table as it was before the
+action that led there.
 
 **Returns** at the game's end: +1 for each winner, -1 for every other seat (as
 ``aec_env``'s default reward). ``max_game_length`` (player decisions) follows from the rules'
@@ -180,10 +183,12 @@ class _Tape(Chance):
         self.spiel = spiel
         self.answers = answers
         self.used = 0
+        self.kinds: list[str] = []  # the kind of each answer given
 
     def _next(self, kind: str, outcomes: Any) -> int:
         if self.used < len(self.answers):
             self.used += 1
+            self.kinds.append(kind)
             return self.answers[self.used - 1]
         raise _NeedChance(kind, outcomes())
 
@@ -207,6 +212,7 @@ class _Tape(Chance):
     def copy(self) -> "_Tape":
         new = copy.copy(self)
         new.answers = list(self.answers)
+        new.kinds = list(self.kinds)
         return new
 
 
@@ -224,7 +230,11 @@ class _Play:
         self.step: tuple[int, Action] | None = None  # the player's action under way (None: the deal)
         self.answers: list[int] = []
         self.need: _NeedChance | None = None
+        self.kinds: list[str] = []  # the kind of each answer of the step under way
         self.history: list[int] = []
+        # (seat, round) -> the events of rounds before it, as that seat saw them (JSON): the same for every
+        # later state of this history, so made once
+        self.earlier: dict[tuple[int, int], str] = {}
         self._run()
 
     def _run(self) -> None:
@@ -239,7 +249,7 @@ class _Play:
                 seat, action = self.step  # type: ignore[misc]
                 game.apply_unchecked(action, seat)
         except _NeedChance as need:
-            self.need = need
+            self.need, self.kinds = need, tape.kinds
             return
         self.game, self.step, self.answers, self.need = game, None, [], None
 
@@ -264,12 +274,35 @@ class _Play:
         new.__dict__.update(self.__dict__)
         new.game = None if self.game is None else self.game.clone()
         new.answers = list(self.answers)
+        new.kinds = list(self.kinds)
         new.history = list(self.history)
+        new.earlier = dict(self.earlier)
         return new
 
     def __getstate__(self) -> dict[str, Any]:
         # Serialized as what made it (the game's parameters and its history): replayed on loading.
         return {"params": self.spiel.get_parameters(), "history": self.history}
+
+    def earlier_rounds(self, seat: int) -> str:
+        """The events of the rounds before this one as ``seat`` saw them (JSON, one list per round)."""
+        game = self.game
+        assert game is not None
+        key = (seat, game.round)
+        text = self.earlier.get(key)
+        if text is None:
+            rounds: list[list[Any]] = []
+            for event in game.events_seen(seat):
+                if event.kind == "round" or not rounds:
+                    rounds.append([])
+                rounds[-1].append(event.to_list())
+            text = self.earlier[key] = json.dumps(rounds[:-1], separators=(",", ":"))
+        return text
+
+    def chosen(self) -> str:
+        """The chance outcomes chosen so far in the step under way, in words."""
+        words = {"card": lambda a: self.spiel.faces[a].text, "start": lambda a: f"seat {a} starts",
+                 "race": lambda a: f"seat {a} wins the race"}
+        return ", ".join(words[kind](a) for kind, a in zip(self.kinds, self.answers))
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(CaboGame(state["params"]))  # type: ignore[misc]
@@ -346,12 +379,15 @@ class CaboState(pyspiel.State):
         play = self.play
         game = play.game
         if game is None:
-            return f"dealing (chance: {len(play.answers)} outcomes so far)"
+            return f"dealing (chance: {len(play.answers)} outcomes so far: {play.chosen()})"
         faces = game.know.faces
         hands = " | ".join(" ".join(faces[c].text for c in hand) for hand in game.know.hands)
         pile = faces[game.know.pile[-1]].text if game.know.pile else "-"
         drawn = "" if game.drawn is None else f" drawn {faces[game.drawn].text}"
-        pending = "" if play.need is None else f"; chance ({play.need.kind}) after {len(play.answers)} outcomes"
+        pending = ""
+        if play.need is not None:
+            step = "" if play.step is None else f"seat {play.step[0]} plays {play.step[1]}, "
+            pending = f"; {step}chance ({play.need.kind}) after {len(play.answers)} outcomes: {play.chosen()}"
         return (f"round {game.round + 1} turn {game.turn} {game.phase} to move {game.to_move}; hands {hands}; "
                 f"pile {pile} ({len(game.know.pile)}) deck {len(game.deck)}{drawn}; totals {game.totals}{pending}")
 
@@ -383,5 +419,6 @@ class CaboObserver:
             return str(obs.describe())
         data = obs.to_dict()
         del data["rules"]
-        return json.dumps(data, sort_keys=True, separators=(",", ":"))
+        now = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return '{"earlier":' + state.play.earlier_rounds(player) + ',"now":' + now + "}"
 

@@ -43,10 +43,10 @@ except ImportError as exc:  # pragma: no cover - without the rl extra
 from ..game import Game
 from ..rules import Rules
 from .encoding import action_index, encoder
+from .rewards import check_reward, game_reward, round_reward
 
 __all__ = ["aec_env", "CaboAEC"]
 
-REWARDS = ("game", "round")
 
 
 def _rules(rules: Rules | str) -> Rules:
@@ -75,8 +75,7 @@ class CaboAEC(AECEnv):
         self.rules.check_players(n_players)
         if memory not in ("engine", "none"):
             raise ValueError(f"memory={memory!r}: choose 'engine' or 'none'")
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r}: choose 'game' (+1/-1 at the game's end) or 'round' (at each round's end)")
+        check_reward(reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r}: choose None, 'ansi' or 'human'")
         self.n_players = n_players
@@ -196,12 +195,9 @@ class CaboAEC(AECEnv):
 
     def _round_ends(self, game: Game) -> None:
         if self.reward_at == "round":
-            n = self.n_players
             for result in game.results[self._results_seen:]:
-                scores = result.scores
-                total = sum(scores)
                 for s, agent in enumerate(self.possible_agents):
-                    self.rewards[agent] += ((total - scores[s]) / (n - 1) - scores[s]) / 10
+                    self.rewards[agent] += round_reward(result.scores, s)
             self._rewarded = True
         self._results_seen = len(game.results)
 
@@ -210,7 +206,7 @@ class CaboAEC(AECEnv):
         totals = game.totals
         for s, agent in enumerate(self.possible_agents):
             if self.reward_at == "game":
-                self.rewards[agent] += 1.0 if s in winners else -1.0
+                self.rewards[agent] += game_reward(winners, s)
             self.terminations[agent] = True
             self.infos[agent] = {"totals": tuple(totals), "winners": tuple(winners)}
         self._rewarded = True

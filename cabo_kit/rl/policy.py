@@ -178,7 +178,8 @@ class {name}(ck.Bot):
     def on_game_start(self, seat, n_players, rules):
         self.fallback.random = self.random
         self.fallback.on_game_start(seat, n_players, rules)
-        self.ours = (n_players == TRAINED_WITH["n_players"] and rules.name == TRAINED_WITH["preset"]
+        # the very rules it was trained with (a table of the same preset name may change a rule)
+        self.ours = (n_players == TRAINED_WITH["n_players"] and rules == ck.Rules.from_dict(TRAINED_WITH["rules"])
                      and encoder(rules, n_players).size == TRAINED_WITH["encoding_size"]
                      and action_index(rules, n_players).size == TRAINED_WITH["index_size"])
         if self.ours:
@@ -198,7 +199,8 @@ class {name}(ck.Bot):
         if not mask.any():  # every legal action lies outside the index (never seen in play)
             return self.fallback.choose(observation, legal_actions)
         i = policy(self.encoder.encode(observation), mask, observation)
-        return self.index.action(int(i), observation.seat)
+        # checked against the legal actions: a policy that ignores the mask is told so, by action number
+        return self.index.action(int(i), observation.seat, legal=legal_actions)
 '''
 
 _WEIGHTS_BODY = '''\
@@ -234,6 +236,45 @@ def _weights_text(policy: MLPPolicy) -> str:
             lines.extend(f"        {data[i:i + 100]!r}" for i in range(0, len(data), 100))
             lines.append("    )),")
     return "\n".join(lines)
+
+
+# The names the file's template binds at module level, with what each is (a source may import the same).
+_TEMPLATE_NAMES = {
+    "base64": ("base64", None), "zlib": ("zlib", None), "np": ("numpy", None), "ck": ("cabo_kit", None),
+    "ENCODING_VERSION": ("cabo_kit.rl.encoding", "ENCODING_VERSION"), "action_index": ("cabo_kit.rl.encoding", "action_index"),
+    "encoder": ("cabo_kit.rl.encoding", "encoder"), "TRAINED_WITH": None, "WEIGHTS": None, "LAYERS": None,
+}
+
+
+def _check_source(source: str, filename: str, class_name: str) -> None:
+    """Refuse a policy source that does not compile, defines no top-level ``policy`` function, or rebinds a name
+    the file's template uses (the class, numpy as ``np``, ``TRAINED_WITH``, ...)."""
+    import ast
+
+    tree = ast.parse(source, filename)  # a syntax error shows here, not in the tournament
+    compile(tree, filename, "exec")
+    defs = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "policy"]
+    if not defs:
+        raise ValueError("source must define a top-level function policy(x, mask, observation), returning an action's number")
+    bound: list[tuple[str, Any]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.append((node.name, None))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound.extend((n.id, None) for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Import):
+            bound.extend(((a.asname or a.name.split(".")[0]), (a.name, None) if a.asname or "." not in a.name else None)
+                         for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            bound.extend((a.asname or a.name, (node.module, a.name)) for a in node.names)
+    for bound_name, what in bound:
+        if bound_name == class_name or (bound_name in _TEMPLATE_NAMES and (what is None or what != _TEMPLATE_NAMES[bound_name])):
+            raise ValueError(
+                f"source binds {bound_name!r}, a name the bot file already uses (its class {class_name}, "
+                f"{', '.join(sorted(_TEMPLATE_NAMES))}): rename it in your source")
+    if len(defs) > 1:
+        raise ValueError("source defines policy(...) more than once: keep one")
 
 
 def policy_bot(
@@ -279,12 +320,10 @@ def policy_bot(
         table_rules = Rules.preset(rules) if isinstance(rules, str) else rules
         n = n_players
         assert source is not None
-        compile(source, str(path), "exec")  # a syntax error shows here, not in the tournament
-        if "def policy(" not in source:
-            raise ValueError("source must define policy(x, mask, observation), returning an action's number")
         body = textwrap.dedent(source).strip() + "\n"
+        _check_source(body, str(path), name)
     trained = {
-        "encoding_version": ENCODING_VERSION, "preset": table_rules.name, "n_players": n,
+        "encoding_version": ENCODING_VERSION, "preset": table_rules.name, "rules": table_rules.to_dict(), "n_players": n,
         "encoding_size": encoder(table_rules, n).size, "index_size": action_index(table_rules, n).size,
     }
     text = _TEMPLATE.format(name=name, preset=table_rules.name, n_players=n, version=ENCODING_VERSION,

@@ -24,6 +24,7 @@ the greedy policy against a bot in whole games, the seats alternating; :func:`wi
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -64,17 +65,27 @@ def reinforce(
     entropy: float = 0.01,
     seed: int = 0,
     progress: Callable[[dict[str, float]], None] | None = None,
-    credit: str = "round",
+    credit: str | None = None,
 ) -> list[dict[str, float]]:
     """Train ``policy`` in place on ``games`` games of ``env`` (a SeatEnv), ``batch`` games per update.
 
-    ``credit="round"`` (default) credits each decision with the rewards of its own round only (a round's cards
-    are dealt afresh, so later rounds add noise, not signal; use it with ``reward="round"``); ``"game"`` with
-    every reward to the game's end.
+    ``credit`` says which rewards a decision is credited with: ``"round"``, those of its own round only (a
+    round's cards are dealt afresh, so later rounds add noise, not signal); ``"game"``, every reward to the
+    game's end. By default it follows the env's ``reward``: ``"round"`` with ``reward="round"``, ``"game"``
+    with ``reward="game"`` (whose one reward comes at the game's end: crediting by round would give it to the
+    last round's decisions only, so that pairing warns).
 
     Returns one record per update: games played so far, the batch's mean return and its decisions.
     ``progress`` is called with each record.
     """
+    reward = getattr(env, "reward_at", None)
+    if credit is None:
+        credit = "round" if reward == "round" else "game"
+    elif credit not in ("round", "game"):
+        raise ValueError(f"credit={credit!r}: choose 'round' or 'game' (or leave it out: it follows the env's reward)")
+    elif credit == "round" and reward == "game":
+        warnings.warn("reinforce(credit='round') with SeatEnv(reward='game'): the game's one reward comes at its end, "
+                      "so only the last round's decisions get credit; use reward='round' or credit='game'", stacklevel=2)
     rng = np.random.default_rng(seed)
     flat = [a for W, b in policy.params for a in (W, b)]
     adam = _Adam(flat, lr)
