@@ -28,7 +28,8 @@ the page's form, multipart uploads, the ``/check`` poll of ``static/portal.js``)
     The teacher's page keeps its roster and rejected uploads until a person or an upload changes (its
     games and faults cells are fresh at every request): it is timed twice, as it comes (kept) and
     right after a change (a student's rejected upload given a new check result just before the
-    request, from another process, as a check that ends does: everything rendered again).
+    request, from another process, as a check that ends does: the
+    queries run again and that student's rows are rendered again).
     Median, 95th percentile and maximum
     of each; the issue's target: the 95th percentile of every page under 100 ms.
 (c) **200 open leaderboard pages kept up to date.** Runs ``benchmarks/portal_streams.py`` (the live

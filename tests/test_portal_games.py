@@ -205,8 +205,9 @@ def test_the_teacher_sees_states_faults_rejections_and_the_outputs(klass: Any) -
 
 
 def test_the_teachers_roster_is_kept_while_games_run_and_shows_fresh_counts(klass: Any) -> None:
-    """The roster is rendered again only when a person or an upload changes; the games and faults cells, which the
-    worker refreshes every 5 s while games run, are fresh at every request without rendering the roster again."""
+    """The roster is rendered again only when a person or an upload changes, and then only the changed student's row;
+    the games and faults cells, which the worker refreshes every 5 s while games run, are fresh at every request
+    without rendering the roster again."""
     from cabo_kit.portal.games import GamesStatus
 
     folder, state, links = klass
@@ -232,6 +233,10 @@ def test_the_teachers_roster_is_kept_while_games_run_and_shows_fresh_counts(klas
 
     assert '<td>3</td><td class="faults" data-faults="0">0</td>' in row("ada") and 'data-state="accepted"' in row("ada")
     assert rendered.count("teacher_roster.html") == 1
+    one_row = get("teacher_roster_row.html")  # jinja2 keeps one Template: count what it renders from now on
+    made: list[str] = []
+    render = one_row.render
+    one_row.render = lambda **values: (made.append(values["person"].id), render(**values))[1]
     shown["status"] = GamesStatus(games={"ada": 7, "bob": 2}, faults={"bob": 1})  # games stored meanwhile
     assert '<td>7</td><td class="faults" data-faults="0">0</td>' in row("ada")
     assert '<td>2</td><td class="faults" data-faults="1"><a href="/teacher/students/bob/faults">1</a></td>' in row("bob")
@@ -240,6 +245,8 @@ def test_the_teachers_roster_is_kept_while_games_run_and_shows_fresh_counts(klas
     up = state.add_upload("cy", b"x = 1\n", "cy.py", min_interval=0.0)  # a change: the roster is rendered again
     assert 'data-state="running"' in row("cy") and f'href="/teacher/code/cy/{up.number}"' in row("cy")
     assert rendered.count("teacher_roster.html") == 2 and "<td>7</td>" in row("ada")
+    assert made == ["cy"]  # of the roster's rows, only cy's was rendered again
+    assert re.findall(r'<tr data-student="(\w+)"', client.get("/teacher").text) == ["ada", "bob", "cy"]
     # a server that plays no games: the cells are left empty
     plain = TestClient(create_app(state), follow_redirects=False)
     plain.get(f"/signin/{links[TEACHER]}")

@@ -521,6 +521,35 @@ def test_page_views_come_from_the_snapshot_only(klass: Klass, monkeypatch: pytes
 
 
 
+def test_a_new_board_is_rendered_by_the_live_task_not_by_the_next_page(klass: Klass,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a new board, the students' and the teacher's rows are rendered as it is published (the live task), each
+    row again only when its text changed; the student's page that follows renders only the student's own row."""
+    import cabo_kit.portal.app as app_module
+    import cabo_kit.portal.fragments as fragments
+
+    alice = klass.client("alice")
+    made: list[str] = []
+
+    def counting(row: Any) -> str:
+        made.append(f"{row['bot']}{'*' if row.get('mine') else ''}")
+        return fragments.board_row(row)
+
+    monkeypatch.setattr(app_module, "board_row", counting)
+    ratings = list(klass.live.snapshot.ratings)
+    moved = [dataclasses.replace(r, elo=r.elo + 7) if r.bot == "bob" else r for r in ratings]
+    klass.live.publish(dataclasses.replace(klass.live.snapshot, ratings=tuple(moved)))
+    assert sorted(made) == ["bob", "bob"]  # the students' board and the teacher's: bob's row only, the rest kept
+    made.clear()
+    page = alice.get("/").text
+    assert made == ["alice*"]  # the page rendered her own row, nothing else
+    bob = [r for r in moved if r.bot == "bob"][0]
+    assert re.search(rf'<tr data-bot="bob" data-preset="rush"><td>rush</td><td>[^<]*</td><td>Bob</td><td>{bob.elo_text}</td>',
+                     page)
+    made.clear()
+    assert 'data-bot="alice"' in klass.client(TEACHER).get("/teacher").text and made == []
+
+
 def test_a_stream_whose_response_never_started_is_let_go(klass: Klass) -> None:
     alice = klass.state.person("alice")
     assert alice is not None

@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .fragments import COUNTS, Fragments, board_row, counts_cells, with_counts
+from .fragments import COUNTS, Fragments, Rows, board_row, counts_cells, with_counts
 from .live import LiveBoard, Visibility
 from .state import PastDeadline, PortalState, Session, TooSoon, Upload, secret_hash
 from .uploads import DEFAULT_MAX_BYTES, UploadRefused, check_upload, size_text
@@ -130,6 +130,9 @@ class _Portal:
         self.pages = jinja2.Environment(loader=jinja2.FileSystemLoader(_HERE / "templates"),
                                         autoescape=True, undefined=jinja2.StrictUndefined)
         self.fragments = Fragments()  # the teacher's long lists and the board's rows, kept until they change
+        self.roster_rows, self.rejected_rows = Rows(), Rows()  # their rows, each rendered again only when it changes
+        self.board_rows = {False: Rows(), True: Rows()}  # the board's rows of the students' and the teacher's boards
+        self.live.listeners.append(self.warm)
         from .student import StudentPages
 
         self.student = StudentPages(self)  # the student's games, faults and replays (student.py)
@@ -222,19 +225,36 @@ class _Portal:
         live = self.live
         seen = live.audience()
         teacher = reader.person.is_teacher
-
-        def shared() -> tuple[dict[str, Any], list[str]]:
-            view = live.board_view(teacher, seen)
-            return view, [board_row(r) for r in view["rows"]]
-
-        # the snapshot's number and the audience object itself: a setting or a roster read again is another audience
-        key = (live.snapshot.number, seen, live.problem if teacher else "")
-        view, rows = self.fragments.get("board-teacher" if teacher else "board-students", key, shared)
+        view, rows = self.shared_board(teacher, seen)
         if teacher:
             return dict(view, rows_html=Markup("".join(rows))), None
         own, mine = live.own_rows(reader.person, view["rows"], seen)
         html = [board_row(own[i]) if i in own else row for i, row in enumerate(rows)]
         return dict(view, rows_html=Markup("".join(html))), mine
+
+    def shared_board(self, teacher: bool, seen: Any = None) -> tuple[dict[str, Any], list[str]]:
+        """The board the teacher, or every student, sees now and its rows rendered: once per snapshot and audience,
+        each row rendered again only when its text changed. The live board's task asks for both after each new board
+        (:meth:`warm`), so a page finds them made."""
+        live = self.live
+        seen = seen if seen is not None else live.audience()
+
+        def shared() -> tuple[dict[str, Any], list[str]]:
+            view = live.board_view(teacher, seen)
+            rows = self.board_rows[teacher].get(
+                (((r["bot"], r["preset"]), tuple(r.values()), r) for r in view["rows"]), board_row)
+            return view, rows
+
+        # the snapshot's number and the audience object itself: a setting or a roster read again is another audience
+        key = (live.snapshot.number, seen, live.problem if teacher else "")
+        return self.fragments.get("board-teacher" if teacher else "board-students", key, shared)
+
+    def warm(self) -> None:
+        """Render the boards' rows for the teacher and the students now (the live board's task calls this after each
+        new board), rather than in the first page request that follows."""
+        seen = self.live.audience()
+        for teacher in (False, True):
+            self.shared_board(teacher, seen)
 
     def visibility(self) -> Visibility:
         """What the teacher's settings show students of each other."""
@@ -381,15 +401,27 @@ class _Portal:
         changes = self.state.changes()
 
         def roster() -> tuple[list[str], list[str]]:  # one query each for the uploads, the people and the current files
-            latest = self.state.latest_uploads()
-            rows = [(p, *latest.get(p.id, (None, 0))) for p in self.state.people() if not p.is_teacher]
-            html = self.pages.get_template("teacher_roster.html").render(
-                root=root, rows=rows, current=self.state.currents(), check_status=_check_status, counts_mark=Markup(COUNTS))
-            return [p.id for p, _, _ in rows], html.split(COUNTS)
+            latest, current = self.state.latest_uploads(), self.state.currents()
+            row = self.pages.get_template("teacher_roster_row.html")
+            items = []
+            for p in self.state.people():
+                if not p.is_teacher:
+                    up, count = latest.get(p.id, (None, 0))
+                    now = current.get(p.id)
+                    items.append((p.id, (root, p, up, count, now), (p, up, count, now)))
+            rows = self.roster_rows.get(items, lambda r: row.render(
+                root=root, person=r[0], latest=r[1], count=r[2], now=r[3], check_status=_check_status,
+                counts_mark=Markup(COUNTS)))
+            html = self.pages.get_template("teacher_roster.html").render(rows=Markup("".join(rows)))
+            return [pid for pid, _, _ in items], html.split(COUNTS)
 
         def rejected() -> Markup:
+            found = self.state.latest_rejected()
+            one = self.pages.get_template("teacher_rejected_one.html")
+            rows = self.rejected_rows.get(((up.person, (root, up, count), (up, count)) for up, count in found),
+                                          lambda r: one.render(root=root, up=r[0], count=r[1], when=_when))
             return Markup(self.pages.get_template("teacher_rejected.html").render(
-                root=root, rejected=self.state.latest_rejected(), when=_when))
+                root=root, rows=Markup("".join(rows)), total=sum(n for _, n in found)))
 
         # the roster is kept until a person or an upload changes; its games and faults cells, which change while games
         # run, are put in at every request

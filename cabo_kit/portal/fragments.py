@@ -8,7 +8,9 @@ counter in ``portal.sqlite`` that every change of a person or an upload moves, w
 made it); the board's rows under the live board's snapshot number and the audience it was named
 for. What changes while games run is left out of the kept roster: each row's games and faults
 cells (:func:`counts_cells`, at the roster template's :data:`COUNTS` mark) are rendered at every
-request, so a running class does not make the roster be rendered again every few seconds.
+request, so a running class does not make the roster be rendered again every few seconds. When a
+person or an upload changes, :class:`Rows` renders again only the rows whose student's state
+changed (a check that ends changes one row of 200), keyed by what each row shows.
 :func:`board_row` renders a row as the template did (escaped text), so a student's page reuses the
 rows every student shares and renders only their own.
 
@@ -17,6 +19,12 @@ rows every student shares and renders only their own.
 Markup('<tr>one</tr>')
 >>> kept.get("roster", (1,), lambda: Markup("<tr>not rendered again</tr>"))
 Markup('<tr>one</tr>')
+>>> rows, made = Rows(), []
+>>> def make(n: int) -> str:
+...     made.append(n)
+...     return f"<tr>{n}</tr>"
+>>> rows.get([("ada", 1, 1), ("bob", 2, 2)], make), rows.get([("ada", 1, 1), ("bob", 3, 3)], make), made
+(['<tr>1</tr>', '<tr>2</tr>'], ['<tr>1</tr>', '<tr>3</tr>'], [1, 2, 3])
 >>> print(board_row({"bot": "ada", "preset": "rush", "rank": "1", "name": "Ada <b>", "elo": "1012",
 ...                  "interval": "pending", "games": 40, "mine": True}), end="")
 <tr data-bot="ada" data-preset="rush" class="mine"><td>rush</td><td>1</td><td>Ada &lt;b&gt;</td><td>1012</td><td>pending</td><td>40</td></tr>
@@ -28,11 +36,13 @@ Markup('<tr>one</tr>')
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, TypeVar
 
 from markupsafe import Markup, escape
 
-__all__ = ["Fragments", "board_row", "COUNTS", "counts_cells", "with_counts"]
+__all__ = ["Fragments", "Rows", "board_row", "COUNTS", "counts_cells", "with_counts"]
+
+T = TypeVar("T")
 
 _CELLS = ("preset", "rank", "name", "elo", "interval", "games")
 
@@ -50,6 +60,25 @@ class Fragments:
         made = make()
         self._kept[name] = (key, made)
         return made
+
+
+class Rows:
+    """Rendered rows by id, each kept with the key it was made for (what the row shows): :meth:`get` renders again
+    only the rows whose key changed, and forgets the ids no longer asked for."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Hashable, tuple[Hashable, str]] = {}
+
+    def get(self, items: Iterable[tuple[Hashable, Hashable, T]], make: Callable[[T], str]) -> list[str]:
+        """The rows of ``items`` (``(id, key, data)``, in order), each ``make(data)`` unless kept under that key."""
+        kept, fresh, out = self._kept, {}, []
+        for rid, key, data in items:
+            found = kept.get(rid)
+            html = found[1] if found is not None and found[0] == key else make(data)
+            fresh[rid] = (key, html)
+            out.append(html)
+        self._kept = fresh
+        return out
 
 
 def board_row(row: Mapping[str, Any]) -> str:

@@ -732,6 +732,9 @@ class LiveBoard:
     problem: str = ""
     stopping: Callable[[], bool] = lambda: False
     """Whether the server is stopping (uvicorn's ``should_exit``): open streams then end, or they would hold it."""
+    listeners: list[Callable[[], None]] = field(default_factory=list)
+    """Called after each new board (a snapshot, a setting): the app renders the pages' board rows then, in the
+    background task, so that no page request pays for them."""
 
     def __post_init__(self) -> None:
         self.folder = Path(self.folder)
@@ -749,6 +752,8 @@ class LiveBoard:
         self._interval = _Cadence()
         self._counts = _Cadence()  # games counted since the last point fit (its versions), none while it is the latest
         self._by_bot: tuple[Snapshot | None, dict[str, list[Rating]], dict[str, int]] = (None, {}, {})
+        self._views: tuple[tuple[Snapshot | None, Audience | None], dict[tuple[bool, str], dict[str, Any]]] = (
+            (None, None), {})
         self._shown: tuple[int, ...] | None = None  # the store's marker of the games the board shows
         self._interval_task: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -923,7 +928,15 @@ class LiveBoard:
                                 interval_versions_current=intervals is None or now == fitted)
         self.snapshot = replace(snapshot, number=self.snapshot.number + 1, made=time.time())
         self._send(self.streams)
+        self._tell()
         return self.snapshot
+
+    def _tell(self) -> None:
+        for listener in self.listeners:
+            try:
+                listener()
+            except Exception:  # a page renders what it needs itself: a listener never stops the board
+                log.warning("a live board listener failed", exc_info=True)
 
     # ------------------------------------------------------------------ who sees what
 
@@ -967,6 +980,18 @@ class LiveBoard:
 
         seen = audience or self.audience()
         snap = self.snapshot
+        made_for, views = self._views
+        if made_for[0] is not snap or made_for[1] is not seen:
+            views = {}
+            self._views = ((snap, seen), views)
+        key = (teacher, self.problem if teacher else "")
+        if key not in views:  # a broadcast and the pages ask for the same view: made once per snapshot and audience
+            views[key] = self._board_view(teacher, seen, snap)
+        return views[key]
+
+    def _board_view(self, teacher: bool, seen: Audience, snap: Snapshot) -> dict[str, Any]:
+        from .state import TEACHER, Person
+
         if not teacher and not seen.vis.board:
             return {"hidden": True, "games": 0, "note": "", "rows": []}
         reader = Person(TEACHER, "Teacher", "teacher") if teacher else None
@@ -1093,6 +1118,7 @@ class LiveBoard:
         audience, one per student for their ratings)."""
         self.invalidate()
         self._send(self.streams)
+        self._tell()
 
     def _send(self, streams: Sequence[Stream]) -> None:
         if not streams:

@@ -147,8 +147,13 @@ class Upload:
     uploaded: float
     status: str
     result: str
-    path: Path
+    root: Path  # the portal's uploads folder: ``path`` is made only when asked for (a page lists hundreds of uploads)
     rest: bool = False
+
+    @property
+    def path(self) -> Path:
+        """Where the file is stored: ``portal/uploads/<id>/<number>.py``."""
+        return self.root / self.person / f"{self.number}.py"
 
 
 class PastDeadline(Exception):
@@ -318,7 +323,7 @@ class PortalState:
     def _upload(self, row: tuple[Any, ...]) -> Upload:
         person, number = str(row[0]), int(row[1])
         return Upload(person, number, str(row[2]), int(row[3]), str(row[4]), float(row[5]),
-                      str(row[6]), str(row[7]), self.uploads / person / f"{number}.py", bool(row[8]) if len(row) > 8 else False)
+                      str(row[6]), str(row[7]), self.uploads, bool(row[8]) if len(row) > 8 else False)
 
     _UPLOAD_COLUMNS = "person, number, version, size, filename, uploaded, status, result, rest"
 
