@@ -15,6 +15,23 @@ import cabo_kit as ck
 from cabo_kit import cli
 from cabo_kit.cli import PLAY_CELL, UsageError, build_parser, main, play_command, play_options
 
+
+@pytest.fixture(autouse=True)
+def _signals_as_in_a_terminal() -> Any:
+    """Ctrl+C and a closed terminal act as in a terminal, also when the suite itself runs in the background
+    (`cmd &` or nohup ignore SIGINT/SIGHUP, children inherit that, and `cabo-kit play` keeps a signal it
+    was started ignoring, as a background job should)."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGHUP)
+    if before[0] == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if before[1] == signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGINT, before[0])
+    signal.signal(signal.SIGHUP, before[1])
+
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "play.ipynb"
 
 
