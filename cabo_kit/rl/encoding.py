@@ -362,8 +362,9 @@ class Encoder:
         me = obs.seat
         hands, face_up = obs.hands, obs.face_up
         cache = self._hands
-        parts = []
-        stats = []
+        parts: list[bytes | bytearray] = []
+        stats: list[bytes] = []
+        key: Any
         for s in self._order[me]:
             key = (hands[s], face_up[s])
             block = cache.get(key) or self._hand_block(key)
