@@ -346,6 +346,7 @@ class Encoder:
         self._stats = struct.Struct("=3f")
         self._tail = struct.Struct(f"={n + 3}f")  # piles, scores, progress
         self._hands: dict[Any, tuple[bytes, bytes]] = {}
+        self._recent: list[tuple[Any, Any, tuple[bytes, bytes]]] = [(_NOTHING, _NOTHING, (b"", b""))] * n  # by seat
         self._turns: dict[Any, bytes] = {}
         self._whos: dict[Any, bytes] = {}
         self._spots: dict[Any, bytes] = {}
@@ -365,9 +366,16 @@ class Encoder:
         parts: list[bytes | bytearray] = []
         stats: list[bytes] = []
         key: Any
+        recent = self._recent
         for s in self._order[me]:
-            key = (hands[s], face_up[s])
-            block = cache.get(key) or self._hand_block(key)
+            hand, up = hands[s], face_up[s]
+            seen = recent[s]
+            if seen[0] is hand and seen[1] is up:  # the engine hands out an unchanged hand as the same tuple
+                block = seen[2]
+            else:
+                key = (hand, up)
+                block = cache.get(key) or self._hand_block(key)
+                recent[s] = (hand, up, block)
             parts.append(block[0])
             stats.append(block[1])
         parts += stats
@@ -494,6 +502,7 @@ _TURN = attrgetter("drawn", "drawn_from", "phase", "power")
 _WHO = attrgetter("seat", "current", "caller", "start_player")
 _SPOTS = attrgetter("seat", "target", "give_to", "picked", "exchange_ok")
 _JOIN = bytearray().join  # a fresh bytearray: the array viewing it is writable
+_NOTHING = object()  # no hand is this (not even (): an empty hand is the one empty tuple)
 
 
 def _pack(numbers: Sequence[float]) -> bytes:
