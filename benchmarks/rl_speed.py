@@ -21,6 +21,7 @@ aim 50,000.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -98,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     import pettingzoo
 
     print(f"cabo-kit {ck.__version__} RL speed: Python {platform.python_version()}, {platform.machine()}, one core; "
-          f"pettingzoo {pettingzoo.__version__}, gymnasium {gymnasium.__version__}, numpy {np.__version__}")
+          f"pettingzoo {pettingzoo.__version__}, gymnasium {gymnasium.__version__}, numpy {np.__version__}; "
+          f"load average {os.getloadavg()[0]:.1f} (other jobs on a shared machine slow every case alike: compare ratios)")
     b1 = next(c for c in CASES if c.key == "b1")
     f = run_case(b1, args.seconds, None)
     engine = f.decisions / f.seconds

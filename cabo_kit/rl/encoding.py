@@ -83,7 +83,9 @@ the events are not encoded beyond what the hands, the pile and the moment alread
 
 from __future__ import annotations
 
+import struct
 from itertools import combinations
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -299,6 +301,10 @@ class Encoder:
     [0, 0, 1, 1]
     """
 
+    #: How many entries each of the encoder's caches (hands, piles, moments, scores) holds at most before it is
+    #: emptied: a few MB in all (a bot file runs under a memory limit).
+    CACHE_SIZE = 4096
+
     def __init__(self, rules: Rules, n_players: int, positions: int = MAX_POSITIONS) -> None:
         rules.check_players(n_players)
         self.rules = rules
@@ -318,149 +324,202 @@ class Encoder:
             self.layout[name] = slice(at, at + size)
             at += size
         self.size = at
-        self._at = {name: where.start for name, where in self.layout.items()}
-        self._block = P * (3 + _VALUES)
         self._full_deck = float(rules.deck_size(n))
-        self._hands: dict[Any, tuple[Any, Any]] = {}
-        self._tables: dict[Any, Any] = {}
-        self._stats_span = self.layout["hand_stats"]
-        self._piles: dict[Any, tuple[int, Any]] = {}
+        self._max_rounds = rules.max_rounds
+        self._max_turns = rules.max_turns
+        # The encoding is put together from byte strings of float32s, one per block group, each cached by what
+        # it depends on, and joined once: a new table costs a few dict lookups, one join and one array view.
+        # Seats in offset order (you first) for each deciding seat:
+        self._order = [tuple((me + r) % n for r in range(n)) for me in range(n)]
+        row = 3 + _VALUES
+        self._card_rows: dict[int | None, tuple[bytes, bytes]] = {}
+        for v in [None, *range(-1, _VALUES - 1)]:
+            rows = []
+            for up in (0.0, 1.0):
+                numbers = [0.0] * row
+                numbers[0], numbers[1] = 1.0, up
+                if v is not None:
+                    numbers[2] = numbers[4 + v] = 1.0
+                rows.append(_pack(numbers))
+            self._card_rows[v] = (rows[0], rows[1])
+        self._no_cards = [bytes(4 * row * k) for k in range(P + 1)]  # the rows of k positions without a card
+        self._stats = struct.Struct("=3f")
+        self._tail = struct.Struct(f"={n + 3}f")  # piles, scores, progress
+        self._hands: dict[Any, tuple[bytes, bytes]] = {}
+        self._recent: list[tuple[Any, Any, tuple[bytes, bytes]]] = [(_NOTHING, _NOTHING, (b"", b""))] * n  # by seat
+        self._turns: dict[Any, bytes] = {}
+        self._whos: dict[Any, bytes] = {}
+        self._spots: dict[Any, bytes] = {}
+        self._scores: dict[Any, tuple[float, ...]] = {}
+        self._pile: tuple[Any, list[int], bytearray, bytes] = ((), [], bytearray(), b"")
+        self._pile_block(())
 
     def encode(self, obs: Observation, out: "NDArray[np.float32] | None" = None) -> "NDArray[np.float32]":
-        """The encoding of ``obs`` (written into ``out`` if given, which is zeroed first)."""
+        """The encoding of ``obs`` (written into ``out`` if given, every number of it)."""
         if obs.n_players != self.n_players or (obs.rules is not self.rules and obs.rules != self.rules):
             raise ValueError(
                 f"this Encoder is for {self.rules.name} with {self.n_players} players; the observation is "
                 f"{obs.rules.name} with {obs.n_players}: make one with Encoder(obs.rules, obs.n_players) or call encode(obs)")
-        if out is None:
-            out = np.zeros(self.size, dtype=np.float32)
-        else:
-            out[:] = 0.0
-        L = self._at
-        n, P = self.n_players, self.positions
         me = obs.seat
-        table_key = (obs.hands, obs.face_up, me)
-        table = self._tables.get(table_key)
-        if table is None:
-            table = self._table(obs.hands, obs.face_up, me)
-            if len(self._tables) > 4096:  # (a few MB at most: a bot file runs under a memory limit)
-                self._tables.clear()
-            self._tables[table_key] = table
-        ones: list[int] = list(table[0])
-        out[self._stats_span] = table[1]
+        hands, face_up = obs.hands, obs.face_up
+        cache = self._hands
+        parts: list[bytes | bytearray] = []
+        stats: list[bytes] = []
+        key: Any
+        recent = self._recent
+        for s in self._order[me]:
+            hand, up = hands[s], face_up[s]
+            seen = recent[s]
+            if seen[0] is hand and seen[1] is up:  # the engine hands out an unchanged hand as the same tuple
+                block = seen[2]
+            else:
+                key = (hand, up)
+                block = cache.get(key) or self._hand_block(key)
+                recent[s] = (hand, up, block)
+            parts.append(block[0])
+            stats.append(block[1])
+        parts += stats
         discard = obs.discard
-        if discard:
-            found = self._piles.get(discard)
-            if found is None:
-                found = self._pile_block(discard)
-                if len(self._piles) > 8192:
-                    self._piles.clear()
-                self._piles[discard] = found
-            at = L["discard_counts"]
-            out[at:at + _VALUES] = found[1]
-            ones.append(found[0])
-        else:
-            ones.append(L["discard_top"] + _VALUES)
-        drawn = obs.drawn
-        if drawn is not None:
-            v = drawn.value
-            ones.append(L["drawn"] + (_VALUES if v is None else 1 + v))
-            where = _DRAWN_FROM.get(obs.drawn_from)  # type: ignore[arg-type]
-            if where is not None:
-                ones.append(L["drawn_from"] + where)
-        ones.append(L["phase"] + _PHASE_AT[obs.phase])
-        if obs.power is not None:
-            ones.append(L["power"] + _POWER_AT[obs.power])
-        ones.append(L["current"] + (obs.current - me) % n)
-        if obs.legal_actions:
-            ones.append(L["to_move"])
-        caller = obs.caller
-        ones.append(L["caller"] + (n if caller is None else (caller - me) % n))
-        ones.append(L["start_player"] + (obs.start_player - me) % n)
-        if obs.target is not None:
-            self._where(ones, L["target"], obs.target, me)
-        if obs.give_to is not None:
-            self._where(ones, L["give_to"], obs.give_to, me)
-        if obs.picked:
-            ones.extend(L["picked"] + p for p in obs.picked if p < P)
-        if obs.exchange_ok is not None:
-            ones.append(L["exchange_ok"] + (0 if obs.exchange_ok else 1))
-        out[ones] = 1.0
-        out[L["piles"]] = min(obs.deck_size / self._full_deck, 1.0)
-        at = L["scores"]
-        scores = obs.scores
-        if any(scores):
-            for s, score in enumerate(scores):
-                out[at + (s - me) % n] = max(-1.0, min(score / 100, 1.0))
-        at = L["progress"]
-        if obs.round:
-            out[at] = min(obs.round / self.rules.max_rounds, 1.0)
-        out[at + 1] = min(obs.turn / self.rules.max_turns, 1.0)
+        pile = self._pile
+        if discard is not pile[0] and discard != pile[0]:
+            pile = self._pile_block(discard)
+        parts.append(pile[3])
+        key = _TURN(obs)
+        parts.append(self._turns.get(key) or self._turn_block(key))
+        key = (_WHO(obs), bool(obs.legal_actions))
+        parts.append(self._whos.get(key) or self._who_block(key))
+        key = _SPOTS(obs)
+        parts.append(self._spots.get(key) or self._spots_block(key))
+        key = (obs.scores, me)
+        scores = self._scores.get(key) or self._scores_of(key)
+        parts.append(self._tail.pack(min(obs.deck_size / self._full_deck, 1.0), *scores,
+                                     min(obs.round / self._max_rounds, 1.0), min(obs.turn / self._max_turns, 1.0)))
+        if out is None:
+            return np.frombuffer(_JOIN(parts), dtype=np.float32)
+        out[:] = np.frombuffer(b"".join(parts), dtype=np.float32)
         return out
 
-    def _table(self, hands: Sequence[Any], face_up: Sequence[Any], me: int) -> tuple[tuple[int, ...], Any]:
-        """The ``hands`` block as the indices it sets to 1 (every entry of it is 0 or 1), and the
-        ``hand_stats`` block, seats as offsets from ``me``. Made from each hand's indices: a hand
-        changes far more rarely than the table as a whole, and a few ints cost less than an array."""
-        n, block = self.n_players, self._block
-        at = self._at["hands"]
-        stats = np.zeros(3 * n, dtype=np.float32)
-        ones: list[int] = []
-        hand_cache = self._hands
-        for s, hand in enumerate(hands):
-            r = (s - me) % n
-            key = (hand, face_up[s])
-            found = hand_cache.get(key)
-            if found is None:
-                found = self._hand_block(hand, face_up[s])
-                if len(hand_cache) > 32768:  # (about 200 bytes each)
-                    hand_cache.clear()
-                hand_cache[key] = found
-            base = at + r * block
-            ones.extend([base + i for i in found[0]])
-            stats[3 * r:3 * r + 3] = found[1]
-        stats.flags.writeable = False
-        return tuple(ones), stats
+    # Each block below is cached by what it depends on; a cache that fills up is emptied (a new game needs few).
 
-    def _where(self, ones: list[int], at: int, where: tuple[int, int], me: int) -> None:
-        s, p = where
-        ones.append(at + (s - me) % self.n_players)
-        if p < self.positions:
-            ones.append(at + self.n_players + p)
+    def _keep(self, cache: dict[Any, Any], key: Any, value: Any) -> Any:
+        if len(cache) >= self.CACHE_SIZE:
+            cache.clear()
+        cache[key] = value
+        return value
 
-    def _hand_block(self, hand: Sequence[Any], up: Sequence[bool]) -> tuple[tuple[int, ...], tuple[float, float, float]]:
-        """One seat's ``hands`` rows as the indices set to 1 in them, and its ``hand_stats`` (cached by the
-        hand's cards and face-up flags)."""
+    def _hand_block(self, key: tuple[Sequence[Any], Sequence[bool]]) -> tuple[bytes, bytes]:
+        """One seat's ``hands`` rows and its ``hand_stats``, as float32 bytes."""
+        hand, up = key
         P = self.positions
-        row = 3 + _VALUES
-        ones: list[int] = []
+        rows = self._card_rows
+        parts = [rows[card.value][1 if u else 0] for card, u in zip(hand if len(hand) <= P else hand[:P], up)]
+        parts.append(self._no_cards[P - len(parts)])
         unknown = total = 0
-        for p, card in enumerate(hand):
+        for card in hand:
             v = card.value
             if v is None:
                 unknown += 1
             else:
                 total += v
-            if p < P:
-                b = p * row
-                ones.append(b)
-                if up[p]:
-                    ones.append(b + 1)
-                if v is not None:
-                    ones.append(b + 2)
-                    ones.append(b + 4 + v)
-        return tuple(ones), (min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0)))
+        stats = self._stats.pack(min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0)))
+        return self._keep(self._hands, key, (b"".join(parts), stats))
 
-    def _pile_block(self, discard: Sequence[Any]) -> tuple[int, Any]:
-        """The ``discard_top`` index to set and the ``discard_counts`` numbers (cached by the pile)."""
-        counts = np.zeros(_VALUES, dtype=np.float32)
-        for c in discard:
-            if c.value is not None:
-                counts[c.value + 1] += 1
-        np.minimum(counts / 8, 1.0, out=counts)
-        counts.flags.writeable = False
-        top = discard[-1].value
-        return self._at["discard_top"] + 1 + (top if top is not None else 0), counts
+    def _pile_block(self, discard: Sequence[Any]) -> tuple[Any, list[int], bytearray, bytes]:
+        """The ``discard_top`` and ``discard_counts`` blocks as float32 bytes, after the pile, its counts by value
+        and the counts block being written.
+
+        Counted on from the last pile encoded when this pile continues it (as it mostly does: cards are added on
+        top until a reshuffle or a new round), so a long pile is not counted again at each step."""
+        last = self._pile
+        k = len(last[0])
+        if 0 < k < len(discard) and discard[:k] == last[0]:
+            counts, block = last[1], last[2]  # carried on in place: the last pile's state is replaced below
+            rest = discard[k:]
+        else:
+            counts, block = [0] * _VALUES, bytearray(4 * _VALUES)
+            rest = discard
+        for card in rest:
+            v = card.value
+            if v is not None:
+                c = counts[v + 1] = counts[v + 1] + 1
+                block[4 * v + 4:4 * v + 8] = _COUNT_SHARE[c if c < 8 else 8]
+        top = _TOPS[discard[-1].value if discard else "empty"]
+        pile = self._pile = (discard, counts, block, top + block)
+        return pile
+
+    def _turn_block(self, key: tuple[Any, ...]) -> bytes:
+        """The ``drawn``, ``drawn_from``, ``phase`` and ``power`` blocks as float32 bytes."""
+        drawn, drawn_from, phase, power = key
+        numbers = [0.0] * (_VALUES + 1 + 3 + len(_PHASES) + len(POWERS))
+        if drawn is not None:
+            v = drawn.value
+            numbers[_VALUES if v is None else 1 + v] = 1.0
+            where = _DRAWN_FROM.get(drawn_from)
+            if where is not None:
+                numbers[_VALUES + 1 + where] = 1.0
+        numbers[_VALUES + 4 + _PHASE_AT[phase]] = 1.0
+        if power is not None:
+            numbers[_VALUES + 4 + len(_PHASES) + _POWER_AT[power]] = 1.0
+        return self._keep(self._turns, key, _pack(numbers))
+
+    def _who_block(self, key: tuple[tuple[int, int, int | None, int], bool]) -> bytes:
+        """The ``current``, ``to_move``, ``caller`` and ``start_player`` blocks as float32 bytes."""
+        (me, current, caller, start_player), to_move = key
+        n = self.n_players
+        numbers = [0.0] * (3 * n + 2)
+        numbers[(current - me) % n] = 1.0
+        numbers[n] = 1.0 if to_move else 0.0
+        numbers[n + 1 + (n if caller is None else (caller - me) % n)] = 1.0
+        numbers[2 * n + 2 + (start_player - me) % n] = 1.0
+        return self._keep(self._whos, key, _pack(numbers))
+
+    def _spots_block(self, key: tuple[Any, ...]) -> bytes:
+        """The ``target``, ``give_to``, ``picked`` and ``exchange_ok`` blocks as float32 bytes."""
+        me, target, give_to, picked, exchange_ok = key
+        n, P = self.n_players, self.positions
+        numbers = [0.0] * (3 * P + 2 * n + 2)
+        for at, spot in ((0, target), (n + P, give_to)):
+            if spot is not None:
+                s, p = spot
+                numbers[at + (s - me) % n] = 1.0
+                if p < P:
+                    numbers[at + n + p] = 1.0
+        for p in picked:
+            if p < P:
+                numbers[2 * (n + P) + p] = 1.0
+        if exchange_ok is not None:
+            numbers[3 * P + 2 * n + (0 if exchange_ok else 1)] = 1.0
+        return self._keep(self._spots, key, _pack(numbers))
+
+    def _scores_of(self, key: tuple[Sequence[int], int]) -> tuple[float, ...]:
+        """The ``scores`` block's numbers (the seats' game totals by offset from ``me``)."""
+        totals, me = key
+        return self._keep(self._scores, key, tuple(max(-1.0, min(totals[s] / 100, 1.0)) for s in self._order[me]))
+
+
+# What the blocks from ``drawn`` to ``exchange_ok`` depend on, besides whether the seat decides, in three calls.
+_TURN = attrgetter("drawn", "drawn_from", "phase", "power")
+_WHO = attrgetter("seat", "current", "caller", "start_player")
+_SPOTS = attrgetter("seat", "target", "give_to", "picked", "exchange_ok")
+_JOIN = bytearray().join  # a fresh bytearray: the array viewing it is writable
+_NOTHING = object()  # no hand is this (not even (): an empty hand is the one empty tuple)
+
+
+def _pack(numbers: Sequence[float]) -> bytes:
+    return struct.pack(f"={len(numbers)}f", *numbers)
+
+
+def _one_hot(size: int, i: int) -> bytes:
+    numbers = [0.0] * size
+    numbers[i] = 1.0
+    return _pack(numbers)
+
+
+# The discard_top block by the top card's value (None: an unknown card, counted as 0), or for an empty pile.
+_TOPS: dict[Any, bytes] = {v: _one_hot(_VALUES + 1, 1 + (v if v is not None else 0)) for v in [None, *range(-1, _VALUES - 1)]}
+_TOPS["empty"] = _one_hot(_VALUES + 1, _VALUES)
+_COUNT_SHARE = [struct.pack("=f", min(k / 8, 1.0)) for k in range(9)]
+
 
 
 _ENCODERS: dict[tuple[Rules, int], Encoder] = {}
