@@ -721,3 +721,13 @@ def test_a_rejected_files_own_path_is_scrubbed_whatever_its_folders_and_name_hol
     report = check_bot(path, games=1, replays=0, limits=CHECK)
     assert report.problems and "OSError: cannot read Tom's bot.py" in report.problems[0], report.problems
     assert not any(str(tmp_path) in p or "class 3" in p for p in report.problems + report.notes)
+
+
+def test_a_file_nested_past_the_parsers_depth_gets_no_hints_and_no_crash(tmp_path: Path) -> None:
+    """A base class written 1,500 attributes deep overflows ast.unparse: the hints give up (the load reports the
+    file's own error) instead of the check stopping with the checker's traceback and paths (review of issue 19)."""
+    from cabo_kit.tournament.check import hook_hints
+
+    bot = tmp_path / "deep.py"
+    bot.write_text("import cabo_kit as ck\nclass A(ck." + "a." * 1500 + "Bot):\n    pass\n")
+    assert hook_hints(bot) == []

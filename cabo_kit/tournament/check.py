@@ -591,7 +591,10 @@ def hook_hints(bot: "type[Bot] | str | Path", class_name: str | None = None) -> 
         source = path.read_bytes()
     except OSError:
         return out  # the load reports it
-    return hints_in_source(source, path.name, class_name)
+    try:
+        return hints_in_source(source, path.name, class_name)
+    except (RecursionError, MemoryError):  # a file nested past the parser's or unparser's depth: the load reports it
+        return out
 
 
 def hints_in_source(source: str | bytes, filename: str, class_name: str | None = None) -> list[str]:
