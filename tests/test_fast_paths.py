@@ -7,7 +7,9 @@ applies each answer itself (``Game.play_out`` instead of ``observation()`` and
 by hand (instead of ``_emit``), the usual turn start is written out in ``_finish_turn``
 (instead of ``_begin_turn``), and ``Knowledge.exchange`` lands the old card itself and
 rebuilds only the views that change (instead of ``remove``, ``insert``, ``see`` and
-``land``). A change to one of those helpers must be made in the written-out copy too.
+``land``), and the legal actions of snap windows and of a peek or spy are kept in caches (the
+canonical run never hits them). A change to one of those helpers must be made in the
+written-out copy too.
 
 These tests replay seeded games with random ``Rules`` (every field that changes play, not
 only the presets) twice: once with the engine as it is, once with every fast path swapped
@@ -130,6 +132,13 @@ def _plain_run(stepper: Stepper) -> None:
     stepper._after_move()
 
 
+class _NeverHit(dict):  # type: ignore[type-arg]
+    """A cache that never finds anything: the engine computes every entry afresh."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return default
+
+
 @pytest.fixture
 def canonical(monkeypatch: pytest.MonkeyPatch) -> Any:
     """A context in which every fast path is swapped for its canonical calls."""
@@ -143,6 +152,9 @@ def canonical(monkeypatch: pytest.MonkeyPatch) -> Any:
             self.patch.setitem(game_module._MOVES, game_module.CHOOSE, _on_choose)
             self.patch.setitem(game_module._MOVES, game_module.DRAWN, _on_drawn)
             self.patch.setattr(Stepper, "run", _plain_run)
+            # the legal-action caches (snap claims, a peek's or spy's choices) are fast paths too: never hit here
+            self.patch.setattr(game_module, "_CLAIMS", _NeverHit())
+            self.patch.setattr(game_module, "_LOOKS_AT", _NeverHit())
 
         def __exit__(self, *exc: object) -> None:
             self.patch.undo()
