@@ -16,13 +16,17 @@ level 4's decisions::
 
     .venv/bin/python benchmarks/ladder.py --pairs 4-3 --search-games 1000 --random-games 2 --procs 2 --seed 200000
     .venv/bin/python benchmarks/ladder.py --timing --seed 100000
+
+``--kept deals.jsonl`` keeps each finished deal, so a stopped match resumes where it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import time
+from pathlib import Path
 from multiprocessing import Pool
 from typing import Sequence
 
@@ -57,16 +61,38 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def match(pool: Pool, a: int, b: int, preset: str, games: int, seed0: int) -> dict[str, float]:
+def match(pool: Pool, a: int, b: int, preset: str, games: int, seed0: int,
+          kept: Path | None = None) -> dict[str, float]:
+    """Play ``games`` games (``games // 2`` deals twice) of level ``a`` against ``b``.
+
+    With ``kept``, each deal's result is appended to that JSON-lines file as it finishes and
+    deals already in it are not played again, so a long match stopped part-way resumes (every
+    deal is seeded on its own: the totals do not depend on the order or on the stops).
+    """
     deals = max(1, games // 2)
+    wanted = [(a, b, preset, seed0 + i) for i in range(deals)]
+    done: dict[tuple[int, int, str, int], tuple[float, int]] = {}
+    if kept is not None and kept.exists():
+        for line in kept.read_text().splitlines():
+            row = json.loads(line)
+            done[(row["a"], row["b"], row["preset"], row["seed"])] = (row["wins"], row["turns"])
+    todo = [deal for deal in wanted if deal not in done]
     start = time.perf_counter()
-    results = pool.map(deal_pair, [(a, b, preset, seed0 + i) for i in range(deals)], chunksize=4)
-    elapsed = time.perf_counter() - start
+    for deal, result in zip(todo, pool.imap(deal_pair, todo, chunksize=1)):
+        done[deal] = result
+        if kept is not None:
+            with kept.open("a") as f:
+                a_, b_, preset_, seed_ = deal
+                f.write(json.dumps({"a": a_, "b": b_, "preset": preset_, "seed": seed_,
+                                    "wins": result[0], "turns": result[1]}) + "\n")
+    elapsed = max(time.perf_counter() - start, 1e-9)
+    results = [done[deal] for deal in wanted]
     n = 2 * deals
     wins = sum(w for w, _ in results)
     low, high = wilson(wins, n)
-    return {"games": n, "rate": wins / n, "low": low, "high": high, "gps": n / elapsed,
-            "turns": sum(t for _, t in results) / elapsed}
+    played = 2 * len(todo)  # the rates of this sitting only
+    return {"games": n, "rate": wins / n, "low": low, "high": high, "gps": played / elapsed,
+            "turns": sum(done[deal][1] for deal in todo) / elapsed}
 
 
 def name(level: int) -> str:
@@ -82,6 +108,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--presets", default=",".join(PRESETS))
     parser.add_argument("--pairs", default="2-1,3-2,4-3", help="ladder pairs to play, e.g. 4-3")
+    parser.add_argument("--kept", type=Path, default=None,
+                        help="a JSON-lines file of finished deals: appended to, and deals in it are not played again")
     parser.add_argument("--timing", action="store_true",
                         help="only time the level-4 bot's decisions (CPU ms, median and p95) per preset and table size")
     args = parser.parse_args()
@@ -96,11 +124,11 @@ def main() -> None:
         for a, b in pairs:
             for preset in presets:
                 games = args.search_games if a == 4 else args.games
-                rows.append(("ladder", a, b, preset, match(pool, a, b, preset, games, args.seed)))
+                rows.append(("ladder", a, b, preset, match(pool, a, b, preset, games, args.seed, args.kept)))
                 print(fmt(rows[-1]), flush=True)
         for a in (3, 4):
             for preset in presets:
-                rows.append(("vs random", a, 1, preset, match(pool, a, 1, preset, args.random_games, args.seed + 10**6)))
+                rows.append(("vs random", a, 1, preset, match(pool, a, 1, preset, args.random_games, args.seed + 10**6, args.kept)))
                 print(fmt(rows[-1]), flush=True)
     print()
     print("| match | preset | games | win rate | 95% interval | beats? | games/s | turns/s |")
