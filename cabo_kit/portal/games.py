@@ -288,7 +288,7 @@ class GamesWorker:
         # 3-7 s on 2 cores (docs/portal.md, speed a), so a minute covers several waves, and the games keep at least
         # four fifths of the time however the uploads come (a class's games then end at most ~25% later).
         self.hold_wave, self.hold_cap, self.hold_window = hold_wave, hold_cap, hold_window
-        self._hold_since: float | None = None  # when the running hold began (monotonic)
+        self._hold_since: float | None = None  # when the games began to be held, if they are (monotonic)
         self._holds: list[tuple[float, float]] = []  # the holds that ended within hold_window: (start, end)
         self._stored_at_start = 0
         self._first_stored: float | None = None  # when the running run's first stored game was seen (monotonic)
@@ -385,26 +385,30 @@ class GamesWorker:
             done = json.loads(self.state.setting("games_last") or "{}")
             if done.get("fingerprint") != fp and self._entrants() >= 2:
                 self._spawn(fp)
+        self._note_hold(held and not paused and self._proc is None)
         self._refresh(paused, fp, waiting if held and self._proc is None else 0)
 
     def _held(self, waiting: int) -> bool:
         """Whether the games wait for ``waiting`` uploads' first verdicts: yes, while the holds of the last
         ``hold_window`` s add up to less than ``hold_cap`` s (a cap in total, not a hold's: waves of uploads with
         short gaps between them never hold the games for more than that share of the time)."""
+        if not waiting:
+            return False
         now = time.monotonic()
         since = now - self.hold_window
         self._holds = [(a, b) for a, b in self._holds if b > since]
-        if waiting and self._hold_since is None:
-            self._hold_since = now
-        held = sum(b - max(a, since) for a, b in self._holds)
+        used = sum(b - max(a, since) for a, b in self._holds)
         if self._hold_since is not None:
-            held += now - max(self._hold_since, since)
-        if waiting and held < self.hold_cap:
-            return True
-        if self._hold_since is not None:
-            self._holds.append((self._hold_since, now))
+            used += now - max(self._hold_since, since)
+        return used < self.hold_cap
+
+    def _note_hold(self, holding: bool) -> None:
+        """Count the time the games are held: no run plays while uploads wait for their first verdict."""
+        if holding and self._hold_since is None:
+            self._hold_since = time.monotonic()
+        elif not holding and self._hold_since is not None:
+            self._holds.append((self._hold_since, time.monotonic()))
             self._hold_since = None
-        return False
 
     def _may_restart(self) -> bool:
         """Whether the running run has played long enough, and stored a batch, to be restarted for new files."""
