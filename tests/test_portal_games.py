@@ -796,11 +796,15 @@ def test_waves_of_uploads_with_short_gaps_hold_the_games_at_most_hold_cap_in_any
 
 
 def test_the_final_run_waits_for_the_rest_of_every_check_made_before_the_deadline(klass: Any) -> None:
-    """A rest may still reject a file (and bring back the version before it): the deadline's run is not done before."""
+    """A rest may still reject a file (and bring back the version before it): the deadline's run is not done before.
+    The rest of a version no longer current is skipped: the final run does not wait for it (cy's first)."""
     folder, state, _ = klass
     accept(state, "ada", bot("ada 1"), now=1000.0)
     up = state.add_upload("bob", bot("bob 1"), "bob.py", now=1000.0, min_interval=0.0)
     state.set_check("bob", up.number, "accepted", "first verdict", rest=True)
+    old = state.add_upload("cy", bot("cy 1"), "cy.py", now=1000.0, min_interval=0.0)
+    state.set_check("cy", old.number, "accepted", "first verdict", rest=True)
+    accept(state, "cy", bot("cy 2"), now=1100.0)
     state.set_deadline(2000.0)
     state.set_setting("games_last", json.dumps({"fingerprint": fingerprint(folder), "summary": "played"}))
     games = GamesWorker(state, workers=1)
@@ -808,4 +812,26 @@ def test_the_final_run_waits_for_the_rest_of_every_check_made_before_the_deadlin
     assert games.status().up_to_date and not games.status().final
     state.set_check("bob", up.number, "accepted", "the whole check")
     games.tick()
-    assert games.status().final
+    assert games.status().final and state.upload("cy", old.number).rest  # type: ignore[union-attr]
+
+
+def test_the_games_child_never_imports_from_the_class_folder(klass: Any) -> None:
+    """`python -m` imports from its working directory first, and the class folder is no place for that (its bots/
+    holds the students' files): a json.py there never runs in the games, which still play the folder."""
+    folder, state, _ = klass
+    marker = folder.parent / "imported"
+    (folder / "json.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    accept(state, "ada", bot("ada"))
+    lock = FolderLock(folder, "the portal server at test").acquire()
+    games = GamesWorker(state, workers=1)
+    try:
+        games._spawn(fingerprint(folder))
+        proc = games._proc
+        assert proc is not None and proc.wait(120) == 0, _log(state)
+        assert not any(str(folder) in str(arg) for arg in proc.args)  # its command line does not name the folder
+        games._collect(proc)
+    finally:
+        games.stop()
+        lock.release()
+    assert not marker.exists()
+    assert "error" not in _last(state) and _last(state)["played"] > 0, _last(state)
