@@ -5,9 +5,11 @@ gave it (made safe), and runs :func:`cabo_kit.tournament.check.check_bot_cli` on
 process (:class:`CheckProcess`): a new session, niced, killed with everything it started when it
 overruns. The student's code thus never runs in the server's process, nor in the check process:
 the checker plays it isolated, as a tournament does (under a user id of its own when the server is
-root). The result is that command's own sentences, with the temporary folder taken out of its
-paths, so a traceback names *their* file and line: accepted when the check found no problem,
-rejected otherwise.
+root). It plays the rules of the class's ``tournament.toml`` (``check-bot --class``), as its
+tournament does. The result is that command's own sentences, with the temporary folder and the
+class folder taken out of its paths, so a traceback names *their* file and line: accepted when the
+check found no problem, rejected otherwise. A failure of the checker itself (:class:`CheckerError`)
+is never a verdict: the file is not judged (tried once more in a fresh process first).
 
 :class:`CheckWorker` runs the checks of :meth:`~cabo_kit.portal.state.PortalState.pending_checks`
 on threads of the server (each waits on its check process, never on the event loop), and records
@@ -22,12 +24,15 @@ each result; an accepted upload becomes the student's ``bots/<id>.py``. A check 
    bots timed on the same deals: a bot far slower than they are is rejected). Its sentences then
    replace the first verdict's; a problem found only by it rejects the upload, which leaves the
    tournament (the student's newest accepted version before it plays again), and the page says so.
-   Rests run, niced as the games, on threads of their own (as many) while no first verdict waits.
+   Rests run, niced as the games, on threads of their own (as many) while no first verdict waits,
+   and only for a student's current file: a version a newer one replaced needs none (unless it
+   becomes current again).
 
 Each thread keeps its check process from one upload to the next (:class:`CheckProcess`): Python,
 the kit and the harness server start once, and the decisions a game asks (the pace rule) are
-counted once. Uploads still ``checking``, and rests still to come, when a server stopped are
-checked when the next one starts.
+counted once; every 200 checks a new one takes over, started ahead. Uploads still ``checking``,
+and rests still to come, when a server stopped (or the checker failed) are checked when the next
+one starts.
 """
 
 from __future__ import annotations
