@@ -446,6 +446,39 @@ def test_an_upload_the_checker_failed_stays_checking_is_logged_and_is_checked_at
     assert state.uploads_of("alice")[0].status == "accepted" and state.current("alice") == 1
 
 
+def test_a_rest_the_checker_failed_keeps_the_first_verdict_and_a_failed_first_verdict_holds_no_rest(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    from cabo_kit.portal.checker import CheckerError
+
+    rests: list[int] = []
+
+    def first(up: Upload) -> CheckOutcome:
+        if up.person == "bob":
+            raise CheckerError("the check process did not start within 120 s")
+        return CheckOutcome("accepted", "first verdict", complete=False)
+
+    def rest(up: Upload) -> CheckOutcome:
+        rests.append(up.number)
+        if len(rests) == 1:
+            raise CheckerError("the check process ended during the check (exit status -9)")
+        return CheckOutcome("accepted", "the whole check")
+
+    worker = CheckWorker(state, check=first, rest=rest, retry_after=2.0)
+    state.add_upload("alice", b"# a\n", "a.py", now=0.0)
+    state.add_upload("bob", b"# b\n", "b.py", now=0.0)
+    with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+        assert worker.run_pending() == 1 and worker.run_rests() == 0  # bob's first waits 2 s: alice's rest is tried
+    alice = state.uploads_of("alice")[0]
+    assert (alice.status, alice.rest, alice.result) == ("accepted", True, "first verdict") and rests == [1]
+    assert state.uploads_of("bob")[0].status == "checking"
+    assert "upload 1 of alice was not given the rest of its check (no fault of the file: it keeps its first verdict, " \
+           "and the rest is tried again in 2 s or at the next start): the check process ended" in caplog.text
+    time.sleep(2.1)
+    assert worker.run_pending() == 0 and worker.run_rests() == 1  # bob failed again; alice's rest is tried again
+    alice = state.uploads_of("alice")[0]
+    assert (alice.status, alice.rest, alice.result) == ("accepted", False, "the whole check") and rests == [1, 1]
+
+
 def test_after_max_jobs_the_next_process_is_started_ahead_and_the_old_one_ends_in_the_background(
         tmp_path: Path) -> None:
     """No check waits for a process to start or to end: the successor starts during the last check of the old one,

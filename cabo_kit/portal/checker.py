@@ -542,10 +542,11 @@ class CheckWorker:
                 return None  # a class's mistake is said once, not for every upload it holds up
             what = "the class's tournament.toml cannot be used" if isinstance(exc, ClassConfigError) else \
                 "the checker failed twice"
-            _log.warning("cabo-kit serve: %s, so upload %d of %s was not %s (no fault of the file: it stays "
-                         "'checking', and is checked again in %g s or at the next start): %s", what, up.number,
-                         up.person, "checked" if kind == "first" else "given the rest of its check", self.retry_after,
-                         exc)
+            then = ("was not checked (no fault of the file: it stays 'checking', and is checked" if kind == "first" else
+                    "was not given the rest of its check (no fault of the file: it keeps its first verdict, and the "
+                    "rest is tried")
+            _log.warning("cabo-kit serve: %s, so upload %d of %s %s again in %g s or at the next start): %s", what,
+                         up.number, up.person, then, self.retry_after, exc)
             return None
         with self._guard:
             self._retry_at.pop(key, None)
