@@ -231,7 +231,7 @@ class CheckProcess:
             self.close(kill=True)
             raise CheckerError(f"the check process did not start within {self.start_s:g} s") from None
         except (EOFError, ValueError):
-            code = self.close(kill=True)
+            code = self.close(kill=True, ending=True)
             raise CheckerError(f"the check process stopped as it started (exit status {code})") from None
         self._ready = True
         return self.proc
@@ -279,7 +279,7 @@ class CheckProcess:
             proc.stdin.write(json.dumps(job).encode() + b"\n")
             proc.stdin.flush()
         except OSError as exc:
-            code = self.close(kill=True)
+            code = self.close(kill=True, ending=True)
             raise CheckerError(f"the check process could not be given the file ({exc.strerror or exc}; exit status "
                                f"{code})") from None
         try:
@@ -288,7 +288,7 @@ class CheckProcess:
             self.close(kill=True)
             raise TimeoutError(timeout) from None
         except (EOFError, ValueError):
-            code = self.close(kill=True)
+            code = self.close(kill=True, ending=True)
             raise CheckerError(f"the check process ended during the check (exit status {code})") from None
         if "config" in reply:
             raise ClassConfigError(str(reply["config"]))
@@ -346,12 +346,18 @@ class CheckProcess:
             self._stopped = True
         self.close(kill=True)
 
-    def close(self, kill: bool = False) -> int | None:
+    def close(self, kill: bool = False, ending: bool = False) -> int | None:
         """End the process (at once with ``kill``, else when it has read its last job), and any started ahead or
-        still ending; the exit status of the process."""
+        still ending; the exit status of the process (``ending``: it is ending by itself, its pipe closed: its own
+        status is waited for a moment, for the teacher's log, before it is killed)."""
         proc, self.proc, self._ready, self._next = self.proc, None, False, None
         code = None
         if proc is not None:
+            if ending:
+                try:
+                    proc.wait(1.0)
+                except subprocess.TimeoutExpired:
+                    pass
             if not kill:
                 try:
                     assert proc.stdin is not None
