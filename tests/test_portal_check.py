@@ -481,20 +481,22 @@ def test_a_rest_the_checker_failed_keeps_the_first_verdict_and_a_failed_first_ve
 
 def test_after_max_jobs_the_next_process_is_started_ahead_and_the_old_one_ends_in_the_background(
         tmp_path: Path) -> None:
-    """No check waits for a process to start or to end: the successor starts during the last check of the old one,
-    whose end the check that reached the count does not wait for."""
+    """No check waits for a process to start or to end: the successor starts ``ahead`` checks before the old one's
+    last, whose end the check that reached the count does not wait for."""
     good = tmp_path / "good.py"
     good.write_bytes(GOOD)
     events: list[tuple[int, bool]] = []
-    process = CheckProcess(nice=0, max_jobs=2, running=lambda p, alive: events.append((p.pid, alive)))
+    process = CheckProcess(nice=0, max_jobs=3, ahead=2, running=lambda p, alive: events.append((p.pid, alive)))
     try:
         assert check_file(good, "a.py", games=1, timing=False, process=process).status == "accepted"
         first = process.proc
         assert first is not None and events == [(first.pid, True)]
-        assert check_file(good, "b.py", games=1, timing=False, process=process).status == "accepted"  # the 2nd job
-        assert process.proc is None and process._next is not None
+        assert check_file(good, "b.py", games=1, timing=False, process=process).status == "accepted"
+        assert process.proc is first and process._next is not None
         successor = process._next[0]
-        assert events[:2] == [(first.pid, True), (successor.pid, True)]  # started before b's verdict came back
+        assert events == [(first.pid, True), (successor.pid, True)]  # started beside b's check, 2 before the count
+        assert check_file(good, "b2.py", games=1, timing=False, process=process).status == "accepted"  # the 3rd job
+        assert process.proc is None and process._next is not None and process._next[0] is successor
         until = time.monotonic() + 10
         while (first.pid, False) not in events and time.monotonic() < until:
             time.sleep(0.02)

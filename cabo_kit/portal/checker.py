@@ -30,7 +30,7 @@ each result; an accepted upload becomes the student's ``bots/<id>.py``. A check 
 
 Each thread keeps its check process from one upload to the next (:class:`CheckProcess`): Python,
 the kit and the harness server start once, and the decisions a game asks (the pace rule) are
-counted once; every 200 checks a new one takes over, started ahead. Uploads still ``checking``,
+counted once; every 200 checks a new one takes over, started ten checks ahead. Uploads still ``checking``,
 and rests still to come, when a server stopped (or the checker failed) are checked when the next
 one starts.
 """
@@ -102,7 +102,8 @@ def _serve_checks() -> None:
     the isolation's warnings for the teacher (bots under the server's own uid) are not the student's concern.
     A job's reply is ``{"code", "text"}`` (check-bot's exit status and sentences); ``{"config": message}`` when the
     class's ``tournament.toml`` cannot be used (the teacher's to fix: no file is judged); ``{"code": 2, "text":
-    traceback}`` when the checker itself failed.
+    traceback}`` when the checker itself failed. A job ``{"warm": true, "class_dir"}`` (a process started ahead)
+    is answered ``{"warm": true}`` after :func:`_warm_up`.
     """
     import contextlib
     import io
@@ -123,6 +124,15 @@ def _serve_checks() -> None:
         job = json.loads(line)
         text = io.StringIO()
         reply: dict[str, object]
+        if job.get("warm"):  # a process started ahead of need: its first check's costs paid before a student waits
+            with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+                try:
+                    _warm_up(check_bot_cli, job.get("class_dir"))
+                except Exception:  # noqa: BLE001 - only a head start: a student's check does it otherwise
+                    pass
+            replies.write('{"warm": true}\n')
+            replies.flush()
+            continue
         try:
             if job.get("class_dir"):
                 class_settings(job["class_dir"])  # read as the runner reads it: a mistake is the teacher's to fix
@@ -139,6 +149,19 @@ def _serve_checks() -> None:
             reply = {"code": code, "text": text.getvalue()}
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
+
+
+_WARM_UP = ("import cabo_kit as ck\n\n\nclass WarmUp(ck.Bot):\n    def choose(self, observation, legal_actions):\n"
+            "        return legal_actions[0]\n")
+
+
+def _warm_up(check_bot_cli: Callable[..., int], class_dir: str | None) -> None:
+    """A one-game check of a tiny bot, its report dropped: the harness server starts and the pace of the class's
+    games is counted (:func:`~cabo_kit.tournament.check.decisions_a_game`), as a process's first check does."""
+    with tempfile.TemporaryDirectory(prefix="cabo-portal-warm-") as tmp:
+        path = Path(tmp) / "warm_up.py"
+        path.write_text(_WARM_UP, encoding="utf-8")
+        check_bot_cli(path, games=1, progress=False, timing=False, class_dir=class_dir)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -169,13 +192,14 @@ class CheckProcess:
     ``running(proc, alive)`` is told each process when it starts (``alive`` true) and when it ends (so a stopping
     server can kill it, and a restart after ``kill -9`` can end it). A check that overruns its time, or a process
     that fails, ends the process with everything it started; the next check starts a new one. After ``max_jobs``
-    checks it is replaced (nothing a check leaves behind grows for long): the new process is started during the
-    last check of the old one, and the old one ends in the background, so no check waits for a process to start.
+    checks it is replaced (nothing a check leaves behind grows for long): the new process is started ``ahead``
+    checks before (it imports the kit meanwhile: about a second, several quick checks), and the old one ends in
+    the background after its last verdict, so no check waits for a process to start or end.
     """
 
     def __init__(self, *, nice: int = 10, folder: Path | None = None, max_jobs: int = 200, start_s: float = 120.0,
-                 running: Callable[[subprocess.Popen[bytes], bool], None] | None = None) -> None:
-        self.nice, self.folder, self.max_jobs, self.start_s = nice, folder, max_jobs, start_s
+                 running: Callable[[subprocess.Popen[bytes], bool], None] | None = None, ahead: int = 10) -> None:
+        self.nice, self.folder, self.max_jobs, self.start_s, self.ahead = nice, folder, max_jobs, start_s, ahead
         self.running = running
         self.proc: subprocess.Popen[bytes] | None = None
         self.jobs = 0
@@ -227,6 +251,8 @@ class CheckProcess:
         self.jobs, self._ready = 0, False
         try:
             self._reply(time.monotonic() + self.start_s)  # {"ready": true}: the kit is imported
+            if ahead is not None:
+                self._reply(time.monotonic() + self.start_s)  # {"warm": true}: its warm-up done
         except _Overran:
             self.close(kill=True)
             raise CheckerError(f"the check process did not start within {self.start_s:g} s") from None
@@ -235,6 +261,17 @@ class CheckProcess:
             raise CheckerError(f"the check process stopped as it started (exit status {code})") from None
         self._ready = True
         return self.proc
+
+    def _warm(self, proc: subprocess.Popen[bytes]) -> None:
+        """Give a process started ahead its warm-up (read after it is ready): the class's rules when ``folder`` has
+        them. A broken pipe here shows at its first check."""
+        folder = self.folder if self.folder is not None and (self.folder / "tournament.toml").exists() else None
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps({"warm": True, "class_dir": str(folder) if folder else None}).encode() + b"\n")
+            proc.stdin.flush()
+        except OSError:
+            pass
 
     @staticmethod
     def _read(proc: subprocess.Popen[bytes], replies: "queue.Queue[bytes | None]") -> None:
@@ -271,8 +308,9 @@ class CheckProcess:
         when the checker itself fails (the process does not start, breaks, ends or raises: it is ended).
         """
         proc = self._current()
-        if self.max_jobs > 1 and self.jobs + 1 >= self.max_jobs and self._next is None:
-            self._next = self._launch()  # its successor starts beside this last check: the next one never waits
+        if self.max_jobs > 1 and self.jobs + self.ahead >= self.max_jobs and self._next is None:
+            self._next = self._launch()  # its successor gets ready beside the last checks: the next one never waits
+            self._warm(self._next[0])
         job = {"path": str(path), "games": games, "timing": timing, "class_dir": str(class_dir) if class_dir else None}
         try:
             assert proc.stdin is not None
