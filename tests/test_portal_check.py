@@ -430,7 +430,16 @@ def test_an_upload_the_checker_failed_stays_checking_is_logged_and_is_checked_at
             assert worker.run_pending() == 0
             assert worker.run_pending() == 0  # not tried again before retry_after
         up = state.uploads_of("alice")[0]
-        assert (up.status, up.result) == ("checking", "") and state.current("alice") is None
+        assert (up.status, up.result) == ("checking", checker.CHECKER_FAILED) and state.current("alice") is None
+        from starlette.testclient import TestClient
+
+        from cabo_kit.portal.app import create_app
+
+        client = TestClient(create_app(state))
+        assert client.get(f"/signin/{state.reissue('alice')}").status_code == 200
+        page = client.get("/").text  # the student's page: still checking, and why
+        assert 'data-status="running"' in page and "The checker itself failed on the server (not because of your " \
+            "file)" in page
         assert [r.getMessage() for r in caplog.records] == [
             "cabo-kit serve: the checker failed twice, so upload 1 of alice was not checked (no fault of the file: it "
             "stays 'checking', and is checked again in 3600 s or at the next start): the check process stopped as it "
@@ -609,7 +618,9 @@ def test_checks_play_the_class_tournaments_rules_and_a_bad_config_holds_them_for
         state.add_upload("bob", GOOD, "bob_bot.py", now=100.0)
         with caplog.at_level("WARNING", logger="cabo_kit.portal"):
             assert worker.run_pending() == 0 and worker.run_pending() == 0
-        assert [u.status for u in state.pending_checks()] == ["checking", "checking"]
+        from cabo_kit.portal.checker import CHECKER_WAITS
+
+        assert [(u.status, u.result) for u in state.pending_checks()] == [("checking", CHECKER_WAITS)] * 2
         said = [r.getMessage() for r in caplog.records]
         assert len(said) == 1 and "the class's tournament.toml cannot be used, so upload" in said[0], said
         assert "unknown key 'gmaes' (did you mean 'games'?)" in said[0]

@@ -56,7 +56,7 @@ from .games import process_env
 from .state import PortalState, Upload
 
 __all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "CheckerError", "ClassConfigError",
-           "safe_filename", "REST_RUNS", "REST_REJECTED"]
+           "safe_filename", "REST_RUNS", "REST_REJECTED", "CHECKER_FAILED", "CHECKER_WAITS"]
 
 _PROGRAM = "from cabo_kit.portal.checker import _serve_checks; _serve_checks()"
 _MAX_OUTPUT = 64 * 1024
@@ -67,6 +67,12 @@ REST_RUNS = ("Your bot plays in the tournament from now on. The rest of the chec
              "bots on the same deals, to say how much time your bot adds to the class (a bot far slower than they "
              "are is rejected). Its result replaces this one here.")
 """Added to a first verdict's sentences when it accepts the file."""
+CHECKER_FAILED = ("The checker itself failed on the server (not because of your file), so your file has no verdict yet: "
+                  "it is checked again in a minute. You need not upload it again.")
+"""What an upload still ``checking`` says after the checker itself failed on it (the teacher's log says why)."""
+CHECKER_WAITS = ("The class's tournament settings have a mistake the teacher must fix, so no file can be checked just "
+                 "now: yours is checked as soon as they do. You need not upload it again.")
+"""What an upload still ``checking`` says while the class's ``tournament.toml`` cannot be used."""
 REST_REJECTED = ("This version was accepted by the check's first verdict and then rejected by the rest of the check: it "
                  "no longer plays in the tournament (your newest accepted version before it plays in its place, if you "
                  "have one).")
@@ -582,8 +588,13 @@ class CheckWorker:
                 self._retry_at[key] = time.monotonic() + self.retry_after
                 said = str(exc) in self._said
                 self._said.add(str(exc))
-            if self._stopping.is_set() or (said and isinstance(exc, ClassConfigError)):
-                return None  # a class's mistake is said once, not for every upload it holds up
+            if self._stopping.is_set():
+                return None
+            if kind == "first":  # what the student's page (and the teacher's roster) says meanwhile
+                self.state.set_check(up.person, up.number, "checking", CHECKER_WAITS if isinstance(exc, ClassConfigError)
+                                     else CHECKER_FAILED)
+            if said and isinstance(exc, ClassConfigError):
+                return None  # a class's mistake is logged once, not for every upload it holds up
             what = "the class's tournament.toml cannot be used" if isinstance(exc, ClassConfigError) else \
                 "the checker failed twice"
             then = ("was not checked (no fault of the file: it stays 'checking', and is checked" if kind == "first" else
