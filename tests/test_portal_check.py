@@ -297,7 +297,8 @@ def test_the_rest_runs_once_no_first_verdict_waits_and_a_late_rejection_brings_b
     assert worker.run_rests() == 0  # first verdicts wait: the rests go after them
     assert worker.run_pending() == 2 and state.current("alice") == 2 and changed == [1, 2, 2]  # bob's too
     v2 = state.uploads_of("alice")[0]
-    assert v2.status == "accepted" and v2.rest and [u.number for u in state.pending_rests()] == [1, 2, 1]
+    # alice's v1 is no longer her current file: its rest is skipped (it comes back if v2's rest rejects v2)
+    assert v2.status == "accepted" and v2.rest and [u.number for u in state.pending_rests()] == [2, 1]
     link = state.reissue("alice")
     client = TestClient(create_app(state))
     assert client.get(f"/signin/{link}").status_code == 200
@@ -353,3 +354,278 @@ def test_an_upload_named_like_a_module_the_checker_imports_never_runs_in_the_che
     outcome = check_file(source, name, games=1, timing=False)
     assert not marker.exists()
     assert outcome.status == "accepted", outcome.text
+
+
+# ---------------------------------------------------------------- review of issue 19: items 3, 4, 5, 9, 10
+
+
+def test_the_rest_of_a_version_no_longer_current_is_skipped(state: PortalState) -> None:
+    """v1 and v2 accepted by their first verdicts: only v2 (the current file) gets the rest; v1's plays nowhere."""
+    seen: list[int] = []
+
+    def rest(up: Upload) -> CheckOutcome:
+        seen.append(up.number)
+        return CheckOutcome("accepted", f"complete check of {up.number}")
+
+    worker = CheckWorker(state, check=lambda up: CheckOutcome("accepted", "first", complete=False), rest=rest)
+    state.add_upload("alice", b"# v1\n", "a.py", now=0.0)
+    state.add_upload("alice", b"# v2\n", "a.py", now=100.0)
+    assert worker.run_pending() == 2 and state.current("alice") == 2
+    assert worker.run_rests() == 1 and seen == [2] and state.pending_rests() == []
+    assert [(u.number, u.rest) for u in state.uploads_of("alice")] == [(2, False), (1, True)]
+
+
+FAILING_CHECKERS = {
+    "exits at once": ("import sys; sys.exit(3)", "stopped as it started (exit status 3)"),
+    "ready, then gone": ("print('{\"ready\": true}', flush=True)", "exit status 0"),
+    "never ready": ("import time; time.sleep(30)", "did not start within 1 s"),
+    "raises": ("import cabo_kit.tournament.check as c\nc.check_bot_cli = lambda *a, **k: 1 / 0\n"
+               "from cabo_kit.portal.checker import _serve_checks\n_serve_checks()", "ZeroDivisionError"),
+}
+
+
+@pytest.mark.parametrize("kind", FAILING_CHECKERS)
+def test_a_failure_of_the_checker_itself_is_never_the_students_verdict(tmp_path: Path, kind: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check process that does not start, breaks its pipe, ends or raises: tried once more in a fresh process, then
+    CheckerError (no verdict), and nothing of it is left running."""
+    from cabo_kit.portal import checker
+
+    program, said = FAILING_CHECKERS[kind]
+    monkeypatch.setattr(checker, "_PROGRAM", program)
+    source = tmp_path / "1.py"
+    source.write_bytes(GOOD)
+    started: list[int] = []
+    process = CheckProcess(nice=0, start_s=1.0, running=lambda p, alive: started.append(p.pid) if alive else None)
+    with pytest.raises(checker.CheckerError, match=re.escape(said)):
+        check_file(source, "my_bot.py", games=1, process=process)
+    assert len(started) == 2 and process.proc is None  # the second try was a fresh process; both ended
+    assert all(not Path(f"/proc/{pid}").exists() for pid in started) or not Path("/proc/self").exists()
+
+
+def test_a_checker_that_failed_once_is_given_a_fresh_process_and_judges_the_file(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from cabo_kit.portal import checker
+
+    marker = tmp_path / "failed-once"
+    monkeypatch.setattr(checker, "_PROGRAM", f"import os, sys\nif not os.path.exists({str(marker)!r}):\n"
+                                             f"    open({str(marker)!r}, 'w').close()\n    sys.exit(3)\n"
+                                             f"{checker._PROGRAM}\n")
+    source = tmp_path / "1.py"
+    source.write_bytes(GOOD)
+    outcome = check_file(source, "my_bot.py", games=1, timing=False)
+    assert marker.exists() and outcome.status == "accepted", outcome.text
+
+
+def test_an_upload_the_checker_failed_stays_checking_is_logged_and_is_checked_at_the_next_start(
+        state: PortalState, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from cabo_kit.portal import checker
+
+    real = checker._PROGRAM
+    monkeypatch.setattr(checker, "_PROGRAM", "import sys; sys.exit(3)")
+    state.add_upload("alice", GOOD, "alice_bot.py", now=0.0)
+    worker = CheckWorker(state, games=1, retry_after=3600.0)
+    try:
+        with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+            assert worker.run_pending() == 0
+            assert worker.run_pending() == 0  # not tried again before retry_after
+        up = state.uploads_of("alice")[0]
+        assert (up.status, up.result) == ("checking", checker.CHECKER_FAILED) and state.current("alice") is None
+        from starlette.testclient import TestClient
+
+        from cabo_kit.portal.app import create_app
+
+        client = TestClient(create_app(state))
+        assert client.get(f"/signin/{state.reissue('alice')}").status_code == 200
+        page = client.get("/").text  # the student's page: still checking, and why
+        assert 'data-status="running"' in page and "The checker itself failed on the server (not because of your " \
+            "file)" in page
+        assert [r.getMessage() for r in caplog.records] == [
+            "cabo-kit serve: the checker failed twice, so upload 1 of alice was not checked (no fault of the file: it "
+            "stays 'checking', and is checked again in 3600 s or at the next start): the check process stopped as it "
+            "started (exit status 3)"]
+    finally:
+        worker.stop()
+    monkeypatch.setattr(checker, "_PROGRAM", real)
+    again = CheckWorker(state, games=1)  # the next start
+    try:
+        assert again.run_pending() == 1
+    finally:
+        again.stop()
+    assert state.uploads_of("alice")[0].status == "accepted" and state.current("alice") == 1
+
+
+def test_a_rest_the_checker_failed_keeps_the_first_verdict_and_a_failed_first_verdict_holds_no_rest(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    from cabo_kit.portal.checker import CheckerError
+
+    rests: list[int] = []
+
+    def first(up: Upload) -> CheckOutcome:
+        if up.person == "bob":
+            raise CheckerError("the check process did not start within 120 s")
+        return CheckOutcome("accepted", "first verdict", complete=False)
+
+    def rest(up: Upload) -> CheckOutcome:
+        rests.append(up.number)
+        if len(rests) == 1:
+            raise CheckerError("the check process ended during the check (exit status -9)")
+        return CheckOutcome("accepted", "the whole check")
+
+    worker = CheckWorker(state, check=first, rest=rest, retry_after=2.0)
+    state.add_upload("alice", b"# a\n", "a.py", now=0.0)
+    state.add_upload("bob", b"# b\n", "b.py", now=0.0)
+    with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+        assert worker.run_pending() == 1 and worker.run_rests() == 0  # bob's first waits 2 s: alice's rest is tried
+    alice = state.uploads_of("alice")[0]
+    assert (alice.status, alice.rest, alice.result) == ("accepted", True, "first verdict") and rests == [1]
+    assert state.uploads_of("bob")[0].status == "checking"
+    assert "upload 1 of alice was not given the rest of its check (no fault of the file: it keeps its first verdict, " \
+           "and the rest is tried again in 2 s or at the next start): the check process ended" in caplog.text
+    time.sleep(2.1)
+    assert worker.run_pending() == 0 and worker.run_rests() == 1  # bob failed again; alice's rest is tried again
+    alice = state.uploads_of("alice")[0]
+    assert (alice.status, alice.rest, alice.result) == ("accepted", False, "the whole check") and rests == [1, 1]
+
+
+def test_after_max_jobs_the_next_process_is_started_ahead_and_the_old_one_ends_in_the_background(
+        tmp_path: Path) -> None:
+    """No check waits for a process to start or to end: the successor starts ``ahead`` checks before the old one's
+    last, whose end the check that reached the count does not wait for."""
+    good = tmp_path / "good.py"
+    good.write_bytes(GOOD)
+    events: list[tuple[int, bool]] = []
+    process = CheckProcess(nice=0, max_jobs=3, ahead=2, running=lambda p, alive: events.append((p.pid, alive)))
+    try:
+        assert check_file(good, "a.py", games=1, timing=False, process=process).status == "accepted"
+        first = process.proc
+        assert first is not None and events == [(first.pid, True)]
+        assert check_file(good, "b.py", games=1, timing=False, process=process).status == "accepted"
+        assert process.proc is first and process._next is not None
+        successor = process._next[0]
+        assert events == [(first.pid, True), (successor.pid, True)]  # started beside b's check, 2 before the count
+        assert check_file(good, "b2.py", games=1, timing=False, process=process).status == "accepted"  # the 3rd job
+        assert process.proc is None and process._next is not None and process._next[0] is successor
+        until = time.monotonic() + 10
+        while (first.pid, False) not in events and time.monotonic() < until:
+            time.sleep(0.02)
+        assert (first.pid, False) in events and first.poll() is not None  # it ended by itself, in the background
+        assert check_file(good, "c.py", games=1, timing=False, process=process).status == "accepted"
+        assert process.proc is successor and [pid for pid, alive in events if alive] == [first.pid, successor.pid]
+    finally:
+        process.close()
+    assert events[-1] == (successor.pid, False)
+
+
+HOSTILE = '''
+import builtins, os, sys, threading
+import cabo_kit as ck
+
+LEFT = []
+
+
+def attempt(what, act):
+    try:
+        act()
+        LEFT.append(what)
+    except BaseException:
+        pass
+
+
+def sleeper():
+    import time
+    time.sleep(3600)
+
+
+def fork():
+    if os.fork() == 0:
+        sleeper()
+        os._exit(0)
+
+
+def leave_state():
+    import cabo_kit.tournament.check as check
+    import cabo_kit.tournament.isolation as isolation
+    attempt("cwd", lambda: os.chdir("/"))
+    attempt("environ", lambda: os.environ.update(PYTHONPATH="/nowhere", CABO_PORTAL_FOLDER="/nowhere"))
+    attempt("check_bot", lambda: setattr(check, "check_bot", lambda *a, **k: None))
+    attempt("isolation", lambda: setattr(isolation, "IsolatedBot", None))
+    attempt("Bot.choose", lambda: setattr(ck.Bot, "choose", lambda self, observation, legal_actions: "cabo"))
+    attempt("SimpleBot.draw", lambda: setattr(ck.SimpleBot, "draw", None))
+    attempt("builtins", lambda: setattr(builtins, "SIGNAL_FROM_A_BOT", 1))
+    attempt("sys.modules", lambda: sys.modules.__setitem__("json", None))
+    attempt("recursion", lambda: sys.setrecursionlimit(40))
+    attempt("thread", lambda: threading.Thread(target=sleeper, daemon=True).start())
+    attempt("fork", fork)
+    attempt("json.py", lambda: open(os.path.join(os.getcwd(), "json.py"), "w").write("raise SystemExit(9)\\n"))
+
+
+leave_state()
+print("LEFT", ",".join(LEFT))
+
+
+class Hostile(ck.Bot):
+    def choose(self, observation, legal_actions):
+        leave_state()
+        return legal_actions[0]
+'''
+
+
+def test_a_hostile_file_leaves_nothing_in_a_kept_check_process_for_the_next_students_file(tmp_path: Path) -> None:
+    """A file that patches the kit's modules, writes globals, changes its cwd and environment, starts a thread and a
+    process and drops a json.py, in its load and every decision, is checked in a kept check process; the next
+    student's good file there gets the very verdict a fresh process gives it."""
+    def plain(text: str) -> list[str]:  # without the timings and the notes on slow decisions, which vary with the load
+        return [re.sub(r"slowest decision [\d.]+ ms", "slowest decision", line) for line in text.splitlines()
+                if not line.startswith(("Note:", " "))]
+
+    good, hostile = tmp_path / "good.py", tmp_path / "hostile.py"
+    good.write_bytes(GOOD)
+    hostile.write_text(HOSTILE)
+    fresh = check_file(good, "bob_bot.py", games=2, timing=False)
+    assert fresh.status == "accepted" and "No problems found." in fresh.text, fresh.text
+    process = CheckProcess(nice=0)
+    try:
+        attack = check_file(hostile, "mallory.py", games=2, timing=False, process=process)
+        pid = process.proc.pid if process.proc else None
+        after = check_file(good, "bob_bot.py", games=2, timing=False, process=process)
+        assert process.proc is not None and process.proc.pid == pid  # the same process checked both
+    finally:
+        process.close()
+    # the attempts ran, in the hostile file's own process: what it did there is what it printed
+    assert "LEFT cwd,environ,check_bot,isolation,Bot.choose,SimpleBot.draw,builtins,sys.modules,recursion" in attack.text
+    assert (after.status, plain(after.text)) == (fresh.status, plain(fresh.text))
+    assert plain(after.text)[0].startswith("bob_bot (GoodBot): 3 games, ") and plain(after.text)[-1] == "No problems found."
+
+
+CLASS_TOML = 'presets = ["rush"]\ntable_sizes = [2]\n[limits]\ndecision_s = 0.5\n'
+
+
+def test_checks_play_the_class_tournaments_rules_and_a_bad_config_holds_them_for_the_teacher(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    toml = state.folder / "tournament.toml"
+    toml.write_text(CLASS_TOML)
+    state.add_upload("alice", GOOD, "alice_bot.py", now=0.0)
+    worker = CheckWorker(state, games=1, retry_after=0.0)
+    try:
+        assert worker.run_pending() == 1
+        first = state.uploads_of("alice")[0]
+        assert first.status == "accepted", first.result
+        assert "Checked with the settings of the class's tournament.toml: rush; 2 players; limits 0.5 s a decision" \
+            in first.result and str(state.folder) not in first.result
+        toml.write_text("gmaes = 3\n")  # the teacher's typo: no check can play the class's rules
+        state.add_upload("alice", GOOD, "alice_bot.py", now=100.0)
+        state.add_upload("bob", GOOD, "bob_bot.py", now=100.0)
+        with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+            assert worker.run_pending() == 0 and worker.run_pending() == 0
+        from cabo_kit.portal.checker import CHECKER_WAITS
+
+        assert [(u.status, u.result) for u in state.pending_checks()] == [("checking", CHECKER_WAITS)] * 2
+        said = [r.getMessage() for r in caplog.records]
+        assert len(said) == 1 and "the class's tournament.toml cannot be used, so upload" in said[0], said
+        assert "unknown key 'gmaes' (did you mean 'games'?)" in said[0]
+        toml.write_text(CLASS_TOML)  # fixed: the uploads are checked at the next look
+        assert worker.run_pending() == 2
+    finally:
+        worker.stop()
+    assert [u.status for u in state.uploads_of("alice")] == ["accepted", "accepted"]

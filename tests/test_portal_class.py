@@ -46,11 +46,11 @@ precision = 1000
 max_games = 2
 [limits]
 decision_s = 0.5
-game_bank_s = 0.5
+game_bank_s = 5
 """
 CLASS = 50
 GOOD = [FAULT / "good.py", TOURNAMENT / "steady.py", TOURNAMENT / "wanderer.py", TOURNAMENT / "cautious.py"]
-# Fair under the check (which plays deluxe), hostile in the class's games (rush): their second upload.
+# Fair under the check (they find its process), hostile in the class's games (rush): their second upload.
 SLEEPERS = {"s040": "spy", "s041": "vandal", "s042": "killer", "s043": "forger", "s044": "hog", "s045": "hanger",
             "s046": "crasher"}
 # Rejected by the check: the third upload of s030..s039 (their second, good, file stays their bot).

@@ -694,48 +694,80 @@ def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> 
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_checks_go_first_no_run_starts_while_uploads_wait_and_a_wave_stops_the_running_one(
+class _Clock:
+    """games.py's ``time`` with a monotonic clock the test moves (the rest is the real module)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def test_checks_go_first_no_run_starts_while_uploads_wait_and_a_wave_stops_a_run_only_as_a_restart_would(
         klass: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """While uploads wait for their check's first verdict no run starts (the next one plays what they accept); a lone
-    upload leaves a running run alone, a wave of them (hold_wave) stops it; a hold ends at hold_cap."""
+    upload leaves a running run alone; a wave of them (hold_wave) stops it, but only once it may be restarted (a run
+    just started plays on); the holds end at hold_cap in all."""
+    from cabo_kit.portal import games as games_module
+
     folder, state, _ = klass
+    clock = _Clock()
+    monkeypatch.setattr(games_module, "time", clock)
     accept(state, "ada", bot("ada 1"))
     accept(state, "bob", bot("bob 1"))
-    games = GamesWorker(state, workers=2, poll=60.0, restart_after=0.0, hold_wave=3, hold_cap=3600.0)
+    games = GamesWorker(state, workers=2, poll=60.0, restart_after=10.0, hold_wave=3, hold_cap=60.0, hold_window=300.0)
     runs: list[subprocess.Popen[bytes]] = []
+    stored = [0]
 
     def spawn(fp: str) -> None:
         runs.append(_spawn_sleeper(dict(os.environ)))
-        games._proc, games._running_fp, games._started = runs[-1], fp, time.monotonic()
-        games._stored_at_start, games._first_stored = 0, None
+        games._proc, games._running_fp, games._started = runs[-1], fp, clock.now
+        games._stored_at_start, games._first_stored = stored[0], None
 
     def upload(pid: str, tag: str) -> int:
         return state.add_upload(pid, bot(tag), f"{pid}.py", min_interval=0.0).number
 
     monkeypatch.setattr(games, "_spawn", spawn)
-    monkeypatch.setattr(games, "_stored", lambda: 0)
+    monkeypatch.setattr(games, "_stored", lambda: stored[0])
     try:
         cy = upload("cy", "cy 1")
         games.tick()
         assert runs == [] and games.status().waiting == 1
         assert games.status().text() == "Waiting for the check of 1 upload (checks go first)."
         state.set_check("cy", cy, "accepted", "ok", rest=True)  # its rest does not hold the games
+        clock.now += 1
         games.tick()
         assert len(runs) == 1 and games._running_fp == fingerprint(folder) and games.status().waiting == 0
         upload("ada", "ada 2")  # a lone upload: its check runs beside the games
+        clock.now += 1
         games.tick()
         assert len(runs) == 1 and runs[0].poll() is None and games.status().running
         upload("bob", "bob 2")
-        upload("cy", "cy 2")  # a wave: the checks get every core
+        upload("cy", "cy 2")  # a wave, but the run started a second ago and has stored nothing: it plays on
+        games.tick()
+        assert len(runs) == 1 and runs[0].poll() is None
+        clock.now += 10
+        stored[0] = 2  # 11 s and a batch stored: the wave stops it, the checks get every core
         games.tick()
         assert runs[0].poll() is not None and len(runs) == 1 and games.status().waiting == 3
-        games._hold_since = time.monotonic() - 3601.0  # held past its cap: the games play beside the checks
+        clock.now += 57  # held 58 s in all (and 1 s for cy's first upload)
         games.tick()
+        assert len(runs) == 1
+        clock.now += 2  # past hold_cap in all: the games play beside the checks
+        games.tick()
+        assert len(runs) == 2 and runs[1].poll() is None
+        clock.now += 20
+        stored[0] = 10
+        games.tick()  # still past the cap within the window: the new run is not stopped for the wave
         assert len(runs) == 2 and runs[1].poll() is None
         for pid, number in [(u.person, u.number) for u in state.pending_checks()]:
             state.set_check(pid, number, "rejected", "a problem")
         games.tick()
-        assert games._hold_since is None and len(runs) == 2  # a hold starts afresh with the next upload
+        assert games._hold_since is None and len(runs) == 2
     finally:
         games.stop()
         for proc in runs:
@@ -743,12 +775,36 @@ def test_checks_go_first_no_run_starts_while_uploads_wait_and_a_wave_stops_the_r
             proc.wait()
 
 
+def test_waves_of_uploads_with_short_gaps_hold_the_games_at_most_hold_cap_in_any_window(
+        klass: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uploads waiting 50 s, then none for 5 s, for half an hour: each hold is under a minute, yet the games wait at
+    most hold_cap (60 s) in any hold_window (5 minutes), and do wait (the checks still go first at times)."""
+    from cabo_kit.portal import games as games_module
+
+    _, state, _ = klass
+    clock = _Clock()
+    monkeypatch.setattr(games_module, "time", clock)
+    games = GamesWorker(state, hold_cap=60.0, hold_window=300.0)
+    held: list[bool] = []
+    for second in range(1800):
+        held.append(games._held(3 if second % 55 < 50 else 0))
+        games._note_hold(held[-1])  # no run plays while they are held
+        clock.now += 1.0
+    worst = max(sum(held[i:i + 300]) for i in range(len(held) - 299))
+    assert 60 <= worst <= 61 and held[:50] == [True] * 50, worst  # a tick of slack
+    assert 300 <= sum(held) <= 6 * 61
+
+
 def test_the_final_run_waits_for_the_rest_of_every_check_made_before_the_deadline(klass: Any) -> None:
-    """A rest may still reject a file (and bring back the version before it): the deadline's run is not done before."""
+    """A rest may still reject a file (and bring back the version before it): the deadline's run is not done before.
+    The rest of a version no longer current is skipped: the final run does not wait for it (cy's first)."""
     folder, state, _ = klass
     accept(state, "ada", bot("ada 1"), now=1000.0)
     up = state.add_upload("bob", bot("bob 1"), "bob.py", now=1000.0, min_interval=0.0)
     state.set_check("bob", up.number, "accepted", "first verdict", rest=True)
+    old = state.add_upload("cy", bot("cy 1"), "cy.py", now=1000.0, min_interval=0.0)
+    state.set_check("cy", old.number, "accepted", "first verdict", rest=True)
+    accept(state, "cy", bot("cy 2"), now=1100.0)
     state.set_deadline(2000.0)
     state.set_setting("games_last", json.dumps({"fingerprint": fingerprint(folder), "summary": "played"}))
     games = GamesWorker(state, workers=1)
@@ -756,4 +812,26 @@ def test_the_final_run_waits_for_the_rest_of_every_check_made_before_the_deadlin
     assert games.status().up_to_date and not games.status().final
     state.set_check("bob", up.number, "accepted", "the whole check")
     games.tick()
-    assert games.status().final
+    assert games.status().final and state.upload("cy", old.number).rest  # type: ignore[union-attr]
+
+
+def test_the_games_child_never_imports_from_the_class_folder(klass: Any) -> None:
+    """`python -m` imports from its working directory first, and the class folder is no place for that (its bots/
+    holds the students' files): a json.py there never runs in the games, which still play the folder."""
+    folder, state, _ = klass
+    marker = folder.parent / "imported"
+    (folder / "json.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    accept(state, "ada", bot("ada"))
+    lock = FolderLock(folder, "the portal server at test").acquire()
+    games = GamesWorker(state, workers=1)
+    try:
+        games._spawn(fingerprint(folder))
+        proc = games._proc
+        assert proc is not None and proc.wait(120) == 0, _log(state)
+        assert not any(str(folder) in str(arg) for arg in proc.args)  # its command line does not name the folder
+        games._collect(proc)
+    finally:
+        games.stop()
+        lock.release()
+    assert not marker.exists()
+    assert "error" not in _last(state) and _last(state)["played"] > 0, _last(state)

@@ -863,3 +863,26 @@ def test_new_games_are_counted_between_point_fits_at_most_every_half_second(tmp_
         assert (await at(4.0)).number == fitted.number and fits == [0.0, 2.0]  # all fitted: no fit, nothing sent
 
     run(go)
+
+
+def test_a_fit_process_never_imports_from_the_servers_working_folder(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -c` imports from its working directory first, and a server started in the class folder has it there:
+    the fit process runs in "/" (with -P where there is one), so a json.py there never runs; a relative store path
+    still finds the store."""
+    marker = tmp_path / "imported"
+    (tmp_path / "json.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    versions = {b: "v" for b in STRENGTH}
+    play(tmp_path / "results.sqlite", 4, versions, seed=7)
+    monkeypatch.chdir(tmp_path)
+
+    async def go() -> dict[str, Any]:
+        proc = FitProcess(Path("results.sqlite"))
+        try:
+            return await proc.fit(versions, None, 0)
+        finally:
+            await proc.close()
+
+    answer = run(go)
+    assert not marker.exists()
+    assert answer == json.loads(json.dumps(StoreReader(tmp_path / "results.sqlite").fit(versions, None, 0)))

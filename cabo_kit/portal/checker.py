@@ -5,9 +5,11 @@ gave it (made safe), and runs :func:`cabo_kit.tournament.check.check_bot_cli` on
 process (:class:`CheckProcess`): a new session, niced, killed with everything it started when it
 overruns. The student's code thus never runs in the server's process, nor in the check process:
 the checker plays it isolated, as a tournament does (under a user id of its own when the server is
-root). The result is that command's own sentences, with the temporary folder taken out of its
-paths, so a traceback names *their* file and line: accepted when the check found no problem,
-rejected otherwise.
+root). It plays the rules of the class's ``tournament.toml`` (``check-bot --class``), as its
+tournament does. The result is that command's own sentences, with the temporary folder and the
+class folder taken out of its paths, so a traceback names *their* file and line: accepted when the
+check found no problem, rejected otherwise. A failure of the checker itself (:class:`CheckerError`)
+is never a verdict: the file is not judged (tried once more in a fresh process first).
 
 :class:`CheckWorker` runs the checks of :meth:`~cabo_kit.portal.state.PortalState.pending_checks`
 on threads of the server (each waits on its check process, never on the event loop), and records
@@ -22,17 +24,21 @@ each result; an accepted upload becomes the student's ``bots/<id>.py``. A check 
    bots timed on the same deals: a bot far slower than they are is rejected). Its sentences then
    replace the first verdict's; a problem found only by it rejects the upload, which leaves the
    tournament (the student's newest accepted version before it plays again), and the page says so.
-   Rests run, niced as the games, on threads of their own (as many) while no first verdict waits.
+   Rests run, niced as the games, on threads of their own (as many) while no first verdict waits,
+   and only for a student's current file: a version a newer one replaced needs none (unless it
+   becomes current again).
 
 Each thread keeps its check process from one upload to the next (:class:`CheckProcess`): Python,
 the kit and the harness server start once, and the decisions a game asks (the pace rule) are
-counted once. Uploads still ``checking``, and rests still to come, when a server stopped are
-checked when the next one starts.
+counted once; every 200 checks a new one takes over, started ten checks ahead. Uploads still ``checking``,
+and rests still to come, when a server stopped (or the checker failed) are checked when the next
+one starts.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import re
@@ -49,16 +55,24 @@ from typing import Callable
 from .games import process_env
 from .state import PortalState, Upload
 
-__all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "safe_filename", "REST_RUNS", "REST_REJECTED"]
+__all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "CheckerError", "ClassConfigError",
+           "safe_filename", "REST_RUNS", "REST_REJECTED", "CHECKER_FAILED", "CHECKER_WAITS"]
 
 _PROGRAM = "from cabo_kit.portal.checker import _serve_checks; _serve_checks()"
 _MAX_OUTPUT = 64 * 1024
 _MAX_REPLY = 4 << 20  # a reply longer than this is broken: the process is ended
+_log = logging.getLogger("cabo_kit.portal")
 
 REST_RUNS = ("Your bot plays in the tournament from now on. The rest of the check runs next: it times the reference "
              "bots on the same deals, to say how much time your bot adds to the class (a bot far slower than they "
              "are is rejected). Its result replaces this one here.")
 """Added to a first verdict's sentences when it accepts the file."""
+CHECKER_FAILED = ("The checker itself failed on the server (not because of your file), so your file has no verdict yet: "
+                  "it is checked again in a minute. You need not upload it again.")
+"""What an upload still ``checking`` says after the checker itself failed on it (the teacher's log says why)."""
+CHECKER_WAITS = ("The class's tournament settings have a mistake the teacher must fix, so no file can be checked just "
+                 "now: yours is checked as soon as they do. You need not upload it again.")
+"""What an upload still ``checking`` says while the class's ``tournament.toml`` cannot be used."""
 REST_REJECTED = ("This version was accepted by the check's first verdict and then rejected by the rest of the check: it "
                  "no longer plays in the tournament (your newest accepted version before it plays in its place, if you "
                  "have one).")
@@ -92,6 +106,10 @@ def _serve_checks() -> None:
 
     Anything else written to fd 1 or 2 (a C library, a stray print outside a job) goes to ``/dev/null``, and
     the isolation's warnings for the teacher (bots under the server's own uid) are not the student's concern.
+    A job's reply is ``{"code", "text"}`` (check-bot's exit status and sentences); ``{"config": message}`` when the
+    class's ``tournament.toml`` cannot be used (the teacher's to fix: no file is judged); ``{"code": 2, "text":
+    traceback}`` when the checker itself failed. A job ``{"warm": true, "class_dir"}`` (a process started ahead)
+    is answered ``{"warm": true}`` after :func:`_warm_up`.
     """
     import contextlib
     import io
@@ -103,21 +121,53 @@ def _serve_checks() -> None:
     os.dup2(null, 1)
     os.dup2(null, 2)
     warnings.filterwarnings("ignore", message="cabo-kit: ")
-    from ..tournament.check import check_bot_cli
+    from ..tournament.check import check_bot_cli, class_settings
+    from ..tournament.config import ConfigError
 
     replies.write('{"ready": true}\n')
     replies.flush()
     for line in sys.stdin:
         job = json.loads(line)
         text = io.StringIO()
-        with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
-            try:
-                code = check_bot_cli(job["path"], games=job["games"], progress=False, timing=job["timing"])
-            except Exception:  # noqa: BLE001 - said in the check's result (the student's file never runs here)
-                traceback.print_exc()
-                code = 2
-        replies.write(json.dumps({"code": code, "text": text.getvalue()}) + "\n")
+        reply: dict[str, object]
+        if job.get("warm"):  # a process started ahead of need: its first check's costs paid before a student waits
+            with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+                try:
+                    _warm_up(check_bot_cli, job.get("class_dir"))
+                except Exception:  # noqa: BLE001 - only a head start: a student's check does it otherwise
+                    pass
+            replies.write('{"warm": true}\n')
+            replies.flush()
+            continue
+        try:
+            if job.get("class_dir"):
+                class_settings(job["class_dir"])  # read as the runner reads it: a mistake is the teacher's to fix
+        except (ConfigError, OSError) as exc:
+            reply = {"config": str(exc)}
+        else:
+            with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+                try:
+                    code = check_bot_cli(job["path"], games=job["games"], progress=False, timing=job["timing"],
+                                         class_dir=job.get("class_dir"))
+                except Exception:  # noqa: BLE001 - the checker's own failure (the student's file never runs here)
+                    traceback.print_exc()
+                    code = 2
+            reply = {"code": code, "text": text.getvalue()}
+        replies.write(json.dumps(reply) + "\n")
         replies.flush()
+
+
+_WARM_UP = ("import cabo_kit as ck\n\n\nclass WarmUp(ck.Bot):\n    def choose(self, observation, legal_actions):\n"
+            "        return legal_actions[0]\n")
+
+
+def _warm_up(check_bot_cli: Callable[..., int], class_dir: str | None) -> None:
+    """A one-game check of a tiny bot, its report dropped: the harness server starts and the pace of the class's
+    games is counted (:func:`~cabo_kit.tournament.check.decisions_a_game`), as a process's first check does."""
+    with tempfile.TemporaryDirectory(prefix="cabo-portal-warm-") as tmp:
+        path = Path(tmp) / "warm_up.py"
+        path.write_text(_WARM_UP, encoding="utf-8")
+        check_bot_cli(path, games=1, progress=False, timing=False, class_dir=class_dir)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -132,45 +182,102 @@ class _Overran(Exception):
     """The check process gave no reply in time (it was ended)."""
 
 
+class CheckerError(Exception):
+    """The checker itself failed, not the file under check: its process did not start in time, broke its pipe,
+    ended during a check or raised; the file was not judged. ``str()`` says what happened, for the teacher."""
+
+
+class ClassConfigError(CheckerError):
+    """The class's ``tournament.toml`` cannot be used, so no check can play the class's rules (the teacher's to fix)."""
+
+
 class CheckProcess:
     """A check process that checks upload after upload (``python -c _PROGRAM``, started at its first check).
 
     A new session, niced ``nice``, its environment marked as ``folder``'s (:func:`~cabo_kit.portal.games.process_env`).
-    ``running`` is told the process when it starts and ``None`` when it ends (so a stopping server can kill
-    it, and a restart after ``kill -9`` can end it). A check that overruns its time, or a process that dies,
-    ends the process with everything it started; the next check starts a new one. After ``max_jobs``
-    checks it is started afresh too (nothing a check leaves behind grows for long).
+    ``running(proc, alive)`` is told each process when it starts (``alive`` true) and when it ends (so a stopping
+    server can kill it, and a restart after ``kill -9`` can end it). A check that overruns its time, or a process
+    that fails, ends the process with everything it started; the next check starts a new one. After ``max_jobs``
+    checks it is replaced (nothing a check leaves behind grows for long): the new process is started ``ahead``
+    checks before (it imports the kit meanwhile: about a second, several quick checks), and the old one ends in
+    the background after its last verdict, so no check waits for a process to start or end.
     """
 
     def __init__(self, *, nice: int = 10, folder: Path | None = None, max_jobs: int = 200, start_s: float = 120.0,
-                 running: Callable[[subprocess.Popen[bytes] | None], None] | None = None) -> None:
-        self.nice, self.folder, self.max_jobs, self.start_s = nice, folder, max_jobs, start_s
+                 running: Callable[[subprocess.Popen[bytes], bool], None] | None = None, ahead: int = 10) -> None:
+        self.nice, self.folder, self.max_jobs, self.start_s, self.ahead = nice, folder, max_jobs, start_s, ahead
         self.running = running
         self.proc: subprocess.Popen[bytes] | None = None
         self.jobs = 0
         self._replies: queue.Queue[bytes | None] = queue.Queue()
+        self._ready = False
+        self._next: tuple[subprocess.Popen[bytes], queue.Queue[bytes | None]] | None = None  # started ahead
+        self._alive: dict[int, subprocess.Popen[bytes]] = {}  # every process started and not yet ended
+        self._guard = threading.Lock()
+        self._stopped = False
 
-    def _start(self) -> subprocess.Popen[bytes]:
+    def _launch(self) -> tuple[subprocess.Popen[bytes], "queue.Queue[bytes | None]"]:
+        """Start a check process (it says it is ready once the kit is imported): at once, without waiting for it."""
         # Its last argument names it in `ps`. It runs in "/", never where a file under check lies: `python -c` imports
         # from its working directory first, so an upload named json.py there would run as the server (-P, where
         # there is one, drops that directory from the path too).
         safe = ["-P"] if sys.version_info >= (3, 11) else []
-        proc = subprocess.Popen([sys.executable, *safe, "-c", _PROGRAM, "cabo-portal-check-process"], cwd="/",
-                                env=process_env(self.folder),
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
-        self.proc, self.jobs, self._replies = proc, 0, queue.Queue()
-        threading.Thread(target=self._read, args=(proc, self._replies), name="cabo-portal-check-reader",
-                         daemon=True).start()
+        with self._guard:  # stop() either sees it in _alive, or it is never started
+            if self._stopped:
+                raise CheckerError("the check process was stopped (the server stops)")
+            proc = subprocess.Popen([sys.executable, *safe, "-c", _PROGRAM, "cabo-portal-check-process"], cwd="/",
+                                    env=process_env(self.folder),
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    start_new_session=True)
+            self._alive[proc.pid] = proc
+        replies: queue.Queue[bytes | None] = queue.Queue()
+        threading.Thread(target=self._read, args=(proc, replies), name="cabo-portal-check-reader", daemon=True).start()
         if self.running is not None:
-            self.running(proc)
+            self.running(proc, True)
         if self.nice and hasattr(os, "setpriority"):
             try:
                 os.setpriority(os.PRIO_PROCESS, proc.pid, self.nice)
             except OSError:
                 pass
-        self._reply(time.monotonic() + self.start_s)  # {"ready": true}: the kit is imported
-        return proc
+        return proc, replies
+
+    def _current(self) -> subprocess.Popen[bytes]:
+        """The process to check in, ready: the running one, the one started ahead, or a new one.
+
+        Raises :class:`CheckerError` when it does not say it is ready within ``start_s`` seconds, or ends first."""
+        if self.proc is not None and self.proc.poll() is None and self._ready:
+            return self.proc
+        if self.proc is not None:
+            self._end(self.proc)
+        ahead, self._next = self._next, None
+        if ahead is not None and ahead[0].poll() is not None:
+            self._end(ahead[0])
+            ahead = None
+        self.proc, self._replies = ahead or self._launch()
+        self.jobs, self._ready = 0, False
+        try:
+            self._reply(time.monotonic() + self.start_s)  # {"ready": true}: the kit is imported
+            if ahead is not None:
+                self._reply(time.monotonic() + self.start_s)  # {"warm": true}: its warm-up done
+        except _Overran:
+            self.close(kill=True)
+            raise CheckerError(f"the check process did not start within {self.start_s:g} s") from None
+        except (EOFError, ValueError):
+            code = self.close(kill=True, ending=True)
+            raise CheckerError(f"the check process stopped as it started (exit status {code})") from None
+        self._ready = True
+        return self.proc
+
+    def _warm(self, proc: subprocess.Popen[bytes]) -> None:
+        """Give a process started ahead its warm-up (read after it is ready): the class's rules when ``folder`` has
+        them. A broken pipe here shows at its first check."""
+        folder = self.folder if self.folder is not None and (self.folder / "tournament.toml").exists() else None
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps({"warm": True, "class_dir": str(folder) if folder else None}).encode() + b"\n")
+            proc.stdin.flush()
+        except OSError:
+            pass
 
     @staticmethod
     def _read(proc: subprocess.Popen[bytes], replies: "queue.Queue[bytes | None]") -> None:
@@ -196,43 +303,77 @@ class CheckProcess:
         reply: dict[str, object] = json.loads(line)
         return reply
 
-    def check(self, path: Path, *, games: int, timing: bool, timeout: float) -> tuple[int, str]:
+    def check(self, path: Path, *, games: int, timing: bool, timeout: float,
+              class_dir: Path | None = None) -> tuple[int, str]:
         """Check the file at ``path``: ``(exit status of check-bot, its output)``; status 0 is accepted, 1 rejected.
 
+        ``class_dir``: the class folder whose ``tournament.toml`` the check plays (its presets, table sizes,
+        memory and limits), as ``cabo-kit check-bot --class``; ``None``: the default settings.
         Raises :class:`TimeoutError` when the check takes longer than ``timeout`` seconds (the process is ended),
-        and :class:`ChildProcessError` (with the process's exit status) when it stops before it answers.
+        :class:`ClassConfigError` when the class's ``tournament.toml`` cannot be used, and :class:`CheckerError`
+        when the checker itself fails (the process does not start, breaks, ends or raises: it is ended).
         """
+        proc = self._current()
+        if self.max_jobs > 1 and self.jobs + self.ahead >= self.max_jobs and self._next is None:
+            self._next = self._launch()  # its successor gets ready beside the last checks: the next one never waits
+            self._warm(self._next[0])
+        job = {"path": str(path), "games": games, "timing": timing, "class_dir": str(class_dir) if class_dir else None}
         try:
-            proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
             assert proc.stdin is not None
-            proc.stdin.write(json.dumps({"path": str(path), "games": games, "timing": timing}).encode() + b"\n")
+            proc.stdin.write(json.dumps(job).encode() + b"\n")
             proc.stdin.flush()
+        except OSError as exc:
+            code = self.close(kill=True, ending=True)
+            raise CheckerError(f"the check process could not be given the file ({exc.strerror or exc}; exit status "
+                               f"{code})") from None
+        try:
             reply = self._reply(time.monotonic() + timeout)
         except _Overran:
             self.close(kill=True)
             raise TimeoutError(timeout) from None
-        except (OSError, EOFError, ValueError):
-            code = self.close(kill=True)
-            raise ChildProcessError(code) from None
+        except (EOFError, ValueError):
+            code = self.close(kill=True, ending=True)
+            raise CheckerError(f"the check process ended during the check (exit status {code})") from None
+        if "config" in reply:
+            raise ClassConfigError(str(reply["config"]))
+        code, text = int(reply["code"]), str(reply["text"])  # type: ignore[call-overload]
+        if code not in (0, 1):
+            self.close(kill=True)
+            raise CheckerError(f"the checker failed (exit status {code}):\n{text.strip()}")
         self.jobs += 1
         if self.jobs >= self.max_jobs:
-            self.close()
-        return int(reply["code"]), str(reply["text"])  # type: ignore[call-overload]
+            self._retire()
+        return code, text
 
-    def close(self, kill: bool = False) -> int | None:
-        """End the process (at once with ``kill``, else when it has read its last job); its exit status."""
-        proc, self.proc = self.proc, None
+    def _retire(self) -> None:
+        """End the current process in the background once it has read its last job (the next check takes the one
+        started ahead)."""
+        proc, self.proc, self._ready = self.proc, None, False
         if proc is None:
-            return None
-        if not kill:
+            return
+        try:
+            assert proc.stdin is not None
+            proc.stdin.close()
+        except OSError:
+            pass
+
+        def finish() -> None:
             try:
-                assert proc.stdin is not None
-                proc.stdin.close()
                 proc.wait(5.0)
-            except (OSError, subprocess.TimeoutExpired):
+            except subprocess.TimeoutExpired:
                 pass
-        code = proc.poll()
-        _kill_group(proc)  # whatever it left (its harness server ends its bots when it goes)
+            self._end(proc)
+
+        threading.Thread(target=finish, name="cabo-portal-check-retire", daemon=True).start()
+
+    def _end(self, proc: subprocess.Popen[bytes]) -> int | None:
+        """Kill ``proc``'s group (whatever it left: its harness server ends its bots when it goes) and forget it, once
+        whichever thread comes first; its exit status."""
+        with self._guard:
+            if self._alive.pop(proc.pid, None) is None:
+                return proc.returncode
+            code = proc.poll()
+            _kill_group(proc)
         for stream in (proc.stdin, proc.stdout):
             try:
                 if stream is not None:
@@ -240,21 +381,64 @@ class CheckProcess:
             except OSError:
                 pass
         if self.running is not None:
-            self.running(None)
+            self.running(proc, False)
         return code if code is not None else proc.returncode
+
+    def stop(self) -> None:
+        """Kill every process at once, a check running in one included, and start none again (the server stops)."""
+        with self._guard:
+            self._stopped = True
+        self.close(kill=True)
+
+    def close(self, kill: bool = False, ending: bool = False) -> int | None:
+        """End the process (at once with ``kill``, else when it has read its last job), and any started ahead or
+        still ending; the exit status of the process (``ending``: it is ending by itself, its pipe closed: its own
+        status is waited for a moment, for the teacher's log, before it is killed)."""
+        proc, self.proc, self._ready, self._next = self.proc, None, False, None
+        code = None
+        if proc is not None:
+            if ending:
+                try:
+                    proc.wait(1.0)
+                except subprocess.TimeoutExpired:
+                    pass
+            if not kill:
+                try:
+                    assert proc.stdin is not None
+                    proc.stdin.close()
+                    proc.wait(5.0)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            code = self._end(proc)
+        with self._guard:
+            others = list(self._alive.values())
+        for other in others:
+            self._end(other)
+        return code
 
 
 def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.0, nice: int = 10,
-               running: Callable[[subprocess.Popen[bytes] | None], None] | None = None,
-               folder: Path | None = None, timing: bool = True, process: CheckProcess | None = None) -> CheckOutcome:
+               running: Callable[[subprocess.Popen[bytes], bool], None] | None = None,
+               folder: Path | None = None, timing: bool = True, process: CheckProcess | None = None,
+               class_dir: Path | None = None) -> CheckOutcome:
     """Check the upload at ``source`` as the file ``name`` (see :func:`safe_filename`) in a check process.
 
     ``process``: the :class:`CheckProcess` to check it in (kept for the next check); by default one of its own,
     started for this check and ended after it (``nice``, ``running`` and ``folder`` are its). ``timing=False``:
-    the first verdict (no time estimate); an accepted file's outcome is then not ``complete``.
+    the first verdict (no time estimate); an accepted file's outcome is then not ``complete``. ``class_dir``: the
+    class folder whose ``tournament.toml`` the check plays, as the class's tournament does (``None``, or a folder
+    with neither ``tournament.toml`` nor ``bots/``: the default settings); its path never appears in the outcome.
+
+    A failure of the checker itself (:class:`CheckerError`: its process did not start, broke or ended) is tried
+    once more in a fresh process; if that fails too, or the class's ``tournament.toml`` cannot be used
+    (:class:`ClassConfigError`), it is raised: the file was not judged, and the student is not to blame.
     """
     own = process is None
     proc = process or CheckProcess(nice=nice, folder=folder, running=running, max_jobs=1)
+    if class_dir is not None:
+        class_dir = Path(os.path.abspath(class_dir))
+        if not (class_dir / "tournament.toml").exists() and not (class_dir / "bots").is_dir():
+            class_dir = None  # the runner plays the default settings there
     with tempfile.TemporaryDirectory(prefix="cabo-portal-check-") as tmp:
         # The folder stays 0700 and the file 0600: the harness reads the source before it drops to the
         # bot's uid, so no other bot (each runs as a uid of its own) can read a file while it is checked.
@@ -263,22 +447,26 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
         with os.fdopen(fd, "wb") as f:
             f.write(source.read_bytes())
         try:
-            code, out = proc.check(target, games=games, timing=timing, timeout=timeout)
+            try:
+                code, out = proc.check(target, games=games, timing=timing, timeout=timeout, class_dir=class_dir)
+            except ClassConfigError:
+                raise
+            except CheckerError:  # the process was ended: the next check starts a fresh one
+                code, out = proc.check(target, games=games, timing=timing, timeout=timeout, class_dir=class_dir)
         except TimeoutError:
             return CheckOutcome("rejected", f"{name}: the check took longer than {timeout:g} s and was stopped "
                                             "(does your bot take very long to load or to decide?)")
-        except ChildProcessError as exc:
-            return CheckOutcome("rejected", f"{name}: the check stopped unexpectedly (exit status {exc.args[0]})")
         finally:
             if own:
                 proc.close()
-        text = out[:_MAX_OUTPUT].replace(tmp + os.sep, "").replace(tmp, "").strip()
+        text = out[:_MAX_OUTPUT].replace(tmp + os.sep, "").replace(tmp, "")
+        if class_dir is not None:  # "Checked with the settings of <the class's path>": the student needs no path
+            text = text.replace(str(class_dir / "tournament.toml"), "the class's tournament.toml")
+            text = text.replace(str(class_dir), "the class")
+        text = text.strip()
         if code == 0:
             return CheckOutcome("accepted", text, complete=timing)
-        if code == 1:
-            return CheckOutcome("rejected", text)
-        return CheckOutcome("rejected", f"{name}: the check stopped unexpectedly (exit status {code})"
-                                        + (f":\n{text}" if text else ""))
+        return CheckOutcome("rejected", text)
 
 
 class CheckWorker:
@@ -291,18 +479,28 @@ class CheckWorker:
     (with its time estimate) in a check process niced ``rest_nice`` (as the games), taken only while no first
     verdict waits. Given a ``check`` of its own and no ``rest``, the worker has no rest step (its checks are
     complete). :meth:`wake` starts a round at once (after an upload); otherwise the worker looks every ``poll`` s.
+
+    The checks play the rules of the class's ``tournament.toml`` (its presets, table sizes, memory and limits),
+    as its tournament does. When the checker itself fails (:class:`CheckerError`, after :func:`check_file`'s
+    second try) or that file cannot be used (:class:`ClassConfigError`), the upload is not judged: it stays
+    ``checking`` (its rest, still to come), the failure is logged for the teacher (the ``cabo_kit.portal`` logger,
+    on the server's console), and it is tried again after ``retry_after`` seconds, or at the next start.
     """
 
     def __init__(self, state: PortalState, *, games: int = 9, threads: int = 1, poll: float = 2.0,
                  check: Callable[[Upload], CheckOutcome] | None = None,
                  rest: Callable[[Upload], CheckOutcome] | None = None,
-                 nice: int = 10, rest_nice: int = 15, timeout: float = 300.0, rest_threads: int | None = None) -> None:
+                 nice: int = 10, rest_nice: int = 15, timeout: float = 300.0, rest_threads: int | None = None,
+                 retry_after: float = 60.0) -> None:
         self.state = state
         self.games = games
         self.threads = threads
         self.rest_threads = threads if rest_threads is None else rest_threads
         self.poll = poll
         self.nice, self.rest_nice, self.timeout = nice, rest_nice, timeout
+        self.retry_after = retry_after
+        self._retry_at: dict[tuple[str, str, int], float] = {}  # checks the checker failed: not before then (monotonic)
+        self._said: set[str] = set()  # the checker's failures logged so far
         self.check = check or self._first
         self.rest = rest if rest is not None or check is not None else self._rest
         self._claimed: set[tuple[str, str, int]] = set()
@@ -322,18 +520,17 @@ class CheckWorker:
     def _process(self, nice: int) -> CheckProcess:
         """This thread's check process (started at its first check)."""
         proc: CheckProcess | None = getattr(self._local, "process", None)
+        if self._stopping.is_set():
+            raise CheckerError("the checks were stopped (the server stops)")
         if proc is None or proc.nice != nice:
             if proc is not None:
                 proc.close()
 
-            pid: list[int] = []  # the process's id while it runs
-
-            def running(p: subprocess.Popen[bytes] | None) -> None:
-                if p is not None:
-                    pid[:] = [p.pid]
+            def running(p: subprocess.Popen[bytes], alive: bool) -> None:
+                if alive:
                     self.state.add_process(p.pid, "check")  # a restart after kill -9 ends it (games.reap_leftovers)
-                elif pid:
-                    self.state.drop_process(pid.pop())
+                else:
+                    self.state.drop_process(p.pid)
 
             proc = CheckProcess(nice=nice, folder=self.state.folder, running=running)
             self._local.process = proc
@@ -343,7 +540,7 @@ class CheckWorker:
 
     def _checked(self, up: Upload, timing: bool, nice: int) -> CheckOutcome:
         return check_file(up.path, safe_filename(up.filename, f"{up.person}.py"), games=self.games,
-                          timeout=self.timeout, timing=timing, process=self._process(nice))
+                          timeout=self.timeout, timing=timing, process=self._process(nice), class_dir=self.state.folder)
 
     def _first(self, up: Upload) -> CheckOutcome:
         outcome = self._checked(up, False, self.nice)
@@ -359,22 +556,65 @@ class CheckWorker:
 
     # ------------------------------------------------------------------ the queue
 
-    def _claim(self, kind: str) -> Upload | None:
+    def _claim(self, kind: str, tried: set[tuple[str, str, int]]) -> Upload | None:
+        """The next upload to give its first verdict (``kind`` ``first``) or its rest, claimed by this thread: not one
+        another thread checks, one the checker failed lately, nor one in ``tried`` (failed in this round)."""
         with self._guard:
+            now = time.monotonic()
             for up in self.state.pending_checks() if kind == "first" else self.state.pending_rests():
                 key = (kind, up.person, up.number)
-                if key not in self._claimed:
+                if key not in self._claimed and key not in tried and self._retry_at.get(key, now) <= now:
                     self._claimed.add(key)
                     return up
         return None
 
+    def _firsts_waiting(self) -> bool:
+        """Whether an upload waits for its first verdict and may be checked now (not one the checker failed lately)."""
+        now = time.monotonic()
+        with self._guard:
+            return any(self._retry_at.get(("first", up.person, up.number), now) <= now for up in self.state.pending_checks())
+
+    def _judge(self, kind: str, up: Upload, tried: set[tuple[str, str, int]]) -> CheckOutcome | None:
+        """``up``'s first verdict or rest; ``None`` when the checker failed (logged, added to ``tried``; tried again
+        after ``retry_after``)."""
+        key = (kind, up.person, up.number)
+        step = self.check if kind == "first" else self.rest
+        assert step is not None
+        try:
+            outcome = step(up)
+        except CheckerError as exc:
+            tried.add(key)
+            with self._guard:
+                self._retry_at[key] = time.monotonic() + self.retry_after
+                said = str(exc) in self._said
+                self._said.add(str(exc))
+            if self._stopping.is_set():
+                return None
+            if kind == "first":  # what the student's page (and the teacher's roster) says meanwhile
+                self.state.set_check(up.person, up.number, "checking", CHECKER_WAITS if isinstance(exc, ClassConfigError)
+                                     else CHECKER_FAILED)
+            if said and isinstance(exc, ClassConfigError):
+                return None  # a class's mistake is logged once, not for every upload it holds up
+            what = "the class's tournament.toml cannot be used" if isinstance(exc, ClassConfigError) else \
+                "the checker failed twice"
+            then = ("was not checked (no fault of the file: it stays 'checking', and is checked" if kind == "first" else
+                    "was not given the rest of its check (no fault of the file: it keeps its first verdict, and the "
+                    "rest is tried")
+            _log.warning("cabo-kit serve: %s, so upload %d of %s %s again in %g s or at the next start): %s", what,
+                         up.number, up.person, then, self.retry_after, exc)
+            return None
+        with self._guard:
+            self._retry_at.pop(key, None)
+        return outcome
+
     def run_pending(self) -> int:
         """Give every pending upload its first verdict now, on this thread; how many were checked."""
         done = 0
-        while not self._stopping.is_set() and (up := self._claim("first")) is not None:
+        tried: set[tuple[str, str, int]] = set()
+        while not self._stopping.is_set() and (up := self._claim("first", tried)) is not None:
             try:
-                outcome = self.check(up)
-                if not self._stopping.is_set():
+                outcome = self._judge("first", up, tried)
+                if outcome is not None and not self._stopping.is_set():
                     rest = not outcome.complete and self.rest is not None
                     if self.state.set_check(up.person, up.number, outcome.status, outcome.text, rest=rest) \
                             and self.on_accepted:
@@ -390,11 +630,12 @@ class CheckWorker:
     def run_rests(self) -> int:
         """Run the rest of every check whose first verdict accepted its upload, while no first verdict waits; how many."""
         done = 0
-        while not self._stopping.is_set() and self.rest is not None and not self.state.pending_checks() \
-                and (up := self._claim("rest")) is not None:
+        tried: set[tuple[str, str, int]] = set()
+        while not self._stopping.is_set() and self.rest is not None and not self._firsts_waiting() \
+                and (up := self._claim("rest", tried)) is not None:
             try:
-                outcome = self.rest(up)
-                if not self._stopping.is_set():
+                outcome = self._judge("rest", up, tried)
+                if outcome is not None and not self._stopping.is_set():
                     before = self.state.current(up.person)
                     self.state.set_check(up.person, up.number, outcome.status, outcome.text)
                     if self.state.current(up.person) != before and self.on_accepted:
@@ -437,10 +678,10 @@ class CheckWorker:
         with self._guard:
             processes = list(self._processes)
         for proc in processes:
-            running = proc.proc
-            if running is not None and running.poll() is None:
-                _kill_group(running)
+            proc.stop()
         for t in self._threads:
             t.join(timeout)
-        for proc in processes:
-            proc.close(kill=True)
+        with self._guard:
+            processes = list(self._processes)
+        for proc in processes:  # and any a thread made meanwhile
+            proc.stop()

@@ -14,7 +14,8 @@ worker stops the child and starts it again: the runner keeps every stored game o
 versions, so the new run plays the new file's games and what the intervals still need. Checks go
 first: while uploads wait for their check's first verdict no run starts (the next one plays their
 files, rather than a run started now and stopped again for them), and a wave of them stops the
-running one, so the checks get every core; a hold lasts at most ``hold_cap`` seconds. A child
+running one under the rule of a restart, so the checks get every core; the holds add up to at most
+``hold_cap`` seconds in any ``hold_window``. A child
 that ends leaves a note of what it did; a folder whose files are those of its last finished run
 is up to date and plays nothing. Pausing stops the child; resuming starts it again.
 
@@ -266,14 +267,15 @@ class GamesWorker:
     after ``restart_idle_cap`` seconds: new uploads never keep every run from storing a game.
 
     While uploads wait for their check's first verdict (:meth:`~cabo_kit.portal.state.PortalState.pending_checks`),
-    no run starts; ``hold_wave`` of them or more stop a running one (a lone upload's check runs beside the
-    games, niced above them). A hold lasts at most ``hold_cap`` seconds; then the games play beside the
-    checks until none waits. :meth:`wake` looks at once.
+    no run starts; ``hold_wave`` of them or more stop a running one, but only under the rule of a restart
+    (above: a run just started plays on); a lone upload's check runs beside the games, niced above them. The
+    holds add up to at most ``hold_cap`` seconds in any ``hold_window``; beyond that the games play beside the
+    checks until the older holds leave the window. :meth:`wake` looks at once.
     """
 
     def __init__(self, state: PortalState, *, workers: int | None = None, nice: int = 15, poll: float = 1.0,
                  restart_after: float = 10.0, restart_cap: float = 120.0, restart_idle_cap: float = 600.0,
-                 hold_wave: int = 3, hold_cap: float = 60.0) -> None:
+                 hold_wave: int = 3, hold_cap: float = 60.0, hold_window: float = 300.0) -> None:
         self.state = state
         self.folder = state.folder
         self.workers = workers or default_workers()
@@ -282,8 +284,12 @@ class GamesWorker:
         self.restart_after = restart_after
         self.restart_cap = restart_cap
         self.restart_idle_cap = restart_idle_cap
-        self.hold_wave, self.hold_cap = hold_wave, hold_cap
-        self._hold_since: float | None = None  # when uploads began to wait for their first verdict (monotonic)
+        # The games wait for checks at most 60 s in any 5 minutes: the first verdicts of a wave of 30 uploads take
+        # 3-7 s on 2 cores (docs/portal.md, speed a), so a minute covers several waves, and the games keep at least
+        # four fifths of the time however the uploads come (a class's games then end at most ~25% later).
+        self.hold_wave, self.hold_cap, self.hold_window = hold_wave, hold_cap, hold_window
+        self._hold_since: float | None = None  # when the games began to be held, if they are (monotonic)
+        self._holds: list[tuple[float, float]] = []  # the holds that ended within hold_window: (start, end)
         self._stored_at_start = 0
         self._first_stored: float | None = None  # when the running run's first stored game was seen (monotonic)
         self._proc: subprocess.Popen[bytes] | None = None
@@ -369,7 +375,9 @@ class GamesWorker:
         if paused:
             self._kill()
         elif self._proc is not None:
-            if held and waiting >= self.hold_wave:
+            # A wave of checks stops a run under the rule of a restart only: one just started plays on (else waves
+            # of uploads could stop every run before it stores a game).
+            if held and waiting >= self.hold_wave and self._may_restart():
                 self._kill()  # its stored games stay; the next run plays what the checks accept
             elif fp != self._running_fp and self._may_restart():
                 self._kill()
@@ -377,17 +385,30 @@ class GamesWorker:
             done = json.loads(self.state.setting("games_last") or "{}")
             if done.get("fingerprint") != fp and self._entrants() >= 2:
                 self._spawn(fp)
+        self._note_hold(held and not paused and self._proc is None)
         self._refresh(paused, fp, waiting if held and self._proc is None else 0)
 
     def _held(self, waiting: int) -> bool:
-        """Whether the games wait for ``waiting`` uploads' first verdicts: yes, for at most ``hold_cap`` s at a time."""
-        if waiting == 0:
-            self._hold_since = None
+        """Whether the games wait for ``waiting`` uploads' first verdicts: yes, while the holds of the last
+        ``hold_window`` s add up to less than ``hold_cap`` s (a cap in total, not a hold's: waves of uploads with
+        short gaps between them never hold the games for more than that share of the time)."""
+        if not waiting:
             return False
         now = time.monotonic()
-        if self._hold_since is None:
-            self._hold_since = now
-        return now - self._hold_since < self.hold_cap
+        since = now - self.hold_window
+        self._holds = [(a, b) for a, b in self._holds if b > since]
+        used = sum(b - max(a, since) for a, b in self._holds)
+        if self._hold_since is not None:
+            used += now - max(self._hold_since, since)
+        return used < self.hold_cap
+
+    def _note_hold(self, holding: bool) -> None:
+        """Count the time the games are held: no run plays while uploads wait for their first verdict."""
+        if holding and self._hold_since is None:
+            self._hold_since = time.monotonic()
+        elif not holding and self._hold_since is not None:
+            self._holds.append((self._hold_since, time.monotonic()))
+            self._hold_since = None
 
     def _may_restart(self) -> bool:
         """Whether the running run has played long enough, and stored a batch, to be restarted for new files."""
@@ -480,13 +501,17 @@ class GamesWorker:
         (self.state.dir / RESULT_NAME).unlink(missing_ok=True)  # a stale result is never taken for this run's
         log = open(self.state.dir / LOG_NAME, "wb")
         try:  # pass_fds: the lock's descriptor reaches this child only (checks close every other descriptor)
-            # The folder is the child's working directory and its argument `.`: its command line, which every
-            # process can read in /proc, does not name the class folder.
+            # Its command line, which every process can read in /proc, does not name the class folder: it runs in
+            # the portal's own folder (0700) and is given `..`. Not in the class folder: `python -m` imports from its
+            # working directory first, and there bots/ holds the students' files (-P, where there is one, drops that
+            # directory from the path too); the portal's folder holds no file an import can name.
+            safe = ["-P"] if sys.version_info >= (3, 11) else []
             proc = subprocess.Popen(
-                [sys.executable, "-m", "cabo_kit.portal.games", ".", "--workers", str(self.workers),
+                [sys.executable, *safe, "-m", "cabo_kit.portal.games",
+                 os.path.relpath(self.folder.resolve(), self.state.dir.resolve()), "--workers", str(self.workers),
                  "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp],
                 pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                cwd=self.folder, env=process_env(self.folder), start_new_session=True)
+                cwd=self.state.dir, env=process_env(self.folder), start_new_session=True)
         finally:
             log.close()
         self.state.add_process(proc.pid, "games")

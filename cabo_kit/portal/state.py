@@ -525,9 +525,12 @@ class PortalState:
         return [self._upload(r) for r in rows]
 
     def pending_rests(self) -> list[Upload]:
-        """Uploads accepted by their check's first verdict whose rest is still to come, oldest first."""
-        rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE status = 'accepted' AND rest = 1 "
-                          "ORDER BY uploaded, person, number")
+        """Uploads accepted by their check's first verdict whose rest is still to come, oldest first: those that are
+        their student's current file. The rest of a version no longer current is skipped (it plays nowhere); it
+        is still to come should that version become current again (a newer one's rest rejected it)."""
+        columns = ", ".join(f"u.{c.strip()}" for c in self._UPLOAD_COLUMNS.split(","))
+        rows = self._rows(f"SELECT {columns} FROM uploads u JOIN people p ON p.id = u.person AND p.current = u.number "
+                          "WHERE u.status = 'accepted' AND u.rest = 1 ORDER BY u.uploaded, u.person, u.number")
         return [self._upload(r) for r in rows]
 
     def recover(self) -> list[Path]:
