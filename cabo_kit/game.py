@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import _random
 import random
+from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
@@ -42,7 +43,7 @@ from .actions import (
     Snap, Spy, is_legal,
 )
 from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
-    _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
+    _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
     _give, _peek, _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
@@ -54,12 +55,22 @@ from .scoring import ScoreSheet, next_start_player, round_details
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
-# What random.py seeds a generator from a text with (it imports the lean module; hashlib is heavier to import).
-_sha512: Any = getattr(random, "_sha512", None)
-if _sha512 is None:  # pragma: no cover
-    import hashlib
-    _sha512 = hashlib.sha512
-_new_random: Any = random.Random.__new__  # the C constructor: leaves a subclass's (random.Random's) state unseeded
+def _lean_sha512() -> Any:
+    """The SHA-512 random.py seeds a generator from a text with, from the lean C module where there is
+    one (``_sha2`` from Python 3.12, ``_sha512`` before): hashlib is heavier to import."""
+    for module in ("_sha2", "_sha512"):
+        try:
+            return import_module(module).sha512
+        except ImportError:
+            continue
+    from hashlib import sha512  # pragma: no cover - an interpreter without the lean modules
+    return sha512  # pragma: no cover
+
+
+_sha512: Any = _lean_sha512()  # resolved once
+# The C constructor. From Python 3.11 it leaves the state unseeded (Random.__init__ seeds it); on 3.10 it
+# seeds from the system's entropy first, which the seeding that follows it here overwrites.
+_new_random: Any = random.Random.__new__
 _seed_c: Any = _random.Random.seed  # the C seeding Random.seed ends with
 
 T = TypeVar("T")
@@ -1301,11 +1312,13 @@ class Game:
             names = [f"seat {s}" for s in range(self.n)]
         results = self.results
         n_results = len(results)
-        history_append = self.history.append
+        # A search's world keeps no history (as apply_unchecked): its moves go to a list nobody reads.
+        unread: list[tuple[int, Action]] = []
+        history_append = self.history.append if not self._rollout else unread.append
         moves = _MOVES
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
         snap, look, over, give, one_seat, new, new_log, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, _new_log, UNKNOWN
-        in_tuple = _in_tuple
+        in_tuple, action_types = _in_tuple, _ACTION_TYPES
         while True:
             phase = self.phase
             if phase is snap or phase is look:  # every seat decides, in seat order
@@ -1323,7 +1336,9 @@ class Game:
             try:
                 choose = choosers[seat]
             except KeyError:
-                raise IllegalActionError(f"seat {seat} must decide and has no bot: run() needs a bot at every seat") from None
+                raise IllegalActionError(
+                    f"seat {seat} must decide and play_out() was given no chooser for it (seats {sorted(choosers)}): "
+                    "give every seat a chooser (Stepper.run needs a bot at every seat)") from None
             # observation(seat), written out
             know = self.know
             events = new_log(EventLog)
@@ -1351,7 +1366,9 @@ class Game:
                 self.exchange_ok, self.give_to,
                 know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
             )), legal)
-            if in_tuple(legal, action):  # apply_unchecked(action, seat), written out
+            # The seat's answer found in its tuple by identity, and an action (an object whose __eq__ says True to
+            # anything is found too): carried out as apply_unchecked(action, seat) does, written out.
+            if in_tuple(legal, action) and type(action) in action_types:
                 history_append((seat, action))
                 self._legal = None
                 moves[phase](self, seat, action)
@@ -1662,14 +1679,14 @@ def seeded_random(text: str) -> random.Random:
     True
     """
     data = text.encode()
-    rng = _new_random(random.Random)  # not seeded yet: Random's __init__ would seed it
+    rng = _new_random(random.Random)  # Random's __init__ would seed it (3.10: __new__ does, from the system's entropy)
     _seed_c(rng, int.from_bytes(data + _sha512(data).digest(), "big"))
     rng.gauss_next = None  # what Random.seed sets besides (getstate() reads it)
     return rng
 
 
 def _copy_rng(rng: random.Random) -> random.Random:
-    new = _new_random(random.Random)  # (Random() would seed it from the system's entropy first)
+    new = _new_random(random.Random)  # (Random() would seed it from the system's entropy first; setstate replaces it)
     new.setstate(rng.getstate())
     return new
 
