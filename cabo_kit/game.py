@@ -244,11 +244,12 @@ class Game:
         "chance_log",  # with a Chance: what each random event came out as (cards, snap winners, reshuffles)
         # the round: the cards on the table and who knows them, the deck (card ids, top last), the counters
         "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
+        "_first_turn",  # (seat, turn) of the round's first turn played here: the stats' turns are counted from it
         # the turn and the decision under way
         "current", "turn", "caller", "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "give_to",
         "_movers", "_place_stage", "_pending", "_claims", "_window_claims", "_snapper", "_after",
-        # how the round ends
-        "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left",
+        # how the round ends; _as_usual: none of caller, _end_after_turn, _empty_flag, _empty_left is set
+        "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left", "_as_usual",
         # the round's events as chains of nested tuples (see _emit), how many, and where this turn's begin
         "_shared", "_own", "_event_count", "_turn_start",
         # remembered: the legal actions now, the scores as tuples, rule flags read every turn
@@ -357,7 +358,7 @@ class Game:
             order = _shuffled(list(full), self._rng("shuffle", self.round))
         k = rules.hand_size
         if self.chance is None:
-            self._new_round(start_player, order, [list(range(s * k, (s + 1) * k)) for s in range(n)])
+            self._new_round(start_player, order, None, k)
             self.deck = list(range(len(order) - 1, n * k - 1, -1))  # the top of the deck is its last item
         else:  # each card dealt is asked for: the same deal when every answer is None
             deck = list(range(len(order) - 1, -1, -1))
@@ -376,10 +377,14 @@ class Game:
                 self._look(s, tuple(range(size - rules.initial_peeks, size)))
         self._flip_first()
 
-    def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]]) -> None:
-        """A fresh round's state: the cards ``order`` (by id), ``hands`` dealt (ids by seat), nothing else done."""
+    def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]] | None, k: int = 0) -> None:
+        """A fresh round's state: the cards ``order`` (by id), ``hands`` dealt (ids by seat; ``None``: the usual
+        deal of ``k`` cards each, the first ``k`` ids to seat 0 and so on), nothing else done."""
         n = self.n
-        self.know = Knowledge(order, hands, self._engine_memory)
+        if hands is None:
+            self.know = Knowledge.dealt(order, n, k, self._engine_memory)
+        else:
+            self.know = Knowledge(order, hands, self._engine_memory)
         self.deck = []
         self.start_player = start_player
         self.stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
@@ -389,6 +394,7 @@ class Game:
         self._windows = 0
         self.current = start_player
         self.turn = 0
+        self._first_turn = (start_player, 0)
         self.caller: int | None = None
         self.drawn: int | None = None
         self.drawn_from: str | None = None
@@ -408,6 +414,8 @@ class Game:
         self._end_after_turn = False
         self._empty_flag = False
         self._empty_left: int | None = None
+        # The four facts above as one, kept where they change: _finish_turn tests it on every turn.
+        self._as_usual = True
         self._shared: Any = None
         self._own: list[Any] = [None] * n
         self._event_count = 0
@@ -469,10 +477,12 @@ class Game:
             self._emit(_ev(_K.RESHUFFLE, None, (len(moved),)))
         if not self.deck:
             self._end_after_turn = True
+            self._as_usual = False
             return None
         c = self.deck.pop() if self.chance is None else self._chance_card(self.deck, self.know.faces)
         if not self.deck and not self._reshuffles:
             self._end_after_turn = True
+            self._as_usual = False
         return c
 
     def _chance_card(self, deck: list[int], faces: Sequence[Card]) -> int:
@@ -841,6 +851,7 @@ class Game:
 
     def _call(self, me: int) -> None:
         self.caller = me
+        self._as_usual = False
         self._call_turn = self.turn
         self._final_left = self.n - 1
         self.stats[me]["cabo_calls"] += 1
@@ -1122,6 +1133,7 @@ class Game:
                 self._end_round("empty_hand")
                 return
             self._empty_flag = True
+            self._as_usual = False
         self._continue(after)
 
     # ------------------------------------------------------------------ turns
@@ -1134,6 +1146,7 @@ class Game:
         legal = self._legal = self._legal_choose()
         if not legal or legal[0] is not _DRAW_DECK:  # the deck is out: the round's last turn, if it can be played
             self._end_after_turn = True
+            self._as_usual = False
             if not legal:
                 self._end_round("deck")
 
@@ -1144,14 +1157,10 @@ class Game:
         self._finish_turn()
 
     def _finish_turn(self) -> None:
-        me = self.current
-        self.stats[me]["turns"] += 1
+        me = self.current  # (each seat's count of turns is made at the round's end: _count_turns)
         turn = self.turn
         self.turn = turn + 1
-        if (
-            self.caller is None and self._empty_left is None and not self._empty_flag
-            and not self._end_after_turn and turn + 1 < self._max_turns
-        ):  # the usual turn end, in one test: the next player's turn
+        if self._as_usual and turn + 1 < self._max_turns:  # the usual turn end: the next player's turn
             me = self.current = (me + 1) % self.n
             know = self.know
             if self.deck and know.pile and know.hands[me]:  # _begin_turn, written out for the usual choice
@@ -1186,6 +1195,7 @@ class Game:
         rules = self.rules
         faces = self.know.faces
         final = [[faces[c] for c in hand] for hand in self.know.hands]
+        self._count_turns()
         details = round_details(rules, final, self.caller, ended_by)
         self.sheet.add_round(details.scores)
         self._sync_scores()
@@ -1223,6 +1233,14 @@ class Game:
             return
         start = next_start_player(rules, details.scores, self.start_player, self.caller, details.caller_won)
         self._start_round(start, None)
+
+    def _count_turns(self) -> None:
+        """Each seat's ``turns`` counter: the turns played here this round go round the table from the first."""
+        seat, turn = self._first_turn
+        n = self.n
+        rounds, extra = divmod(self.turn - turn, n)  # every seat played `rounds` turns; `extra` seats one more
+        for s, stats in enumerate(self.stats):
+            stats["turns"] = rounds + ((s - seat) % n < extra)
 
     # ------------------------------------------------------------ observation
 
@@ -1549,6 +1567,7 @@ class Game:
         know = game.know
         game.current = current
         game.turn = turn
+        game._first_turn = (current, turn)
         for c in range(i, i + len(pile_cards)):
             know.land(c)
         i += len(pile_cards)
@@ -1581,6 +1600,7 @@ class Game:
             game._empty_flag = True  # the hand went empty this turn (n + 1 turns left), or earlier
             game._empty_left = None if final_turns == n + 1 else final_turns
         game._end_after_turn = last_turn
+        game._as_usual = caller is None and final_turns is None and not last_turn
         if phase is not None:
             if phase not in ("power", "swap", "end_turn") or drawn_card is not None:
                 raise ValueError(f"phase={phase!r}: a layout starts at 'power', 'swap' or 'end_turn' (or leave it out)")
