@@ -1339,18 +1339,20 @@ class Game:
         in_tuple, action_types = _in_tuple, _ACTION_TYPES
         while True:
             phase = self.phase
-            if phase is snap or phase is look:  # every seat decides, in seat order
+            legal: Sequence[Action] | None = self._legal
+            if legal is not None:  # the usual case, tested first: the one seat to move and its legal actions are known
+                to_move: tuple[int, ...] = self._movers  # (_legal is kept only in the phases where one seat decides)
+                seat = to_move[0]
+            elif phase is snap or phase is look:  # every seat decides, in seat order
                 seat = self._movers[0]
-                to_move: tuple[int, ...] = self._all_seats
-                legal: Sequence[Action] = self._window_claims if phase is snap else self._legal_look(seat)
+                to_move = self._all_seats
+                legal = self._window_claims if phase is snap else self._legal_look(seat)
             elif phase is over:
                 return
             else:
                 seat = self._snapper if phase is give else self.current
                 to_move = one_seat[seat]
-                legal = self._legal  # type: ignore[assignment]
-                if legal is None:
-                    legal = self._legal = self._compute_legal()
+                legal = self._legal = self._compute_legal()
             try:
                 choose = choosers[seat]
             except KeyError:
