@@ -252,7 +252,8 @@ class Game:
         "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left", "_as_usual",
         # the round's events as chains of nested tuples (see _emit), how many, and where this turn's begin
         "_shared", "_own", "_event_count", "_turn_start",
-        # remembered: the legal actions now, the scores as tuples, rule flags read every turn
+        # remembered: the legal actions now (only where one seat decides: play_out reads the seat off _movers
+        # then), the scores as tuples, rule flags read every turn
         "_legal", "_totals", "_round_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
         "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns", "_end_of_turn",
         # a search's world (from_layout(rollout=True)): no events, no history, the game stops at the round's end
@@ -1314,8 +1315,8 @@ class Game:
 
         The observation and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
-        :meth:`observation`. An answer from the tuple the seat was given is carried out as
-        :meth:`apply_unchecked` would (actions exist once each: a C-speed scan); anything else
+        :meth:`observation`. An answer from the tuple the seat was given (actions exist once each:
+        a C-speed scan), and of an action class, is carried out as :meth:`apply_unchecked` would; anything else
         (a multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal
         one raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
 
