@@ -537,22 +537,32 @@ def _swap(o: int, s: int, p: int) -> Swap:
 
 
 _in_tuple = tuple.__contains__
+# The action classes themselves: an answer of any other type is never legal, whatever its __eq__ says
+# (`in` asks an unknown object's __eq__ when identity fails; one whose __eq__ always says True is not an action).
+_ACTION_TYPES: frozenset[type] = frozenset(Action._by_keyword.values())
 
 
 def is_legal(action: object, legal: "Sequence[Action]") -> bool:
-    """``action in legal``, at C speed for the usual case.
+    """``action in legal``, at C speed for the usual case, and only for an action.
 
     Actions exist once each, so a tuple of them is scanned by identity in C; a
     :class:`LegalActions` is tried that way first (its ordinary actions), then by its own
-    ``in`` (the multi-exchanges it never builds).
+    ``in`` (the multi-exchanges it never builds). An object whose type is not one of the
+    thirteen action classes is never legal, even if its ``__eq__`` says it equals one.
 
     >>> legal = (Discard(), Exchange((0,)), Exchange((1,)))
     >>> is_legal(legal[2], legal), is_legal(Exchange((1,)), legal), is_legal(Pass(), legal)
     (True, True, False)
+    >>> class Anything:
+    ...     def __eq__(self, other): return True
+    >>> is_legal(Anything(), legal)
+    False
     """
     if isinstance(legal, tuple):
-        return _in_tuple(legal, action) or (type(legal) is not tuple and action in legal)
-    return action in legal
+        found = _in_tuple(legal, action) or (type(legal) is not tuple and action in legal)
+    else:
+        found = action in legal
+    return found and type(action) in _ACTION_TYPES
 
 
 _LISTED_MULTI = 10  # up to this hand size, all multi-exchanges are made once (2**10 of them at most)

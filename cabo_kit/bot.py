@@ -174,72 +174,68 @@ class SimpleBot(Bot):
         phase = obs.phase
         if phase.__class__ is not Phase:  # (the engine's observations hold a Phase: compared by identity below)
             phase = Phase(phase) if phase in Phase._value2member_map_ else phase
+        # Each branch makes the action and names the method it came from; the check at the end is shared.
+        action: Action
         if phase is _CHOOSE:
             answer = self.draw(obs)
-            action = _DRAW.get(answer) if isinstance(answer, str) else None
-            if action is None:
+            found = _DRAW.get(answer) if isinstance(answer, str) else None
+            if found is None:
                 raise BotError(f"draw() returned {_shown(answer)}: return 'deck', 'discard' or 'cabo'"
                                + self._where("draw"))
-            if action is _DECK and action not in legal_actions:  # (a tuple at this phase: scanned in C)
+            if found is _DECK and found not in legal_actions:  # (a tuple at this phase: scanned in C)
                 # An empty deck with nothing to reshuffle (the pile holds only its top card): take the top.
-                action = _DRAW["discard"]
-            if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, action):  # _checked's usual answer
-                return action
-            return self._checked(action, legal_actions, "draw", obs)
-        if phase is _DRAWN:
+                found = _DRAW["discard"]
+            action, method = found, "draw"
+        elif phase is _DRAWN:
             assert obs.drawn is not None
             pos = self.keep(obs, obs.drawn)
+            method = "keep"
             if pos is None:
-                if obs.drawn_from == "discard" and not is_legal(Discard(), legal_actions):
+                if obs.drawn_from == "discard" and not is_legal(_DISCARD, legal_actions):
                     raise BotError(
                         "keep() returned None for a card taken from the discard pile, but these rules say such a "
                         "card must be kept (discard_draw_may_discard=False): return a position to exchange it for"
                         + self._where("keep"))
-                if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, _DISCARD):  # _checked's usual answer
-                    return _DISCARD
-                return self._checked(_DISCARD, legal_actions, "keep", obs)
-            if isinstance(pos, (tuple, list)):
-                positions: tuple[int, ...] = tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None")))
+                action = _DISCARD
+            elif isinstance(pos, (tuple, list)):
+                action = Exchange(tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None"))))
+            elif pos.__class__ is int and 0 <= pos < len(_EXCHANGE_ONE):  # one card: the action made once
+                action = _EXCHANGE_ONE[pos]
             else:
-                if pos.__class__ is int and 0 <= pos < len(_EXCHANGE_ONE):  # one card: the action made once
-                    action = _EXCHANGE_ONE[pos]
-                    if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, action):  # _checked's usual answer
-                        return action
-                    return self._checked(action, legal_actions, "keep", obs)
-                positions = (pos if pos.__class__ is int else self._position(pos, "keep", "a position (int) or None"),)
-            return self._checked(Exchange(positions), legal_actions, "keep", obs)
-        if phase is _LOOK:
+                action = Exchange((self._position(pos, "keep", "a position (int) or None"),))
+        elif phase is _LOOK:
             looks = self._positions(self.initial_peek(obs), "initial_peek", "a list of positions (ints)")
-            return self._checked(InitialPeek(tuple(sorted(looks))), legal_actions, "initial_peek", obs)
-        if phase is _SNAP:
+            action, method = InitialPeek(tuple(sorted(looks))), "initial_peek"
+        elif phase is _SNAP:
             t = self.snap(obs)
-            return self._checked(Pass() if t is None else Snap(*self._target(t, "snap", 2)), legal_actions, "snap", obs)
-        if phase is _POWER and obs.power in _PEEKS:
+            action, method = Pass() if t is None else Snap(*self._target(t, "snap", 2)), "snap"
+        elif phase is _POWER and obs.power in _PEEKS:
             p = self.peek(obs)
-            return self._checked(Pass() if p is None else Peek(self._position(p, "peek", "a position (int) or None")),
-                                 legal_actions, "peek", obs)
-        if phase is _POWER and obs.power in _SPIES:
+            action, method = Pass() if p is None else Peek(self._position(p, "peek", "a position (int) or None")), "peek"
+        elif phase is _POWER and obs.power in _SPIES:
             t = self.spy(obs)
-            return self._checked(Pass() if t is None else Spy(*self._target(t, "spy", 2)), legal_actions, "spy", obs)
-        if phase is _POWER or phase is Phase.SWAP:
+            action, method = Pass() if t is None else Spy(*self._target(t, "spy", 2)), "spy"
+        elif phase is _POWER or phase is Phase.SWAP:
             sw = self.swap(obs)
-            return self._checked(Pass() if sw is None else Swap(*self._target(sw, "swap", 3)), legal_actions, "swap",
-                                 obs)
-        if phase is Phase.PLACE:
+            action, method = Pass() if sw is None else Swap(*self._target(sw, "swap", 3)), "swap"
+        elif phase is Phase.PLACE:
             options = [a.index for a in legal_actions if isinstance(a, Place)]
-            where = self._position(self.place(obs, options), "place", "one of the options (an int)")
-            return self._checked(Place(where), legal_actions, "place", obs)
-        if phase is Phase.GIVE:
+            action, method = Place(self._position(self.place(obs, options), "place", "one of the options (an int)")), "place"
+        elif phase is Phase.GIVE:
             p = self.give(obs)
-            return self._checked(Pass() if p is None else Give(self._position(p, "give", "a position (int) or None")),
-                                 legal_actions, "give", obs)
-        if phase is Phase.END_TURN:
-            return self._checked(CallCabo() if self.call_cabo(obs) else Pass(), legal_actions, "call_cabo", obs)
-        raise BotError(f"no decision is expected in phase '{phase}'")  # pragma: no cover
+            action, method = Pass() if p is None else Give(self._position(p, "give", "a position (int) or None")), "give"
+        elif phase is Phase.END_TURN:
+            action, method = CallCabo() if self.call_cabo(obs) else Pass(), "call_cabo"
+        else:  # pragma: no cover
+            raise BotError(f"no decision is expected in phase '{phase}'")
+        # The usual answer, found in the legal tuple by a C-speed scan (is_legal's first step), is returned here
+        # without a call: most decisions end on this line. Anything else is _checked.
+        if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, action):
+            return action
+        return self._checked(action, legal_actions, method, obs)
 
     def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation) -> Action:
-        if isinstance(legal, tuple) and _in_tuple(legal, action):  # the usual answer: a C-speed scan (is_legal's first step)
-            return action
+        """``action`` if it is legal; else a BotError naming ``method`` (the learner's own, with its file and line)."""
         if not is_legal(action, legal):
             raise BotError(f"{method}() led to {action}, which is not legal now: {why_illegal(obs, legal, action)}"
                            f"{self._where(method)}")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import _random
 import random
+from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
@@ -42,7 +43,7 @@ from .actions import (
     Snap, Spy, is_legal,
 )
 from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
-    _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
+    _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
     _give, _peek, _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
@@ -54,12 +55,22 @@ from .scoring import ScoreSheet, next_start_player, round_details
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
-# What random.py seeds a generator from a text with (it imports the lean module; hashlib is heavier to import).
-_sha512: Any = getattr(random, "_sha512", None)
-if _sha512 is None:  # pragma: no cover
-    import hashlib
-    _sha512 = hashlib.sha512
-_new_random: Any = random.Random.__new__  # the C constructor: leaves a subclass's (random.Random's) state unseeded
+def _lean_sha512() -> Any:
+    """The SHA-512 random.py seeds a generator from a text with, from the lean C module where there is
+    one (``_sha2`` from Python 3.12, ``_sha512`` before): hashlib is heavier to import."""
+    for module in ("_sha2", "_sha512"):
+        try:
+            return import_module(module).sha512
+        except ImportError:
+            continue
+    from hashlib import sha512  # pragma: no cover - an interpreter without the lean modules
+    return sha512  # pragma: no cover
+
+
+_sha512: Any = _lean_sha512()  # resolved once
+# The C constructor. From Python 3.11 it leaves the state unseeded (Random.__init__ seeds it); on 3.10 it
+# seeds from the system's entropy first, which the seeding that follows it here overwrites.
+_new_random: Any = random.Random.__new__
 _seed_c: Any = _random.Random.seed  # the C seeding Random.seed ends with
 
 T = TypeVar("T")
@@ -233,14 +244,16 @@ class Game:
         "chance_log",  # with a Chance: what each random event came out as (cards, snap winners, reshuffles)
         # the round: the cards on the table and who knows them, the deck (card ids, top last), the counters
         "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
+        "_first_turn",  # (seat, turn) of the round's first turn played here: the stats' turns are counted from it
         # the turn and the decision under way
         "current", "turn", "caller", "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "give_to",
         "_movers", "_place_stage", "_pending", "_claims", "_window_claims", "_snapper", "_after",
-        # how the round ends
-        "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left",
+        # how the round ends; _as_usual: none of caller, _end_after_turn, _empty_flag, _empty_left is set
+        "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left", "_as_usual",
         # the round's events as chains of nested tuples (see _emit), how many, and where this turn's begin
         "_shared", "_own", "_event_count", "_turn_start",
-        # remembered: the legal actions now, the scores as tuples, rule flags read every turn
+        # remembered: the legal actions now (only where one seat decides: play_out reads the seat off _movers
+        # then), the scores as tuples, rule flags read every turn
         "_legal", "_totals", "_round_scores", "_all_seats", "_drawn_legal", "_engine_memory", "_snapping", "_cabo_at_end",
         "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns", "_end_of_turn",
         # a search's world (from_layout(rollout=True)): no events, no history, the game stops at the round's end
@@ -346,7 +359,7 @@ class Game:
             order = _shuffled(list(full), self._rng("shuffle", self.round))
         k = rules.hand_size
         if self.chance is None:
-            self._new_round(start_player, order, [list(range(s * k, (s + 1) * k)) for s in range(n)])
+            self._new_round(start_player, order, None, k)
             self.deck = list(range(len(order) - 1, n * k - 1, -1))  # the top of the deck is its last item
         else:  # each card dealt is asked for: the same deal when every answer is None
             deck = list(range(len(order) - 1, -1, -1))
@@ -365,10 +378,14 @@ class Game:
                 self._look(s, tuple(range(size - rules.initial_peeks, size)))
         self._flip_first()
 
-    def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]]) -> None:
-        """A fresh round's state: the cards ``order`` (by id), ``hands`` dealt (ids by seat), nothing else done."""
+    def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]] | None, k: int = 0) -> None:
+        """A fresh round's state: the cards ``order`` (by id), ``hands`` dealt (ids by seat; ``None``: the usual
+        deal of ``k`` cards each, the first ``k`` ids to seat 0 and so on), nothing else done."""
         n = self.n
-        self.know = Knowledge(order, hands, self._engine_memory)
+        if hands is None:
+            self.know = Knowledge.dealt(order, n, k, self._engine_memory)
+        else:
+            self.know = Knowledge(order, hands, self._engine_memory)
         self.deck = []
         self.start_player = start_player
         self.stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
@@ -378,6 +395,7 @@ class Game:
         self._windows = 0
         self.current = start_player
         self.turn = 0
+        self._first_turn = (start_player, 0)
         self.caller: int | None = None
         self.drawn: int | None = None
         self.drawn_from: str | None = None
@@ -397,6 +415,8 @@ class Game:
         self._end_after_turn = False
         self._empty_flag = False
         self._empty_left: int | None = None
+        # The four facts above as one, kept where they change: _finish_turn tests it on every turn.
+        self._as_usual = True
         self._shared: Any = None
         self._own: list[Any] = [None] * n
         self._event_count = 0
@@ -458,10 +478,12 @@ class Game:
             self._emit(_ev(_K.RESHUFFLE, None, (len(moved),)))
         if not self.deck:
             self._end_after_turn = True
+            self._as_usual = False
             return None
         c = self.deck.pop() if self.chance is None else self._chance_card(self.deck, self.know.faces)
         if not self.deck and not self._reshuffles:
             self._end_after_turn = True
+            self._as_usual = False
         return c
 
     def _chance_card(self, deck: list[int], faces: Sequence[Card]) -> int:
@@ -830,6 +852,7 @@ class Game:
 
     def _call(self, me: int) -> None:
         self.caller = me
+        self._as_usual = False
         self._call_turn = self.turn
         self._final_left = self.n - 1
         self.stats[me]["cabo_calls"] += 1
@@ -1111,6 +1134,7 @@ class Game:
                 self._end_round("empty_hand")
                 return
             self._empty_flag = True
+            self._as_usual = False
         self._continue(after)
 
     # ------------------------------------------------------------------ turns
@@ -1123,6 +1147,7 @@ class Game:
         legal = self._legal = self._legal_choose()
         if not legal or legal[0] is not _DRAW_DECK:  # the deck is out: the round's last turn, if it can be played
             self._end_after_turn = True
+            self._as_usual = False
             if not legal:
                 self._end_round("deck")
 
@@ -1133,14 +1158,10 @@ class Game:
         self._finish_turn()
 
     def _finish_turn(self) -> None:
-        me = self.current
-        self.stats[me]["turns"] += 1
+        me = self.current  # (each seat's count of turns is made at the round's end: _count_turns)
         turn = self.turn
         self.turn = turn + 1
-        if (
-            self.caller is None and self._empty_left is None and not self._empty_flag
-            and not self._end_after_turn and turn + 1 < self._max_turns
-        ):  # the usual turn end, in one test: the next player's turn
+        if self._as_usual and turn + 1 < self._max_turns:  # the usual turn end: the next player's turn
             me = self.current = (me + 1) % self.n
             know = self.know
             if self.deck and know.pile and know.hands[me]:  # _begin_turn, written out for the usual choice
@@ -1175,6 +1196,7 @@ class Game:
         rules = self.rules
         faces = self.know.faces
         final = [[faces[c] for c in hand] for hand in self.know.hands]
+        self._count_turns()
         details = round_details(rules, final, self.caller, ended_by)
         self.sheet.add_round(details.scores)
         self._sync_scores()
@@ -1212,6 +1234,14 @@ class Game:
             return
         start = next_start_player(rules, details.scores, self.start_player, self.caller, details.caller_won)
         self._start_round(start, None)
+
+    def _count_turns(self) -> None:
+        """Each seat's ``turns`` counter: the turns played here this round go round the table from the first."""
+        seat, turn = self._first_turn
+        n = self.n
+        rounds, extra = divmod(self.turn - turn, n)  # every seat played `rounds` turns; `extra` seats one more
+        for s, stats in enumerate(self.stats):
+            stats["turns"] = rounds + ((s - seat) % n < extra)
 
     # ------------------------------------------------------------ observation
 
@@ -1285,8 +1315,8 @@ class Game:
 
         The observation and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
-        :meth:`observation`. An answer from the tuple the seat was given is carried out as
-        :meth:`apply_unchecked` would (actions exist once each: a C-speed scan); anything else
+        :meth:`observation`. An answer from the tuple the seat was given (actions exist once each:
+        a C-speed scan), and of an action class, is carried out as :meth:`apply_unchecked` would; anything else
         (a multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal
         one raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
 
@@ -1301,29 +1331,35 @@ class Game:
             names = [f"seat {s}" for s in range(self.n)]
         results = self.results
         n_results = len(results)
-        history_append = self.history.append
+        # A search's world keeps no history (as apply_unchecked): its moves go to a list nobody reads.
+        unread: list[tuple[int, Action]] = []
+        history_append = self.history.append if not self._rollout else unread.append
         moves = _MOVES
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
         snap, look, over, give, one_seat, new, new_log, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, _new_log, UNKNOWN
-        in_tuple = _in_tuple
+        in_tuple, action_types = _in_tuple, _ACTION_TYPES
         while True:
             phase = self.phase
-            if phase is snap or phase is look:  # every seat decides, in seat order
+            legal: Sequence[Action] | None = self._legal
+            if legal is not None:  # the usual case, tested first: the one seat to move and its legal actions are known
+                to_move: tuple[int, ...] = self._movers  # (_legal is kept only in the phases where one seat decides)
+                seat = to_move[0]
+            elif phase is snap or phase is look:  # every seat decides, in seat order
                 seat = self._movers[0]
-                to_move: tuple[int, ...] = self._all_seats
-                legal: Sequence[Action] = self._window_claims if phase is snap else self._legal_look(seat)
+                to_move = self._all_seats
+                legal = self._window_claims if phase is snap else self._legal_look(seat)
             elif phase is over:
                 return
             else:
                 seat = self._snapper if phase is give else self.current
                 to_move = one_seat[seat]
-                legal = self._legal  # type: ignore[assignment]
-                if legal is None:
-                    legal = self._legal = self._compute_legal()
+                legal = self._legal = self._compute_legal()
             try:
                 choose = choosers[seat]
             except KeyError:
-                raise IllegalActionError(f"seat {seat} must decide and has no bot: run() needs a bot at every seat") from None
+                raise IllegalActionError(
+                    f"seat {seat} must decide and play_out() was given no chooser for it (seats {sorted(choosers)}): "
+                    "give every seat a chooser (Stepper.run needs a bot at every seat)") from None
             # observation(seat), written out
             know = self.know
             events = new_log(EventLog)
@@ -1351,7 +1387,9 @@ class Game:
                 self.exchange_ok, self.give_to,
                 know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
             )), legal)
-            if in_tuple(legal, action):  # apply_unchecked(action, seat), written out
+            # The seat's answer found in its tuple by identity, and an action (an object whose __eq__ says True to
+            # anything is found too): carried out as apply_unchecked(action, seat) does, written out.
+            if in_tuple(legal, action) and type(action) in action_types:
                 history_append((seat, action))
                 self._legal = None
                 moves[phase](self, seat, action)
@@ -1532,6 +1570,7 @@ class Game:
         know = game.know
         game.current = current
         game.turn = turn
+        game._first_turn = (current, turn)
         for c in range(i, i + len(pile_cards)):
             know.land(c)
         i += len(pile_cards)
@@ -1564,6 +1603,7 @@ class Game:
             game._empty_flag = True  # the hand went empty this turn (n + 1 turns left), or earlier
             game._empty_left = None if final_turns == n + 1 else final_turns
         game._end_after_turn = last_turn
+        game._as_usual = caller is None and final_turns is None and not last_turn
         if phase is not None:
             if phase not in ("power", "swap", "end_turn") or drawn_card is not None:
                 raise ValueError(f"phase={phase!r}: a layout starts at 'power', 'swap' or 'end_turn' (or leave it out)")
@@ -1662,14 +1702,14 @@ def seeded_random(text: str) -> random.Random:
     True
     """
     data = text.encode()
-    rng = _new_random(random.Random)  # not seeded yet: Random's __init__ would seed it
+    rng = _new_random(random.Random)  # Random's __init__ would seed it (3.10: __new__ does, from the system's entropy)
     _seed_c(rng, int.from_bytes(data + _sha512(data).digest(), "big"))
     rng.gauss_next = None  # what Random.seed sets besides (getstate() reads it)
     return rng
 
 
 def _copy_rng(rng: random.Random) -> random.Random:
-    new = _new_random(random.Random)  # (Random() would seed it from the system's entropy first)
+    new = _new_random(random.Random)  # (Random() would seed it from the system's entropy first; setstate replaces it)
     new.setstate(rng.getstate())
     return new
 

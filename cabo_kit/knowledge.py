@@ -103,6 +103,28 @@ class Knowledge:
         self._up_rows: list[tuple[bool, ...]] = [(False,) * len(cards) for cards in hands]
         self.up_view: tuple[tuple[bool, ...], ...] = tuple(self._up_rows)
 
+    @classmethod
+    def dealt(cls, faces: list[Card], n: int, k: int, memory: bool = True) -> "Knowledge":
+        """``Knowledge(faces, hands, memory)`` for the usual deal, seat ``s`` holding ids ``s*k`` to ``s*k + k - 1``.
+
+        Every round starts so: it is copied from a fresh one kept per table shape (the lists copied in C,
+        without ``__init__``'s loops; tests/test_fast_paths.py compares the two).
+
+        >>> from cabo_kit.cards import Card
+        >>> faces = [Card.parse(t) for t in "3 5 9 12 7".split()]
+        >>> Knowledge.dealt(faces, 2, 2).hands, Knowledge.dealt(faces, 2, 2).views[0]
+        ([[0, 1], [2, 3]], ((Card('??'), Card('??')), (Card('??'), Card('??'))))
+        """
+        key = (len(faces), n, k, memory)
+        fresh = _FRESH.get(key)
+        if fresh is None:
+            if len(_FRESH) > 256:
+                _FRESH.clear()
+            fresh = _FRESH[key] = cls([UNKNOWN] * len(faces), [list(range(s * k, (s + 1) * k)) for s in range(n)], memory)
+        new = fresh.copy()
+        new.faces = faces
+        return new
+
     def _changed(self, owner: int, flags: bool = True) -> None:
         """``owner``'s hand, or what is known of a card in it, changed: rebuild every seat's view of that hand
         (and its face-up flags, unless ``flags`` is false: no card in it was turned, and none came or went)."""
@@ -305,3 +327,6 @@ class Knowledge:
         new.views = list(self.views)  # the tuples in it are never changed: shared
         new.up_view = self.up_view
         return new
+
+
+_FRESH: dict[tuple[int, int, int, bool], Knowledge] = {}  # Knowledge.dealt's fresh rounds, by table shape

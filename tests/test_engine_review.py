@@ -111,6 +111,61 @@ def test_run_game_still_accepts_an_equal_copy_and_a_lazy_multi_exchange() -> Non
     assert any(type(a) is ck.Exchange and len(a.positions) > 1 for _, a in record.actions)
 
 
+class _EqualsAnything:
+    """Not an action: its ``__eq__`` says it equals whatever it is compared with (``in`` asks it)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return "EqualsAnything()"
+
+
+class _SneakyPass(ck.Pass):
+    """An action class's subclass that says it equals anything: not one of the action classes either."""
+
+    keyword = ""  # (a keyword would make the parser read "pass" as this class)
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+class Cheat(Bot):
+    def __init__(self, answer: object) -> None:
+        super().__init__()
+        self.answer = answer
+
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return self.answer  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("answer", [_EqualsAnything(), _SneakyPass()], ids=["not-an-action", "action-subclass"])
+def test_an_answer_that_equals_anything_is_refused_on_every_path(answer: object) -> None:
+    """Review of issue 20: such an answer was found by ``in`` and played (a Cabo call where a draw was due)."""
+    rules = Rules.preset("rush").replace(cabo_timing="end_of_turn")
+    with pytest.raises(IllegalActionError, match=r"Cheat at seat 0: .* is not legal for seat 0 \(phase 'snap'"):
+        ck.play_game([Cheat(answer), ck.bots.RandomBot()], rules, seed=1)  # the engine's loop (Game.play_out)
+    for preset in ("deluxe", "rush", "traveller"):
+        game = Game(Rules.preset(preset), seed=2, n_players=3)
+        stepper = ck.Stepper(game, [Cheat(answer), Cheat(answer), Cheat(answer)])
+        with pytest.raises(IllegalActionError, match="is not legal for seat 0"):
+            stepper.step()  # one decision at a time: Game.apply's check
+        with pytest.raises(IllegalActionError, match="is not legal for seat 0"):
+            game.apply(answer, seat=0)  # type: ignore[arg-type]
+        assert not game.history and game.turn == 0
+    game = Game(Rules.preset("rush"), seed=3, n_players=2, start_player=0)
+    for seat in (0, 1):
+        game.apply(ck.Pass(), seat=seat)
+    assert game.phase is ck.Phase.CHOOSE
+    with pytest.raises(IllegalActionError, match=r"is not legal for seat 0 \(phase 'choose'"):
+        game.apply(answer)  # type: ignore[arg-type]
+    assert game.caller is None
+
+
 # ------------------------------------------------------------------- clones
 
 
@@ -191,3 +246,14 @@ def test_a_layout_games_discard_and_scores_follow_take_discard_and_reshuffle(mem
     for seat in range(2):
         assert game.observation(seat).discard == (ck.Card.parse("4"),) == _fresh_discard(game, seat)
     assert game.observation(0).scores == (12, 40)
+
+
+def test_play_out_names_itself_when_a_seat_has_no_chooser_and_keeps_no_history_in_a_search_world() -> None:
+    game = Game(Rules.preset("rush"), seed=1, n_players=2)
+    bot = ck.bots.GreedyBot()
+    with pytest.raises(IllegalActionError, match=r"play_out\(\) was given no chooser for it \(seats \[0\]\)"):
+        game.play_out({0: bot.choose})
+    world = Game.from_layout(Rules.preset("rush"), hands=["AS 2S 3S 4S".split(), "5H 6H 7H 8H".split()], discard=["9D"],
+                             rollout=True)
+    world.play_out({0: bot.choose, 1: ck.bots.GreedyBot().choose})
+    assert world.is_over and len(world.results) == 1 and world.history == []  # as apply_unchecked keeps none there

@@ -96,19 +96,27 @@ def _on_drawn(self: Game, me: int, action: Any) -> None:
     self._turn_ends()
 
 
+_TURNS_PLAYED: dict[int, list[int]] = {}  # by id(game): the seat of each turn played this round
+
+
 def _finish_turn(self: Game) -> None:
     me = self.current
-    self.stats[me]["turns"] += 1
+    _TURNS_PLAYED.setdefault(id(self), []).append(me)  # counted as it is played (the engine: at the round's end)
     turn = self.turn
-    self.turn = turn + 1
+    # The four end-of-round facts tested one by one (the engine keeps them as one, _as_usual).
     if (self.caller is None and self._empty_left is None and not self._empty_flag and not self._end_after_turn
             and turn + 1 < self._max_turns):
+        self.turn = turn + 1
         self.current = (me + 1) % self.n
         self._begin_turn()
         return
-    self.turn = turn  # the rest of the original, which counts the turn itself
-    self.stats[me]["turns"] -= 1
     _FAST_FINISH_TURN(self)
+
+
+def _count_turns(self: Game) -> None:
+    played = _TURNS_PLAYED.pop(id(self), [])
+    for seat, stats in enumerate(self.stats):
+        stats["turns"] = played.count(seat)
 
 
 _FAST_ON_DRAWN = Game._on_drawn
@@ -148,6 +156,7 @@ def canonical(monkeypatch: pytest.MonkeyPatch) -> Any:
             self.patch.setattr(Game, "_on_choose", _on_choose)
             self.patch.setattr(Game, "_on_drawn", _on_drawn)
             self.patch.setattr(Game, "_finish_turn", _finish_turn)
+            self.patch.setattr(Game, "_count_turns", _count_turns)
             self.patch.setattr(Knowledge, "exchange", _exchange)
             self.patch.setitem(game_module._MOVES, game_module.CHOOSE, _on_choose)
             self.patch.setitem(game_module._MOVES, game_module.DRAWN, _on_drawn)
@@ -183,6 +192,12 @@ def random_rules(rng: random.Random) -> ck.Rules:
     return base.replace(**fields)
 
 
+def _as_usual(game: Game) -> bool:
+    """What the engine's one flag stands for: no end-of-round fact is set."""
+    return (game.caller is None and game._empty_left is None and not game._empty_flag
+            and not game._end_after_turn)
+
+
 class Recorder(ck.Bot):
     """Plays as ``inner`` and keeps every observation it was handed (checked against the game's own)."""
 
@@ -193,6 +208,7 @@ class Recorder(ck.Bot):
         seat = observation.seat
         assert seat == self.game.to_move[0]
         assert observation == self.game.observation(seat)  # the loop's observation is observation()'s
+        assert self.game._as_usual is _as_usual(self.game)
         assert legal_actions is observation.legal_actions
         self.seen.append(observation.to_dict())
         return self.inner.choose(observation, legal_actions)
@@ -255,3 +271,49 @@ def test_seeded_random_is_random_random_of_the_text() -> None:
         assert fast.gauss(0, 1) == plain.gauss(0, 1) and fast.gauss(0, 1) == plain.gauss(0, 1)
         assert _copy_rng(fast).getstate() == fast.getstate()
     assert bot_random(3, 1).getstate() == random.Random("cabo-kit:3:bot:1").getstate()
+    # Its SHA-512 comes from the lean C module of this Python (_sha2 from 3.12, _sha512 before), not hashlib.
+    assert game_module._sha512.__module__ == ("_sha2" if sys.version_info >= (3, 12) else "_sha512")
+
+
+def test_the_one_end_of_round_flag_follows_the_four_facts() -> None:
+    """``_as_usual`` (what ``_finish_turn`` tests on every turn) equals its four facts after every decision: with
+    hands emptied by snaps (final turns), Cabo calls, the deck run out, and in a search's worlds set up mid-ending."""
+    rng = random.Random(7)
+    emptied = 0
+    for seed in range(40):
+        rules = random_rules(rng).replace(snapping=True, empty_hand="final_turns", hand_size=rng.choice([2, 3]),
+                                          max_turns=300, snap_penalty_own=0, snap_penalty_other=0)
+        n = rng.randint(2, 4)
+        game = Game(rules, seed, n)
+        bots = [ck.bots.GreedyBot() for _ in range(n)]
+        for seat, bot in enumerate(bots):
+            bot.random = bot_random(seed, seat)
+        while not game.is_over:
+            seat = game.to_move[0]
+            obs = game.observation(seat)
+            game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+            assert game._as_usual is _as_usual(game), (rules, seed)
+            emptied += game._empty_flag
+    assert emptied >= 10, f"a hand was empty at {emptied} decisions only: the test proves too little"
+    hands = [["AS", "2S", "3S", "4S"], ["AH", "2H", "3H", "4H"], ["AD", "2D", "3D", "4D"]]
+    traveller = ck.Rules.preset("traveller")
+    for moment in ({}, {"caller": 1}, {"final_turns": 2}, {"final_turns": 4}, {"last_turn": True}):
+        world = Game.from_layout(traveller, hands, discard=["9C"], rollout=True, **moment)  # type: ignore[arg-type]
+        assert world._as_usual is _as_usual(world) is (not moment), moment
+
+
+def test_a_dealt_knowledge_is_a_fresh_one_and_shares_nothing_with_its_template() -> None:
+    """Knowledge.dealt (every round's start) copies a kept fresh Knowledge: it must equal Knowledge(...) in every
+    slot, and a round's changes must not reach the next round's copy."""
+    deck = ck.Rules.preset("deluxe").full_deck(4)
+    for n, k, memory in ((2, 4, True), (4, 4, True), (3, 3, False), (6, 5, True)):
+        for _ in range(2):  # the second time from the kept one, after the first was played on
+            faces = random.Random(n * k).sample(deck, len(deck))
+            fast = Knowledge.dealt(faces, n, k, memory)
+            plain = Knowledge(faces, [list(range(s * k, (s + 1) * k)) for s in range(n)], memory)
+            for name in Knowledge.__slots__:
+                assert getattr(fast, name) == getattr(plain, name), name
+            fast.see(0, 0)
+            fast.exchange(0, 1, n * k, True, 0)
+            fast.insert(n - 1, 0, n * k + 1)
+            fast.land(n * k + 2)
