@@ -307,6 +307,9 @@ class Stepper:
                 return None
             if self._starts and game.round != self._round_seen:
                 self._round_hooks()
+            seat = game.to_move[0]
+            if seat not in self.bots:  # no bot moves first (the seat's next decision in its turn): no loop to enter
+                return game.observation(seat)
             try:
                 game.play_out(choosers, self.names, hooks)
             except _Waiting as waiting:
