@@ -16,7 +16,7 @@ from .actions import Action, IllegalActionError
 from .bot import Bot
 from .cards import Card
 from .game import Game, seeded_random
-from .observation import Event
+from .observation import Event, Observation
 from .record import GameRecord
 from .rules import Rules
 
@@ -81,6 +81,14 @@ class Step(NamedTuple):
     fault: Fault | None = None
 
 
+class _Waiting(Exception):
+    """Raised inside ``Game.play_out`` for a seat without a bot: :meth:`Stepper.next_decision` returns its observation."""
+
+
+def _wait(observation: Observation, legal: Sequence[Action]) -> Action:
+    raise _Waiting(observation)
+
+
 class Stepper:
     """The one game loop: bots decide for their seats, and the game stops where a seat without a bot must.
 
@@ -91,6 +99,8 @@ class Stepper:
     carries out such a seat's decision. Both return the events that happened, as ``viewer`` saw
     them (``None``: every face shown; give a seat to hide what that seat may not know).
     :meth:`step` moves one bot at a time, for tables that show moves at a pace.
+    :meth:`next_decision` does what :meth:`advance` does in the engine's fast loop, without the
+    events, and hands back the observation of the seat that decides (a program playing a seat).
     :func:`play_game`, :func:`~cabo_kit.check_bot` and the tournament drive whole games
     with :meth:`run`.
 
@@ -162,6 +172,7 @@ class Stepper:
         # Hooks a bot does not override are skipped: building their arguments costs time.
         self._starts = [(s, b) for s, b in sorted(seated.items()) if type(b).on_round_start is not Bot.on_round_start]
         self._ends = [(s, b) for s, b in sorted(seated.items()) if type(b).on_round_end is not Bot.on_round_end]
+        self._choosers: dict[int, Any] | None = None  # next_decision's, made on its first call
         #: Hooks that raised with ``on_error="random"`` and not yet collected by a caller (a card table shows them).
         self.hook_faults: list[Fault] = []
         if game_hooks:
@@ -258,6 +269,51 @@ class Stepper:
             if hooks:
                 self._after_move()
         self._after_move()
+
+    def next_decision(self) -> Observation | None:
+        """Let the bots move until a seat without a bot must decide; that seat's observation (``None`` once the
+        game is over).
+
+        What :meth:`advance` does, in :meth:`run`'s loop (the engine's :meth:`Game.play_out
+        <cabo_kit.Game.play_out>`, the round hooks called as the game reaches them) and without
+        collecting the events: the cheap way for a program that plays a seat, as
+        :class:`cabo_kit.rl.SeatEnv` does. The observation is the one the engine made for that
+        decision (``observation.seat`` decides; ``observation.legal_actions`` are its choices).
+        Carry the decision out with :meth:`apply`, or straight on the game (:meth:`Game.apply
+        <cabo_kit.Game.apply>`): the next call first calls the round-end and game-end hooks that
+        move reached. As in :meth:`run`, a bot that raises or answers something illegal raises,
+        whatever ``on_error`` says.
+
+        >>> import cabo_kit as ck
+        >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=2, n_players=3)
+        >>> stepper = ck.Stepper(game, {1: ck.bots.GreedyBot(), 2: ck.bots.RandomBot()}, game_hooks=True)
+        >>> obs = stepper.next_decision()              # the set-up look: seat 0 first
+        >>> obs.seat, obs.phase, obs.legal_actions[:2]
+        (0, <Phase.LOOK: 'look'>, (InitialPeek(positions=(0, 1)), InitialPeek(positions=(0, 2))))
+        >>> while obs is not None:                       # seat 0 always plays its first legal action
+        ...     _ = game.apply(obs.legal_actions[0], obs.seat)
+        ...     obs = stepper.next_decision()
+        >>> game.is_over, len(game.results) > 0
+        (True, True)
+        """
+        game = self.game
+        choosers = self._choosers
+        if choosers is None:
+            choosers = self._choosers = {s: self.bots[s].choose if s in self.bots else _wait for s in range(game.n)}
+        hooks = bool(self._starts or self._ends)  # else play_out runs on through round ends
+        while True:
+            self._after_move()
+            if game.is_over:
+                return None
+            if self._starts and game.round != self._round_seen:
+                self._round_hooks()
+            seat = game.to_move[0]
+            if seat not in self.bots:  # no bot moves first (the seat's next decision in its turn): no loop to enter
+                return game.observation(seat)
+            try:
+                game.play_out(choosers, self.names, hooks)
+            except _Waiting as waiting:
+                return waiting.args[0]
 
     def _hook(self, seat: int, name: str, *args: Any) -> None:
         """Call a bot's hook; with ``on_error="random"`` a hook that raises is recorded, not fatal."""

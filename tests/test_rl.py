@@ -492,6 +492,78 @@ def test_gymnasium_make_finds_the_seat_env_without_importing_gymnasium_early() -
     assert out.split() == ["SeatEnv"]
 
 
+class _HookLog(ck.bots.RandomBot):
+    """A RandomBot that writes down each hook call it gets (what SeatEnv must call, when, with what)."""
+
+    def __init__(self, log: list) -> None:
+        super().__init__()
+        self.log = log
+
+    def on_game_start(self, seat: int, n_players: int, rules: ck.Rules) -> None:
+        self.log.append(("game", seat, n_players))
+
+    def on_round_start(self, observation: ck.Observation) -> None:
+        self.log.append(("round", observation.seat, observation.round, len(observation.hands[observation.seat])))
+
+    def on_round_end(self, result: object) -> None:
+        self.log.append(("end", tuple(result.scores)))  # type: ignore[attr-defined]
+
+    def on_game_end(self, totals: list[int], winners: list[int]) -> None:
+        self.log.append(("over", tuple(totals), tuple(winners)))
+
+
+def _seat_env_digest(preset: str, opponents: list, seat: int | None, reward: str, seed: int, log: list) -> tuple[str, int]:
+    """The sha256 of seeded SeatEnv episodes: every observation, mask, reward, flag, info, seat and hook call."""
+    import hashlib
+
+    from cabo_kit.rl import SeatEnv
+
+    env = SeatEnv(preset, opponents=opponents, seat=seat, seed=seed, reward=reward)
+    rng = np.random.default_rng(seed)
+    digest = hashlib.sha256()
+    steps = 0
+    for _ in range(4):
+        obs, info = env.reset()
+        digest.update(obs.tobytes() + repr((sorted(info.items()), env.seat)).encode())
+        while True:
+            mask = env.action_masks()
+            digest.update(np.packbits(mask).tobytes())
+            legal = np.flatnonzero(mask)
+            obs, reward_, terminated, truncated, info = env.step(int(legal[int(rng.random() * len(legal))]))
+            steps += 1
+            digest.update(obs.tobytes() + repr((reward_, terminated, truncated, sorted(info.items()))).encode())
+            if terminated:
+                break
+    digest.update(repr(log).encode())
+    return digest.hexdigest()[:16], steps
+
+
+# Pinned with SeatEnv as it was before its speed work (commit c2d8d9c): what a learner receives must not move. Like
+# tests/test_rl_encoding_reference.py's digests these also depend on the engine playing the games as it does.
+SEAT_ENV_DIGESTS = {
+    "deluxe": ("477ae3ae15f5861e", 93),
+    "deluxe round": ("056c22ad2fd562d9", 69),
+    "rush": ("4c081f019eebb008", 102),
+    "traveller round": ("0cbc8df73b623f3d", 92),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEAT_ENV_DIGESTS))
+def test_seeded_seat_env_episodes_stay_what_they_were(case: str) -> None:
+    log: list = []
+    preset, opponents, seat, reward, seed = {
+        "deluxe": ("deluxe", [1, 1, 1], 0, "game", 11),
+        "deluxe round": ("deluxe", [2, _HookLog(log), 1], None, "round", 12),
+        "rush": ("rush", [ck.bots.GreedyBot, 1], 1, "game", 13),
+        "traveller round": ("traveller", [3, 2, _HookLog(log)], 2, "round", 14),
+    }[case]
+    result = _seat_env_digest(preset, opponents, seat, reward, seed, log)
+    if reward == "round":  # the hook-logging bot sits at these tables: 4 games, each round started and ended
+        kinds = [entry[0] for entry in log]
+        assert kinds.count("game") == kinds.count("over") == 4 and kinds.count("round") == kinds.count("end") > 4
+    assert result == SEAT_ENV_DIGESTS[case], (case, result)
+
+
 @pytest.mark.parametrize("preset,levels,seat", [("deluxe", [2, 3, 1], 1), ("rush", [3, 2], 0), ("traveller", [1, 3], 2)])
 def test_seat_env_plays_the_game_a_stepper_plays(preset: str, levels: list[int], seat: int) -> None:
     from cabo_kit.bots.levels import by_level

@@ -173,3 +173,56 @@ def test_round_and_game_hooks_fire_once_each_in_order() -> None:
     rounds = len(game.results)
     expected = ["start"] + [x for r in range(rounds) for x in (f"round {r}", f"end {r}")] + ["over"]
     assert calls == expected
+
+
+class _Logged(ck.bots.RandomBot):
+    """A RandomBot that writes each hook call it gets into a shared log, with its seat and what it was told."""
+
+    def __init__(self, log: list[Any]) -> None:
+        super().__init__()
+        self.log = log
+        self.seat = -1
+
+    def on_game_start(self, seat: int, n_players: int, rules: ck.Rules) -> None:
+        self.seat = seat
+        self.log.append((seat, "start"))
+
+    def on_round_start(self, observation: ck.Observation) -> None:
+        self.log.append((self.seat, "round", observation.round, observation.hands))
+
+    def on_round_end(self, result: ck.RoundResult) -> None:
+        self.log.append((self.seat, "end", result.index, tuple(result.scores)))
+
+    def on_game_end(self, totals: list[int], winners: list[int]) -> None:
+        self.log.append((self.seat, "over", tuple(totals)))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("person", [0, 2])
+def test_next_decision_plays_the_game_play_game_plays_and_calls_the_same_hooks(preset: str, person: int) -> None:
+    rules = ck.Rules.preset(preset)
+    seed = 30 + person
+    log: list[Any] = []
+    expected = ck.play_game([_Logged(log) if s != 1 else ck.bots.GreedyBot() for s in range(3)], rules, seed=seed)
+    expected_log = [entry for entry in log if entry[0] != person]  # the person's seat has no bot to call
+
+    log.clear()
+    bots = {s: _Logged(log) if s != 1 else ck.bots.GreedyBot() for s in range(3) if s != person}
+    game = ck.Game(rules, seed, 3)
+    stepper = ck.Stepper(game, bots, game_hooks=True)
+    you = ck.bots.RandomBot()  # plays the person's seat with the moves its twin made in play_game
+    you.random = bot_random(seed, person)
+    decisions = 0
+    obs = stepper.next_decision()
+    while obs is not None:
+        assert obs.seat == person and obs == game.observation(person)  # the engine's own view of that moment
+        decisions += 1
+        if decisions % 2:
+            stepper.apply(you.choose(obs, obs.legal_actions), seat=person)
+        else:  # straight on the game: the next call catches up the hooks that move reached
+            game.apply(you.choose(obs, obs.legal_actions), person)
+        obs = stepper.next_decision()
+    assert decisions > 10 and game.is_over and stepper.next_decision() is None
+    names = [b.name for b in (_Logged([]), ck.bots.GreedyBot(), _Logged([]))]
+    assert ck.GameRecord.from_game(game, names).to_json() == expected.to_json()
+    assert log == expected_log and [entry[1] for entry in log].count("end") == len(game.results) > 1

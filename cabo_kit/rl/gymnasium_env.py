@@ -1,8 +1,8 @@
 """A Gymnasium env for one seat against cabo-kit bots, with ``action_masks()`` for sb3-contrib's MaskablePPO.
 
 Each ``step`` is one decision of your seat; the bots at the other seats play between your
-decisions (in the engine's own loop, :meth:`cabo_kit.Game.play_out`, their hooks called as a
-:class:`cabo_kit.Stepper` calls them: the very game a Stepper plays). The
+decisions (:meth:`cabo_kit.Stepper.next_decision`: the engine's own loop, the bots' hooks
+called as a Stepper calls them, so the very game a Stepper plays). The
 observation is :func:`~cabo_kit.rl.encode` of your seat's :class:`~cabo_kit.Observation`, the
 action a number of the :class:`~cabo_kit.rl.ActionIndex`; ``action_masks()`` says which are legal.
 
@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - without the rl extra
 
     raise missing_extra("gymnasium") from exc
 
-from ..actions import Action, IllegalActionError
+from ..actions import IllegalActionError
 from ..bot import Bot
 from ..bots.levels import by_level
 from ..game import Game
@@ -55,10 +55,6 @@ __all__ = ["SeatEnv", "ENV_ID"]
 
 #: The id :class:`SeatEnv` is registered under: ``gymnasium.make("cabo_kit/SeatEnv-v0", opponents=[1, 2])``.
 ENV_ID = "cabo_kit/SeatEnv-v0"
-
-
-class _YourTurn(Exception):
-    """Raised by the chooser of your seat inside ``Game.play_out``: the bots have played, you decide now."""
 
 
 def _bot(spec: Any, i: int) -> Bot:
@@ -137,34 +133,11 @@ class SeatEnv(gymnasium.Env):
         for s, bot in zip(others, self.opponents):
             bots[s] = bot
         self.game = Game(self.rules, game_seed, self.n_players, memory=self.memory)
-        # The Stepper calls the bots' hooks (game, round start and end); their decisions run in play_out.
+        # The Stepper calls the bots' hooks (game, round start and end) and lets them play in the engine's loop.
         self.stepper = Stepper(self.game, bots, viewer=self.seat, game_hooks=True)
-        self._choosers: dict[int, Any] = {s: bot.choose for s, bot in bots.items()}
-        self._choosers[self.seat] = self._your_turn
-        self._round_hooks = bool(self.stepper._starts or self.stepper._ends)
         self._results_seen = 0
-        self._advance()
+        self._obs = self.stepper.next_decision()
         return self._observe(), {}
-
-    def _your_turn(self, obs: Observation, legal: Sequence[Action]) -> Action:
-        self._obs = obs
-        raise _YourTurn
-
-    def _advance(self) -> None:
-        """Let the bots play until your seat decides (its observation in :attr:`_obs`) or the game ends."""
-        game, stepper = self.game, self.stepper
-        assert game is not None and stepper is not None
-        self._obs = None
-        while True:
-            stepper._after_move()  # round-end and game-end hooks
-            if game.is_over:
-                return
-            if stepper._starts and game.round != stepper._round_seen:
-                stepper._round_hooks()
-            try:
-                game.play_out(self._choosers, stepper.names, self._round_hooks)
-            except _YourTurn:
-                return
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Play ``action`` (a number of the index) for your seat, then let the bots play until you decide again."""
@@ -183,7 +156,7 @@ class SeatEnv(gymnasium.Env):
                 raise IllegalActionError(str(exc)) from exc
             return self._observe(), -1.0, True, False, {"illegal": str(exc)}
         game.apply_unchecked(chosen, seat)  # checked above against the legal actions
-        self._advance()
+        self._obs = stepper.next_decision()  # your seat's, or None: the game is over
         reward = 0.0
         if self.reward_at == "round" and len(game.results) != self._results_seen:
             for result in game.results[self._results_seen:]:

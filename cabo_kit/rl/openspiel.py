@@ -75,6 +75,7 @@ from ..actions import Action
 from ..cards import Card
 from ..chance import Chance
 from ..game import Game
+from ..observation import EventKind
 from ..rules import PRESETS, Rules
 from .encoding import action_index, encoder
 
@@ -292,7 +293,7 @@ class _Play:
         if text is None:
             rounds: list[list[Any]] = []
             for event in game.events_seen(seat):
-                if event.kind == "round" or not rounds:
+                if event.kind == EventKind.ROUND or not rounds:
                     rounds.append([])
                 rounds[-1].append(event.to_list())
             text = self.earlier[key] = json.dumps(rounds[:-1], separators=(",", ":"))
