@@ -558,11 +558,12 @@ def is_legal(action: object, legal: "Sequence[Action]") -> bool:
     >>> is_legal(Anything(), legal)
     False
     """
+    # The type first: `in` would ask the answer's own __eq__, which may raise (or say anything).
+    if type(action) not in _ACTION_TYPES:
+        return False
     if isinstance(legal, tuple):
-        found = _in_tuple(legal, action) or (type(legal) is not tuple and action in legal)
-    else:
-        found = action in legal
-    return found and type(action) in _ACTION_TYPES
+        return _in_tuple(legal, action) or (type(legal) is not tuple and action in legal)
+    return action in legal
 
 
 _LISTED_MULTI = 10  # up to this hand size, all multi-exchanges are made once (2**10 of them at most)

@@ -1387,9 +1387,9 @@ class Game:
                 self.exchange_ok, self.give_to,
                 know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
             )), legal)
-            # The seat's answer found in its tuple by identity, and an action (an object whose __eq__ says True to
-            # anything is found too): carried out as apply_unchecked(action, seat) does, written out.
-            if in_tuple(legal, action) and type(action) in action_types:
+            # An action (tested first: `in` would ask any other object's own __eq__, which may say True to anything
+            # or raise) found in the seat's tuple by identity: carried out as apply_unchecked(action, seat) does.
+            if type(action) in action_types and in_tuple(legal, action):
                 history_append((seat, action))
                 self._legal = None
                 moves[phase](self, seat, action)

@@ -123,6 +123,18 @@ class _EqualsAnything:
         return "EqualsAnything()"
 
 
+class _RaisingEq:
+    """Not an action, and comparing it raises: the engine must refuse it by its type before ``in`` asks it."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return "RaisingEq()"
+
+
 class _SneakyPass(ck.Pass):
     """An action class's subclass that says it equals anything: not one of the action classes either."""
 
@@ -143,9 +155,11 @@ class Cheat(Bot):
         return self.answer  # type: ignore[return-value]
 
 
-@pytest.mark.parametrize("answer", [_EqualsAnything(), _SneakyPass()], ids=["not-an-action", "action-subclass"])
+@pytest.mark.parametrize("answer", [_EqualsAnything(), _SneakyPass(), _RaisingEq()],
+                         ids=["not-an-action", "action-subclass", "eq-raises"])
 def test_an_answer_that_equals_anything_is_refused_on_every_path(answer: object) -> None:
-    """Review of issue 20: such an answer was found by ``in`` and played (a Cabo call where a draw was due)."""
+    """Review of issue 20: such an answer was found by ``in`` and played (a Cabo call where a draw was due); one whose
+    ``__eq__`` raises came out of play_game and Game.apply as that raw error, not an IllegalActionError naming the seat."""
     rules = Rules.preset("rush").replace(cabo_timing="end_of_turn")
     with pytest.raises(IllegalActionError, match=r"Cheat at seat 0: .* is not legal for seat 0 \(phase 'snap'"):
         ck.play_game([Cheat(answer), ck.bots.RandomBot()], rules, seed=1)  # the engine's loop (Game.play_out)
