@@ -99,7 +99,9 @@ class Action(metaclass=_OneOfEach):
     def __init_subclass__(cls, **kw: object) -> None:
         super().__init_subclass__(**kw)
         cls._values = {}
-        if cls.keyword:
+        # Only a class that names its own keyword: a subclass inheriting one (a user's `class MyPass(Pass)`) would
+        # otherwise take over Action.parse for the whole process.
+        if cls.__dict__.get("keyword"):
             Action._by_keyword[cls.keyword] = cls
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:

@@ -138,8 +138,6 @@ class _RaisingEq:
 class _SneakyPass(ck.Pass):
     """An action class's subclass that says it equals anything: not one of the action classes either."""
 
-    keyword = ""  # (a keyword would make the parser read "pass" as this class)
-
     def __eq__(self, other: object) -> bool:
         return True
 
@@ -178,6 +176,21 @@ def test_an_answer_that_equals_anything_is_refused_on_every_path(answer: object)
     with pytest.raises(IllegalActionError, match=r"is not legal for seat 0 \(phase 'choose'"):
         game.apply(answer)  # type: ignore[arg-type]
     assert game.caller is None
+
+
+def test_a_subclass_of_an_action_class_leaves_the_parser_alone() -> None:
+    """A subclass that inherits its keyword (a user's helper class, _SneakyPass above) does not become what the text
+    reads as: "pass" stays Pass, and a game answered in text plays on."""
+
+    class MyPass(ck.Pass):
+        """A user's helper."""
+
+    assert Action.parse("pass") is ck.Pass() and type(Action.parse("pass")) is ck.Pass
+    assert MyPass is not ck.Pass and Action.parse("take") is ck.DrawDiscard()
+    game = Game(Rules.preset("rush"), seed=3, n_players=2, start_player=0)
+    for seat in (0, 1):
+        game.apply("pass", seat=seat)  # the start's snap window: "pass" is legal
+    assert game.phase is ck.Phase.CHOOSE and [a for _, a in game.history] == [ck.Pass(), ck.Pass()]
 
 
 # ------------------------------------------------------------------- clones
