@@ -96,7 +96,10 @@ def _on_drawn(self: Game, me: int, action: Any) -> None:
     self._turn_ends()
 
 
-_TURNS_PLAYED: dict[int, list[int]] = {}  # by id(game): the seat of each turn played this round
+# By id(game): the seat of each turn played this round. Game has __slots__ without __weakref__ (no WeakKeyDictionary):
+# the canonical context empties it as it opens and closes, so that an entry left by a game abandoned or cloned
+# mid-round never reaches a later game given the same id.
+_TURNS_PLAYED: dict[int, list[int]] = {}
 
 
 def _finish_turn(self: Game) -> None:
@@ -152,6 +155,7 @@ def canonical(monkeypatch: pytest.MonkeyPatch) -> Any:
     """A context in which every fast path is swapped for its canonical calls."""
     class Swapped:
         def __enter__(self) -> None:
+            _TURNS_PLAYED.clear()
             self.patch = pytest.MonkeyPatch()
             self.patch.setattr(Game, "_on_choose", _on_choose)
             self.patch.setattr(Game, "_on_drawn", _on_drawn)
@@ -167,6 +171,7 @@ def canonical(monkeypatch: pytest.MonkeyPatch) -> Any:
 
         def __exit__(self, *exc: object) -> None:
             self.patch.undo()
+            _TURNS_PLAYED.clear()
 
     return Swapped()
 
@@ -253,6 +258,12 @@ def test_the_canonical_forms_are_really_swapped_in(canonical: Any) -> None:
     with canonical:
         assert game_module._MOVES[game_module.CHOOSE] is _on_choose and Knowledge.exchange is _exchange
         assert Stepper.run is _plain_run
+        abandoned, bot = Game(ck.Rules.preset("rush"), seed=1, n_players=2), ck.bots.GreedyBot()
+        for _ in range(12):  # a few turns of a round, then the game is dropped: its entry stays ...
+            obs = abandoned.observation(abandoned.to_move[0])
+            abandoned.apply(bot.choose(obs, obs.legal_actions), obs.seat)
+        assert _TURNS_PLAYED.get(id(abandoned)) and not abandoned.results
+    assert not _TURNS_PLAYED  # ... till the context closes: no later game inherits it by its id
     assert game_module._MOVES[game_module.CHOOSE] is Game._on_choose is not _on_choose
 
 
