@@ -243,7 +243,8 @@ class Game:
         "chance",  # the Chance asked at each random event, or None (the seed decides all)
         "chance_log",  # with a Chance: what each random event came out as (cards, snap winners, reshuffles)
         # the round: the cards on the table and who knows them, the deck (card ids, top last), the counters
-        "know", "deck", "start_player", "stats", "_snap_rng", "_reshuffle_rng", "_windows",
+        "know", "deck", "start_player", "_snap_rng", "_reshuffle_rng", "_windows",
+        "_stats",  # the counters by seat, read as the property `stats` (which counts each seat's turns then)
         "_first_turn",  # (seat, turn) of the round's first turn played here: the stats' turns are counted from it
         # the turn and the decision under way
         "current", "turn", "caller", "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "give_to",
@@ -388,7 +389,7 @@ class Game:
             self.know = Knowledge(order, hands, self._engine_memory)
         self.deck = []
         self.start_player = start_player
-        self.stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
+        self._stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
         # Made on first use: seeding a generator costs more than most turns.
         self._snap_rng: random.Random | None = None
         self._reshuffle_rng: random.Random | None = None
@@ -513,6 +514,26 @@ class Game:
     # the game loop asks for it before every decision, and a property written in Python costs more than the rest.
     to_move = property(attrgetter("_movers"), doc="""The seats that must decide now: one seat, or several at once
         (set-up look, snap window: those that have not answered yet).""")
+
+    @property
+    def stats(self) -> list[dict[str, int]]:
+        """This round's counters by seat, each a dict of the counters in :data:`SEAT_STATS` (the live dicts: the
+        round's :class:`RoundResult` keeps them, and a new round starts new ones). ``turns``, the turns each seat
+        has finished this round, is not kept turn by turn (the engine's hottest path) but counted as it is read.
+
+        >>> import cabo_kit as ck
+        >>> game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=2, start_player=0)
+        >>> for action in ["pass", "pass", "deck", "discard", "pass", "pass", "deck"]:
+        ...     _ = game.apply(action, seat=game.to_move[0])
+        >>> [(s["turns"], s["draws_deck"]) for s in game.stats]   # seat 1 is in its first turn
+        [(1, 1), (0, 1)]
+        """
+        _turns_counted(self)
+        return self._stats
+
+    @stats.setter
+    def stats(self, value: list[dict[str, int]]) -> None:
+        self._stats = value
 
     @property
     def totals(self) -> list[int]:
@@ -753,7 +774,7 @@ class Game:
             # Only the drawer sees it (observation.drawn); Knowledge learns who knows it when it is put in a hand.
             self.drawn = c
             self.drawn_from = "deck"
-            self.stats[me]["draws_deck"] += 1
+            self._stats[me]["draws_deck"] += 1
             # self._emit(the draw, me, _HIDDEN_DRAW[me]), written out: every turn but a Cabo call draws
             if not self._rollout:
                 event = _new(Event, (_E_DRAW, me, (), (know.faces[c],), ""))
@@ -769,7 +790,7 @@ class Game:
             c = know.take()
             self.drawn = c
             self.drawn_from = "discard"
-            self.stats[me]["draws_discard"] += 1
+            self._stats[me]["draws_discard"] += 1
             if not self._rollout:
                 event = _new(Event, (_E_TAKE, me, (), (know.faces[c],), ""))
                 self.log.append(event)  # self._emit(event), written out
@@ -805,7 +826,7 @@ class Game:
             old = know.exchange(me, p, c, self.rules.discard_draw_face_up, -1)
         else:
             old = know.exchange(me, p, c, False, me)
-        self.stats[me]["exchanges"] += 1
+        self._stats[me]["exchanges"] += 1
         faces = know.faces
         if self._rollout:  # a search's world keeps no events
             self._turn_ends()
@@ -834,7 +855,7 @@ class Game:
         self._movers = tuple(self._pending)
         if type(action) is Snap:
             self._claims[seat] = action
-            self.stats[seat]["snap_claims"] += 1
+            self._stats[seat]["snap_claims"] += 1
         if not self._pending:
             self._resolve_window()
 
@@ -855,7 +876,7 @@ class Game:
         self._as_usual = False
         self._call_turn = self.turn
         self._final_left = self.n - 1
-        self.stats[me]["cabo_calls"] += 1
+        self._stats[me]["cabo_calls"] += 1
         self._emit(_ev(_K.CABO, me))
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
@@ -872,7 +893,7 @@ class Game:
         self.drawn = None
         self.drawn_from = None
         self.know.land(c)
-        self.stats[me]["discards"] += 1
+        self._stats[me]["discards"] += 1
         card = self.know.faces[c]
         self._emit(_new(Event, (_K.DISCARD, me, (), (card,), "")))
         value = card.value
@@ -901,9 +922,9 @@ class Game:
         ok = len(values) == 1
         self.picked = positions
         self.exchange_ok = ok
-        self.stats[me]["multi_exchanges"] += 1
+        self._stats[me]["multi_exchanges"] += 1
         if not ok:
-            self.stats[me]["failed_multi_exchanges"] += 1
+            self._stats[me]["failed_multi_exchanges"] += 1
         shown = tuple(know.faces[hand[p]] for p in positions)
         self._emit(_ev(_K.MULTI, me, positions, shown, "ok" if ok else "fail"))
         self._place_stage = "success" if ok else "fail"
@@ -955,7 +976,7 @@ class Game:
             if penalty is not None:
                 self.drawn = penalty
                 self.drawn_from = "penalty"
-                self.stats[me]["penalty_cards"] += 1
+                self._stats[me]["penalty_cards"] += 1
                 self._place_stage = "penalty"
                 return
         self._end_multi()
@@ -976,10 +997,10 @@ class Game:
         know = self.know
         if kind is Pass:
             if self.phase is POWER:
-                self.stats[me]["powers_skipped"] += 1
+                self._stats[me]["powers_skipped"] += 1
                 self._emit(_ev(_K.SKIP, me))
             else:  # the second step of a two-step power skipped: the first was used
-                self.stats[me][power] += 1
+                self._stats[me][power] += 1
             self._finish_power()
             return
         if kind is Peek:
@@ -1003,7 +1024,7 @@ class Game:
             o, s, p = action.own, action.seat, action.position  # type: ignore[attr-defined]
             know.swap(me, o, s, p)
             self._emit(_ev(_K.SWAP, me, (o, s, p)))
-        self.stats[me][power] += 1
+        self._stats[me][power] += 1
         self._finish_power()
 
     def _finish_power(self) -> None:
@@ -1078,7 +1099,7 @@ class Game:
             snapper = claimers[0]
         claim = claims[snapper]
         ts, tp = claim.seat, claim.position  # type: ignore[attr-defined]
-        stats = self.stats[snapper]
+        stats = self._stats[snapper]
         stats["snaps"] += 1
         know = self.know
         c = know.hands[ts][tp]
@@ -1111,7 +1132,7 @@ class Game:
                 return
             hand = self.know.hands[seat]
             self.know.insert(seat, len(hand), c)
-            self.stats[seat]["penalty_cards"] += 1
+            self._stats[seat]["penalty_cards"] += 1
             self._emit(_ev(_K.PENALTY, seat, (len(hand) - 1,), (UNKNOWN,)))
 
     def _give(self, seat: int, action: Action) -> None:
@@ -1124,7 +1145,7 @@ class Game:
             know.insert(ts, tp, c)
             if know.up[c]:
                 know.turn(c, False)  # a given card is moved face down (what was public stays known)
-            self.stats[seat]["gives"] += 1
+            self._stats[seat]["gives"] += 1
             self._emit(_ev(_K.GIVE, seat, (p, ts, tp)))
         self._after_snap(self._after)
 
@@ -1158,7 +1179,7 @@ class Game:
         self._finish_turn()
 
     def _finish_turn(self) -> None:
-        me = self.current  # (each seat's count of turns is made at the round's end: _count_turns)
+        me = self.current  # (no count of turns here: the stats property and the round's end count them from self.turn)
         turn = self.turn
         self.turn = turn + 1
         if self._as_usual and turn + 1 < self._max_turns:  # the usual turn end: the next player's turn
@@ -1215,7 +1236,7 @@ class Game:
             resets=list(self.sheet.reset_rounds[-1]),
             turns=self.turn,
             snap_windows=self._windows,
-            stats=self.stats,
+            stats=self._stats,
         )
         self.results.append(result)
         discard = self.know.discard
@@ -1236,12 +1257,9 @@ class Game:
         self._start_round(start, None)
 
     def _count_turns(self) -> None:
-        """Each seat's ``turns`` counter: the turns played here this round go round the table from the first."""
-        seat, turn = self._first_turn
-        n = self.n
-        rounds, extra = divmod(self.turn - turn, n)  # every seat played `rounds` turns; `extra` seats one more
-        for s, stats in enumerate(self.stats):
-            stats["turns"] = rounds + ((s - seat) % n < extra)
+        """Each seat's ``turns`` counter, made at the round's end (tests/test_fast_paths.py swaps in a count kept turn
+        by turn here): see :func:`_turns_counted`."""
+        _turns_counted(self)
 
     # ------------------------------------------------------------ observation
 
@@ -1452,7 +1470,7 @@ class Game:
         new.deck = list(self.deck)
         new._pending = list(self._pending)
         new._claims = dict(self._claims)
-        new.stats = [dict(s) for s in self.stats]
+        new._stats = [dict(s) for s in self._stats]
         new._own = list(self._own)  # the chains themselves are immutable
         new._snap_rng = _copy_rng(self._snap_rng) if self._snap_rng is not None else None
         new._reshuffle_rng = _copy_rng(self._reshuffle_rng) if self._reshuffle_rng is not None else None
@@ -1646,6 +1664,16 @@ def _slot_copier(names: Sequence[str]) -> Any:
 
 
 _copy_slots = _slot_copier(Game.__slots__)
+
+
+def _turns_counted(game: Game) -> None:
+    """Set each seat's ``turns`` counter in ``game``'s stats: the turns finished this round (those before a
+    layout's first turn not counted) go round the table from the first."""
+    seat, turn = game._first_turn
+    n = game.n
+    rounds, extra = divmod(game.turn - turn, n)  # every seat played `rounds` turns; `extra` seats one more
+    for s, stats in enumerate(game._stats):
+        stats["turns"] = rounds + ((s - seat) % n < extra)
 
 
 def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:

@@ -47,13 +47,13 @@ def _on_choose(self: Game, me: int, action: Any) -> None:
         c = self._draw_card()
         assert c is not None
         self.drawn, self.drawn_from = c, "deck"
-        self.stats[me]["draws_deck"] += 1
+        self._stats[me]["draws_deck"] += 1
         self._emit(_ev(EventKind.DRAW, me, (), (know.faces[c],)), me)
         may_discard = True
     elif type(action) is DrawDiscard:
         c = know.take()
         self.drawn, self.drawn_from = c, "discard"
-        self.stats[me]["draws_discard"] += 1
+        self._stats[me]["draws_discard"] += 1
         self._emit(_ev(EventKind.TAKE, me, (), (know.faces[c],)))
         may_discard = self._may_discard_taken
     else:
@@ -87,7 +87,7 @@ def _on_drawn(self: Game, me: int, action: Any) -> None:
     self.drawn = self.drawn_from = None
     face_up = self.rules.discard_draw_face_up if from_discard else False
     old = _exchange(know, me, p, c, face_up, -1 if from_discard else me)
-    self.stats[me]["exchanges"] += 1
+    self._stats[me]["exchanges"] += 1
     event = _ev(EventKind.EXCHANGE, me, (p,), (know.faces[old], know.faces[c]))
     if from_discard:
         self._emit(event)
@@ -104,7 +104,7 @@ _TURNS_PLAYED: dict[int, list[int]] = {}
 
 def _finish_turn(self: Game) -> None:
     me = self.current
-    _TURNS_PLAYED.setdefault(id(self), []).append(me)  # counted as it is played (the engine: at the round's end)
+    _TURNS_PLAYED.setdefault(id(self), []).append(me)  # as played (the engine: from self.turn)
     turn = self.turn
     # The four end-of-round facts tested one by one (the engine keeps them as one, _as_usual).
     if (self.caller is None and self._empty_left is None and not self._empty_flag and not self._end_after_turn
@@ -118,7 +118,7 @@ def _finish_turn(self: Game) -> None:
 
 def _count_turns(self: Game) -> None:
     played = _TURNS_PLAYED.pop(id(self), [])
-    for seat, stats in enumerate(self.stats):
+    for seat, stats in enumerate(self._stats):
         stats["turns"] = played.count(seat)
 
 
@@ -215,6 +215,9 @@ class Recorder(ck.Bot):
         assert observation == self.game.observation(seat)  # the loop's observation is observation()'s
         assert self.game._as_usual is _as_usual(self.game)
         assert legal_actions is observation.legal_actions
+        if Game._finish_turn is _finish_turn:  # the canonical run: its turns counted one by one are what stats reads
+            played = _TURNS_PLAYED.get(id(self.game), [])
+            assert [s["turns"] for s in self.game.stats] == [played.count(s) for s in range(self.game.n)]
         self.seen.append(observation.to_dict())
         return self.inner.choose(observation, legal_actions)
 
