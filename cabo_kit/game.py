@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import _random
 import random
+from collections import deque
 from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
@@ -249,7 +250,8 @@ class Game:
         # the turn and the decision under way
         "current", "turn", "caller", "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "give_to",
         "_movers", "_place_stage", "_pending", "_claims", "_window_claims", "_snapper", "_after",
-        # how the round ends; _as_usual: none of caller, _end_after_turn, _empty_flag, _empty_left is set
+        # how the round ends; _as_usual: none of caller, _end_after_turn, _empty_flag, _empty_left is set (whoever sets
+        # one of the four calls _ending_changed: _new_round, _draw_card, _begin_turn, _call, _after_snap, from_layout)
         "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left", "_as_usual",
         # the round's events as chains of nested tuples (see _emit), how many, and where this turn's begin
         "_shared", "_own", "_event_count", "_turn_start",
@@ -416,8 +418,7 @@ class Game:
         self._end_after_turn = False
         self._empty_flag = False
         self._empty_left: int | None = None
-        # The four facts above as one, kept where they change: _finish_turn tests it on every turn.
-        self._as_usual = True
+        self._ending_changed()
         self._shared: Any = None
         self._own: list[Any] = [None] * n
         self._event_count = 0
@@ -479,12 +480,12 @@ class Game:
             self._emit(_ev(_K.RESHUFFLE, None, (len(moved),)))
         if not self.deck:
             self._end_after_turn = True
-            self._as_usual = False
+            self._ending_changed()
             return None
         c = self.deck.pop() if self.chance is None else self._chance_card(self.deck, self.know.faces)
         if not self.deck and not self._reshuffles:
             self._end_after_turn = True
-            self._as_usual = False
+            self._ending_changed()
         return c
 
     def _chance_card(self, deck: list[int], faces: Sequence[Card]) -> int:
@@ -873,7 +874,7 @@ class Game:
 
     def _call(self, me: int) -> None:
         self.caller = me
-        self._as_usual = False
+        self._ending_changed()
         self._call_turn = self.turn
         self._final_left = self.n - 1
         self._stats[me]["cabo_calls"] += 1
@@ -1155,7 +1156,7 @@ class Game:
                 self._end_round("empty_hand")
                 return
             self._empty_flag = True
-            self._as_usual = False
+            self._ending_changed()
         self._continue(after)
 
     # ------------------------------------------------------------------ turns
@@ -1168,9 +1169,16 @@ class Game:
         legal = self._legal = self._legal_choose()
         if not legal or legal[0] is not _DRAW_DECK:  # the deck is out: the round's last turn, if it can be played
             self._end_after_turn = True
-            self._as_usual = False
+            self._ending_changed()
             if not legal:
                 self._end_round("deck")
+
+    def _ending_changed(self) -> None:
+        """Keep ``_as_usual``, what :meth:`_finish_turn` tests on every turn, equal to the four end-of-round facts it
+        stands for: called by whoever sets ``caller``, ``_end_after_turn``, ``_empty_flag`` or ``_empty_left`` (all
+        but _finish_turn, which changes ``_empty_left`` only once ``_empty_flag`` has made the flag False)."""
+        self._as_usual = (self.caller is None and self._empty_left is None and not self._empty_flag
+                          and not self._end_after_turn)
 
     def _end_turn(self) -> None:
         if self._cabo_at_end and self.caller is None and self._empty_left is None and not self._empty_flag:
@@ -1349,9 +1357,10 @@ class Game:
             names = [f"seat {s}" for s in range(self.n)]
         results = self.results
         n_results = len(results)
-        # A search's world keeps no history (as apply_unchecked): its moves go to a list nobody reads.
-        unread: list[tuple[int, Action]] = []
-        history_append = self.history.append if not self._rollout else unread.append
+        # A search's world keeps no history (as apply_unchecked): its moves go to an empty deque that keeps none.
+        history_append: Callable[[tuple[int, Action]], None] = self.history.append
+        if self._rollout:
+            history_append = deque[tuple[int, Action]](maxlen=0).append
         moves = _MOVES
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
         snap, look, over, give, one_seat, new, new_log, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, _new_log, UNKNOWN
@@ -1621,7 +1630,7 @@ class Game:
             game._empty_flag = True  # the hand went empty this turn (n + 1 turns left), or earlier
             game._empty_left = None if final_turns == n + 1 else final_turns
         game._end_after_turn = last_turn
-        game._as_usual = caller is None and final_turns is None and not last_turn
+        game._ending_changed()
         if phase is not None:
             if phase not in ("power", "swap", "end_turn") or drawn_card is not None:
                 raise ValueError(f"phase={phase!r}: a layout starts at 'power', 'swap' or 'end_turn' (or leave it out)")
