@@ -293,31 +293,65 @@ def test_seeded_random_is_random_random_of_the_text() -> None:
         assert game_module._sha512(data).digest() == hashlib.sha512(data).digest()
 
 
+def _play_checking_the_flag(game: Game, seed: int) -> tuple[int, int]:
+    """Play ``game`` to its end with greedy bots, checking ``_as_usual`` against its four facts after every
+    decision; how many decisions found a hand empty, and how many the deck out (its last turn under way)."""
+    bots = [ck.bots.GreedyBot() for _ in range(game.n)]
+    for seat, bot in enumerate(bots):
+        bot.random = bot_random(seed, seat)
+    emptied = deck_out = 0
+    while not game.is_over:
+        seat = game.to_move[0]
+        obs = game.observation(seat)
+        game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+        assert game._as_usual is _as_usual(game), (game.rules, seed)
+        emptied += game._empty_flag
+        deck_out += game._end_after_turn
+    return emptied, deck_out
+
+
 def test_the_one_end_of_round_flag_follows_the_four_facts() -> None:
     """``_as_usual`` (what ``_finish_turn`` tests on every turn) equals its four facts after every decision: with
-    hands emptied by snaps (final turns), Cabo calls, the deck run out, and in a search's worlds set up mid-ending."""
+    hands emptied by snaps (final turns), Cabo calls, the deck run out (its last card drawn, a penalty card or a
+    turn's draw it cannot give, with or without reshuffles), and in a search's worlds set up mid-ending."""
     rng = random.Random(7)
-    emptied = 0
+    emptied = deck_out = 0
     for seed in range(40):
         rules = random_rules(rng).replace(snapping=True, empty_hand="final_turns", hand_size=rng.choice([2, 3]),
                                           max_turns=300, snap_penalty_own=0, snap_penalty_other=0)
-        n = rng.randint(2, 4)
-        game = Game(rules, seed, n)
-        bots = [ck.bots.GreedyBot() for _ in range(n)]
-        for seat, bot in enumerate(bots):
-            bot.random = bot_random(seed, seat)
-        while not game.is_over:
-            seat = game.to_move[0]
-            obs = game.observation(seat)
-            game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
-            assert game._as_usual is _as_usual(game), (rules, seed)
-            emptied += game._empty_flag
+        emptied += _play_checking_the_flag(Game(rules, seed, rng.randint(2, 4)), seed)[0]
     assert emptied >= 10, f"a hand was empty at {emptied} decisions only: the test proves too little"
+    # Big hands at big tables: the deck (a card or a few after the deal) runs out within a round or two.
+    for seed in range(16):
+        n = rng.randint(3, 5)
+        rules = random_rules(rng).replace(max_players=n, deck_out="end_round" if seed % 2 else "reshuffle",
+                                          snap_penalty_own=rng.choice([1, 2]), snap_penalty_other=rng.choice([1, 2]))
+        hand_size = (rules.deck_size(n) - 1) // n - rng.randint(0, 2)
+        deck_out += _play_checking_the_flag(Game(rules.replace(hand_size=hand_size), seed, n), seed)[1]
+    assert deck_out >= 10, f"the deck was out at {deck_out} decisions only: the test proves too little"
     hands = [["AS", "2S", "3S", "4S"], ["AH", "2H", "3H", "4H"], ["AD", "2D", "3D", "4D"]]
     traveller = ck.Rules.preset("traveller")
     for moment in ({}, {"caller": 1}, {"final_turns": 2}, {"final_turns": 4}, {"last_turn": True}):
         world = Game.from_layout(traveller, hands, discard=["9C"], rollout=True, **moment)  # type: ignore[arg-type]
         assert world._as_usual is _as_usual(world) is (not moment), moment
+    # No deck and a pile of one (nothing to reshuffle): the first turn is the round's last.
+    rush = ck.Rules.preset("rush").replace(deck_out="reshuffle")
+    world = Game.from_layout(rush, hands[:2], discard=["9C"], deck=[], rollout=True)
+    assert world._end_after_turn and _play_checking_the_flag(world, 0)[1] >= 1
+    assert world.results[0].turns == 1 and world.results[0].ended_by == "deck"
+    # The deck's last card drawn (reshuffles: no flag yet) and discarded, its power used after the snaps: a wrong
+    # snap's first penalty card is the pile's lower card reshuffled, its second cannot be given (a pile of one left),
+    # so the deck is out while the power is still to be used, and the turn is the round's last.
+    late = rush.replace(snap_penalty_own=2, power_timing="after_snap")
+    world = Game.from_layout(late, hands[:2], discard=["9C"], deck=[], drawn="7D")
+    assert world._as_usual
+    world.apply("discard")
+    world.apply(ck.Snap(0, 0), seat=0)  # A♠ on a 7: no match
+    world.apply("pass", seat=1)
+    assert world.phase is ck.Phase.POWER and len(world.know.hands[0]) == 5 and world._end_after_turn
+    assert world._as_usual is _as_usual(world) is False
+    world.apply("pass")
+    assert world.results[0].turns == 1 and world.results[0].ended_by == "deck"
 
 
 def test_a_dealt_knowledge_is_a_fresh_one_and_shares_nothing_with_its_template() -> None:
