@@ -309,7 +309,9 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
         state = ""
         count, grew = 0, t_uploads  # the store's games, and when they last grew (then grading, the report)
         pages: dict[str, list[float]] = {"a student's page /": [], "the teacher's page /teacher": []}
+        phases: dict[str, float] = {}  # when the games' log first said each phase was done (within 5 s)
         while time.perf_counter() < until:
+            log_phases(folder, phases)
             pages["a student's page /"].append(browsers[ids[len(pages["a student's page /"]) % len(ids)]].timed_get("/")[0])
             now_count = stored_games(folder)
             if now_count != count:
@@ -331,6 +333,11 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
             time.sleep(5)
         took = (time.perf_counter() - t_uploads) / 60
         games = stored_games(folder)
+        log_phases(folder, phases)
+        timeline(watch, t_uploads)
+        for what, at in sorted(phases.items(), key=lambda kv: kv[1]):
+            print(f"  {(at - t_uploads) / 60:5.1f} min: {what}")
+        print("  the last run said: " + "\n    ".join(run_notes(folder)))
         for name, values in pages.items():
             if values:
                 print(f"  {name} while the games ran: {spread(values)}")
@@ -361,6 +368,57 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
                        "< 15 min", at < 15)
     finally:
         server.stop()
+        if args.keep:
+            keep(folder, Path(args.keep))
+
+
+PHASES = {"the adaptive run stopped": re.compile(r"^\S+: (every two-sided interval|the game budget)"),
+          "grading done": re.compile(r"^grading: \d+ games played"),
+          "leaderboard and report written": re.compile(r"^leaderboard: ")}
+
+
+def _games_log(folder: Path) -> list[str]:
+    try:
+        return (folder / "portal" / "games.log").read_text(errors="replace").replace("\r", "\n").splitlines()
+    except OSError:
+        return []
+
+
+def log_phases(folder: Path, phases: dict[str, float]) -> None:
+    """Note when the games' log (the last run's) first shows each of :data:`PHASES`."""
+    lines = _games_log(folder)
+    for what, pattern in PHASES.items():
+        if what not in phases and any(pattern.search(line) for line in lines):
+            phases[what] = time.perf_counter()
+
+
+def run_notes(folder: Path) -> list[str]:
+    """What the last run said of how it ended: each preset's stop, its games, the grading."""
+    keep = re.compile(r"^(\S+: (every two-sided|the game budget)|\d+ games played|grading: |playing \d+ games)")
+    return [line.strip() for line in _games_log(folder) if keep.search(line)]
+
+
+def timeline(watch: "BoardWatch", t0: float) -> None:
+    """Print the live board's widest interval about once a minute (and its last board)."""
+    shown, last = -1.0, None
+    for at, half, rows, wide in watch.timeline:
+        minute = (at - t0) / 60
+        last = f"  board at {minute:5.1f} min: widest +-{half:.0f}, {wide} of {rows} rows not within +-50"
+        if minute - shown >= 1.0:
+            shown = minute
+            print(last)
+            last = None
+    if last:
+        print(last)
+
+
+def keep(folder: Path, to: Path) -> None:
+    """Copy what a class run left (the stores, the games' log, the outputs) to ``to`` for a look afterwards."""
+    import shutil
+
+    shutil.rmtree(to, ignore_errors=True)
+    shutil.copytree(folder, to, ignore=shutil.ignore_patterns("bot-pages", "*.html"))
+    print(f"  kept the class folder in {to}")
 
 
 def board_within(board: dict[str, Any], bots: int, precision: float = 50.0) -> bool:
@@ -383,6 +441,27 @@ def board_within(board: dict[str, Any], bots: int, precision: float = 50.0) -> b
     return bool(per_preset) and min(per_preset.values()) >= bots
 
 
+def board_widest(board: dict[str, Any], precision: float = 50.0) -> tuple[float, int, int]:
+    """A live board's widest two-sided half-width (``(high - low) / 2``), its rows, and its rows not within ``precision``
+    (pending, or wider; one-sided below counts as within, as in :func:`board_within`).
+
+    >>> row = lambda interval: {"bot": "a", "preset": "rush", "interval": interval}
+    >>> board_widest({"rows": [row("950\u20131040"), row("below 700"), row("900\u20131020"), row("pending")]})
+    (60.0, 4, 2)
+    """
+    half, rows, wide = 0.0, 0, 0
+    for r in board.get("rows", []):
+        rows += 1
+        found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", r["interval"])
+        if found:
+            width = int(found.group(2)) - int(found.group(1))
+            half = max(half, width / 2)
+            wide += width > 2 * precision + 1
+        elif not r["interval"].startswith("below "):
+            wide += 1
+    return half, rows, wide
+
+
 class BoardWatch(threading.Thread):
     """Follows the teacher's live board (``/live``) and notes when it first shows every interval within +-50."""
 
@@ -392,6 +471,7 @@ class BoardWatch(threading.Thread):
         self.bots = bots  # called: how many bots the board must rate (the accepted files and the reference bots)
         self.reached: float | None = None
         self.boards = 0
+        self.timeline: list[tuple[float, float, int, int]] = []  # (when, widest half-width, rows, rows not within)
 
     def run(self) -> None:
         import json
@@ -406,6 +486,7 @@ class BoardWatch(threading.Thread):
                         if message.startswith("event: board") and self.reached is None:
                             self.boards += 1
                             data = json.loads(message.split("data: ", 1)[1])
+                            self.timeline.append((time.perf_counter(), *board_widest(data)))
                             if board_within(data, self.bots()):
                                 self.reached = time.perf_counter()
         except (httpx.HTTPError, RuntimeError):
@@ -591,6 +672,7 @@ def main() -> int:
     p.add_argument("--students", type=int, default=30, help="(a, d) the class's size, each uploading once (default 30)")
     p.add_argument("--check-workers", type=int, help="(a, d) passed to serve (default: serve's own)")
     p.add_argument("--workers", type=int, help="(a, d) game workers, passed to serve (default: serve's own)")
+    p.add_argument("--keep", help="(a, d) copy the class folder here at the end (the stores, portal/games.log)")
     p.add_argument("--d-timeout", type=float, default=60.0, help="(d) minutes to wait for +-50 (default 60)")
     p.add_argument("--b-students", type=int, default=200)
     p.add_argument("--b-games", type=int, default=20000, help="(b) made-up games stored before (default 20000)")
