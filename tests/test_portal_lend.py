@@ -91,3 +91,24 @@ def test_the_games_are_the_same_whatever_the_workers_and_their_lending(tmp_path:
         con.close()
     assert stores[0] == stores[1]
     assert any(key.startswith("a") for _, key, _ in stores[0])  # adaptive batches too, planned from the games
+
+
+def test_the_run_stops_on_the_measure_the_live_board_shows(tmp_path: Path) -> None:
+    """The teacher's live board rates the run's games with the run's own fit: when the run says every two-sided
+    interval is within the target, so does the board (its +- is the larger side of each interval)."""
+    import math
+
+    from cabo_kit.portal.live import StoreReader
+    from cabo_kit.tournament.store import load_frames
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "tournament.toml").write_text(TINY.replace("max_games = 40", "max_games = 400"))
+    summary = run_tournament(folder, workers=1, progress=False, out=None)
+    assert any("every two-sided interval within +-200 Elo" in note for note in summary.notes), summary.notes
+    _, seats = load_frames(folder / "results.sqlite")
+    versions = dict(zip(seats["bot"], seats["version"]))
+    board = StoreReader(folder / "results.sqlite").fit(versions, None, 1000)
+    halves = [max(elo - low, high - elo) for _, _, elo, low, high, *_ in board["rows"]
+              if math.isfinite(low) and math.isfinite(high)]
+    assert halves and max(halves) <= 200
