@@ -99,32 +99,46 @@ def percentile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
 
 
-def class_toml(presets: list[str]) -> str:
-    """docs/teaching.md section 1's ``tournament.toml`` with these presets.
+def class_toml(presets: list[str], max_games: int | None = None) -> str:
+    """docs/teaching.md section 1's ``tournament.toml`` with these presets (and ``max_games``, if given).
 
     >>> print(class_toml(["rush"]).splitlines()[0])
     presets = ["rush"]
+    >>> class_toml(["rush"], 4000).splitlines()[-1]
+    'max_games = 4000'
     """
     return (f"presets = [{', '.join(repr(p).replace(chr(39), chr(34)) for p in presets)}]\n"
             "table_sizes = [4]\ngames = 32\nprecision = 50\nseed = 2026\n"
-            'reference = ["GreedyBot", "RandomBot"]\nanchor = "GreedyBot"\ngrading = ["GreedyBot"]\n')
+            'reference = ["GreedyBot", "RandomBot"]\nanchor = "GreedyBot"\ngrading = ["GreedyBot"]\n'
+            + (f"max_games = {max_games}\n" if max_games else ""))
 
 
 def widest(rows: list[dict[str, str]]) -> tuple[float, int]:
-    """The widest two-sided half-width of ``leaderboard.csv`` rows, and how many rows are one-sided (an ``inf`` end).
+    """The widest two-sided half-width of ``leaderboard.csv`` rows, as the runner's precision target measures it
+    (the larger side, ``max(elo - elo_low, elo_high - elo)``), and how many rows are one-sided (an ``inf`` end).
 
-    >>> widest([{"elo_low": "950", "elo_high": "1040"}, {"elo_low": "-inf", "elo_high": "700"},
-    ...         {"elo_low": "1000", "elo_high": "1000"}])
-    (45.0, 1)
+    >>> widest([{"elo": "990", "elo_low": "950", "elo_high": "1040"}, {"elo": "500", "elo_low": "-inf", "elo_high": "700"},
+    ...         {"elo": "1000", "elo_low": "1000", "elo_high": "1000"}])
+    (50.0, 1)
     """
     half, one_sided = 0.0, 0
     for r in rows:
-        low, high = float(r["elo_low"]), float(r["elo_high"])
+        elo, low, high = float(r["elo"]), float(r["elo_low"]), float(r["elo_high"])
         if math.isinf(low) or math.isinf(high) or math.isnan(low) or math.isnan(high):
             one_sided += 1
         else:
-            half = max(half, (high - low) / 2)
+            half = max(half, elo - low, high - elo)
     return half, one_sided
+
+
+def _half(row: dict[str, Any]) -> float | None:
+    """A live board row's half-width as the runner measures it (the larger side around its Elo); ``None`` when its
+    interval is not two-sided (pending, one-sided)."""
+    found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", row["interval"])
+    if not found:
+        return None
+    elo = float(row["elo"])
+    return max(elo - int(found.group(1)), int(found.group(2)) - elo)
 
 
 def load() -> str:
@@ -238,7 +252,7 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
     ids = [name[:-3] for name, _ in files]
     roster.write_text("id,name\n" + "".join(f"{sid},Student {sid}\n" for sid in ids))
     folder.mkdir()
-    (folder / "tournament.toml").write_text(class_toml(args.presets))
+    (folder / "tournament.toml").write_text(class_toml(args.presets, args.max_games))
     extra = [*(["--check-workers", str(args.check_workers)] if args.check_workers else []),
              *(["--workers", str(args.workers)] if args.workers else [])]
     print(f"\n(a{', d' if 'd' in parts else ''}) a class of {args.students}, presets {','.join(args.presets)}; "
@@ -423,40 +437,42 @@ def keep(folder: Path, to: Path) -> None:
 
 def board_within(board: dict[str, Any], bots: int, precision: float = 50.0) -> bool:
     """Whether a live board (the teacher's ``event: board``) rates ``bots`` bots in each of its presets, every interval
-    within ``precision`` Elo either side or one-sided below (a bot far below the rest, which the runner does not wait on).
+    within ``precision`` Elo either side of its Elo (the runner's measure, give or take the board's rounding) or
+    one-sided below (a bot far below the rest, which the runner does not wait on).
 
-    >>> row = lambda bot, interval: {"bot": bot, "preset": "rush", "interval": interval}
-    >>> board_within({"rows": [row("a", "950\u20131040"), row("b", "below 700")]}, 2)
+    >>> row = lambda bot, elo, interval: {"bot": bot, "preset": "rush", "elo": elo, "interval": interval}
+    >>> board_within({"rows": [row("a", "995", "950\u20131040"), row("b", "500", "below 700")]}, 2)
     True
-    >>> board_within({"rows": [row("a", "950\u20131040"), row("b", "pending")]}, 2)
+    >>> board_within({"rows": [row("a", "990", "950\u20131045")]}, 1)    # 40 below, 55 above: not within +-50
+    False
+    >>> board_within({"rows": [row("a", "995", "950\u20131040"), row("b", "900", "pending")]}, 2)
     False
     """
     per_preset: dict[str, int] = {}
     for r in board.get("rows", []):
         per_preset[r["preset"]] = per_preset.get(r["preset"], 0) + 1
-        found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", r["interval"])
-        if not (found and int(found.group(2)) - int(found.group(1)) <= 2 * precision + 1) \
-                and not r["interval"].startswith("below "):
+        half = _half(r)
+        if not (half is not None and half <= precision + 1) and not r["interval"].startswith("below "):
             return False
     return bool(per_preset) and min(per_preset.values()) >= bots
 
 
 def board_widest(board: dict[str, Any], precision: float = 50.0) -> tuple[float, int, int]:
-    """A live board's widest two-sided half-width (``(high - low) / 2``), its rows, and its rows not within ``precision``
-    (pending, or wider; one-sided below counts as within, as in :func:`board_within`).
+    """A live board's widest two-sided half-width (the larger side, as :func:`board_within`), its rows, and its rows
+    not within ``precision`` (pending, or wider; one-sided below counts as within, as in :func:`board_within`).
 
-    >>> row = lambda interval: {"bot": "a", "preset": "rush", "interval": interval}
-    >>> board_widest({"rows": [row("950\u20131040"), row("below 700"), row("900\u20131020"), row("pending")]})
-    (60.0, 4, 2)
+    >>> row = lambda elo, interval: {"bot": "a", "preset": "rush", "elo": elo, "interval": interval}
+    >>> board_widest({"rows": [row("995", "950\u20131040"), row("500", "below 700"), row("950", "900\u20131020"),
+    ...                        row("900", "pending")]})
+    (70.0, 4, 2)
     """
     half, rows, wide = 0.0, 0, 0
     for r in board.get("rows", []):
         rows += 1
-        found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", r["interval"])
-        if found:
-            width = int(found.group(2)) - int(found.group(1))
-            half = max(half, width / 2)
-            wide += width > 2 * precision + 1
+        h = _half(r)
+        if h is not None:
+            half = max(half, h)
+            wide += h > precision + 1
         elif not r["interval"].startswith("below "):
             wide += 1
     return half, rows, wide
@@ -672,6 +688,7 @@ def main() -> int:
     p.add_argument("--students", type=int, default=30, help="(a, d) the class's size, each uploading once (default 30)")
     p.add_argument("--check-workers", type=int, help="(a, d) passed to serve (default: serve's own)")
     p.add_argument("--workers", type=int, help="(a, d) game workers, passed to serve (default: serve's own)")
+    p.add_argument("--max-games", type=int, help="(a, d) the class's max_games (default tournament.toml's default)")
     p.add_argument("--keep", help="(a, d) copy the class folder here at the end (the stores, portal/games.log)")
     p.add_argument("--d-timeout", type=float, default=60.0, help="(d) minutes to wait for +-50 (default 60)")
     p.add_argument("--b-students", type=int, default=200)
