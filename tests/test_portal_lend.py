@@ -112,3 +112,42 @@ def test_the_run_stops_on_the_measure_the_live_board_shows(tmp_path: Path) -> No
     halves = [max(elo - low, high - elo) for _, _, elo, low, high, *_ in board["rows"]
               if math.isfinite(low) and math.isfinite(high)]
     assert halves and max(halves) <= 200
+
+
+def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Path) -> None:
+    """With grading, the leaderboard and the report come out when the tournament's games are played (the teacher's
+    page says so while the grading games play), and again with the grades."""
+    import json
+
+    from cabo_kit.portal.games import RATED_NAME
+    from cabo_kit.tournament.lock import FolderLock
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["GreedyBot"]\n'
+                                            'grading = ["RandomBot"]\n')
+    good = (Path(__file__).parent / "fault_bots" / "good.py").read_bytes()
+    state = PortalState(folder)
+    state.sync_roster([Student("ada", "Ada"), Student("bob", "Bob")])
+    for pid in ("ada", "bob"):
+        up = state.add_upload(pid, good + f"\n# {pid}\n".encode(), f"{pid}.py", min_interval=0.0)
+        state.set_check(pid, up.number, "accepted", "no problem found")
+    lock = FolderLock(folder, "the portal server at test").acquire()
+    games = GamesWorker(state, poll=0.1, restart_after=0.0)
+    try:
+        games.start()
+        end = time.monotonic() + 120
+        while not games.status().up_to_date:
+            assert time.monotonic() < end, (state.dir / "games.log").read_text(errors="replace")[-2000:]
+            time.sleep(0.1)
+    finally:
+        games.stop()
+        lock.release()
+    last = json.loads(state.setting("games_last") or "{}")
+    rated = json.loads((state.dir / RATED_NAME).read_text())
+    assert rated["fingerprint"] == last["fingerprint"] and rated["at"] <= last["ended"]
+    assert "vs RandomBot" in (folder / "leaderboard.csv").read_text().splitlines()[0]  # written again, graded
+    assert (folder / "grades.csv").exists() and (folder / "report.html").exists()
+    text = GamesStatus(running=True, since=0.0, workers=1, rated=time.time()).text()
+    assert text.startswith("Grading (since ") and "the leaderboard and the report are up to date" in text
+    state.close()

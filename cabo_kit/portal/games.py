@@ -56,6 +56,8 @@ ENV_FOLDER = "CABO_PORTAL_FOLDER"
 """The environment variable that marks the processes a portal server starts: the class folder's real path."""
 
 RESULT_NAME = "games-result.json"
+RATED_NAME = "games-rated.json"
+"""What a games child leaves once its tournament's games are played and written out, before it grades."""
 LOG_NAME = "games.log"
 
 
@@ -303,6 +305,7 @@ class GamesStatus:
     final: bool = False  # after the deadline, every check done and the deadline's files played to the end
     workers: int = 1
     borrow: int = 0  # workers added while no check waits or runs
+    rated: float | None = None  # when the running run's ratings were done and written out (then it grades)
     waiting: int = 0  # uploads waiting for their check's first verdict while the games hold (the checks go first)
     faults: dict[str, int] = field(default_factory=dict)  # by student id: faults of the version on the board
     games: dict[str, int] = field(default_factory=dict)  # by student id: stored games of that version
@@ -316,7 +319,11 @@ class GamesStatus:
             return "Paused: no games are played until you resume."
         if self.running:
             more = f", {self.workers + self.borrow} while no check runs" if self.borrow else ""
-            return f"Playing (since {clock(self.since or 0)}, {self.workers} worker{'s' if self.workers != 1 else ''}{more})."
+            workers = f"{self.workers} worker{'s' if self.workers != 1 else ''}{more}"
+            if self.rated is not None:
+                return (f"Grading (since {clock(self.rated)}, {workers}): the ratings, the leaderboard and the report "
+                        "are up to date.")
+            return f"Playing (since {clock(self.since or 0)}, {workers})."
         if self.error:
             return f"Stopped: {self.summary}"
         if self.waiting:
@@ -519,13 +526,22 @@ class GamesWorker:
                  and not any(u.uploaded < deadline for u in [*self.state.pending_checks(), *self.state.pending_rests()]))
         if time.monotonic() - self._counted[0] >= 5.0:
             self._counted = (time.monotonic(), *self._count())
+        rated = self._rated() if self._proc is not None else None
         with self._guard:
             self._status = GamesStatus(
                 paused=paused, running=self._proc is not None, since=self._status.since if self._proc else None,
                 ended=last.get("ended"), summary=str(last.get("error") or last.get("summary") or ""),
                 notes=list(last.get("notes") or []), error=bool(last.get("error")) and last.get("fingerprint") == fp,
                 up_to_date=up_to_date, final=final, workers=self.workers, borrow=self.borrow, waiting=waiting,
-                faults=self._counted[1], games=self._counted[2])
+                faults=self._counted[1], games=self._counted[2], rated=rated)
+
+    def _rated(self) -> float | None:
+        """When the running child's ratings were done (it then grades), from its note; ``None`` before."""
+        try:
+            note = json.loads((self.state.dir / RATED_NAME).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return float(note["at"]) if note.get("fingerprint") == self._running_fp else None
 
     def _count(self) -> tuple[dict[str, int], dict[str, int]]:
         """Each student's faults and games at the version on the board, from the store (read only)."""
@@ -554,6 +570,7 @@ class GamesWorker:
         if fd is None:
             raise RuntimeError(f"the server does not hold {self.folder}: it cannot play its games")
         self.state.set_setting(BORROW_SETTING, str(self.borrow))  # read by the child (its command line is kept short)
+        (self.state.dir / RATED_NAME).unlink(missing_ok=True)
         (self.state.dir / RESULT_NAME).unlink(missing_ok=True)  # a stale result is never taken for this run's
         log = open(self.state.dir / LOG_NAME, "wb")
         try:  # pass_fds: the lock's descriptor reaches this child only (checks close every other descriptor)
@@ -674,6 +691,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
 
     Plays the folder's tournament under the server's hold, writes the leaderboard and the report,
     and leaves ``portal/games-result.json`` saying what it did (or why it could not: exit status 2).
+    With ``grading`` in ``tournament.toml`` the outputs are written as soon as the tournament's games
+    are played (``portal/games-rated.json`` says when), then the grading games are played and the
+    outputs written again with the grades.
     """
     p = argparse.ArgumentParser(prog="python -m cabo_kit.portal.games")
     p.add_argument("folder")
@@ -690,6 +710,8 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     from ..tournament.config import ConfigError
     from ..tournament.lock import FolderError, adopt
     from ..outputs import write_outputs
+    from ..tournament.config import load_config
+    from ..tournament.grades import play_grades
     from ..tournament.runner import run_tournament
     from ..tournament.store import StoreError
 
@@ -702,11 +724,21 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         adopt(folder, args.lock_fd)
         keep_private(folder)  # what an earlier run (or `cabo-kit tournament run`) left readable to all
         # The games are the same whatever the workers (each batch is planned from the whole of the one before).
+        busy = _Lender(folder, workers, borrow) if borrow else None
         summary = run_tournament(folder, workers=workers + borrow, progress=False, out=out,
                                  description="the portal server's games", command="cabo-kit serve (games)",
-                                 busy=_Lender(folder, workers, borrow) if borrow else None)
+                                 busy=busy, grading=False)
         # write_outputs notes that a run holds the folder (the server, through us): not news here
-        write_outputs(folder, out=lambda line: None if line.startswith("note: ") and " is in use by " in line else out(line))
+        quiet = lambda line: None if line.startswith("note: ") and " is in use by " in line else out(line)  # noqa: E731
+        write_outputs(folder, out=quiet)
+        cfg = load_config(folder)[0]
+        if cfg.grading:  # the board and the report first: grading takes a fifth to a third of a class's time
+            rated = folder / "portal" / RATED_NAME
+            rated.with_suffix(".tmp").write_text(json.dumps({"fingerprint": args.fingerprint, "at": time.time()}))
+            os.replace(rated.with_suffix(".tmp"), rated)
+            play_grades(folder, cfg, summary.entrants, workers=workers + borrow, progress=False, out=out,
+                        command="cabo-kit serve (games)", rejected=summary.rejected, busy=busy)
+            write_outputs(folder, out=quiet)
         result.update(played=summary.played, skipped=summary.skipped, faults=summary.faults, notes=summary.notes,
                       summary=f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} "
                               f"with a fault; {len(summary.entrants)} bots, {len(summary.rejected)} files rejected")

@@ -534,6 +534,7 @@ def run_tournament(
     description: str = "a tournament run",
     command: str | None = None,
     busy: Callable[[], int] | None = None,
+    grading: bool = True,
 ) -> RunSummary:
     """Play every scheduled game of the tournament in ``folder`` that the store does not hold yet.
 
@@ -544,7 +545,8 @@ def run_tournament(
     game budget per bot, preset and table size). Messages (the settings note, rejected files, a
     summary) go to ``out`` (``None``: silent). ``busy``, called before each match is handed out,
     says how many of the workers may play at that moment (the portal lends its checks' idle core
-    this way); the games and results are the same whatever it says.
+    this way); the games and results are the same whatever it says. ``grading=False`` leaves the grading
+    games (``tournament.toml``'s ``grading``) to the caller (:func:`~cabo_kit.tournament.grades.play_grades`).
 
     The run holds the folder (:class:`~cabo_kit.tournament.lock.FolderLock`, described as
     ``description``) from its first write to its last game: while another process holds it the
@@ -604,7 +606,7 @@ def run_tournament(
             say(lock.note)
         summary = _play_all(folder, cfg, entrants, rejected, planned, summary, games, target, budget, kind, n_workers,
                             scheduler, progress, say, started, busy)
-        if cfg.grading:  # after the main schedule, in the same hold of the folder: docs/tournaments.md, "Grades"
+        if cfg.grading and grading:  # after the main schedule, in the same hold of the folder: docs/tournaments.md, "Grades"
             from .grades import play_grades
 
             play_grades(folder, cfg, entrants, workers=n_workers, executor=kind, scheduler=scheduler,
