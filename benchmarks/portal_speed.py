@@ -39,14 +39,18 @@ the page's form, multipart uploads, the ``/check`` poll of ``static/portal.js``)
     settings of docs/teaching.md section 1 (4-player tables, 32 games, ``precision = 50``, GreedyBot
     and RandomBot, anchored at GreedyBot, graded against it), with ``--presets`` (default the three).
     Three wall times from the uploads: when the teacher's live board (``/live``, intervals refitted
-    every 30 s) first shows every bot of the class with an interval within +-50 (or one-sided below,
-    a bot the runner does not wait on); when the last tournament game is stored (the adaptive run
-    stopped: every two-sided interval within +-50, or the game budget spent; the grading games
-    against GreedyBot, in their own store, and the report follow); and when the teacher's page says
-    the games are up to date (that run, its grading and its report done, every upload checked). Then
-    the widest interval of ``leaderboard.csv``. The issue's target: under 15 minutes. Meanwhile a
-    student's page and the teacher's are timed every 5 s (the games run on every core, niced).
-    ``--d-timeout`` minutes (default 60) stops waiting.
+    every 30 s) first shows every bot of the class with an interval within +-50 of its Elo on either
+    side (the runner's measure: the larger side; or one-sided below, a bot the runner does not wait
+    on); when the last tournament game is stored (the adaptive run stopped: every two-sided interval
+    within +-50, or the game budget spent; the grading games against GreedyBot, in their own store,
+    and the report follow); and when the teacher's page says the games are up to date (that run, its
+    grading and its report done, every upload checked). Then the widest interval of
+    ``leaderboard.csv`` (the larger side), the live board's widest about once a minute, when the
+    games' log said the adaptive run, the grading and the outputs were done, and how the run said
+    each preset ended (within the target, or at the budget). The issue's target: under 15 minutes.
+    Meanwhile a student's page and the teacher's are timed every 5 s (the games run on every core,
+    niced). ``--d-timeout`` minutes (default 60) stops waiting; ``--max-games N`` sets the class's
+    budget; ``--keep DIR`` copies the class folder there at the end (its stores and ``portal/games.log``).
 
 Run (from the repository, 2 cores shared: the load average is printed with each part)::
 
