@@ -39,14 +39,18 @@ the page's form, multipart uploads, the ``/check`` poll of ``static/portal.js``)
     settings of docs/teaching.md section 1 (4-player tables, 32 games, ``precision = 50``, GreedyBot
     and RandomBot, anchored at GreedyBot, graded against it), with ``--presets`` (default the three).
     Three wall times from the uploads: when the teacher's live board (``/live``, intervals refitted
-    every 30 s) first shows every bot of the class with an interval within +-50 (or one-sided below,
-    a bot the runner does not wait on); when the last tournament game is stored (the adaptive run
-    stopped: every two-sided interval within +-50, or the game budget spent; the grading games
-    against GreedyBot, in their own store, and the report follow); and when the teacher's page says
-    the games are up to date (that run, its grading and its report done, every upload checked). Then
-    the widest interval of ``leaderboard.csv``. The issue's target: under 15 minutes. Meanwhile a
-    student's page and the teacher's are timed every 5 s (the games run on every core, niced).
-    ``--d-timeout`` minutes (default 60) stops waiting.
+    every 30 s) first shows every bot of the class with an interval within +-50 of its Elo on either
+    side (the runner's measure: the larger side; or one-sided below, a bot the runner does not wait
+    on); when the last tournament game is stored (the adaptive run stopped: every two-sided interval
+    within +-50, or the game budget spent; the grading games against GreedyBot, in their own store,
+    and the report follow); and when the teacher's page says the games are up to date (that run, its
+    grading and its report done, every upload checked). Then the widest interval of
+    ``leaderboard.csv`` (the larger side), the live board's widest about once a minute, when the
+    games' log said the adaptive run, the grading and the outputs were done, and how the run said
+    each preset ended (within the target, or at the budget). The issue's target: under 15 minutes.
+    Meanwhile a student's page and the teacher's are timed every 5 s (the games run on every core,
+    niced). ``--d-timeout`` minutes (default 60) stops waiting; ``--max-games N`` sets the class's
+    budget; ``--keep DIR`` copies the class folder there at the end (its stores and ``portal/games.log``).
 
 Run (from the repository, 2 cores shared: the load average is printed with each part)::
 
@@ -99,32 +103,46 @@ def percentile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
 
 
-def class_toml(presets: list[str]) -> str:
-    """docs/teaching.md section 1's ``tournament.toml`` with these presets.
+def class_toml(presets: list[str], max_games: int | None = None) -> str:
+    """docs/teaching.md section 1's ``tournament.toml`` with these presets (and ``max_games``, if given).
 
     >>> print(class_toml(["rush"]).splitlines()[0])
     presets = ["rush"]
+    >>> class_toml(["rush"], 4000).splitlines()[-1]
+    'max_games = 4000'
     """
     return (f"presets = [{', '.join(repr(p).replace(chr(39), chr(34)) for p in presets)}]\n"
             "table_sizes = [4]\ngames = 32\nprecision = 50\nseed = 2026\n"
-            'reference = ["GreedyBot", "RandomBot"]\nanchor = "GreedyBot"\ngrading = ["GreedyBot"]\n')
+            'reference = ["GreedyBot", "RandomBot"]\nanchor = "GreedyBot"\ngrading = ["GreedyBot"]\n'
+            + (f"max_games = {max_games}\n" if max_games else ""))
 
 
 def widest(rows: list[dict[str, str]]) -> tuple[float, int]:
-    """The widest two-sided half-width of ``leaderboard.csv`` rows, and how many rows are one-sided (an ``inf`` end).
+    """The widest two-sided half-width of ``leaderboard.csv`` rows, as the runner's precision target measures it
+    (the larger side, ``max(elo - elo_low, elo_high - elo)``), and how many rows are one-sided (an ``inf`` end).
 
-    >>> widest([{"elo_low": "950", "elo_high": "1040"}, {"elo_low": "-inf", "elo_high": "700"},
-    ...         {"elo_low": "1000", "elo_high": "1000"}])
-    (45.0, 1)
+    >>> widest([{"elo": "990", "elo_low": "950", "elo_high": "1040"}, {"elo": "500", "elo_low": "-inf", "elo_high": "700"},
+    ...         {"elo": "1000", "elo_low": "1000", "elo_high": "1000"}])
+    (50.0, 1)
     """
     half, one_sided = 0.0, 0
     for r in rows:
-        low, high = float(r["elo_low"]), float(r["elo_high"])
+        elo, low, high = float(r["elo"]), float(r["elo_low"]), float(r["elo_high"])
         if math.isinf(low) or math.isinf(high) or math.isnan(low) or math.isnan(high):
             one_sided += 1
         else:
-            half = max(half, (high - low) / 2)
+            half = max(half, elo - low, high - elo)
     return half, one_sided
+
+
+def _half(row: dict[str, Any]) -> float | None:
+    """A live board row's half-width as the runner measures it (the larger side around its Elo); ``None`` when its
+    interval is not two-sided (pending, one-sided)."""
+    found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", row["interval"])
+    if not found:
+        return None
+    elo = float(row["elo"])
+    return max(elo - int(found.group(1)), int(found.group(2)) - elo)
 
 
 def load() -> str:
@@ -238,7 +256,7 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
     ids = [name[:-3] for name, _ in files]
     roster.write_text("id,name\n" + "".join(f"{sid},Student {sid}\n" for sid in ids))
     folder.mkdir()
-    (folder / "tournament.toml").write_text(class_toml(args.presets))
+    (folder / "tournament.toml").write_text(class_toml(args.presets, args.max_games))
     extra = [*(["--check-workers", str(args.check_workers)] if args.check_workers else []),
              *(["--workers", str(args.workers)] if args.workers else [])]
     print(f"\n(a{', d' if 'd' in parts else ''}) a class of {args.students}, presets {','.join(args.presets)}; "
@@ -309,7 +327,9 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
         state = ""
         count, grew = 0, t_uploads  # the store's games, and when they last grew (then grading, the report)
         pages: dict[str, list[float]] = {"a student's page /": [], "the teacher's page /teacher": []}
+        phases: dict[str, float] = {}  # when the games' log first said each phase was done (within 5 s)
         while time.perf_counter() < until:
+            log_phases(folder, phases)
             pages["a student's page /"].append(browsers[ids[len(pages["a student's page /"]) % len(ids)]].timed_get("/")[0])
             now_count = stored_games(folder)
             if now_count != count:
@@ -331,6 +351,11 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
             time.sleep(5)
         took = (time.perf_counter() - t_uploads) / 60
         games = stored_games(folder)
+        log_phases(folder, phases)
+        timeline(watch, t_uploads)
+        for what, at in sorted(phases.items(), key=lambda kv: kv[1]):
+            print(f"  {(at - t_uploads) / 60:5.1f} min: {what}")
+        print("  the last run said: " + "\n    ".join(run_notes(folder)))
         for name, values in pages.items():
             if values:
                 print(f"  {name} while the games ran: {spread(values)}")
@@ -361,26 +386,100 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
                        "< 15 min", at < 15)
     finally:
         server.stop()
+        if args.keep:
+            keep(folder, Path(args.keep))
+
+
+PHASES = {"the adaptive run stopped": re.compile(r"^\S+: (every two-sided interval|the game budget)"),
+          "grading done": re.compile(r"^grading: \d+ games played"),
+          "leaderboard and report written": re.compile(r"^leaderboard: ")}
+
+
+def _games_log(folder: Path) -> list[str]:
+    try:
+        return (folder / "portal" / "games.log").read_text(errors="replace").replace("\r", "\n").splitlines()
+    except OSError:
+        return []
+
+
+def log_phases(folder: Path, phases: dict[str, float]) -> None:
+    """Note when the games' log (the last run's) first shows each of :data:`PHASES`."""
+    lines = _games_log(folder)
+    for what, pattern in PHASES.items():
+        if what not in phases and any(pattern.search(line) for line in lines):
+            phases[what] = time.perf_counter()
+
+
+def run_notes(folder: Path) -> list[str]:
+    """What the last run said of how it ended: each preset's stop, its games, the grading."""
+    keep = re.compile(r"^(\S+: (every two-sided|the game budget)|\d+ games played|grading: |playing \d+ games)")
+    return [line.strip() for line in _games_log(folder) if keep.search(line)]
+
+
+def timeline(watch: "BoardWatch", t0: float) -> None:
+    """Print the live board's widest interval about once a minute (and its last board)."""
+    shown, last = -1.0, None
+    for at, half, rows, wide in watch.timeline:
+        minute = (at - t0) / 60
+        last = f"  board at {minute:5.1f} min: widest +-{half:.0f}, {wide} of {rows} rows not within +-50"
+        if minute - shown >= 1.0:
+            shown = minute
+            print(last)
+            last = None
+    if last:
+        print(last)
+
+
+def keep(folder: Path, to: Path) -> None:
+    """Copy what a class run left (the stores, the games' log, the outputs) to ``to`` for a look afterwards."""
+    import shutil
+
+    shutil.rmtree(to, ignore_errors=True)
+    shutil.copytree(folder, to, ignore=shutil.ignore_patterns("bot-pages", "*.html"))
+    print(f"  kept the class folder in {to}")
 
 
 def board_within(board: dict[str, Any], bots: int, precision: float = 50.0) -> bool:
     """Whether a live board (the teacher's ``event: board``) rates ``bots`` bots in each of its presets, every interval
-    within ``precision`` Elo either side or one-sided below (a bot far below the rest, which the runner does not wait on).
+    within ``precision`` Elo either side of its Elo (the runner's measure, give or take the board's rounding) or
+    one-sided below (a bot far below the rest, which the runner does not wait on).
 
-    >>> row = lambda bot, interval: {"bot": bot, "preset": "rush", "interval": interval}
-    >>> board_within({"rows": [row("a", "950\u20131040"), row("b", "below 700")]}, 2)
+    >>> row = lambda bot, elo, interval: {"bot": bot, "preset": "rush", "elo": elo, "interval": interval}
+    >>> board_within({"rows": [row("a", "995", "950\u20131040"), row("b", "500", "below 700")]}, 2)
     True
-    >>> board_within({"rows": [row("a", "950\u20131040"), row("b", "pending")]}, 2)
+    >>> board_within({"rows": [row("a", "990", "950\u20131045")]}, 1)    # 40 below, 55 above: not within +-50
+    False
+    >>> board_within({"rows": [row("a", "995", "950\u20131040"), row("b", "900", "pending")]}, 2)
     False
     """
     per_preset: dict[str, int] = {}
     for r in board.get("rows", []):
         per_preset[r["preset"]] = per_preset.get(r["preset"], 0) + 1
-        found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", r["interval"])
-        if not (found and int(found.group(2)) - int(found.group(1)) <= 2 * precision + 1) \
-                and not r["interval"].startswith("below "):
+        half = _half(r)
+        if not (half is not None and half <= precision + 1) and not r["interval"].startswith("below "):
             return False
     return bool(per_preset) and min(per_preset.values()) >= bots
+
+
+def board_widest(board: dict[str, Any], precision: float = 50.0) -> tuple[float, int, int]:
+    """A live board's widest two-sided half-width (the larger side, as :func:`board_within`), its rows, and its rows
+    not within ``precision`` (pending, or wider; one-sided below counts as within, as in :func:`board_within`).
+
+    >>> row = lambda elo, interval: {"bot": "a", "preset": "rush", "elo": elo, "interval": interval}
+    >>> board_widest({"rows": [row("995", "950\u20131040"), row("500", "below 700"), row("950", "900\u20131020"),
+    ...                        row("900", "pending")]})
+    (70.0, 4, 2)
+    """
+    half, rows, wide = 0.0, 0, 0
+    for r in board.get("rows", []):
+        rows += 1
+        h = _half(r)
+        if h is not None:
+            half = max(half, h)
+            wide += h > precision + 1
+        elif not r["interval"].startswith("below "):
+            wide += 1
+    return half, rows, wide
 
 
 class BoardWatch(threading.Thread):
@@ -392,6 +491,7 @@ class BoardWatch(threading.Thread):
         self.bots = bots  # called: how many bots the board must rate (the accepted files and the reference bots)
         self.reached: float | None = None
         self.boards = 0
+        self.timeline: list[tuple[float, float, int, int]] = []  # (when, widest half-width, rows, rows not within)
 
     def run(self) -> None:
         import json
@@ -406,6 +506,7 @@ class BoardWatch(threading.Thread):
                         if message.startswith("event: board") and self.reached is None:
                             self.boards += 1
                             data = json.loads(message.split("data: ", 1)[1])
+                            self.timeline.append((time.perf_counter(), *board_widest(data)))
                             if board_within(data, self.bots()):
                                 self.reached = time.perf_counter()
         except (httpx.HTTPError, RuntimeError):
@@ -591,6 +692,8 @@ def main() -> int:
     p.add_argument("--students", type=int, default=30, help="(a, d) the class's size, each uploading once (default 30)")
     p.add_argument("--check-workers", type=int, help="(a, d) passed to serve (default: serve's own)")
     p.add_argument("--workers", type=int, help="(a, d) game workers, passed to serve (default: serve's own)")
+    p.add_argument("--max-games", type=int, help="(a, d) the class's max_games (default tournament.toml's default)")
+    p.add_argument("--keep", help="(a, d) copy the class folder here at the end (the stores, portal/games.log)")
     p.add_argument("--d-timeout", type=float, default=60.0, help="(d) minutes to wait for +-50 (default 60)")
     p.add_argument("--b-students", type=int, default=200)
     p.add_argument("--b-games", type=int, default=20000, help="(b) made-up games stored before (default 20000)")

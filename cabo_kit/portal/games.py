@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -56,6 +57,8 @@ ENV_FOLDER = "CABO_PORTAL_FOLDER"
 """The environment variable that marks the processes a portal server starts: the class folder's real path."""
 
 RESULT_NAME = "games-result.json"
+RATED_NAME = "games-rated.json"
+"""What a games child leaves once its tournament's games are played and written out, before it grades."""
 LOG_NAME = "games.log"
 
 
@@ -97,14 +100,84 @@ def board_versions(state: PortalState) -> dict[str, Upload]:
     return out
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def default_workers() -> int:
     """The cores this process may use less one, at least 1 (issue 19: a core is left to the pages and the checks;
-    the games also run niced below them and wait for a wave of checks, see :class:`GamesWorker`)."""
+    the games also run niced below them and wait for a wave of checks, see :class:`GamesWorker`). While no check
+    waits or runs, the games borrow that core too (:attr:`GamesWorker.borrow`)."""
+    return max(1, _cores() - 1)
+
+
+BORROW_SETTING = "games_borrow"
+"""The portal state's setting that tells the games child how many workers it may add while no check waits or runs."""
+
+
+def _read_portal(folder: str | os.PathLike[str], sql: str, params: tuple[Any, ...] = ()) -> Any:
+    """The first row of ``sql`` on the portal's state in ``folder``, read only; ``None`` when it cannot be read."""
+    import sqlite3
+
+    db = Path(folder) / "portal" / "portal.sqlite"
     try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+        con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=2.0)
+    except sqlite3.Error:
+        return None
+    try:
+        return con.execute(sql, params).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+
+
+def _borrowed(folder: Path) -> int:
+    """The workers the server lets the games child add while no check waits or runs (:data:`BORROW_SETTING`)."""
+    row = _read_portal(folder, "SELECT value FROM meta WHERE key = ?", (BORROW_SETTING,))
+    try:
+        return max(0, int(row[0])) if row else 0
+    except ValueError:
+        return 0
+
+
+def checks_idle(folder: str | os.PathLike[str]) -> bool:
+    """Whether no upload of the portal in ``folder`` waits for its check or the rest of it (read only; ``False``
+    when the portal's state cannot be read: the games then keep to their own workers).
+
+    >>> import tempfile
+    >>> from cabo_kit.portal.roster import Student
+    >>> state = PortalState(tempfile.mkdtemp())
+    >>> _ = state.sync_roster([Student("ada", "Ada")])
+    >>> checks_idle(state.folder)
+    True
+    >>> _ = state.add_upload("ada", b"# v1\\n", "bot.py", min_interval=0.0)
+    >>> checks_idle(state.folder)
+    False
+    >>> state.close()
+    """
+    row = _read_portal(folder, "SELECT EXISTS (SELECT 1 FROM uploads WHERE status = 'checking' "
+                               "OR (status = 'accepted' AND rest = 1))")
+    return row is not None and not row[0]
+
+
+class _Lender:
+    """The games child's ``busy``: its own ``workers``, and ``borrow`` more while :func:`checks_idle` (looked at
+    most every ``every`` seconds)."""
+
+    def __init__(self, folder: Path, workers: int, borrow: int, every: float = 1.0) -> None:
+        self.folder, self.workers, self.borrow, self.every = folder, workers, borrow, every
+        self._at, self._now = -math.inf, workers
+
+    def __call__(self) -> int:
+        now = time.monotonic()
+        if now - self._at >= self.every:
+            self._at = now
+            self._now = self.workers + (self.borrow if checks_idle(self.folder) else 0)
+        return self._now
 
 
 def fingerprint(folder: str | os.PathLike[str]) -> str:
@@ -232,6 +305,8 @@ class GamesStatus:
     up_to_date: bool = False  # the last finished run played the files there are now
     final: bool = False  # after the deadline, every check done and the deadline's files played to the end
     workers: int = 1
+    borrow: int = 0  # workers added while no check waits or runs
+    rated: float | None = None  # when the running run's ratings were done and written out (then it grades)
     waiting: int = 0  # uploads waiting for their check's first verdict while the games hold (the checks go first)
     faults: dict[str, int] = field(default_factory=dict)  # by student id: faults of the version on the board
     games: dict[str, int] = field(default_factory=dict)  # by student id: stored games of that version
@@ -244,7 +319,12 @@ class GamesStatus:
         if self.paused:
             return "Paused: no games are played until you resume."
         if self.running:
-            return f"Playing (since {clock(self.since or 0)}, {self.workers} worker{'s' if self.workers != 1 else ''})."
+            more = f", {self.workers + self.borrow} while no check runs" if self.borrow else ""
+            workers = f"{self.workers} worker{'s' if self.workers != 1 else ''}{more}"
+            if self.rated is not None:
+                return (f"Grading (since {clock(self.rated)}, {workers}): the ratings, the leaderboard and the report "
+                        "are up to date.")
+            return f"Playing (since {clock(self.since or 0)}, {workers})."
         if self.error:
             return f"Stopped: {self.summary}"
         if self.waiting:
@@ -279,6 +359,9 @@ class GamesWorker:
         self.state = state
         self.folder = state.folder
         self.workers = workers or default_workers()
+        # The checks' core, lent to the games while no check waits or runs (the default workers only: an explicit
+        # --workers is what the teacher asked for). Set to 0 to play on `workers` only.
+        self.borrow = max(0, _cores() - self.workers) if workers is None else 0
         self.nice = nice
         self.poll = poll
         self.restart_after = restart_after
@@ -295,7 +378,7 @@ class GamesWorker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._running_fp = ""
         self._started = 0.0
-        self._status = GamesStatus(workers=self.workers)
+        self._status = GamesStatus(workers=self.workers, borrow=self.borrow)
         self._guard = threading.Lock()
         self._life = threading.RLock()  # held while the child is started or stopped: stop() never races a _spawn
         self._event = threading.Event()
@@ -464,13 +547,22 @@ class GamesWorker:
                  and not any(u.uploaded < deadline for u in [*self.state.pending_checks(), *self.state.pending_rests()]))
         if time.monotonic() - self._counted[0] >= 5.0:
             self._counted = (time.monotonic(), *self._count())
+        rated = self._rated() if self._proc is not None else None
         with self._guard:
             self._status = GamesStatus(
                 paused=paused, running=self._proc is not None, since=self._status.since if self._proc else None,
                 ended=last.get("ended"), summary=str(last.get("error") or last.get("summary") or ""),
                 notes=list(last.get("notes") or []), error=bool(last.get("error")) and last.get("fingerprint") == fp,
-                up_to_date=up_to_date, final=final, workers=self.workers, waiting=waiting, faults=self._counted[1],
-                games=self._counted[2])
+                up_to_date=up_to_date, final=final, workers=self.workers, borrow=self.borrow, waiting=waiting,
+                faults=self._counted[1], games=self._counted[2], rated=rated)
+
+    def _rated(self) -> float | None:
+        """When the running child's ratings were done (it then grades), from its note; ``None`` before."""
+        try:
+            note = json.loads((self.state.dir / RATED_NAME).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return float(note["at"]) if note.get("fingerprint") == self._running_fp else None
 
     def _count(self) -> tuple[dict[str, int], dict[str, int]]:
         """Each student's faults and games at the version on the board, from the store (read only)."""
@@ -498,6 +590,8 @@ class GamesWorker:
         fd = held_fd(self.folder)
         if fd is None:
             raise RuntimeError(f"the server does not hold {self.folder}: it cannot play its games")
+        self.state.set_setting(BORROW_SETTING, str(self.borrow))  # read by the child (its command line is kept short)
+        (self.state.dir / RATED_NAME).unlink(missing_ok=True)
         (self.state.dir / RESULT_NAME).unlink(missing_ok=True)  # a stale result is never taken for this run's
         log = open(self.state.dir / LOG_NAME, "wb")
         try:  # pass_fds: the lock's descriptor reaches this child only (checks close every other descriptor)
@@ -622,6 +716,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
 
     Plays the folder's tournament under the server's hold, writes the leaderboard and the report,
     and leaves ``portal/games-result.json`` saying what it did (or why it could not: exit status 2).
+    With ``grading`` in ``tournament.toml`` the outputs are written as soon as the tournament's games
+    are played (``portal/games-rated.json`` says when), then the grading games are played and the
+    outputs written again with the grades.
     """
     p = argparse.ArgumentParser(prog="python -m cabo_kit.portal.games")
     p.add_argument("folder")
@@ -638,19 +735,35 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     from ..tournament.config import ConfigError
     from ..tournament.lock import FolderError, adopt
     from ..outputs import write_outputs
+    from ..tournament.config import load_config
+    from ..tournament.grades import play_grades
     from ..tournament.runner import run_tournament
     from ..tournament.store import StoreError
 
     folder = Path(args.folder).resolve()
     result: dict[str, Any] = {"fingerprint": args.fingerprint}
+    workers = args.workers or default_workers()
+    borrow = _borrowed(folder)
     code = 0
     try:
         adopt(folder, args.lock_fd)
         keep_private(folder)  # what an earlier run (or `cabo-kit tournament run`) left readable to all
-        summary = run_tournament(folder, workers=args.workers, progress=False, out=out,
-                                 description="the portal server's games", command="cabo-kit serve (games)")
+        # The games are the same whatever the workers (each batch is planned from the whole of the one before).
+        busy = _Lender(folder, workers, borrow) if borrow else None
+        summary = run_tournament(folder, workers=workers + borrow, progress=False, out=out,
+                                 description="the portal server's games", command="cabo-kit serve (games)",
+                                 busy=busy, grading=False)
         # write_outputs notes that a run holds the folder (the server, through us): not news here
-        write_outputs(folder, out=lambda line: None if line.startswith("note: ") and " is in use by " in line else out(line))
+        quiet = lambda line: None if line.startswith("note: ") and " is in use by " in line else out(line)  # noqa: E731
+        write_outputs(folder, out=quiet)
+        cfg = load_config(folder)[0]
+        if cfg.grading:  # the board and the report first: grading takes a fifth to a third of a class's time
+            rated = folder / "portal" / RATED_NAME
+            rated.with_suffix(".tmp").write_text(json.dumps({"fingerprint": args.fingerprint, "at": time.time()}))
+            os.replace(rated.with_suffix(".tmp"), rated)
+            play_grades(folder, cfg, summary.entrants, workers=workers + borrow, progress=False, out=out,
+                        command="cabo-kit serve (games)", rejected=summary.rejected, busy=busy)
+            write_outputs(folder, out=quiet)
         result.update(played=summary.played, skipped=summary.skipped, faults=summary.faults, notes=summary.notes,
                       summary=f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} "
                               f"with a fault; {len(summary.entrants)} bots, {len(summary.rejected)} files rejected")

@@ -106,7 +106,10 @@ def _pin_worker(counter: Any) -> None:
 class LocalExecutor(Executor):
     """A process pool of ``workers`` processes (default: the usable cores).
 
-    At most ``2 * workers`` tasks are in flight, so a killed runner loses little work. With
+    At most ``2 * workers`` tasks are in flight, so a killed runner loses little work. ``busy``
+    (called before each task is handed out) says how many workers may work now: while it says fewer
+    than ``workers``, only that many tasks are in flight and the other workers wait (the portal lends
+    its checks' idle core to the games this way, :class:`~cabo_kit.portal.games.GamesWorker`). With
     ``pin`` each worker is pinned to a core of its own, round robin, and so are its bot processes
     (see the module's docstring); by default it pins where the platform has ``sched_setaffinity``
     and the workers take every usable core (with a core to spare, a bot may as well run there).
@@ -114,12 +117,17 @@ class LocalExecutor(Executor):
     >>> with LocalExecutor(1) as ex:
     ...     sorted(ex.run(abs, [-2, 3, -1]))
     [1, 2, 3]
+    >>> with LocalExecutor(2, busy=lambda: 1) as ex:     # one task at a time
+    ...     sorted(ex.run(abs, [-2, 3, -1]))
+    [1, 2, 3]
     """
 
     name = "local"
 
-    def __init__(self, workers: int | None = None, pin: bool | None = None) -> None:
+    def __init__(self, workers: int | None = None, pin: bool | None = None,
+                 busy: Callable[[], int] | None = None) -> None:
         self.workers = workers or default_workers()
+        self.busy = busy
         methods = multiprocessing.get_all_start_methods()
         self.context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if pin is None:
@@ -138,7 +146,12 @@ class LocalExecutor(Executor):
         pending: set[Future[Any]] = set()
         queue = list(tasks)[::-1]
         while queue or pending:
-            while queue and len(pending) < 2 * self.workers:
+            room = 2 * self.workers
+            if self.busy is not None:
+                allowed = max(1, min(self.workers, int(self.busy())))
+                if allowed < self.workers:  # no task queued: an idle worker would take it
+                    room = allowed
+            while queue and len(pending) < room:
                 pending.add(self._pool.submit(fn, queue.pop()))
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -206,8 +219,9 @@ class DaskExecutor(Executor):
             self.cluster.close()
 
 
-def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None) -> Executor:
-    """The executor named ``kind`` (``"local"`` or ``"dask"``).
+def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None,
+                  busy: Callable[[], int] | None = None) -> Executor:
+    """The executor named ``kind`` (``"local"`` or ``"dask"``); ``busy``: see :class:`LocalExecutor` (Dask ignores it).
 
     >>> make_executor("slurm")
     Traceback (most recent call last):
@@ -215,7 +229,7 @@ def make_executor(kind: str, workers: int | None = None, scheduler: str | None =
     cabo_kit.tournament.executors.ExecutorError: unknown executor 'slurm': choose 'local' or 'dask'
     """
     if kind == "local":
-        return LocalExecutor(workers)
+        return LocalExecutor(workers, busy=busy)
     if kind == "dask":
         return DaskExecutor(workers, scheduler)
     raise ExecutorError(f"unknown executor {kind!r}: choose 'local' or 'dask'")

@@ -363,13 +363,15 @@ def play_grades(
     cap: int | None = None,
     command: str | None = None,
     rejected: Sequence[tuple[str, str]] = (),
+    busy: Callable[[], int] | None = None,
 ) -> GradeRun:
     """Play the grading games still missing (holding the folder), then write ``DIR/grades.csv``.
 
     ``cfg`` and ``entrants`` default to the folder's (``tournament.toml`` and its loadable
     ``bots/*.py``; ``rejected``: the files that did not load, listed in the CSV without a grade);
     only submitted files are graded. ``batch`` (deals between looks) and ``cap``
-    (games per file, bar and preset) default to :data:`BATCH_DEALS` and :data:`MAX_GAMES`.
+    (games per file, bar and preset) default to :data:`BATCH_DEALS` and :data:`MAX_GAMES`; ``busy``: as
+    :func:`~cabo_kit.tournament.runner.run_tournament`'s.
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -406,7 +408,7 @@ def play_grades(
         logs.mkdir(parents=True, exist_ok=True)
         with Store(folder / GRADES_DB) as store, \
                 TaskPlayer(store, executor or cfg.executor, workers or cfg.workers or default_workers(),
-                           scheduler or cfg.scheduler or None, "grading", progress) as player:
+                           scheduler or cfg.scheduler or None, "grading", progress, busy) as player:
             stored = _read(store.con)
             first = True
             while True:

@@ -462,12 +462,14 @@ class TaskPlayer:
     ``progress=False``) starts at the first batch's size and grows with each. :meth:`play` yields each
     finished game ``(row, seats, added)`` once it is stored (``added``: it was not stored before).
     The tournament (:func:`run_tournament`) and the grading (:func:`~cabo_kit.tournament.grades.play_grades`)
-    both play through it.
+    both play through it. ``busy``: how many workers may play at the moment (see
+    :class:`~cabo_kit.tournament.executors.LocalExecutor`; ``None``: all of them).
     """
 
     def __init__(self, store: Store, kind: str, workers: int, scheduler: str | None, label: str,
-                 progress: bool = True) -> None:
+                 progress: bool = True, busy: Callable[[], int] | None = None) -> None:
         self.store, self.kind, self._workers, self.scheduler = store, kind, workers, scheduler
+        self.busy = busy
         self.label, self.progress = label, progress
         self.ex: Any = None
         self.bar: Progress | None = None
@@ -489,7 +491,7 @@ class TaskPlayer:
                 # Made with the first batch's size: a bar of total 0 would print an empty line first.
                 self.bar = Progress(todo, self.label)
                 todo = 0
-            self.ex = make_executor(self.kind, self._workers, self.scheduler)
+            self.ex = make_executor(self.kind, self._workers, self.scheduler, busy=self.busy)
         if self.bar is not None and todo:
             self.bar.add_total(todo)
         for results in self.ex.run(run_match, list(tasks)):
@@ -531,6 +533,8 @@ def run_tournament(
     loader: Callable[..., Any] | None = None,
     description: str = "a tournament run",
     command: str | None = None,
+    busy: Callable[[], int] | None = None,
+    grading: bool = True,
 ) -> RunSummary:
     """Play every scheduled game of the tournament in ``folder`` that the store does not hold yet.
 
@@ -539,7 +543,10 @@ def run_tournament(
     ``precision`` (an Elo half-width: after the balanced schedule, play adaptive batches until
     every two-sided 95% interval is within it; 0 turns it off) and ``max_games`` (the adaptive
     game budget per bot, preset and table size). Messages (the settings note, rejected files, a
-    summary) go to ``out`` (``None``: silent).
+    summary) go to ``out`` (``None``: silent). ``busy``, called before each match is handed out,
+    says how many of the workers may play at that moment (the portal lends its checks' idle core
+    this way); the games and results are the same whatever it says. ``grading=False`` leaves the grading
+    games (``tournament.toml``'s ``grading``) to the caller (:func:`~cabo_kit.tournament.grades.play_grades`).
 
     The run holds the folder (:class:`~cabo_kit.tournament.lock.FolderLock`, described as
     ``description``) from its first write to its last game: while another process holds it the
@@ -598,12 +605,12 @@ def run_tournament(
         if lock.note:
             say(lock.note)
         summary = _play_all(folder, cfg, entrants, rejected, planned, summary, games, target, budget, kind, n_workers,
-                            scheduler, progress, say, started)
-        if cfg.grading:  # after the main schedule, in the same hold of the folder: docs/tournaments.md, "Grades"
+                            scheduler, progress, say, started, busy)
+        if cfg.grading and grading:  # after the main schedule, in the same hold of the folder: docs/tournaments.md, "Grades"
             from .grades import play_grades
 
             play_grades(folder, cfg, entrants, workers=n_workers, executor=kind, scheduler=scheduler,
-                        progress=progress, out=say, command=command, rejected=rejected)
+                        progress=progress, out=say, command=command, rejected=rejected, busy=busy)
         return summary
     finally:
         lock.release()
@@ -683,6 +690,7 @@ def _play_all(
     folder: Path, cfg: TournamentConfig, entrants: list[BotSpec], rejected: list[tuple[str, str]],
     planned: list[tuple[Match, list[str]]], summary: RunSummary, games: int | None, target: float, budget: int,
     kind: str, n_workers: int, scheduler: str | None, progress: bool, say: Callable[[str], None], started: float,
+    busy: Callable[[], int] | None = None,
 ) -> RunSummary:
     """The part of :func:`run_tournament` that writes: play what is missing, store it, say what was done."""
     by_name = {b.name: b for b in entrants}
@@ -730,7 +738,7 @@ def _play_all(
                     + (f", then adaptively until every two-sided interval is within +-{target:g} Elo" if target > 0 else "")
                     + " ...")
                 player = TaskPlayer(store, kind, planned_workers, scheduler or cfg.scheduler or None, "tournament",
-                                    progress)
+                                    progress, busy)
             for row, seats, added in player.play(tasks, todo):
                 if added:
                     summary.played += 1

@@ -1,0 +1,153 @@
+"""The portal lends its checks' idle core to the games (issue 19, speed d): more workers only while no check waits or
+runs, the same games whatever the workers."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from cabo_kit.portal.games import BORROW_SETTING, GamesStatus, GamesWorker, _borrowed, _Lender, checks_idle, default_workers
+from cabo_kit.portal.roster import Student
+from cabo_kit.portal.state import PortalState
+from cabo_kit.tournament.executors import LocalExecutor
+from cabo_kit.tournament.runner import run_tournament
+
+
+def _stamp(path: str) -> tuple[float, float]:
+    """A task of the pool: its start and end (another process; 0.3 s apart)."""
+    start = time.time()
+    time.sleep(0.3)
+    return start, time.time()
+
+
+def _overlaps(spans: list[tuple[float, float]]) -> int:
+    spans = sorted(spans)
+    return sum(1 for (_, end), (start, _) in zip(spans, spans[1:]) if start < end - 0.05)
+
+
+def test_a_pool_plays_only_as_many_tasks_at_once_as_busy_allows() -> None:
+    with LocalExecutor(2, pin=False, busy=lambda: 1) as ex:
+        one = list(ex.run(_stamp, ["a", "b", "c"]))
+    assert _overlaps(one) == 0
+    with LocalExecutor(2, pin=False) as ex:  # without busy both workers play
+        both = list(ex.run(_stamp, ["a", "b", "c", "d"]))
+    assert _overlaps(both) >= 1
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[PortalState]:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    st = PortalState(folder)
+    st.sync_roster([Student("ada", "Ada"), Student("bob", "Bob")])
+    yield st
+    st.close()
+
+
+def test_the_games_borrow_only_while_no_check_waits_or_runs(state: PortalState) -> None:
+    lender = _Lender(state.folder, 1, 1, every=0.0)
+    assert lender() == 2  # no upload: the checks' core is idle
+    up = state.add_upload("ada", b"# v1\n", "bot.py", min_interval=0.0)
+    assert not checks_idle(state.folder) and lender() == 1  # its check waits
+    state.set_check("ada", up.number, "accepted", "", rest=True)
+    assert lender() == 1  # the first verdict is in, the rest of its check runs on the checks' pool: still theirs
+    state.set_check("ada", up.number, "accepted", "")
+    assert checks_idle(state.folder) and lender() == 2
+    assert _Lender(state.folder / "elsewhere", 1, 1, every=0.0)() == 1  # no state to read: no borrowing
+
+
+def test_the_default_workers_lend_the_checks_core_and_an_explicit_count_does_not(state: PortalState) -> None:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    default = GamesWorker(state)
+    assert default.workers == default_workers() and default.workers + default.borrow == max(cores, 1 + default.borrow)
+    assert GamesWorker(state, workers=1).borrow == 0
+    lent = GamesStatus(running=True, since=0.0, workers=1, borrow=1).text()
+    assert "1 worker, 2 while no check runs" in lent
+    assert "while no check" not in GamesStatus(running=True, since=0.0, workers=1).text()
+    assert _borrowed(state.folder) == 0  # nothing said yet: the child keeps to its workers
+    state.set_setting(BORROW_SETTING, "1")
+    assert _borrowed(state.folder) == 1
+
+
+TINY = ('presets = ["rush"]\ntable_sizes = [2]\ngames = 4\nprecision = 200\nmax_games = 40\nseed = 5\n'
+        'reference = ["GreedyBot", "RandomBot", "CountingBot"]\n')
+
+
+def test_the_games_are_the_same_whatever_the_workers_and_their_lending(tmp_path: Path) -> None:
+    flips = iter([1, 2] * 1000)
+    stores = []
+    for name, workers, busy in (("one", 1, None), ("lent", 2, lambda: next(flips))):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "tournament.toml").write_text(TINY)
+        run_tournament(folder, workers=workers, progress=False, out=None, busy=busy)
+        con = sqlite3.connect(folder / "results.sqlite")
+        stores.append(sorted(con.execute("SELECT game_id, order_key, record_sha256 FROM games").fetchall()))
+        con.close()
+    assert stores[0] == stores[1]
+    assert any(key.startswith("a") for _, key, _ in stores[0])  # adaptive batches too, planned from the games
+
+
+def test_the_run_stops_on_the_measure_the_live_board_shows(tmp_path: Path) -> None:
+    """The teacher's live board rates the run's games with the run's own fit: when the run says every two-sided
+    interval is within the target, so does the board (its +- is the larger side of each interval)."""
+    import math
+
+    from cabo_kit.portal.live import StoreReader
+    from cabo_kit.tournament.store import load_frames
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "tournament.toml").write_text(TINY.replace("max_games = 40", "max_games = 400"))
+    summary = run_tournament(folder, workers=1, progress=False, out=None)
+    assert any("every two-sided interval within +-200 Elo" in note for note in summary.notes), summary.notes
+    _, seats = load_frames(folder / "results.sqlite")
+    versions = dict(zip(seats["bot"], seats["version"]))
+    board = StoreReader(folder / "results.sqlite").fit(versions, None, 1000)
+    halves = [max(elo - low, high - elo) for _, _, elo, low, high, *_ in board["rows"]
+              if math.isfinite(low) and math.isfinite(high)]
+    assert halves and max(halves) <= 200
+
+
+def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Path) -> None:
+    """With grading, the leaderboard and the report come out when the tournament's games are played (the teacher's
+    page says so while the grading games play), and again with the grades."""
+    import json
+
+    from cabo_kit.portal.games import RATED_NAME
+    from cabo_kit.tournament.lock import FolderLock
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "tournament.toml").write_text('presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["GreedyBot"]\n'
+                                            'grading = ["RandomBot"]\n')
+    good = (Path(__file__).parent / "fault_bots" / "good.py").read_bytes()
+    state = PortalState(folder)
+    state.sync_roster([Student("ada", "Ada"), Student("bob", "Bob")])
+    for pid in ("ada", "bob"):
+        up = state.add_upload(pid, good + f"\n# {pid}\n".encode(), f"{pid}.py", min_interval=0.0)
+        state.set_check(pid, up.number, "accepted", "no problem found")
+    lock = FolderLock(folder, "the portal server at test").acquire()
+    games = GamesWorker(state, poll=0.1, restart_after=0.0)
+    try:
+        games.start()
+        end = time.monotonic() + 120
+        while not games.status().up_to_date:
+            assert time.monotonic() < end, (state.dir / "games.log").read_text(errors="replace")[-2000:]
+            time.sleep(0.1)
+    finally:
+        games.stop()
+        lock.release()
+    last = json.loads(state.setting("games_last") or "{}")
+    rated = json.loads((state.dir / RATED_NAME).read_text())
+    assert rated["fingerprint"] == last["fingerprint"] and rated["at"] <= last["ended"]
+    assert "vs RandomBot" in (folder / "leaderboard.csv").read_text().splitlines()[0]  # written again, graded
+    assert (folder / "grades.csv").exists() and (folder / "report.html").exists()
+    text = GamesStatus(running=True, since=0.0, workers=1, rated=time.time()).text()
+    assert text.startswith("Grading (since ") and "the leaderboard and the report are up to date" in text
+    state.close()
