@@ -375,32 +375,60 @@ def test_the_rest_of_a_version_no_longer_current_is_skipped(state: PortalState) 
     assert [(u.number, u.rest) for u in state.uploads_of("alice")] == [(2, False), (1, True)]
 
 
-FAILING_CHECKERS = {
-    "exits at once": ("import sys; sys.exit(3)", "stopped as it started (exit status 3)"),
-    "ready, then gone": ("print('{\"ready\": true}', flush=True)", "exit status 0"),
-    "never ready": ("import time; time.sleep(30)", "did not start within 1 s"),
+_READY = "import sys\nprint('{\"ready\": true}', flush=True)\nsys.stdin.readline()\n"  # then the job is read
+FAILING_CHECKERS = {  # the program, what the error says, whether it was during the job (counted)
+    "exits at once": ("import sys; sys.exit(3)", "stopped as it started (exit status 3)", False),
+    "never ready": ("import time; time.sleep(30)", "did not start within 1 s", False),
+    "ends during the job": (_READY + "sys.exit(0)", "ended during the check (exit status 0)", True),
+    "killed during the job": (_READY + "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+                              "ended during the check (exit status -9)", True),
     "raises": ("import cabo_kit.tournament.check as c\nc.check_bot_cli = lambda *a, **k: 1 / 0\n"
-               "from cabo_kit.portal.checker import _serve_checks\n_serve_checks()", "ZeroDivisionError"),
+               "from cabo_kit.portal.checker import _serve_checks\n_serve_checks()", "ZeroDivisionError", True),
 }
 
 
 @pytest.mark.parametrize("kind", FAILING_CHECKERS)
 def test_a_failure_of_the_checker_itself_is_never_the_students_verdict(tmp_path: Path, kind: str,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A check process that does not start, breaks its pipe, ends or raises: tried once more in a fresh process, then
-    CheckerError (no verdict), and nothing of it is left running."""
+    """A check process that does not start: tried once more in a fresh process. One that ends, is killed or raises
+    during the file's check, in a fresh process: the file may be the cause, so not tried again at once, and
+    ``counted``. Either way CheckerError (no verdict), and nothing of it is left running."""
     from cabo_kit.portal import checker
 
-    program, said = FAILING_CHECKERS[kind]
+    program, said, counted = FAILING_CHECKERS[kind]
     monkeypatch.setattr(checker, "_PROGRAM", program)
     source = tmp_path / "1.py"
     source.write_bytes(GOOD)
     started: list[int] = []
-    process = CheckProcess(nice=0, start_s=1.0, running=lambda p, alive: started.append(p.pid) if alive else None)
-    with pytest.raises(checker.CheckerError, match=re.escape(said)):
+    process = CheckProcess(nice=0, start_s=1.0 if kind == "never ready" else 60.0,
+                           running=lambda p, alive: started.append(p.pid) if alive else None)
+    with pytest.raises(checker.CheckerError, match=re.escape(said)) as failed:
         check_file(source, "my_bot.py", games=1, process=process)
-    assert len(started) == 2 and process.proc is None  # the second try was a fresh process; both ended
+    assert failed.value.counted is counted
+    assert len(started) == (1 if counted else 2) and process.proc is None  # a second try was a fresh process; all ended
     assert all(not Path(f"/proc/{pid}").exists() for pid in started) or not Path("/proc/self").exists()
+
+
+def test_a_kept_process_that_ends_during_a_check_is_not_the_files_doing_and_is_tried_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that checked a file before may have been ended by what another file left: not counted against this
+    one, which is checked again at once in a fresh process."""
+    from cabo_kit.portal import checker
+
+    monkeypatch.setattr(checker, "_PROGRAM", "import json, sys\nprint('{\"ready\": true}', flush=True)\n"
+                        "for n, line in enumerate(sys.stdin):\n    if n == 1:\n        sys.exit(5)\n"
+                        "    print(json.dumps({'code': 0, 'text': f'checked {json.loads(line)[\"path\"].rsplit(\"/\", 1)[1]}'}), "
+                        "flush=True)\n")
+    source = tmp_path / "1.py"
+    source.write_bytes(GOOD)
+    started: list[int] = []
+    process = CheckProcess(nice=0, running=lambda p, alive: started.append(p.pid) if alive else None)
+    try:
+        assert check_file(source, "a.py", games=1, process=process).text == "checked a.py"
+        assert check_file(source, "b.py", games=1, process=process).text == "checked b.py"  # its second job: ended
+    finally:
+        process.close()
+    assert len(started) == 2
 
 
 def test_a_checker_that_failed_once_is_given_a_fresh_process_and_judges_the_file(tmp_path: Path,
@@ -629,3 +657,154 @@ def test_checks_play_the_class_tournaments_rules_and_a_bad_config_holds_them_for
     finally:
         worker.stop()
     assert [u.status for u in state.uploads_of("alice")] == ["accepted", "accepted"]
+
+
+# ---------------------------------------------------------------- review of issue 19, second round: item 1
+
+KILLER = '''
+import os
+import signal
+
+import cabo_kit as ck
+
+
+def check_process():
+    """The check process up this bot's chain of parents (it names itself on its command line), as a hostile file
+    finds it; only that one is killed (never another test's)."""
+    pid = os.getpid()
+    for _ in range(8):
+        with open(f"/proc/{pid}/stat") as f:
+            pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        if pid <= 1:
+            return None
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"cabo-portal-check-process" in f.read():
+                return pid
+    return None
+
+
+found = check_process()
+if found is not None:
+    os.kill(found, signal.SIGKILL)
+
+
+class Killer(ck.Bot):
+    def choose(self, observation, legal_actions):
+        return legal_actions[0]
+'''
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="the killer finds its check process through /proc")
+def test_a_file_that_kills_its_check_process_is_rejected_after_three_fresh_tries(
+        state: PortalState, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--same-user-bots: a file that finds its check process and kills it (not hiding from the check). Each time
+    it stays 'checking' with a page that says so, out of the games' waiting; the third time, in a fresh process
+    each, it is rejected with the reason, and bob's good file is checked meanwhile."""
+    from cabo_kit.portal import checker
+
+    # Bots under the check process's own user id, as with --same-user-bots (as root they would get one of their own)
+    monkeypatch.setattr(checker, "_PROGRAM", f"import os\nos.geteuid = lambda: 1000\n{checker._PROGRAM}")
+    state.add_upload("alice", KILLER.encode(), "killer.py", now=0.0)
+    state.add_upload("bob", GOOD, "bob_bot.py", now=1.0)
+    started: list[int] = []
+    worker = CheckWorker(state, games=1, retry_after=0.0)
+    real = worker._process
+
+    def process(nice: int) -> CheckProcess:
+        proc = real(nice)
+        proc.running = lambda p, alive: started.append(p.pid) if alive else None
+        return proc
+
+    monkeypatch.setattr(worker, "_process", process)
+    try:
+        for failures in (1, 2):
+            assert worker.run_pending() == (1 if failures == 1 else 0)  # bob's verdict in the first round
+            alice = state.uploads_of("alice")[0]
+            assert (alice.status, alice.failures, alice.result) == ("checking", failures, checker.CHECK_ENDED_WAITS)
+            assert alice.retry_at is not None and state.pending_checks(retrying=False) == []  # it holds no game
+        assert worker.run_pending() == 1
+    finally:
+        worker.stop()
+    alice, bob = state.uploads_of("alice")[0], state.uploads_of("bob")[0]
+    assert bob.status == "accepted", bob.result
+    assert (alice.status, alice.failures, alice.retry_at) == ("rejected", 0, None)
+    assert alice.result == checker.CHECK_ENDED.format(name="alice.py", times=3, code=-9)
+    assert "was ended each of the 3 times it checked this file (exit status -9)" in alice.result
+    assert len(started) == 4 and state.pending_checks() == []  # alice's three in fresh processes, and bob's
+
+
+def test_a_rest_that_ends_its_process_three_times_rejects_the_file_and_brings_back_the_version_before(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    """A file that kills its check process only in the rest (niced 15) is accepted by the first verdict; the rest's
+    three counted failures reject it as a rest does, the version before plays again, and no rest is left."""
+    from cabo_kit.portal.checker import CHECK_ENDED, CheckerError
+
+    def rest(up: Upload) -> CheckOutcome:
+        if up.number == 2:
+            raise CheckerError("the check process ended during the check (exit status -9)", counted=True, code=-9)
+        return CheckOutcome("accepted", "the whole check")
+
+    worker = CheckWorker(state, check=lambda up: CheckOutcome("accepted", "first", complete=False), rest=rest,
+                         retry_after=0.0)
+    state.add_upload("alice", b"# v1\n", "a.py", now=0.0)
+    assert worker.run_pending() == 1 and worker.run_rests() == 1 and state.current("alice") == 1
+    state.add_upload("alice", b"# v2\n", "a.py", now=100.0)
+    assert worker.run_pending() == 1 and state.current("alice") == 2
+    with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+        assert worker.run_rests() == 0 and worker.run_rests() == 0
+        v2 = state.uploads_of("alice")[0]
+        assert (v2.status, v2.rest, v2.failures, v2.result) == ("accepted", True, 2, "first")  # its first verdict
+        assert state.pending_rests(retrying=False) == []  # the final run does not wait for it
+        assert worker.run_rests() == 1
+    v2 = state.uploads_of("alice")[0]
+    assert (v2.status, v2.rest) == ("rejected", False) and state.pending_rests() == []
+    assert v2.result == CHECK_ENDED.format(name="alice.py", times=3, code=-9) + "\n" + REST_REJECTED
+    assert state.current("alice") == 1 and (state.folder / "bots" / "alice.py").read_bytes() == b"# v1\n"
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 3 and "1 of 3 times" in said[0] and "2 of 3 times" in said[1], said
+    assert said[2].startswith("cabo-kit serve: upload 2 of alice is rejected: the check process ended each of the 3 "
+                              "times it checked it (the rest of its check)"), said
+
+
+def test_failures_not_counted_never_reject_and_a_restart_tries_at_once_keeping_the_count(state: PortalState) -> None:
+    """The checker failing to start (or a class's mistake) is never the file's: tried for ever, never rejected. A new
+    worker (a restart) tries every waiting upload at once; the counted failures stay."""
+    from cabo_kit.portal.checker import CheckerError
+
+    def check(up: Upload) -> CheckOutcome:
+        if up.person == "bob":
+            raise CheckerError("the check process ended during the check (exit status 0)", counted=True, code=0)
+        raise CheckerError("the check process did not start within 120 s")
+
+    worker = CheckWorker(state, check=check, retry_after=0.0)
+    state.add_upload("alice", b"# a\n", "a.py", now=0.0)
+    state.add_upload("bob", b"# b\n", "b.py", now=0.0)
+    assert [worker.run_pending() for _ in range(5)] == [0, 0, 1, 0, 0]  # bob's third counted failure rejects it
+    alice, bob = state.uploads_of("alice")[0], state.uploads_of("bob")[0]
+    assert (alice.status, alice.failures) == ("checking", 0) and bob.status == "rejected"
+    state.note_failure("alice", 1, counted=True, retry_at=time.time() + 3600)
+    assert state.pending_checks(retrying=False) == []
+    CheckWorker(state, check=check)  # the next start
+    alice = state.uploads_of("alice")[0]
+    assert (alice.failures, alice.retry_at) == (1, None) and state.pending_checks(retrying=False) == [alice]
+
+
+def test_a_store_made_before_the_failures_were_counted_opens_with_none(tmp_path: Path) -> None:
+    import sqlite3
+
+    state = PortalState(tmp_path)
+    state.sync_roster([Student("alice", "Alice")])
+    state.add_upload("alice", b"# v1\n", "a.py", now=0.0)
+    state.close()
+    con = sqlite3.connect(tmp_path / "portal" / "portal.sqlite")  # as an older kit left it (SQLite >= 3.35)
+    con.execute("ALTER TABLE uploads DROP COLUMN retry_at")
+    con.execute("ALTER TABLE uploads DROP COLUMN failures")
+    con.commit()
+    con.close()
+    state = PortalState(tmp_path)
+    try:
+        up = state.pending_checks()[0]
+        assert (up.number, up.failures, up.retry_at) == (1, 0, None)
+        assert state.note_failure("alice", 1, counted=True, retry_at=5.0) == 1
+    finally:
+        state.close()

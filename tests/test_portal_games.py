@@ -835,3 +835,28 @@ def test_the_games_child_never_imports_from_the_class_folder(klass: Any) -> None
         lock.release()
     assert not marker.exists()
     assert "error" not in _last(state) and _last(state)["played"] > 0, _last(state)
+
+
+def test_uploads_the_checker_failed_on_neither_hold_the_games_nor_keep_the_final_run_from_done(
+        klass: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upload stuck 'checking' (its check process ended: it waits to be tried again) and a rest the checker failed
+    on: neither counts in the games' waiting, and after the deadline the final run is done without them."""
+    folder, state, _ = klass
+    accept(state, "ada", bot("ada 1"), now=1000.0)
+    accept(state, "bob", bot("bob 1"), now=1000.0)
+    stuck = state.add_upload("cy", bot("cy 1"), "cy.py", now=1000.0, min_interval=0.0)
+    rest = state.add_upload("bob", bot("bob 2"), "bob.py", now=1000.0, min_interval=0.0)
+    state.set_check("bob", rest.number, "accepted", "first verdict", rest=True)
+    games = GamesWorker(state, workers=1, poll=60.0)
+    runs: list[str] = []
+    monkeypatch.setattr(games, "_spawn", lambda fp: runs.append(fp))
+    games.tick()
+    assert runs == [] and games.status().waiting == 1  # cy's first verdict holds the games
+    state.note_failure("cy", stuck.number, counted=True, retry_at=time.time() + 60.0)
+    games.tick()
+    assert runs == [fingerprint(folder)] and games.status().waiting == 0 and games._hold_since is None
+    state.note_failure("bob", rest.number, counted=True, retry_at=time.time() + 60.0)
+    state.set_deadline(2000.0)
+    state.set_setting("games_last", json.dumps({"fingerprint": fingerprint(folder), "summary": "played"}))
+    games.tick()
+    assert games.status().final and state.pending_checks() and state.pending_rests()

@@ -56,7 +56,8 @@ from .games import process_env
 from .state import PortalState, Upload
 
 __all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "CheckerError", "ClassConfigError",
-           "safe_filename", "REST_RUNS", "REST_REJECTED", "CHECKER_FAILED", "CHECKER_WAITS"]
+           "safe_filename", "REST_RUNS", "REST_REJECTED", "CHECKER_FAILED", "CHECKER_WAITS", "CHECK_ENDED",
+           "CHECK_ENDED_WAITS"]
 
 _PROGRAM = "from cabo_kit.portal.checker import _serve_checks; _serve_checks()"
 _MAX_OUTPUT = 64 * 1024
@@ -73,6 +74,14 @@ CHECKER_FAILED = ("The checker itself failed on the server (not because of your 
 CHECKER_WAITS = ("The class's tournament settings have a mistake the teacher must fix, so no file can be checked just "
                  "now: yours is checked as soon as they do. You need not upload it again.")
 """What an upload still ``checking`` says while the class's ``tournament.toml`` cannot be used."""
+CHECK_ENDED_WAITS = ("The check's own process was ended while it checked your file, so your file has no verdict yet: "
+                     "it is checked again in a minute, in a fresh process. A file that ends the check's process each "
+                     "of 3 times is rejected (a bot must not end processes it did not start).")
+"""What an upload still ``checking`` says after its check process ended while it checked it."""
+CHECK_ENDED = ("{name}: the check's own process was ended each of the {times} times it checked this file (exit status "
+               "{code}): a file that ends processes it did not start is rejected. If yours does nothing like that, "
+               "tell your teacher.")
+"""A file whose check process ended each time it checked it (:class:`CheckWorker`'s ``max_failures``): rejected."""
 REST_REJECTED = ("This version was accepted by the check's first verdict and then rejected by the rest of the check: it "
                  "no longer plays in the tournament (your newest accepted version before it plays in its place, if you "
                  "have one).")
@@ -183,8 +192,17 @@ class _Overran(Exception):
 
 
 class CheckerError(Exception):
-    """The checker itself failed, not the file under check: its process did not start in time, broke its pipe,
-    ended during a check or raised; the file was not judged. ``str()`` says what happened, for the teacher."""
+    """The checker failed: its process did not start in time, broke its pipe, ended during a check or raised; the
+    file was not judged. ``str()`` says what happened, for the teacher.
+
+    ``counted``: it failed while it checked this file, in a process that had checked no other (it ended, was
+    killed by a signal, or its checker raised, after it was given the file): the file may be the cause (one that
+    ends processes it did not start, where bots run under the server's own user id). Not counted: a process that
+    did not start, or that had checked other files first. ``code``: the process's exit status, when known."""
+
+    def __init__(self, message: str, *, counted: bool = False, code: int | None = None) -> None:
+        super().__init__(message)
+        self.counted, self.code = counted, code
 
 
 class ClassConfigError(CheckerError):
@@ -311,9 +329,11 @@ class CheckProcess:
         memory and limits), as ``cabo-kit check-bot --class``; ``None``: the default settings.
         Raises :class:`TimeoutError` when the check takes longer than ``timeout`` seconds (the process is ended),
         :class:`ClassConfigError` when the class's ``tournament.toml`` cannot be used, and :class:`CheckerError`
-        when the checker itself fails (the process does not start, breaks, ends or raises: it is ended).
+        when the checker fails (the process does not start, breaks, ends or raises: it is ended; ``counted`` when
+        that happened during this file's check in a process that had checked no other).
         """
         proc = self._current()
+        fresh = self.jobs == 0  # a failure from here on may be this file's doing (no other file ran in it)
         if self.max_jobs > 1 and self.jobs + self.ahead >= self.max_jobs and self._next is None:
             self._next = self._launch()  # its successor gets ready beside the last checks: the next one never waits
             self._warm(self._next[0])
@@ -333,13 +353,14 @@ class CheckProcess:
             raise TimeoutError(timeout) from None
         except (EOFError, ValueError):
             code = self.close(kill=True, ending=True)
-            raise CheckerError(f"the check process ended during the check (exit status {code})") from None
+            raise CheckerError(f"the check process ended during the check (exit status {code})", counted=fresh,
+                               code=code) from None
         if "config" in reply:
             raise ClassConfigError(str(reply["config"]))
         code, text = int(reply["code"]), str(reply["text"])  # type: ignore[call-overload]
         if code not in (0, 1):
             self.close(kill=True)
-            raise CheckerError(f"the checker failed (exit status {code}):\n{text.strip()}")
+            raise CheckerError(f"the checker failed (exit status {code}):\n{text.strip()}", counted=fresh, code=code)
         self.jobs += 1
         if self.jobs >= self.max_jobs:
             self._retire()
@@ -429,9 +450,10 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
     class folder whose ``tournament.toml`` the check plays, as the class's tournament does (``None``, or a folder
     with neither ``tournament.toml`` nor ``bots/``: the default settings); its path never appears in the outcome.
 
-    A failure of the checker itself (:class:`CheckerError`: its process did not start, broke or ended) is tried
-    once more in a fresh process; if that fails too, or the class's ``tournament.toml`` cannot be used
-    (:class:`ClassConfigError`), it is raised: the file was not judged, and the student is not to blame.
+    A failure of the checker (:class:`CheckerError`: its process did not start, broke or ended) is tried once more
+    in a fresh process, unless it happened in a fresh process during this file's check (``counted``: the file may
+    be the cause); if that fails too, or the class's ``tournament.toml`` cannot be used (:class:`ClassConfigError`),
+    it is raised: the file was not judged.
     """
     own = process is None
     proc = process or CheckProcess(nice=nice, folder=folder, running=running, max_jobs=1)
@@ -451,7 +473,9 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
                 code, out = proc.check(target, games=games, timing=timing, timeout=timeout, class_dir=class_dir)
             except ClassConfigError:
                 raise
-            except CheckerError:  # the process was ended: the next check starts a fresh one
+            except CheckerError as exc:  # the process was ended: the next check starts a fresh one
+                if exc.counted:
+                    raise  # no other file ran in it: tried again later (CheckWorker), not at once
                 code, out = proc.check(target, games=games, timing=timing, timeout=timeout, class_dir=class_dir)
         except TimeoutError:
             return CheckOutcome("rejected", f"{name}: the check took longer than {timeout:g} s and was stopped "
@@ -481,26 +505,30 @@ class CheckWorker:
     complete). :meth:`wake` starts a round at once (after an upload); otherwise the worker looks every ``poll`` s.
 
     The checks play the rules of the class's ``tournament.toml`` (its presets, table sizes, memory and limits),
-    as its tournament does. When the checker itself fails (:class:`CheckerError`, after :func:`check_file`'s
-    second try) or that file cannot be used (:class:`ClassConfigError`), the upload is not judged: it stays
+    as its tournament does. When the checker fails (:class:`CheckerError`, after :func:`check_file`'s second
+    try) or that file cannot be used (:class:`ClassConfigError`), the upload is not judged: it stays
     ``checking`` (its rest, still to come), the failure is logged for the teacher (the ``cabo_kit.portal`` logger,
-    on the server's console), and it is tried again after ``retry_after`` seconds, or at the next start.
+    on the server's console), and it is tried again after ``retry_after`` seconds (:meth:`PortalState.note_failure
+    <cabo_kit.portal.state.PortalState.note_failure>`), or at the next start. Meanwhile it does not hold the games.
+    A file whose check process ended while it checked it (``counted``) ``max_failures`` times, each in a fresh
+    process, is rejected (:data:`CHECK_ENDED`): it ends processes it did not start (where bots run under the
+    server's own user id, they can). A rest that ends so rejects its file as a rest does (:data:`REST_REJECTED`).
     """
 
     def __init__(self, state: PortalState, *, games: int = 9, threads: int = 1, poll: float = 2.0,
                  check: Callable[[Upload], CheckOutcome] | None = None,
                  rest: Callable[[Upload], CheckOutcome] | None = None,
                  nice: int = 10, rest_nice: int = 15, timeout: float = 300.0, rest_threads: int | None = None,
-                 retry_after: float = 60.0) -> None:
+                 retry_after: float = 60.0, max_failures: int = 3) -> None:
         self.state = state
         self.games = games
         self.threads = threads
         self.rest_threads = threads if rest_threads is None else rest_threads
         self.poll = poll
         self.nice, self.rest_nice, self.timeout = nice, rest_nice, timeout
-        self.retry_after = retry_after
-        self._retry_at: dict[tuple[str, str, int], float] = {}  # checks the checker failed: not before then (monotonic)
-        self._said: set[str] = set()  # the checker's failures logged so far
+        self.retry_after, self.max_failures = retry_after, max_failures
+        self._said: set[str] = set()  # the class's config mistakes logged so far
+        state.clear_retries()  # a start tries every upload the checker failed on at once (their counts stay)
         self.check = check or self._first
         self.rest = rest if rest is not None or check is not None else self._rest
         self._claimed: set[tuple[str, str, int]] = set()
@@ -558,54 +586,70 @@ class CheckWorker:
 
     def _claim(self, kind: str, tried: set[tuple[str, str, int]]) -> Upload | None:
         """The next upload to give its first verdict (``kind`` ``first``) or its rest, claimed by this thread: not one
-        another thread checks, one the checker failed lately, nor one in ``tried`` (failed in this round)."""
+        another thread checks, one the checker failed lately (not yet due), nor one in ``tried`` (failed in this
+        round)."""
         with self._guard:
-            now = time.monotonic()
+            now = time.time()
             for up in self.state.pending_checks() if kind == "first" else self.state.pending_rests():
                 key = (kind, up.person, up.number)
-                if key not in self._claimed and key not in tried and self._retry_at.get(key, now) <= now:
+                if key not in self._claimed and key not in tried and (up.retry_at is None or up.retry_at <= now):
                     self._claimed.add(key)
                     return up
         return None
 
     def _firsts_waiting(self) -> bool:
         """Whether an upload waits for its first verdict and may be checked now (not one the checker failed lately)."""
-        now = time.monotonic()
-        with self._guard:
-            return any(self._retry_at.get(("first", up.person, up.number), now) <= now for up in self.state.pending_checks())
+        now = time.time()
+        return any(up.retry_at is None or up.retry_at <= now for up in self.state.pending_checks())
 
     def _judge(self, kind: str, up: Upload, tried: set[tuple[str, str, int]]) -> CheckOutcome | None:
         """``up``'s first verdict or rest; ``None`` when the checker failed (logged, added to ``tried``; tried again
-        after ``retry_after``)."""
-        key = (kind, up.person, up.number)
+        after ``retry_after``), unless the check process ended while it checked this file ``max_failures`` times:
+        then the file's rejection."""
         step = self.check if kind == "first" else self.rest
         assert step is not None
         try:
-            outcome = step(up)
+            return step(up)
         except CheckerError as exc:
-            tried.add(key)
-            with self._guard:
-                self._retry_at[key] = time.monotonic() + self.retry_after
-                said = str(exc) in self._said
-                self._said.add(str(exc))
+            tried.add((kind, up.person, up.number))
             if self._stopping.is_set():
-                return None
-            if kind == "first":  # what the student's page (and the teacher's roster) says meanwhile
-                self.state.set_check(up.person, up.number, "checking", CHECKER_WAITS if isinstance(exc, ClassConfigError)
-                                     else CHECKER_FAILED)
-            if said and isinstance(exc, ClassConfigError):
-                return None  # a class's mistake is logged once, not for every upload it holds up
-            what = "the class's tournament.toml cannot be used" if isinstance(exc, ClassConfigError) else \
-                "the checker failed twice"
-            then = ("was not checked (no fault of the file: it stays 'checking', and is checked" if kind == "first" else
-                    "was not given the rest of its check (no fault of the file: it keeps its first verdict, and the "
-                    "rest is tried")
-            _log.warning("cabo-kit serve: %s, so upload %d of %s %s again in %g s or at the next start): %s", what,
-                         up.number, up.person, then, self.retry_after, exc)
-            return None
+                return None  # ended by the stop itself: nothing is recorded
+            return self._failed(kind, up, exc)
+
+    def _failed(self, kind: str, up: Upload, exc: CheckerError) -> CheckOutcome | None:
+        """Record that the checker failed on ``up``'s ``kind`` step and log it; the file's rejection once the check
+        process ended ``max_failures`` times while it checked it, else ``None`` (tried again after ``retry_after``)."""
+        config = isinstance(exc, ClassConfigError)
+        if kind == "first":  # what the student's page (and the teacher's roster) says meanwhile
+            page: str | None = CHECKER_WAITS if config else CHECK_ENDED_WAITS if exc.counted else CHECKER_FAILED
+        else:
+            page = None  # the rest's upload keeps its first verdict meanwhile
+        failures = self.state.note_failure(up.person, up.number, counted=exc.counted,
+                                           retry_at=time.time() + self.retry_after, result=page)
+        if exc.counted and failures >= self.max_failures:
+            text = CHECK_ENDED.format(name=f"{up.person}.py", times=failures, code=exc.code)
+            _log.warning("cabo-kit serve: upload %d of %s is rejected: the check process ended each of the %d times "
+                         "it checked it%s (last: %s)", up.number, up.person, failures,
+                         "" if kind == "first" else " (the rest of its check)", exc)
+            return CheckOutcome("rejected", text if kind == "first" else f"{text}\n{REST_REJECTED}")
         with self._guard:
-            self._retry_at.pop(key, None)
-        return outcome
+            said = str(exc) in self._said
+            self._said.add(str(exc))
+        if said and config:
+            return None  # a class's mistake is logged once, not for every upload it holds up
+        if config:
+            what = "the class's tournament.toml cannot be used"
+        elif exc.counted:
+            what = (f"the check process ended while it checked the file ({failures} of {self.max_failures} times: "
+                    "then the file is rejected)")
+        else:
+            what = "the checker failed twice"
+        fault = "" if exc.counted else "no fault of the file: "
+        then = (f"was not checked ({fault}it stays 'checking', and is checked" if kind == "first" else
+                f"was not given the rest of its check ({fault}it keeps its first verdict, and the rest is tried")
+        _log.warning("cabo-kit serve: %s, so upload %d of %s %s again in %g s or at the next start): %s", what,
+                     up.number, up.person, then, self.retry_after, exc)
+        return None
 
     def run_pending(self) -> int:
         """Give every pending upload its first verdict now, on this thread; how many were checked."""

@@ -266,8 +266,8 @@ class GamesWorker:
     has stored nothing yet (it is still setting up, or its first games are slow) is restarted only
     after ``restart_idle_cap`` seconds: new uploads never keep every run from storing a game.
 
-    While uploads wait for their check's first verdict (:meth:`~cabo_kit.portal.state.PortalState.pending_checks`),
-    no run starts; ``hold_wave`` of them or more stop a running one, but only under the rule of a restart
+    While uploads wait for their check's first verdict (:meth:`~cabo_kit.portal.state.PortalState.pending_checks`;
+    not those the checker failed on, which wait to be tried again), no run starts; ``hold_wave`` of them or more stop a running one, but only under the rule of a restart
     (above: a run just started plays on); a lone upload's check runs beside the games, niced above them. The
     holds add up to at most ``hold_cap`` seconds in any ``hold_window``; beyond that the games play beside the
     checks until the older holds leave the window. :meth:`wake` looks at once.
@@ -369,7 +369,7 @@ class GamesWorker:
             self._collect(proc)
         self._see_first_stored()
         paused = self.paused
-        waiting = len(self.state.pending_checks())
+        waiting = len(self.state.pending_checks(retrying=False))  # not those the checker failed on: they wait anyway
         held = self._held(waiting)
         fp = fingerprint(self.folder)
         if paused:
@@ -461,7 +461,8 @@ class GamesWorker:
         deadline = float(deadline_text) if deadline_text else None
         up_to_date = last.get("fingerprint") == fp and not last.get("error")
         final = (up_to_date and deadline is not None and time.time() >= deadline and self._proc is None
-                 and not any(u.uploaded < deadline for u in [*self.state.pending_checks(), *self.state.pending_rests()]))
+                 and not any(u.uploaded < deadline for u in [*self.state.pending_checks(retrying=False),
+                                                             *self.state.pending_rests(retrying=False)]))
         if time.monotonic() - self._counted[0] >= 5.0:
             self._counted = (time.monotonic(), *self._count())
         with self._guard:
