@@ -808,3 +808,27 @@ def test_a_store_made_before_the_failures_were_counted_opens_with_none(tmp_path:
         assert state.note_failure("alice", 1, counted=True, retry_at=5.0) == 1
     finally:
         state.close()
+
+
+# ---------------------------------------------------------------- item 2
+
+
+def test_a_tournament_toml_not_in_utf8_holds_the_checks_for_the_teacher_and_never_ends_the_check_process(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    from cabo_kit.portal.checker import CHECKER_WAITS
+
+    (state.folder / "tournament.toml").write_bytes(CLASS_TOML.encode("utf-16"))  # Notepad's "Unicode"
+    state.add_upload("alice", GOOD, "alice_bot.py", now=0.0)
+    worker = CheckWorker(state, games=1, retry_after=0.0)
+    try:
+        with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+            assert worker.run_pending() == 0 and worker.run_pending() == 0
+        up = state.uploads_of("alice")[0]
+        assert (up.status, up.result, up.failures) == ("checking", CHECKER_WAITS, 0)  # never counted against the file
+        said = [r.getMessage() for r in caplog.records]
+        assert len(said) == 1 and "tournament.toml is not UTF-8: save it as UTF-8" in said[0], said
+        (state.folder / "tournament.toml").write_text(CLASS_TOML)
+        assert worker.run_pending() == 1
+    finally:
+        worker.stop()
+    assert state.uploads_of("alice")[0].status == "accepted"

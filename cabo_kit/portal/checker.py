@@ -151,7 +151,7 @@ def _serve_checks() -> None:
         try:
             if job.get("class_dir"):
                 class_settings(job["class_dir"])  # read as the runner reads it: a mistake is the teacher's to fix
-        except (ConfigError, OSError) as exc:
+        except (ConfigError, OSError, ValueError) as exc:  # ValueError: any other way the file cannot be read
             reply = {"config": str(exc)}
         else:
             with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
