@@ -68,7 +68,7 @@ def test_the_worker_installs_accepted_files_and_keeps_the_last_good_one(state: P
     try:
         assert worker.run_pending() == 1
         first = state.uploads_of("alice")[0]
-        assert first.status == "accepted" and first.result.startswith("alice_bot (GoodBot)")
+        assert first.status == "accepted" and first.result.startswith("alice (GoodBot)")  # as bots/alice.py plays
         assert (bots / "alice.py").read_bytes() == GOOD and state.current("alice") == 1
         state.add_upload("alice", RAISES, "alice_bot.py", now=100.0)
         assert worker.run_pending() == 1
@@ -832,3 +832,27 @@ def test_a_tournament_toml_not_in_utf8_holds_the_checks_for_the_teacher_and_neve
     finally:
         worker.stop()
     assert state.uploads_of("alice")[0].status == "accepted"
+
+
+# ---------------------------------------------------------------- item 3
+
+
+def test_an_upload_is_checked_under_the_name_it_plays_under_and_the_class_counts_it_once(state: PortalState) -> None:
+    """An upload named RandomBot.py plays as bots/alice.py: no clash with the reference bot. The class is bob's
+    file and alice's (her current file is the one this upload replaces): a 2-file class, not 3."""
+    (state.folder / "tournament.toml").write_text(CLASS_TOML)
+    state.add_upload("alice", GOOD, "alice_bot.py", now=0.0)
+    state.add_upload("bob", GOOD, "bob_bot.py", now=0.0)
+    worker = CheckWorker(state, games=1)
+    try:
+        assert worker.run_pending() == 2 and state.current("alice") == 1
+        state.add_upload("alice", GOOD + b"\n# v2\n", "RandomBot.py", now=100.0)
+        assert worker.run_pending() == 1
+        v2 = state.uploads_of("alice")[0]
+        assert v2.status == "accepted" and "the built-in reference bot" not in v2.result, v2.result
+        assert v2.result.startswith("alice (GoodBot): ")
+        assert worker.run_rests() == 2  # bob's and alice's v2 (v1 is no longer current)
+    finally:
+        worker.stop()
+    for up in (state.uploads_of("alice")[0], state.uploads_of("bob")[0]):
+        assert up.status == "accepted" and "to a 2-file class" in up.result, up.result

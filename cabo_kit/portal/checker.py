@@ -1,13 +1,13 @@
 """The isolated check of an upload, in the background: ``cabo-kit check-bot`` run in a process of its own, in two steps.
 
-:func:`check_file` copies the upload into a fresh temporary folder under the name the student
-gave it (made safe), and runs :func:`cabo_kit.tournament.check.check_bot_cli` on it in a check
+:func:`check_file` copies the upload into a fresh temporary folder under the name it plays under
+in the tournament (``<id>.py``, as ``bots/<id>.py``), and runs :func:`cabo_kit.tournament.check.check_bot_cli` on it in a check
 process (:class:`CheckProcess`): a new session, niced, killed with everything it started when it
 overruns. The student's code thus never runs in the server's process, nor in the check process:
 the checker plays it isolated, as a tournament does (under a user id of its own when the server is
 root). It plays the rules of the class's ``tournament.toml`` (``check-bot --class``), as its
 tournament does. The result is that command's own sentences, with the temporary folder and the
-class folder taken out of its paths, so a traceback names *their* file and line: accepted when the
+class folder taken out of its paths, so a traceback names the student's file and line: accepted when the
 check found no problem, rejected otherwise. A failure of the checker itself (:class:`CheckerError`)
 is never a verdict: the file is not judged (tried once more in a fresh process first).
 
@@ -41,7 +41,6 @@ import json
 import logging
 import os
 import queue
-import re
 import signal
 import subprocess
 import sys
@@ -56,7 +55,7 @@ from .games import process_env
 from .state import PortalState, Upload
 
 __all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "CheckerError", "ClassConfigError",
-           "safe_filename", "REST_RUNS", "REST_REJECTED", "CHECKER_FAILED", "CHECKER_WAITS", "CHECK_ENDED",
+           "REST_RUNS", "REST_REJECTED", "CHECKER_FAILED", "CHECKER_WAITS", "CHECK_ENDED",
            "CHECK_ENDED_WAITS"]
 
 _PROGRAM = "from cabo_kit.portal.checker import _serve_checks; _serve_checks()"
@@ -96,17 +95,6 @@ class CheckOutcome:
     status: str
     text: str
     complete: bool = True
-
-
-def safe_filename(name: str, fallback: str) -> str:
-    """The uploaded name's last part, kept to letters, digits, ``_``, ``-`` and ``.``, ending ``.py``.
-
-    >>> safe_filename("C:\\\\work\\\\my bot (2).py", "ada.py"), safe_filename("../.py", "ada.py")
-    ('my_bot__2_.py', 'ada.py')
-    """
-    last = name.replace("\\", "/").rsplit("/", 1)[-1]
-    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", last[:-3] if last.lower().endswith(".py") else last).strip(".")[:60]
-    return f"{stem}.py" if stem and not stem.startswith("_") else fallback
 
 
 def _serve_checks() -> None:
@@ -442,7 +430,7 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
                running: Callable[[subprocess.Popen[bytes], bool], None] | None = None,
                folder: Path | None = None, timing: bool = True, process: CheckProcess | None = None,
                class_dir: Path | None = None) -> CheckOutcome:
-    """Check the upload at ``source`` as the file ``name`` (see :func:`safe_filename`) in a check process.
+    """Check the upload at ``source`` as the file ``name`` (``<id>.py``: as the tournament plays it) in a check process.
 
     ``process``: the :class:`CheckProcess` to check it in (kept for the next check); by default one of its own,
     started for this check and ended after it (``nice``, ``running`` and ``folder`` are its). ``timing=False``:
@@ -567,7 +555,9 @@ class CheckWorker:
         return proc
 
     def _checked(self, up: Upload, timing: bool, nice: int) -> CheckOutcome:
-        return check_file(up.path, safe_filename(up.filename, f"{up.person}.py"), games=self.games,
+        # As the tournament plays it (bots/<id>.py): the upload's own name could be a reference bot's, and the class's
+        # size counts bots/ without the student's current file
+        return check_file(up.path, f"{up.person}.py", games=self.games,
                           timeout=self.timeout, timing=timing, process=self._process(nice), class_dir=self.state.folder)
 
     def _first(self, up: Upload) -> CheckOutcome:
