@@ -860,3 +860,36 @@ def test_uploads_the_checker_failed_on_neither_hold_the_games_nor_keep_the_final
     state.set_setting("games_last", json.dumps({"fingerprint": fingerprint(folder), "summary": "played"}))
     games.tick()
     assert games.status().final and state.pending_checks() and state.pending_rests()
+
+
+def test_holds_count_only_while_a_run_would_otherwise_start(klass: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uploads waiting while the games are up to date (or have fewer than two bots) hold nothing: the hold cap is
+    still whole when a new version comes, and the checks then go first for the whole of it."""
+    from cabo_kit.portal import games as games_module
+
+    folder, state, _ = klass
+    clock = _Clock()
+    monkeypatch.setattr(games_module, "time", clock)
+    (folder / "tournament.toml").write_text(TINY.replace('reference = ["RandomBot"]', "reference = []"))
+    accept(state, "ada", bot("ada 1"))
+    games = GamesWorker(state, workers=1, poll=60.0, hold_cap=60.0, hold_window=300.0)
+    runs: list[str] = []
+    monkeypatch.setattr(games, "_spawn", lambda fp: runs.append(fp))
+    state.add_upload("bob", bot("bob 1"), "bob.py", min_interval=0.0)  # waits for its check a long while
+    for _ in range(60):  # one bot: no run would start
+        games.tick()
+        clock.now += 1.0
+    accept(state, "cy", bot("cy 1"))
+    state.set_setting("games_last", json.dumps({"fingerprint": fingerprint(folder), "summary": "played"}))
+    for _ in range(60):  # up to date: no run would start
+        games.tick()
+        clock.now += 1.0
+    assert runs == [] and games._hold_since is None and games._holds == []
+    accept(state, "ada", bot("ada 2"))  # a new version: now a run would start, and bob's check goes first
+    for _ in range(59):
+        games.tick()
+        clock.now += 1.0
+    assert runs == []
+    clock.now += 1.0
+    games.tick()  # the cap, in all: the run starts beside bob's check
+    assert runs == [fingerprint(folder)]

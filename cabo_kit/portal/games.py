@@ -381,11 +381,13 @@ class GamesWorker:
                 self._kill()  # its stored games stay; the next run plays what the checks accept
             elif fp != self._running_fp and self._may_restart():
                 self._kill()
-        if not paused and not held and self._proc is None and not self._stopping.is_set():
+        wanted = False  # whether a run would start now, but for the checks: only then are the games held
+        if not paused and self._proc is None and not self._stopping.is_set():
             done = json.loads(self.state.setting("games_last") or "{}")
-            if done.get("fingerprint") != fp and self._entrants() >= 2:
+            wanted = done.get("fingerprint") != fp and self._entrants() >= 2
+            if wanted and not held:
                 self._spawn(fp)
-        self._note_hold(held and not paused and self._proc is None)
+        self._note_hold(held and wanted)
         self._refresh(paused, fp, waiting if held and self._proc is None else 0)
 
     def _held(self, waiting: int) -> bool:
