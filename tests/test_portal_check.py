@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -458,7 +459,8 @@ def test_an_upload_the_checker_failed_stays_checking_is_logged_and_is_checked_at
             assert worker.run_pending() == 0
             assert worker.run_pending() == 0  # not tried again before retry_after
         up = state.uploads_of("alice")[0]
-        assert (up.status, up.result) == ("checking", checker.CHECKER_FAILED) and state.current("alice") is None
+        assert (up.status, up.result) == ("checking", checker.CHECKER_FAILED.format(when="in 60 minutes")) \
+            and state.current("alice") is None
         from starlette.testclient import TestClient
 
         from cabo_kit.portal.app import create_app
@@ -599,31 +601,77 @@ class Hostile(ck.Bot):
 '''
 
 
-def test_a_hostile_file_leaves_nothing_in_a_kept_check_process_for_the_next_students_file(tmp_path: Path) -> None:
+def _under(pid: int) -> set[tuple[int, bytes]]:
+    """The processes under ``pid`` (pid and command line; a check process's isolation harness server is one)."""
+    found: set[tuple[int, bytes]] = set()
+    for tasks in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in map(int, tasks.read_text().split()):
+            try:
+                found.add((child, Path(f"/proc/{child}/cmdline").read_bytes()))
+            except OSError:  # gone meanwhile
+                continue
+            found |= _under(child)
+    return found
+
+
+# The check process, with a note after each check of what a file must not change in it (read from inside: a change
+# to os.environ does not show in /proc/PID/environ): its working folder, environment and threads.
+_NOTED = """import json, os, threading
+import cabo_kit.tournament.check as check
+checked = check.check_bot_cli
+def noted(*args, **kwargs):
+    code = checked(*args, **kwargs)
+    with open({path!r}, "a") as f:
+        f.write(json.dumps([os.getcwd(), dict(os.environ), sorted(t.name for t in threading.enumerate())]) + "\\n")
+    return code
+check.check_bot_cli = noted
+"""
+
+
+def test_a_hostile_file_leaves_nothing_in_a_kept_check_process_for_the_next_students_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file that patches the kit's modules, writes globals, changes its cwd and environment, starts a thread and a
     process and drops a json.py, in its load and every decision, is checked in a kept check process; the next
-    student's good file there gets the very verdict a fresh process gives it."""
+    student's good file there gets the very verdict its first check (a fresh process's) gave it, and the process
+    itself keeps its working folder, environment, threads and processes (none left by the file)."""
+    from cabo_kit.portal import checker
+
     def plain(text: str) -> list[str]:  # without the timings and the notes on slow decisions, which vary with the load
         return [re.sub(r"slowest decision [\d.]+ ms", "slowest decision", line) for line in text.splitlines()
                 if not line.startswith(("Note:", " "))]
 
+    def settled(pid: int, wanted: set[tuple[int, bytes]]) -> set[tuple[int, bytes]]:
+        until = time.monotonic() + 5  # a game's bot process may take a moment to be reaped
+        while (now := _under(pid)) != wanted and time.monotonic() < until:
+            time.sleep(0.1)
+        return now
+
+    notes = tmp_path / "notes.jsonl"
+    monkeypatch.setattr(checker, "_PROGRAM", _NOTED.format(path=str(notes)) + checker._PROGRAM)
     good, hostile = tmp_path / "good.py", tmp_path / "hostile.py"
     good.write_bytes(GOOD)
     hostile.write_text(HOSTILE)
-    fresh = check_file(good, "bob_bot.py", games=2, timing=False)
-    assert fresh.status == "accepted" and "No problems found." in fresh.text, fresh.text
     process = CheckProcess(nice=0)
+    linux = Path("/proc/self").exists()
     try:
+        fresh = check_file(good, "bob_bot.py", games=2, timing=False, process=process)  # its first check
+        assert fresh.status == "accepted" and "No problems found." in fresh.text, fresh.text
+        pid = process.proc.pid if process.proc else 0
+        before = settled(pid, _under(pid)) if linux else set()
         attack = check_file(hostile, "mallory.py", games=2, timing=False, process=process)
-        pid = process.proc.pid if process.proc else None
-        after = check_file(good, "bob_bot.py", games=2, timing=False, process=process)
         assert process.proc is not None and process.proc.pid == pid  # the same process checked both
+        assert not linux or settled(pid, before) == before
+        after = check_file(good, "bob_bot.py", games=2, timing=False, process=process)
+        assert process.proc is not None and process.proc.pid == pid
+        assert not linux or settled(pid, before) == before
     finally:
         process.close()
     # the attempts ran, in the hostile file's own process: what it did there is what it printed
     assert "LEFT cwd,environ,check_bot,isolation,Bot.choose,SimpleBot.draw,builtins,sys.modules,recursion" in attack.text
     assert (after.status, plain(after.text)) == (fresh.status, plain(fresh.text))
     assert plain(after.text)[0].startswith("bob_bot (GoodBot): 3 games, ") and plain(after.text)[-1] == "No problems found."
+    noted = [json.loads(line) for line in notes.read_text().splitlines()]
+    assert len(noted) == 3 and noted[0] == noted[1] == noted[2] and noted[0][0] == "/"
 
 
 CLASS_TOML = 'presets = ["rush"]\ntable_sizes = [2]\n[limits]\ndecision_s = 0.5\n'
@@ -720,7 +768,8 @@ def test_a_file_that_kills_its_check_process_is_rejected_after_three_fresh_tries
         for failures in (1, 2):
             assert worker.run_pending() == (1 if failures == 1 else 0)  # bob's verdict in the first round
             alice = state.uploads_of("alice")[0]
-            assert (alice.status, alice.failures, alice.result) == ("checking", failures, checker.CHECK_ENDED_WAITS)
+            waits = checker.CHECK_ENDED_WAITS.format(when="at once", times=3)
+            assert (alice.status, alice.failures, alice.result) == ("checking", failures, waits)
             assert alice.retry_at is not None and state.pending_checks(retrying=False) == []  # it holds no game
         assert worker.run_pending() == 1
     finally:
@@ -856,3 +905,73 @@ def test_an_upload_is_checked_under_the_name_it_plays_under_and_the_class_counts
         worker.stop()
     for up in (state.uploads_of("alice")[0], state.uploads_of("bob")[0]):
         assert up.status == "accepted" and "to a 2-file class" in up.result, up.result
+
+
+# ---------------------------------------------------------------- item 7
+
+
+def test_a_stuck_upload_says_its_real_delay_and_is_logged_at_1_2_4_8_failures(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    from cabo_kit.portal.checker import CHECKER_FAILED, CheckerError
+
+    def check(up: Upload) -> CheckOutcome:
+        raise CheckerError("the check process did not start within 120 s")
+
+    worker = CheckWorker(state, check=check, retry_after=30.0)
+    state.add_upload("alice", b"# a\n", "a.py", now=0.0)
+    with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+        for _ in range(9):
+            state.clear_retries()  # due at once (as 30 s later)
+            assert worker.run_pending() == 0
+    up = state.uploads_of("alice")[0]
+    assert up.result == CHECKER_FAILED.format(when="in 30 seconds") and "it is checked again in 30 seconds." in up.result
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 4, said
+    assert "again in 30 s or at the next start): the check" in said[0]
+    assert [re.search(r"\((\d+) failures so far: logged again at (\d+)\)", m).groups() for m in said[1:]] == [  # type: ignore[union-attr]
+        ("2", "4"), ("4", "8"), ("8", "16")]
+
+
+# ---------------------------------------------------------------- item 9
+
+
+def test_a_fault_in_a_round_of_checks_is_logged_and_the_next_upload_still_gets_its_verdict(
+        state: PortalState, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The portal's store locked once as a round begins: the check thread logs it and goes on. An upload that cannot
+    be read once is not judged then (tried again), and the uploads behind it are checked in the same round."""
+    import sqlite3
+
+    real = state.pending_checks
+    faults = [sqlite3.OperationalError("database is locked")]
+
+    def pending(retrying: bool = True) -> list[Upload]:
+        if faults:
+            raise faults.pop()
+        return real(retrying)
+
+    unreadable = {("alice", 1)}
+
+    def check(up: Upload) -> CheckOutcome:
+        if (up.person, up.number) in unreadable:
+            unreadable.clear()
+            raise OSError(5, "Input/output error")
+        return CheckOutcome("accepted", "checked")
+
+    monkeypatch.setattr(state, "pending_checks", pending)
+    worker = CheckWorker(state, check=check, poll=0.05, retry_after=0.0)
+    with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+        worker.start()
+        try:
+            state.add_upload("alice", b"# a\n", "a.py", now=0.0)
+            state.add_upload("bob", b"# b\n", "b.py", now=0.0)
+            worker.wake()
+            deadline = time.monotonic() + 20
+            while real() and time.monotonic() < deadline:
+                time.sleep(0.02)
+        finally:
+            worker.stop()
+    assert [u.status for u in (state.uploads_of("alice")[0], state.uploads_of("bob")[0])] == ["accepted"] * 2
+    said = [r.getMessage() for r in caplog.records]
+    assert said[0] == ("cabo-kit serve: a round of checks failed (OperationalError: database is locked; 1 time so far); "
+                       "the checks go on at the next round"), said
+    assert "upload 1 of alice was not checked (no fault of the file" in said[1] and "Input/output error" in said[1]

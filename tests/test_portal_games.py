@@ -675,7 +675,8 @@ def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> 
         write_outputs(folder, out=None)
         for path in (folder / DB_NAME, folder / "leaderboard.csv", folder / "logs"):
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
-        accept(state, "s040", (ROOT / "tests" / "portal_class_bots" / "spy.py").read_bytes())
+        spy = ROOT / "tests" / "portal_class_bots"  # the spy and what it shares with the class's hostile files
+        accept(state, "s040", (spy / "spy.py").read_bytes() + b"\n\n" + (spy / "common.py").read_bytes())
         lock = FolderLock(folder, "the portal server at test").acquire()
         games = GamesWorker(state, workers=1, poll=0.1)
         try:

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .games import process_env
+from .games import process_env, python_command
 from .state import PortalState, Upload
 
 __all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "CheckerError", "ClassConfigError",
@@ -68,15 +68,17 @@ REST_RUNS = ("Your bot plays in the tournament from now on. The rest of the chec
              "are is rejected). Its result replaces this one here.")
 """Added to a first verdict's sentences when it accepts the file."""
 CHECKER_FAILED = ("The checker itself failed on the server (not because of your file), so your file has no verdict yet: "
-                  "it is checked again in a minute. You need not upload it again.")
-"""What an upload still ``checking`` says after the checker itself failed on it (the teacher's log says why)."""
+                  "it is checked again {when}. You need not upload it again.")
+"""What an upload still ``checking`` says after the checker itself failed on it (the teacher's log says why);
+``{when}``: when it is checked again (:func:`_when`)."""
 CHECKER_WAITS = ("The class's tournament settings have a mistake the teacher must fix, so no file can be checked just "
                  "now: yours is checked as soon as they do. You need not upload it again.")
 """What an upload still ``checking`` says while the class's ``tournament.toml`` cannot be used."""
 CHECK_ENDED_WAITS = ("The check's own process was ended while it checked your file, so your file has no verdict yet: "
-                     "it is checked again in a minute, in a fresh process. A file that ends the check's process each "
-                     "of 3 times is rejected (a bot must not end processes it did not start).")
-"""What an upload still ``checking`` says after its check process ended while it checked it."""
+                     "it is checked again {when}, in a fresh process. A file that ends the check's process each of "
+                     "{times} times is rejected (a bot must not end processes it did not start).")
+"""What an upload still ``checking`` says after its check process ended while it checked it (``{when}``, ``{times}``:
+when it is checked again, and how many such ends reject it)."""
 CHECK_ENDED = ("{name}: the check's own process was ended each of the {times} times it checked this file (exit status "
                "{code}): a file that ends processes it did not start is rejected. If yours does nothing like that, "
                "tell your teacher.")
@@ -85,6 +87,21 @@ REST_REJECTED = ("This version was accepted by the check's first verdict and the
                  "no longer plays in the tournament (your newest accepted version before it plays in its place, if you "
                  "have one).")
 """Added to the sentences of a rest that rejects the file."""
+
+
+def _when(seconds: float) -> str:
+    """When a check is tried again, in words.
+
+    >>> [_when(s) for s in (0, 1, 30, 60, 90, 300)]
+    ['at once', 'in 1 second', 'in 30 seconds', 'in a minute', 'in 2 minutes', 'in 5 minutes']
+    """
+    if seconds < 0.5:
+        return "at once"
+    if round(seconds) == 60:
+        return "in a minute"
+    if seconds < 60:
+        return f"in {round(seconds)} second{'s' if round(seconds) != 1 else ''}"
+    return f"in {max(2, round(seconds / 60))} minutes"
 
 
 @dataclass(frozen=True)
@@ -167,6 +184,15 @@ def _warm_up(check_bot_cli: Callable[..., int], class_dir: str | None) -> None:
         check_bot_cli(path, games=1, progress=False, timing=False, class_dir=class_dir)
 
 
+def _class_rules(folder: Path | None) -> Path | None:
+    """The class folder whose settings a check of ``folder``'s class plays (``check-bot --class``), as an absolute path:
+    ``None`` when it holds neither ``tournament.toml`` nor ``bots/`` (the runner plays the default settings there)."""
+    if folder is None:
+        return None
+    folder = Path(os.path.abspath(folder))
+    return folder if (folder / "tournament.toml").exists() or (folder / "bots").is_dir() else None
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -227,11 +253,10 @@ class CheckProcess:
         # Its last argument names it in `ps`. It runs in "/", never where a file under check lies: `python -c` imports
         # from its working directory first, so an upload named json.py there would run as the server (-P, where
         # there is one, drops that directory from the path too).
-        safe = ["-P"] if sys.version_info >= (3, 11) else []
         with self._guard:  # stop() either sees it in _alive, or it is never started
             if self._stopped:
                 raise CheckerError("the check process was stopped (the server stops)")
-            proc = subprocess.Popen([sys.executable, *safe, "-c", _PROGRAM, "cabo-portal-check-process"], cwd="/",
+            proc = subprocess.Popen(python_command("-c", _PROGRAM, "cabo-portal-check-process"), cwd="/",
                                     env=process_env(self.folder),
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                     start_new_session=True)
@@ -277,7 +302,7 @@ class CheckProcess:
     def _warm(self, proc: subprocess.Popen[bytes]) -> None:
         """Give a process started ahead its warm-up (read after it is ready): the class's rules when ``folder`` has
         them. A broken pipe here shows at its first check."""
-        folder = self.folder if self.folder is not None and (self.folder / "tournament.toml").exists() else None
+        folder = _class_rules(self.folder)
         try:
             assert proc.stdin is not None
             proc.stdin.write(json.dumps({"warm": True, "class_dir": str(folder) if folder else None}).encode() + b"\n")
@@ -445,10 +470,7 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
     """
     own = process is None
     proc = process or CheckProcess(nice=nice, folder=folder, running=running, max_jobs=1)
-    if class_dir is not None:
-        class_dir = Path(os.path.abspath(class_dir))
-        if not (class_dir / "tournament.toml").exists() and not (class_dir / "bots").is_dir():
-            class_dir = None  # the runner plays the default settings there
+    class_dir = _class_rules(class_dir)
     with tempfile.TemporaryDirectory(prefix="cabo-portal-check-") as tmp:
         # The folder stays 0700 and the file 0600: the harness reads the source before it drops to the
         # bot's uid, so no other bot (each runs as a uid of its own) can read a file while it is checked.
@@ -516,6 +538,8 @@ class CheckWorker:
         self.nice, self.rest_nice, self.timeout = nice, rest_nice, timeout
         self.retry_after, self.max_failures = retry_after, max_failures
         self._said: set[str] = set()  # the class's config mistakes logged so far
+        self._tries: dict[tuple[str, str, int], int] = {}  # the checker's failures on each step still to give a verdict
+        self._faults: dict[str, int] = {}  # the rounds that failed, by what they raised
         state.clear_retries()  # a start tries every upload the checker failed on at once (their counts stay)
         self.check = check or self._first
         self.rest = rest if rest is not None or check is not None else self._rest
@@ -599,21 +623,26 @@ class CheckWorker:
         step = self.check if kind == "first" else self.rest
         assert step is not None
         try:
-            return step(up)
-        except CheckerError as exc:
+            outcome = step(up)
+        except Exception as exc:  # noqa: BLE001 - e.g. the upload could not be read: never the file's verdict
             tried.add((kind, up.person, up.number))
             if self._stopping.is_set():
                 return None  # ended by the stop itself: nothing is recorded
+            if not isinstance(exc, CheckerError):
+                exc = CheckerError(f"the checker failed: {type(exc).__name__}: {exc}")
             return self._failed(kind, up, exc)
+        with self._guard:
+            self._tries.pop((kind, up.person, up.number), None)
+        return outcome
 
     def _failed(self, kind: str, up: Upload, exc: CheckerError) -> CheckOutcome | None:
         """Record that the checker failed on ``up``'s ``kind`` step and log it; the file's rejection once the check
         process ended ``max_failures`` times while it checked it, else ``None`` (tried again after ``retry_after``)."""
         config = isinstance(exc, ClassConfigError)
+        page: str | None = None  # the rest's upload keeps its first verdict meanwhile
         if kind == "first":  # what the student's page (and the teacher's roster) says meanwhile
-            page: str | None = CHECKER_WAITS if config else CHECK_ENDED_WAITS if exc.counted else CHECKER_FAILED
-        else:
-            page = None  # the rest's upload keeps its first verdict meanwhile
+            page = (CHECKER_WAITS if config else CHECK_ENDED_WAITS if exc.counted else CHECKER_FAILED).format(
+                when=_when(self.retry_after), times=self.max_failures)
         failures = self.state.note_failure(up.person, up.number, counted=exc.counted,
                                            retry_at=time.time() + self.retry_after, result=page)
         if exc.counted and failures >= self.max_failures:
@@ -625,8 +654,12 @@ class CheckWorker:
         with self._guard:
             said = str(exc) in self._said
             self._said.add(str(exc))
+            key = (kind, up.person, up.number)
+            tries = self._tries[key] = self._tries.get(key, 0) + 1
         if said and config:
             return None  # a class's mistake is logged once, not for every upload it holds up
+        if tries & (tries - 1):
+            return None  # a stuck upload is logged at its 1st, 2nd, 4th, 8th, ... failure, not at every retry
         if config:
             what = "the class's tournament.toml cannot be used"
         elif exc.counted:
@@ -637,8 +670,9 @@ class CheckWorker:
         fault = "" if exc.counted else "no fault of the file: "
         then = (f"was not checked ({fault}it stays 'checking', and is checked" if kind == "first" else
                 f"was not given the rest of its check ({fault}it keeps its first verdict, and the rest is tried")
-        _log.warning("cabo-kit serve: %s, so upload %d of %s %s again in %g s or at the next start): %s", what,
-                     up.number, up.person, then, self.retry_after, exc)
+        count = f" ({tries} failures so far: logged again at {2 * tries})" if tries > 1 else ""
+        _log.warning("cabo-kit serve: %s, so upload %d of %s %s again in %g s or at the next start)%s: %s", what,
+                     up.number, up.person, then, self.retry_after, count, exc)
         return None
 
     def run_pending(self) -> int:
@@ -682,15 +716,31 @@ class CheckWorker:
 
     def _loop(self) -> None:
         while not self._stopping.is_set():
-            self.run_pending()
+            self._round(self.run_pending)
             self._event.wait(self.poll)
             self._event.clear()
 
     def _rest_loop(self) -> None:
         while not self._stopping.is_set():
-            self.run_rests()
+            self._round(self.run_rests)
             self._rest_event.wait(self.poll)
             self._rest_event.clear()
+
+    def _round(self, run: Callable[[], int]) -> None:
+        """One round of checks on a thread of the worker; whatever it raises (the portal's store locked, an upload
+        that cannot be read) is logged and the thread goes on: it would otherwise end, and every later upload stay
+        'checking'. The same fault is logged at its 1st, 2nd, 4th, 8th, ... time."""
+        try:
+            run()
+        except Exception as exc:  # noqa: BLE001 - see above
+            if self._stopping.is_set():
+                return
+            what = f"{type(exc).__name__}: {exc}"
+            with self._guard:
+                times = self._faults[what] = self._faults.get(what, 0) + 1
+            if not times & (times - 1):
+                _log.error("cabo-kit serve: a round of checks failed (%s; %d time%s so far); the checks go on at the "
+                           "next round", what, times, "s" if times != 1 else "", exc_info=times == 1)
 
     def start(self) -> "CheckWorker":
         loops = [self._loop] * self.threads + [self._rest_loop] * (self.rest_threads if self.rest is not None else 0)

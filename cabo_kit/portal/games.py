@@ -50,7 +50,7 @@ from typing import Any, Callable, Sequence
 from .state import PortalState, Upload, start_ticks
 
 __all__ = ["GamesWorker", "GamesStatus", "board_versions", "store_path", "default_workers", "fingerprint",
-           "reap_leftovers", "keep_private", "ENV_FOLDER", "main"]
+           "reap_leftovers", "keep_private", "process_env", "python_command", "ENV_FOLDER", "main"]
 
 ENV_FOLDER = "CABO_PORTAL_FOLDER"
 """The environment variable that marks the processes a portal server starts: the class folder's real path."""
@@ -213,6 +213,18 @@ def process_env(folder: str | os.PathLike[str] | None = None) -> dict[str, str]:
     if folder is not None:
         env[ENV_FOLDER] = os.path.realpath(folder)
     return env
+
+
+def python_command(*args: str) -> list[str]:
+    """The command line of a Python child the server starts: this interpreter, then ``args``; with ``-P`` where there is
+    one (3.11+): neither its working directory nor a script's folder goes first on ``sys.path``, so a file there named
+    like a module it imports (an upload called ``json.py``) is never imported by it. The children also run where no
+    student's file lies, for older Pythons.
+
+    >>> python_command("-c", "pass")[-2:]
+    ['-c', 'pass']
+    """
+    return [sys.executable, *(["-P"] if sys.version_info >= (3, 11) else []), *args]
 
 
 # ------------------------------------------------------------------ the worker in the server
@@ -508,11 +520,10 @@ class GamesWorker:
             # the portal's own folder (0700) and is given `..`. Not in the class folder: `python -m` imports from its
             # working directory first, and there bots/ holds the students' files (-P, where there is one, drops that
             # directory from the path too); the portal's folder holds no file an import can name.
-            safe = ["-P"] if sys.version_info >= (3, 11) else []
             proc = subprocess.Popen(
-                [sys.executable, *safe, "-m", "cabo_kit.portal.games",
+                python_command("-m", "cabo_kit.portal.games",
                  os.path.relpath(self.folder.resolve(), self.state.dir.resolve()), "--workers", str(self.workers),
-                 "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp],
+                 "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp),
                 pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 cwd=self.state.dir, env=process_env(self.folder), start_new_session=True)
         finally:
