@@ -8,8 +8,10 @@ the checker plays it isolated, as a tournament does (under a user id of its own 
 root). It plays the rules of the class's ``tournament.toml`` (``check-bot --class``), as its
 tournament does. The result is that command's own sentences, with the temporary folder and the
 class folder taken out of its paths, so a traceback names the student's file and line: accepted when the
-check found no problem, rejected otherwise. A failure of the checker itself (:class:`CheckerError`)
-is never a verdict: the file is not judged (tried once more in a fresh process first).
+check found no problem, rejected otherwise. A failure of the checker (:class:`CheckerError`) is not a
+verdict: the file is not judged, and is tried again; but a file whose check process ended each of 3
+times it checked it, each in a fresh process, is rejected (:data:`CHECK_ENDED`: it ends processes it
+did not start, which bots under the server's own user id can).
 
 :class:`CheckWorker` runs the checks of :meth:`~cabo_kit.portal.state.PortalState.pending_checks`
 on threads of the server (each waits on its check process, never on the event loop), and records
