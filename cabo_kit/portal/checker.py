@@ -630,16 +630,17 @@ class CheckWorker:
             tried.add((kind, up.person, up.number))
             if self._stopping.is_set():
                 return None  # ended by the stop itself: nothing is recorded
-            if not isinstance(exc, CheckerError):
-                exc = CheckerError(f"the checker failed: {type(exc).__name__}: {exc}")
-            return self._failed(kind, up, exc)
+            if isinstance(exc, CheckerError):
+                return self._failed(kind, up, exc)
+            return self._failed(kind, up, CheckerError(f"{type(exc).__name__}: {exc}"), once=True)
         with self._guard:
             self._tries.pop((kind, up.person, up.number), None)
         return outcome
 
-    def _failed(self, kind: str, up: Upload, exc: CheckerError) -> CheckOutcome | None:
+    def _failed(self, kind: str, up: Upload, exc: CheckerError, once: bool = False) -> CheckOutcome | None:
         """Record that the checker failed on ``up``'s ``kind`` step and log it; the file's rejection once the check
-        process ended ``max_failures`` times while it checked it, else ``None`` (tried again after ``retry_after``)."""
+        process ended ``max_failures`` times while it checked it, else ``None`` (tried again after ``retry_after``).
+        ``once``: it raised something else than :class:`CheckerError` (e.g. the upload could not be read)."""
         config = isinstance(exc, ClassConfigError)
         page: str | None = None  # the rest's upload keeps its first verdict meanwhile
         if kind == "first":  # what the student's page (and the teacher's roster) says meanwhile
@@ -652,13 +653,16 @@ class CheckWorker:
             _log.warning("cabo-kit serve: upload %d of %s is rejected: the check process ended each of the %d times "
                          "it checked it%s (last: %s)", up.number, up.person, failures,
                          "" if kind == "first" else " (the rest of its check)", exc)
+            with self._guard:
+                self._tries.pop((kind, up.person, up.number), None)
             return CheckOutcome("rejected", text if kind == "first" else f"{text}\n{REST_REJECTED}")
         with self._guard:
-            said = str(exc) in self._said
-            self._said.add(str(exc))
+            said = config and str(exc) in self._said
+            if config:
+                self._said.add(str(exc))
             key = (kind, up.person, up.number)
             tries = self._tries[key] = self._tries.get(key, 0) + 1
-        if said and config:
+        if said:
             return None  # a class's mistake is logged once, not for every upload it holds up
         if tries & (tries - 1):
             return None  # a stuck upload is logged at its 1st, 2nd, 4th, 8th, ... failure, not at every retry
@@ -668,7 +672,7 @@ class CheckWorker:
             what = (f"the check process ended while it checked the file ({failures} of {self.max_failures} times: "
                     "then the file is rejected)")
         else:
-            what = "the checker failed twice"
+            what = "the checker failed" if once else "the checker failed twice"
         fault = "" if exc.counted else "no fault of the file: "
         then = (f"was not checked ({fault}it stays 'checking', and is checked" if kind == "first" else
                 f"was not given the rest of its check ({fault}it keeps its first verdict, and the rest is tried")
