@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -68,7 +69,7 @@ def test_the_worker_installs_accepted_files_and_keeps_the_last_good_one(state: P
     try:
         assert worker.run_pending() == 1
         first = state.uploads_of("alice")[0]
-        assert first.status == "accepted" and first.result.startswith("alice_bot (GoodBot)")
+        assert first.status == "accepted" and first.result.startswith("alice (GoodBot)")  # as bots/alice.py plays
         assert (bots / "alice.py").read_bytes() == GOOD and state.current("alice") == 1
         state.add_upload("alice", RAISES, "alice_bot.py", now=100.0)
         assert worker.run_pending() == 1
@@ -375,32 +376,60 @@ def test_the_rest_of_a_version_no_longer_current_is_skipped(state: PortalState) 
     assert [(u.number, u.rest) for u in state.uploads_of("alice")] == [(2, False), (1, True)]
 
 
-FAILING_CHECKERS = {
-    "exits at once": ("import sys; sys.exit(3)", "stopped as it started (exit status 3)"),
-    "ready, then gone": ("print('{\"ready\": true}', flush=True)", "exit status 0"),
-    "never ready": ("import time; time.sleep(30)", "did not start within 1 s"),
+_READY = "import sys\nprint('{\"ready\": true}', flush=True)\nsys.stdin.readline()\n"  # then the job is read
+FAILING_CHECKERS = {  # the program, what the error says, whether it was during the job (counted)
+    "exits at once": ("import sys; sys.exit(3)", "stopped as it started (exit status 3)", False),
+    "never ready": ("import time; time.sleep(30)", "did not start within 1 s", False),
+    "ends during the job": (_READY + "sys.exit(0)", "ended during the check (exit status 0)", True),
+    "killed during the job": (_READY + "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+                              "ended during the check (exit status -9)", True),
     "raises": ("import cabo_kit.tournament.check as c\nc.check_bot_cli = lambda *a, **k: 1 / 0\n"
-               "from cabo_kit.portal.checker import _serve_checks\n_serve_checks()", "ZeroDivisionError"),
+               "from cabo_kit.portal.checker import _serve_checks\n_serve_checks()", "ZeroDivisionError", True),
 }
 
 
 @pytest.mark.parametrize("kind", FAILING_CHECKERS)
 def test_a_failure_of_the_checker_itself_is_never_the_students_verdict(tmp_path: Path, kind: str,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A check process that does not start, breaks its pipe, ends or raises: tried once more in a fresh process, then
-    CheckerError (no verdict), and nothing of it is left running."""
+    """A check process that does not start: tried once more in a fresh process. One that ends, is killed or raises
+    during the file's check, in a fresh process: the file may be the cause, so not tried again at once, and
+    ``counted``. Either way CheckerError (no verdict), and nothing of it is left running."""
     from cabo_kit.portal import checker
 
-    program, said = FAILING_CHECKERS[kind]
+    program, said, counted = FAILING_CHECKERS[kind]
     monkeypatch.setattr(checker, "_PROGRAM", program)
     source = tmp_path / "1.py"
     source.write_bytes(GOOD)
     started: list[int] = []
-    process = CheckProcess(nice=0, start_s=1.0, running=lambda p, alive: started.append(p.pid) if alive else None)
-    with pytest.raises(checker.CheckerError, match=re.escape(said)):
+    process = CheckProcess(nice=0, start_s=1.0 if kind == "never ready" else 60.0,
+                           running=lambda p, alive: started.append(p.pid) if alive else None)
+    with pytest.raises(checker.CheckerError, match=re.escape(said)) as failed:
         check_file(source, "my_bot.py", games=1, process=process)
-    assert len(started) == 2 and process.proc is None  # the second try was a fresh process; both ended
+    assert failed.value.counted is counted
+    assert len(started) == (1 if counted else 2) and process.proc is None  # a second try was a fresh process; all ended
     assert all(not Path(f"/proc/{pid}").exists() for pid in started) or not Path("/proc/self").exists()
+
+
+def test_a_kept_process_that_ends_during_a_check_is_not_the_files_doing_and_is_tried_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that checked a file before may have been ended by what another file left: not counted against this
+    one, which is checked again at once in a fresh process."""
+    from cabo_kit.portal import checker
+
+    monkeypatch.setattr(checker, "_PROGRAM", "import json, sys\nprint('{\"ready\": true}', flush=True)\n"
+                        "for n, line in enumerate(sys.stdin):\n    if n == 1:\n        sys.exit(5)\n"
+                        "    print(json.dumps({'code': 0, 'text': f'checked {json.loads(line)[\"path\"].rsplit(\"/\", 1)[1]}'}), "
+                        "flush=True)\n")
+    source = tmp_path / "1.py"
+    source.write_bytes(GOOD)
+    started: list[int] = []
+    process = CheckProcess(nice=0, running=lambda p, alive: started.append(p.pid) if alive else None)
+    try:
+        assert check_file(source, "a.py", games=1, process=process).text == "checked a.py"
+        assert check_file(source, "b.py", games=1, process=process).text == "checked b.py"  # its second job: ended
+    finally:
+        process.close()
+    assert len(started) == 2
 
 
 def test_a_checker_that_failed_once_is_given_a_fresh_process_and_judges_the_file(tmp_path: Path,
@@ -430,7 +459,8 @@ def test_an_upload_the_checker_failed_stays_checking_is_logged_and_is_checked_at
             assert worker.run_pending() == 0
             assert worker.run_pending() == 0  # not tried again before retry_after
         up = state.uploads_of("alice")[0]
-        assert (up.status, up.result) == ("checking", checker.CHECKER_FAILED) and state.current("alice") is None
+        assert (up.status, up.result) == ("checking", checker.CHECKER_FAILED.format(when="in 60 minutes")) \
+            and state.current("alice") is None
         from starlette.testclient import TestClient
 
         from cabo_kit.portal.app import create_app
@@ -571,31 +601,77 @@ class Hostile(ck.Bot):
 '''
 
 
-def test_a_hostile_file_leaves_nothing_in_a_kept_check_process_for_the_next_students_file(tmp_path: Path) -> None:
+def _under(pid: int) -> set[tuple[int, bytes]]:
+    """The processes under ``pid`` (pid and command line; a check process's isolation harness server is one)."""
+    found: set[tuple[int, bytes]] = set()
+    for tasks in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in map(int, tasks.read_text().split()):
+            try:
+                found.add((child, Path(f"/proc/{child}/cmdline").read_bytes()))
+            except OSError:  # gone meanwhile
+                continue
+            found |= _under(child)
+    return found
+
+
+# The check process, with a note after each check of what a file must not change in it (read from inside: a change
+# to os.environ does not show in /proc/PID/environ): its working folder, environment and threads.
+_NOTED = """import json, os, threading
+import cabo_kit.tournament.check as check
+checked = check.check_bot_cli
+def noted(*args, **kwargs):
+    code = checked(*args, **kwargs)
+    with open({path!r}, "a") as f:
+        f.write(json.dumps([os.getcwd(), dict(os.environ), sorted(t.name for t in threading.enumerate())]) + "\\n")
+    return code
+check.check_bot_cli = noted
+"""
+
+
+def test_a_hostile_file_leaves_nothing_in_a_kept_check_process_for_the_next_students_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file that patches the kit's modules, writes globals, changes its cwd and environment, starts a thread and a
     process and drops a json.py, in its load and every decision, is checked in a kept check process; the next
-    student's good file there gets the very verdict a fresh process gives it."""
+    student's good file there gets the very verdict its first check (a fresh process's) gave it, and the process
+    itself keeps its working folder, environment, threads and processes (none left by the file)."""
+    from cabo_kit.portal import checker
+
     def plain(text: str) -> list[str]:  # without the timings and the notes on slow decisions, which vary with the load
         return [re.sub(r"slowest decision [\d.]+ ms", "slowest decision", line) for line in text.splitlines()
                 if not line.startswith(("Note:", " "))]
 
+    def settled(pid: int, wanted: set[tuple[int, bytes]]) -> set[tuple[int, bytes]]:
+        until = time.monotonic() + 5  # a game's bot process may take a moment to be reaped
+        while (now := _under(pid)) != wanted and time.monotonic() < until:
+            time.sleep(0.1)
+        return now
+
+    notes = tmp_path / "notes.jsonl"
+    monkeypatch.setattr(checker, "_PROGRAM", _NOTED.format(path=str(notes)) + checker._PROGRAM)
     good, hostile = tmp_path / "good.py", tmp_path / "hostile.py"
     good.write_bytes(GOOD)
     hostile.write_text(HOSTILE)
-    fresh = check_file(good, "bob_bot.py", games=2, timing=False)
-    assert fresh.status == "accepted" and "No problems found." in fresh.text, fresh.text
     process = CheckProcess(nice=0)
+    linux = Path("/proc/self").exists()
     try:
+        fresh = check_file(good, "bob_bot.py", games=2, timing=False, process=process)  # its first check
+        assert fresh.status == "accepted" and "No problems found." in fresh.text, fresh.text
+        pid = process.proc.pid if process.proc else 0
+        before = settled(pid, _under(pid)) if linux else set()
         attack = check_file(hostile, "mallory.py", games=2, timing=False, process=process)
-        pid = process.proc.pid if process.proc else None
-        after = check_file(good, "bob_bot.py", games=2, timing=False, process=process)
         assert process.proc is not None and process.proc.pid == pid  # the same process checked both
+        assert not linux or settled(pid, before) == before
+        after = check_file(good, "bob_bot.py", games=2, timing=False, process=process)
+        assert process.proc is not None and process.proc.pid == pid
+        assert not linux or settled(pid, before) == before
     finally:
         process.close()
     # the attempts ran, in the hostile file's own process: what it did there is what it printed
     assert "LEFT cwd,environ,check_bot,isolation,Bot.choose,SimpleBot.draw,builtins,sys.modules,recursion" in attack.text
     assert (after.status, plain(after.text)) == (fresh.status, plain(fresh.text))
     assert plain(after.text)[0].startswith("bob_bot (GoodBot): 3 games, ") and plain(after.text)[-1] == "No problems found."
+    noted = [json.loads(line) for line in notes.read_text().splitlines()]
+    assert len(noted) == 3 and noted[0] == noted[1] == noted[2] and noted[0][0] == "/"
 
 
 CLASS_TOML = 'presets = ["rush"]\ntable_sizes = [2]\n[limits]\ndecision_s = 0.5\n'
@@ -629,3 +705,274 @@ def test_checks_play_the_class_tournaments_rules_and_a_bad_config_holds_them_for
     finally:
         worker.stop()
     assert [u.status for u in state.uploads_of("alice")] == ["accepted", "accepted"]
+
+
+# ---------------------------------------------------------------- review of issue 19, second round: item 1
+
+KILLER = '''
+import os
+import signal
+
+import cabo_kit as ck
+
+
+def check_process():
+    """The check process up this bot's chain of parents (it names itself on its command line), as a hostile file
+    finds it; only that one is killed (never another test's)."""
+    pid = os.getpid()
+    for _ in range(8):
+        with open(f"/proc/{pid}/stat") as f:
+            pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        if pid <= 1:
+            return None
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"cabo-portal-check-process" in f.read():
+                return pid
+    return None
+
+
+found = check_process()
+if found is not None:
+    os.kill(found, signal.SIGKILL)
+
+
+class Killer(ck.Bot):
+    def choose(self, observation, legal_actions):
+        return legal_actions[0]
+'''
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="the killer finds its check process through /proc")
+def test_a_file_that_kills_its_check_process_is_rejected_after_three_fresh_tries(
+        state: PortalState, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--same-user-bots: a file that finds its check process and kills it (not hiding from the check). Each time
+    it stays 'checking' with a page that says so, out of the games' waiting; the third time, in a fresh process
+    each, it is rejected with the reason, and bob's good file is checked meanwhile."""
+    from cabo_kit.portal import checker
+
+    # Bots under the check process's own user id, as with --same-user-bots (as root they would get one of their own)
+    monkeypatch.setattr(checker, "_PROGRAM", f"import os\nos.geteuid = lambda: 1000\n{checker._PROGRAM}")
+    state.add_upload("alice", KILLER.encode(), "killer.py", now=0.0)
+    state.add_upload("bob", GOOD, "bob_bot.py", now=1.0)
+    started: list[int] = []
+    worker = CheckWorker(state, games=1, retry_after=0.0)
+    real = worker._process
+
+    def process(nice: int) -> CheckProcess:
+        proc = real(nice)
+        proc.running = lambda p, alive: started.append(p.pid) if alive else None
+        return proc
+
+    monkeypatch.setattr(worker, "_process", process)
+    try:
+        for failures in (1, 2):
+            assert worker.run_pending() == (1 if failures == 1 else 0)  # bob's verdict in the first round
+            alice = state.uploads_of("alice")[0]
+            waits = checker.CHECK_ENDED_WAITS.format(when="at once", times=3)
+            assert (alice.status, alice.failures, alice.result) == ("checking", failures, waits)
+            assert alice.retry_at is not None and state.pending_checks(retrying=False) == []  # it holds no game
+        assert worker.run_pending() == 1
+    finally:
+        worker.stop()
+    alice, bob = state.uploads_of("alice")[0], state.uploads_of("bob")[0]
+    assert bob.status == "accepted", bob.result
+    assert (alice.status, alice.failures, alice.retry_at) == ("rejected", 0, None)
+    assert alice.result == checker.CHECK_ENDED.format(name="alice.py", times=3, code=-9)
+    assert "was ended each of the 3 times it checked this file (exit status -9)" in alice.result
+    assert len(started) == 4 and state.pending_checks() == []  # alice's three in fresh processes, and bob's
+
+
+def test_a_rest_that_ends_its_process_three_times_rejects_the_file_and_brings_back_the_version_before(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    """A file that kills its check process only in the rest (niced 15) is accepted by the first verdict; the rest's
+    three counted failures reject it as a rest does, the version before plays again, and no rest is left."""
+    from cabo_kit.portal.checker import CHECK_ENDED, CheckerError
+
+    def rest(up: Upload) -> CheckOutcome:
+        if up.number == 2:
+            raise CheckerError("the check process ended during the check (exit status -9)", counted=True, code=-9)
+        return CheckOutcome("accepted", "the whole check")
+
+    worker = CheckWorker(state, check=lambda up: CheckOutcome("accepted", "first", complete=False), rest=rest,
+                         retry_after=0.0)
+    state.add_upload("alice", b"# v1\n", "a.py", now=0.0)
+    assert worker.run_pending() == 1 and worker.run_rests() == 1 and state.current("alice") == 1
+    state.add_upload("alice", b"# v2\n", "a.py", now=100.0)
+    assert worker.run_pending() == 1 and state.current("alice") == 2
+    with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+        assert worker.run_rests() == 0 and worker.run_rests() == 0
+        v2 = state.uploads_of("alice")[0]
+        assert (v2.status, v2.rest, v2.failures, v2.result) == ("accepted", True, 2, "first")  # its first verdict
+        assert state.pending_rests(retrying=False) == []  # the final run does not wait for it
+        assert worker.run_rests() == 1
+    v2 = state.uploads_of("alice")[0]
+    assert (v2.status, v2.rest) == ("rejected", False) and state.pending_rests() == []
+    assert v2.result == CHECK_ENDED.format(name="alice.py", times=3, code=-9) + "\n" + REST_REJECTED
+    assert state.current("alice") == 1 and (state.folder / "bots" / "alice.py").read_bytes() == b"# v1\n"
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 3 and "1 of 3 times" in said[0] and "2 of 3 times" in said[1], said
+    assert said[2].startswith("cabo-kit serve: upload 2 of alice is rejected: the check process ended each of the 3 "
+                              "times it checked it (the rest of its check)"), said
+
+
+def test_failures_not_counted_never_reject_and_a_restart_tries_at_once_keeping_the_count(state: PortalState) -> None:
+    """The checker failing to start (or a class's mistake) is never the file's: tried for ever, never rejected. A new
+    worker (a restart) tries every waiting upload at once; the counted failures stay."""
+    from cabo_kit.portal.checker import CheckerError
+
+    def check(up: Upload) -> CheckOutcome:
+        if up.person == "bob":
+            raise CheckerError("the check process ended during the check (exit status 0)", counted=True, code=0)
+        raise CheckerError("the check process did not start within 120 s")
+
+    worker = CheckWorker(state, check=check, retry_after=0.0)
+    state.add_upload("alice", b"# a\n", "a.py", now=0.0)
+    state.add_upload("bob", b"# b\n", "b.py", now=0.0)
+    assert [worker.run_pending() for _ in range(5)] == [0, 0, 1, 0, 0]  # bob's third counted failure rejects it
+    alice, bob = state.uploads_of("alice")[0], state.uploads_of("bob")[0]
+    assert (alice.status, alice.failures) == ("checking", 0) and bob.status == "rejected"
+    state.note_failure("alice", 1, counted=True, retry_at=time.time() + 3600)
+    assert state.pending_checks(retrying=False) == []
+    CheckWorker(state, check=check)  # the next start
+    alice = state.uploads_of("alice")[0]
+    assert (alice.failures, alice.retry_at) == (1, None) and state.pending_checks(retrying=False) == [alice]
+
+
+def test_a_store_made_before_the_failures_were_counted_opens_with_none(tmp_path: Path) -> None:
+    import sqlite3
+
+    state = PortalState(tmp_path)
+    state.sync_roster([Student("alice", "Alice")])
+    state.add_upload("alice", b"# v1\n", "a.py", now=0.0)
+    state.close()
+    con = sqlite3.connect(tmp_path / "portal" / "portal.sqlite")  # as an older kit left it (SQLite >= 3.35)
+    con.execute("ALTER TABLE uploads DROP COLUMN retry_at")
+    con.execute("ALTER TABLE uploads DROP COLUMN failures")
+    con.commit()
+    con.close()
+    state = PortalState(tmp_path)
+    try:
+        up = state.pending_checks()[0]
+        assert (up.number, up.failures, up.retry_at) == (1, 0, None)
+        assert state.note_failure("alice", 1, counted=True, retry_at=5.0) == 1
+    finally:
+        state.close()
+
+
+# ---------------------------------------------------------------- item 2
+
+
+def test_a_tournament_toml_not_in_utf8_holds_the_checks_for_the_teacher_and_never_ends_the_check_process(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    from cabo_kit.portal.checker import CHECKER_WAITS
+
+    (state.folder / "tournament.toml").write_bytes(CLASS_TOML.encode("utf-16"))  # Notepad's "Unicode"
+    state.add_upload("alice", GOOD, "alice_bot.py", now=0.0)
+    worker = CheckWorker(state, games=1, retry_after=0.0)
+    try:
+        with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+            assert worker.run_pending() == 0 and worker.run_pending() == 0
+        up = state.uploads_of("alice")[0]
+        assert (up.status, up.result, up.failures) == ("checking", CHECKER_WAITS, 0)  # never counted against the file
+        said = [r.getMessage() for r in caplog.records]
+        assert len(said) == 1 and "tournament.toml is not UTF-8: save it as UTF-8" in said[0], said
+        (state.folder / "tournament.toml").write_text(CLASS_TOML)
+        assert worker.run_pending() == 1
+    finally:
+        worker.stop()
+    assert state.uploads_of("alice")[0].status == "accepted"
+
+
+# ---------------------------------------------------------------- item 3
+
+
+def test_an_upload_is_checked_under_the_name_it_plays_under_and_the_class_counts_it_once(state: PortalState) -> None:
+    """An upload named RandomBot.py plays as bots/alice.py: no clash with the reference bot. The class is bob's
+    file and alice's (her current file is the one this upload replaces): a 2-file class, not 3."""
+    (state.folder / "tournament.toml").write_text(CLASS_TOML)
+    state.add_upload("alice", GOOD, "alice_bot.py", now=0.0)
+    state.add_upload("bob", GOOD, "bob_bot.py", now=0.0)
+    worker = CheckWorker(state, games=1)
+    try:
+        assert worker.run_pending() == 2 and state.current("alice") == 1
+        state.add_upload("alice", GOOD + b"\n# v2\n", "RandomBot.py", now=100.0)
+        assert worker.run_pending() == 1
+        v2 = state.uploads_of("alice")[0]
+        assert v2.status == "accepted" and "the built-in reference bot" not in v2.result, v2.result
+        assert v2.result.startswith("alice (GoodBot): ")
+        assert worker.run_rests() == 2  # bob's and alice's v2 (v1 is no longer current)
+    finally:
+        worker.stop()
+    for up in (state.uploads_of("alice")[0], state.uploads_of("bob")[0]):
+        assert up.status == "accepted" and "to a 2-file class" in up.result, up.result
+
+
+# ---------------------------------------------------------------- item 7
+
+
+def test_a_stuck_upload_says_its_real_delay_and_is_logged_at_1_2_4_8_failures(
+        state: PortalState, caplog: pytest.LogCaptureFixture) -> None:
+    from cabo_kit.portal.checker import CHECKER_FAILED, CheckerError
+
+    def check(up: Upload) -> CheckOutcome:
+        raise CheckerError("the check process did not start within 120 s")
+
+    worker = CheckWorker(state, check=check, retry_after=30.0)
+    state.add_upload("alice", b"# a\n", "a.py", now=0.0)
+    with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+        for _ in range(9):
+            state.clear_retries()  # due at once (as 30 s later)
+            assert worker.run_pending() == 0
+    up = state.uploads_of("alice")[0]
+    assert up.result == CHECKER_FAILED.format(when="in 30 seconds") and "it is checked again in 30 seconds." in up.result
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 4, said
+    assert "again in 30 s or at the next start): the check" in said[0]
+    assert [re.search(r"\((\d+) failures so far: logged again at (\d+)\)", m).groups() for m in said[1:]] == [  # type: ignore[union-attr]
+        ("2", "4"), ("4", "8"), ("8", "16")]
+
+
+# ---------------------------------------------------------------- item 9
+
+
+def test_a_fault_in_a_round_of_checks_is_logged_and_the_next_upload_still_gets_its_verdict(
+        state: PortalState, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The portal's store locked once as a round begins: the check thread logs it and goes on. An upload that cannot
+    be read once is not judged then (tried again), and the uploads behind it are checked in the same round."""
+    import sqlite3
+
+    real = state.pending_checks
+    faults = [sqlite3.OperationalError("database is locked")]
+
+    def pending(retrying: bool = True) -> list[Upload]:
+        if faults:
+            raise faults.pop()
+        return real(retrying)
+
+    unreadable = {("alice", 1)}
+
+    def check(up: Upload) -> CheckOutcome:
+        if (up.person, up.number) in unreadable:
+            unreadable.clear()
+            raise OSError(5, "Input/output error")
+        return CheckOutcome("accepted", "checked")
+
+    monkeypatch.setattr(state, "pending_checks", pending)
+    worker = CheckWorker(state, check=check, poll=0.05, retry_after=0.0)
+    with caplog.at_level("WARNING", logger="cabo_kit.portal"):
+        worker.start()
+        try:
+            state.add_upload("alice", b"# a\n", "a.py", now=0.0)
+            state.add_upload("bob", b"# b\n", "b.py", now=0.0)
+            worker.wake()
+            deadline = time.monotonic() + 20
+            while real() and time.monotonic() < deadline:
+                time.sleep(0.02)
+        finally:
+            worker.stop()
+    assert [u.status for u in (state.uploads_of("alice")[0], state.uploads_of("bob")[0])] == ["accepted"] * 2
+    said = [r.getMessage() for r in caplog.records]
+    assert said[0] == ("cabo-kit serve: a round of checks failed (OperationalError: database is locked; 1 time so far); "
+                       "the checks go on at the next round"), said
+    assert said[1].startswith("cabo-kit serve: the checker failed, so upload 1 of alice was not checked (no fault of the "
+                              "file") and said[1].endswith(": OSError: [Errno 5] Input/output error"), said

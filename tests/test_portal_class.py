@@ -71,6 +71,11 @@ def until(what: Callable[[], Any], seconds: float, why: Callable[[], str] = lamb
     return found
 
 
+def hostile(name: str) -> bytes:
+    """A hostile file of tests/portal_class_bots as its student uploads it: with what they share (common.py) after it."""
+    return (HOSTILE / f"{name}.py").read_bytes() + b"\n\n" + (HOSTILE / "common.py").read_bytes()
+
+
 def good(sid: str, n: int) -> bytes:
     return GOOD[int(sid[1:]) % len(GOOD)].read_bytes() + f"\n# {sid}, version {n}\n".encode()
 
@@ -79,7 +84,7 @@ def files_of(sid: str) -> list[bytes]:
     """What the student uploads, in order."""
     i = int(sid[1:])
     if sid in SLEEPERS:
-        return [good(sid, 1), (HOSTILE / f"{SLEEPERS[sid]}.py").read_bytes()]
+        return [good(sid, 1), hostile(SLEEPERS[sid])]
     if 30 <= i < 40:
         return [good(sid, 1), good(sid, 2), REJECTED[i - 30].read_bytes()]
     return [good(sid, n) for n in range(1, 4 if i % 5 == 0 else 3)]

@@ -675,7 +675,8 @@ def test_a_bot_in_the_games_finds_the_class_folder_and_reads_nothing_of_it() -> 
         write_outputs(folder, out=None)
         for path in (folder / DB_NAME, folder / "leaderboard.csv", folder / "logs"):
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
-        accept(state, "s040", (ROOT / "tests" / "portal_class_bots" / "spy.py").read_bytes())
+        spy = ROOT / "tests" / "portal_class_bots"  # the spy and what it shares with the class's hostile files
+        accept(state, "s040", (spy / "spy.py").read_bytes() + b"\n\n" + (spy / "common.py").read_bytes())
         lock = FolderLock(folder, "the portal server at test").acquire()
         games = GamesWorker(state, workers=1, poll=0.1)
         try:
@@ -835,3 +836,61 @@ def test_the_games_child_never_imports_from_the_class_folder(klass: Any) -> None
         lock.release()
     assert not marker.exists()
     assert "error" not in _last(state) and _last(state)["played"] > 0, _last(state)
+
+
+def test_uploads_the_checker_failed_on_neither_hold_the_games_nor_keep_the_final_run_from_done(
+        klass: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upload stuck 'checking' (its check process ended: it waits to be tried again) and a rest the checker failed
+    on: neither counts in the games' waiting, and after the deadline the final run is done without them."""
+    folder, state, _ = klass
+    accept(state, "ada", bot("ada 1"), now=1000.0)
+    accept(state, "bob", bot("bob 1"), now=1000.0)
+    stuck = state.add_upload("cy", bot("cy 1"), "cy.py", now=1000.0, min_interval=0.0)
+    rest = state.add_upload("bob", bot("bob 2"), "bob.py", now=1000.0, min_interval=0.0)
+    state.set_check("bob", rest.number, "accepted", "first verdict", rest=True)
+    games = GamesWorker(state, workers=1, poll=60.0)
+    runs: list[str] = []
+    monkeypatch.setattr(games, "_spawn", lambda fp: runs.append(fp))
+    games.tick()
+    assert runs == [] and games.status().waiting == 1  # cy's first verdict holds the games
+    state.note_failure("cy", stuck.number, counted=True, retry_at=time.time() + 60.0)
+    games.tick()
+    assert runs == [fingerprint(folder)] and games.status().waiting == 0 and games._hold_since is None
+    state.note_failure("bob", rest.number, counted=True, retry_at=time.time() + 60.0)
+    state.set_deadline(2000.0)
+    state.set_setting("games_last", json.dumps({"fingerprint": fingerprint(folder), "summary": "played"}))
+    games.tick()
+    assert games.status().final and state.pending_checks() and state.pending_rests()
+
+
+def test_holds_count_only_while_a_run_would_otherwise_start(klass: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uploads waiting while the games are up to date (or have fewer than two bots) hold nothing: the hold cap is
+    still whole when a new version comes, and the checks then go first for the whole of it."""
+    from cabo_kit.portal import games as games_module
+
+    folder, state, _ = klass
+    clock = _Clock()
+    monkeypatch.setattr(games_module, "time", clock)
+    (folder / "tournament.toml").write_text(TINY.replace('reference = ["RandomBot"]', "reference = []"))
+    accept(state, "ada", bot("ada 1"))
+    games = GamesWorker(state, workers=1, poll=60.0, hold_cap=60.0, hold_window=300.0)
+    runs: list[str] = []
+    monkeypatch.setattr(games, "_spawn", lambda fp: runs.append(fp))
+    state.add_upload("bob", bot("bob 1"), "bob.py", min_interval=0.0)  # waits for its check a long while
+    for _ in range(60):  # one bot: no run would start
+        games.tick()
+        clock.now += 1.0
+    accept(state, "cy", bot("cy 1"))
+    state.set_setting("games_last", json.dumps({"fingerprint": fingerprint(folder), "summary": "played"}))
+    for _ in range(60):  # up to date: no run would start
+        games.tick()
+        clock.now += 1.0
+    assert runs == [] and games._hold_since is None and games._holds == []
+    accept(state, "ada", bot("ada 2"))  # a new version: now a run would start, and bob's check goes first
+    for _ in range(59):
+        games.tick()
+        clock.now += 1.0
+    assert runs == []
+    clock.now += 1.0
+    games.tick()  # the cap, in all: the run starts beside bob's check
+    assert runs == [fingerprint(folder)]

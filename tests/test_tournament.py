@@ -239,6 +239,16 @@ def test_config_defaults_in_one_line_and_bad_keys_named(tmp_path: Path) -> None:
     assert load_config(tmp_path)[0].presets[0].rules_json == '{"hand_size":6}'
 
 
+def test_a_tournament_toml_not_in_utf8_is_a_config_error_that_says_so(tmp_path: Path) -> None:
+    """Notepad's "Unicode" (UTF-16 with a BOM) is named, not a crash; a UTF-8 BOM is read as UTF-8."""
+    path = tmp_path / "tournament.toml"
+    path.write_bytes("games = 3\n".encode("utf-16"))
+    with pytest.raises(ConfigError, match="tournament.toml is not UTF-8: save it as UTF-8"):
+        load_config(tmp_path)
+    path.write_bytes("games = 3\n".encode("utf-8-sig"))
+    assert load_config(tmp_path)[0].games == 3
+
+
 def test_cli_runs_and_reports_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = make_folder(tmp_path / "cli", 'presets = ["rush"]\ntable_sizes = [2]\ngames = 2\nreference = ["RandomBot", "GreedyBot"]\n', [])
     assert main(["tournament", "run", str(folder), "--workers", "1", "--no-progress"]) == 0

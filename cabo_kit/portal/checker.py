@@ -1,15 +1,17 @@
 """The isolated check of an upload, in the background: ``cabo-kit check-bot`` run in a process of its own, in two steps.
 
-:func:`check_file` copies the upload into a fresh temporary folder under the name the student
-gave it (made safe), and runs :func:`cabo_kit.tournament.check.check_bot_cli` on it in a check
+:func:`check_file` copies the upload into a fresh temporary folder under the name it plays under
+in the tournament (``<id>.py``, as ``bots/<id>.py``), and runs :func:`cabo_kit.tournament.check.check_bot_cli` on it in a check
 process (:class:`CheckProcess`): a new session, niced, killed with everything it started when it
 overruns. The student's code thus never runs in the server's process, nor in the check process:
 the checker plays it isolated, as a tournament does (under a user id of its own when the server is
 root). It plays the rules of the class's ``tournament.toml`` (``check-bot --class``), as its
 tournament does. The result is that command's own sentences, with the temporary folder and the
-class folder taken out of its paths, so a traceback names *their* file and line: accepted when the
-check found no problem, rejected otherwise. A failure of the checker itself (:class:`CheckerError`)
-is never a verdict: the file is not judged (tried once more in a fresh process first).
+class folder taken out of its paths, so a traceback names the student's file and line: accepted when the
+check found no problem, rejected otherwise. A failure of the checker (:class:`CheckerError`) is not a
+verdict: the file is not judged, and is tried again; but a file whose check process ended each of 3
+times it checked it, each in a fresh process, is rejected (:data:`CHECK_ENDED`: it ends processes it
+did not start, which bots under the server's own user id can).
 
 :class:`CheckWorker` runs the checks of :meth:`~cabo_kit.portal.state.PortalState.pending_checks`
 on threads of the server (each waits on its check process, never on the event loop), and records
@@ -41,7 +43,6 @@ import json
 import logging
 import os
 import queue
-import re
 import signal
 import subprocess
 import sys
@@ -52,11 +53,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .games import process_env
+from .games import process_env, python_command
 from .state import PortalState, Upload
 
 __all__ = ["CheckOutcome", "CheckProcess", "check_file", "CheckWorker", "CheckerError", "ClassConfigError",
-           "safe_filename", "REST_RUNS", "REST_REJECTED", "CHECKER_FAILED", "CHECKER_WAITS"]
+           "REST_RUNS", "REST_REJECTED", "CHECKER_FAILED", "CHECKER_WAITS", "CHECK_ENDED",
+           "CHECK_ENDED_WAITS"]
 
 _PROGRAM = "from cabo_kit.portal.checker import _serve_checks; _serve_checks()"
 _MAX_OUTPUT = 64 * 1024
@@ -68,15 +70,40 @@ REST_RUNS = ("Your bot plays in the tournament from now on. The rest of the chec
              "are is rejected). Its result replaces this one here.")
 """Added to a first verdict's sentences when it accepts the file."""
 CHECKER_FAILED = ("The checker itself failed on the server (not because of your file), so your file has no verdict yet: "
-                  "it is checked again in a minute. You need not upload it again.")
-"""What an upload still ``checking`` says after the checker itself failed on it (the teacher's log says why)."""
+                  "it is checked again {when}. You need not upload it again.")
+"""What an upload still ``checking`` says after the checker itself failed on it (the teacher's log says why);
+``{when}``: when it is checked again (:func:`_when`)."""
 CHECKER_WAITS = ("The class's tournament settings have a mistake the teacher must fix, so no file can be checked just "
                  "now: yours is checked as soon as they do. You need not upload it again.")
 """What an upload still ``checking`` says while the class's ``tournament.toml`` cannot be used."""
+CHECK_ENDED_WAITS = ("The check's own process was ended while it checked your file, so your file has no verdict yet: "
+                     "it is checked again {when}, in a fresh process. A file that ends the check's process each of "
+                     "{times} times is rejected (a bot must not end processes it did not start).")
+"""What an upload still ``checking`` says after its check process ended while it checked it (``{when}``, ``{times}``:
+when it is checked again, and how many such ends reject it)."""
+CHECK_ENDED = ("{name}: the check's own process was ended each of the {times} times it checked this file (exit status "
+               "{code}): a file that ends processes it did not start is rejected. If yours does nothing like that, "
+               "tell your teacher.")
+"""A file whose check process ended each time it checked it (:class:`CheckWorker`'s ``max_failures``): rejected."""
 REST_REJECTED = ("This version was accepted by the check's first verdict and then rejected by the rest of the check: it "
                  "no longer plays in the tournament (your newest accepted version before it plays in its place, if you "
                  "have one).")
 """Added to the sentences of a rest that rejects the file."""
+
+
+def _when(seconds: float) -> str:
+    """When a check is tried again, in words.
+
+    >>> [_when(s) for s in (0, 1, 30, 60, 90, 300)]
+    ['at once', 'in 1 second', 'in 30 seconds', 'in a minute', 'in 2 minutes', 'in 5 minutes']
+    """
+    if seconds < 0.5:
+        return "at once"
+    if round(seconds) == 60:
+        return "in a minute"
+    if seconds < 60:
+        return f"in {round(seconds)} second{'s' if round(seconds) != 1 else ''}"
+    return f"in {max(2, round(seconds / 60))} minutes"
 
 
 @dataclass(frozen=True)
@@ -87,17 +114,6 @@ class CheckOutcome:
     status: str
     text: str
     complete: bool = True
-
-
-def safe_filename(name: str, fallback: str) -> str:
-    """The uploaded name's last part, kept to letters, digits, ``_``, ``-`` and ``.``, ending ``.py``.
-
-    >>> safe_filename("C:\\\\work\\\\my bot (2).py", "ada.py"), safe_filename("../.py", "ada.py")
-    ('my_bot__2_.py', 'ada.py')
-    """
-    last = name.replace("\\", "/").rsplit("/", 1)[-1]
-    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", last[:-3] if last.lower().endswith(".py") else last).strip(".")[:60]
-    return f"{stem}.py" if stem and not stem.startswith("_") else fallback
 
 
 def _serve_checks() -> None:
@@ -142,7 +158,7 @@ def _serve_checks() -> None:
         try:
             if job.get("class_dir"):
                 class_settings(job["class_dir"])  # read as the runner reads it: a mistake is the teacher's to fix
-        except (ConfigError, OSError) as exc:
+        except (ConfigError, OSError, ValueError) as exc:  # ValueError: any other way the file cannot be read
             reply = {"config": str(exc)}
         else:
             with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
@@ -170,6 +186,15 @@ def _warm_up(check_bot_cli: Callable[..., int], class_dir: str | None) -> None:
         check_bot_cli(path, games=1, progress=False, timing=False, class_dir=class_dir)
 
 
+def _class_rules(folder: Path | None) -> Path | None:
+    """The class folder whose settings a check of ``folder``'s class plays (``check-bot --class``), as an absolute path:
+    ``None`` when it holds neither ``tournament.toml`` nor ``bots/`` (the runner plays the default settings there)."""
+    if folder is None:
+        return None
+    folder = Path(os.path.abspath(folder))
+    return folder if (folder / "tournament.toml").exists() or (folder / "bots").is_dir() else None
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -183,8 +208,17 @@ class _Overran(Exception):
 
 
 class CheckerError(Exception):
-    """The checker itself failed, not the file under check: its process did not start in time, broke its pipe,
-    ended during a check or raised; the file was not judged. ``str()`` says what happened, for the teacher."""
+    """The checker failed: its process did not start in time, broke its pipe, ended during a check or raised; the
+    file was not judged. ``str()`` says what happened, for the teacher.
+
+    ``counted``: it failed while it checked this file, in a process that had checked no other (it ended, was
+    killed by a signal, or its checker raised, after it was given the file): the file may be the cause (one that
+    ends processes it did not start, where bots run under the server's own user id). Not counted: a process that
+    did not start, or that had checked other files first. ``code``: the process's exit status, when known."""
+
+    def __init__(self, message: str, *, counted: bool = False, code: int | None = None) -> None:
+        super().__init__(message)
+        self.counted, self.code = counted, code
 
 
 class ClassConfigError(CheckerError):
@@ -221,11 +255,10 @@ class CheckProcess:
         # Its last argument names it in `ps`. It runs in "/", never where a file under check lies: `python -c` imports
         # from its working directory first, so an upload named json.py there would run as the server (-P, where
         # there is one, drops that directory from the path too).
-        safe = ["-P"] if sys.version_info >= (3, 11) else []
         with self._guard:  # stop() either sees it in _alive, or it is never started
             if self._stopped:
                 raise CheckerError("the check process was stopped (the server stops)")
-            proc = subprocess.Popen([sys.executable, *safe, "-c", _PROGRAM, "cabo-portal-check-process"], cwd="/",
+            proc = subprocess.Popen(python_command("-c", _PROGRAM, "cabo-portal-check-process"), cwd="/",
                                     env=process_env(self.folder),
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                     start_new_session=True)
@@ -271,7 +304,7 @@ class CheckProcess:
     def _warm(self, proc: subprocess.Popen[bytes]) -> None:
         """Give a process started ahead its warm-up (read after it is ready): the class's rules when ``folder`` has
         them. A broken pipe here shows at its first check."""
-        folder = self.folder if self.folder is not None and (self.folder / "tournament.toml").exists() else None
+        folder = _class_rules(self.folder)
         try:
             assert proc.stdin is not None
             proc.stdin.write(json.dumps({"warm": True, "class_dir": str(folder) if folder else None}).encode() + b"\n")
@@ -311,9 +344,11 @@ class CheckProcess:
         memory and limits), as ``cabo-kit check-bot --class``; ``None``: the default settings.
         Raises :class:`TimeoutError` when the check takes longer than ``timeout`` seconds (the process is ended),
         :class:`ClassConfigError` when the class's ``tournament.toml`` cannot be used, and :class:`CheckerError`
-        when the checker itself fails (the process does not start, breaks, ends or raises: it is ended).
+        when the checker fails (the process does not start, breaks, ends or raises: it is ended; ``counted`` when
+        that happened during this file's check in a process that had checked no other).
         """
         proc = self._current()
+        fresh = self.jobs == 0  # a failure from here on may be this file's doing (no other file ran in it)
         if self.max_jobs > 1 and self.jobs + self.ahead >= self.max_jobs and self._next is None:
             self._next = self._launch()  # its successor gets ready beside the last checks: the next one never waits
             self._warm(self._next[0])
@@ -333,13 +368,14 @@ class CheckProcess:
             raise TimeoutError(timeout) from None
         except (EOFError, ValueError):
             code = self.close(kill=True, ending=True)
-            raise CheckerError(f"the check process ended during the check (exit status {code})") from None
+            raise CheckerError(f"the check process ended during the check (exit status {code})", counted=fresh,
+                               code=code) from None
         if "config" in reply:
             raise ClassConfigError(str(reply["config"]))
         code, text = int(reply["code"]), str(reply["text"])  # type: ignore[call-overload]
         if code not in (0, 1):
             self.close(kill=True)
-            raise CheckerError(f"the checker failed (exit status {code}):\n{text.strip()}")
+            raise CheckerError(f"the checker failed (exit status {code}):\n{text.strip()}", counted=fresh, code=code)
         self.jobs += 1
         if self.jobs >= self.max_jobs:
             self._retire()
@@ -421,7 +457,7 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
                running: Callable[[subprocess.Popen[bytes], bool], None] | None = None,
                folder: Path | None = None, timing: bool = True, process: CheckProcess | None = None,
                class_dir: Path | None = None) -> CheckOutcome:
-    """Check the upload at ``source`` as the file ``name`` (see :func:`safe_filename`) in a check process.
+    """Check the upload at ``source`` as the file ``name`` (``<id>.py``: as the tournament plays it) in a check process.
 
     ``process``: the :class:`CheckProcess` to check it in (kept for the next check); by default one of its own,
     started for this check and ended after it (``nice``, ``running`` and ``folder`` are its). ``timing=False``:
@@ -429,16 +465,14 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
     class folder whose ``tournament.toml`` the check plays, as the class's tournament does (``None``, or a folder
     with neither ``tournament.toml`` nor ``bots/``: the default settings); its path never appears in the outcome.
 
-    A failure of the checker itself (:class:`CheckerError`: its process did not start, broke or ended) is tried
-    once more in a fresh process; if that fails too, or the class's ``tournament.toml`` cannot be used
-    (:class:`ClassConfigError`), it is raised: the file was not judged, and the student is not to blame.
+    A failure of the checker (:class:`CheckerError`: its process did not start, broke or ended) is tried once more
+    in a fresh process, unless it happened in a fresh process during this file's check (``counted``: the file may
+    be the cause); if that fails too, or the class's ``tournament.toml`` cannot be used (:class:`ClassConfigError`),
+    it is raised: the file was not judged.
     """
     own = process is None
     proc = process or CheckProcess(nice=nice, folder=folder, running=running, max_jobs=1)
-    if class_dir is not None:
-        class_dir = Path(os.path.abspath(class_dir))
-        if not (class_dir / "tournament.toml").exists() and not (class_dir / "bots").is_dir():
-            class_dir = None  # the runner plays the default settings there
+    class_dir = _class_rules(class_dir)
     with tempfile.TemporaryDirectory(prefix="cabo-portal-check-") as tmp:
         # The folder stays 0700 and the file 0600: the harness reads the source before it drops to the
         # bot's uid, so no other bot (each runs as a uid of its own) can read a file while it is checked.
@@ -451,7 +485,9 @@ def check_file(source: Path, name: str, *, games: int = 9, timeout: float = 300.
                 code, out = proc.check(target, games=games, timing=timing, timeout=timeout, class_dir=class_dir)
             except ClassConfigError:
                 raise
-            except CheckerError:  # the process was ended: the next check starts a fresh one
+            except CheckerError as exc:  # the process was ended: the next check starts a fresh one
+                if exc.counted:
+                    raise  # no other file ran in it: tried again later (CheckWorker), not at once
                 code, out = proc.check(target, games=games, timing=timing, timeout=timeout, class_dir=class_dir)
         except TimeoutError:
             return CheckOutcome("rejected", f"{name}: the check took longer than {timeout:g} s and was stopped "
@@ -481,26 +517,32 @@ class CheckWorker:
     complete). :meth:`wake` starts a round at once (after an upload); otherwise the worker looks every ``poll`` s.
 
     The checks play the rules of the class's ``tournament.toml`` (its presets, table sizes, memory and limits),
-    as its tournament does. When the checker itself fails (:class:`CheckerError`, after :func:`check_file`'s
-    second try) or that file cannot be used (:class:`ClassConfigError`), the upload is not judged: it stays
+    as its tournament does. When the checker fails (:class:`CheckerError`, after :func:`check_file`'s second
+    try) or that file cannot be used (:class:`ClassConfigError`), the upload is not judged: it stays
     ``checking`` (its rest, still to come), the failure is logged for the teacher (the ``cabo_kit.portal`` logger,
-    on the server's console), and it is tried again after ``retry_after`` seconds, or at the next start.
+    on the server's console), and it is tried again after ``retry_after`` seconds (:meth:`PortalState.note_failure
+    <cabo_kit.portal.state.PortalState.note_failure>`), or at the next start. Meanwhile it does not hold the games.
+    A file whose check process ended while it checked it (``counted``) ``max_failures`` times, each in a fresh
+    process, is rejected (:data:`CHECK_ENDED`): it ends processes it did not start (where bots run under the
+    server's own user id, they can). A rest that ends so rejects its file as a rest does (:data:`REST_REJECTED`).
     """
 
     def __init__(self, state: PortalState, *, games: int = 9, threads: int = 1, poll: float = 2.0,
                  check: Callable[[Upload], CheckOutcome] | None = None,
                  rest: Callable[[Upload], CheckOutcome] | None = None,
                  nice: int = 10, rest_nice: int = 15, timeout: float = 300.0, rest_threads: int | None = None,
-                 retry_after: float = 60.0) -> None:
+                 retry_after: float = 60.0, max_failures: int = 3) -> None:
         self.state = state
         self.games = games
         self.threads = threads
         self.rest_threads = threads if rest_threads is None else rest_threads
         self.poll = poll
         self.nice, self.rest_nice, self.timeout = nice, rest_nice, timeout
-        self.retry_after = retry_after
-        self._retry_at: dict[tuple[str, str, int], float] = {}  # checks the checker failed: not before then (monotonic)
-        self._said: set[str] = set()  # the checker's failures logged so far
+        self.retry_after, self.max_failures = retry_after, max_failures
+        self._said: set[str] = set()  # the class's config mistakes logged so far
+        self._tries: dict[tuple[str, str, int], int] = {}  # the checker's failures on each step still to give a verdict
+        self._faults: dict[str, int] = {}  # the rounds that failed, by what they raised
+        state.clear_retries()  # a start tries every upload the checker failed on at once (their counts stay)
         self.check = check or self._first
         self.rest = rest if rest is not None or check is not None else self._rest
         self._claimed: set[tuple[str, str, int]] = set()
@@ -539,7 +581,9 @@ class CheckWorker:
         return proc
 
     def _checked(self, up: Upload, timing: bool, nice: int) -> CheckOutcome:
-        return check_file(up.path, safe_filename(up.filename, f"{up.person}.py"), games=self.games,
+        # As the tournament plays it (bots/<id>.py): the upload's own name could be a reference bot's, and the class's
+        # size counts bots/ without the student's current file
+        return check_file(up.path, f"{up.person}.py", games=self.games,
                           timeout=self.timeout, timing=timing, process=self._process(nice), class_dir=self.state.folder)
 
     def _first(self, up: Upload) -> CheckOutcome:
@@ -558,54 +602,84 @@ class CheckWorker:
 
     def _claim(self, kind: str, tried: set[tuple[str, str, int]]) -> Upload | None:
         """The next upload to give its first verdict (``kind`` ``first``) or its rest, claimed by this thread: not one
-        another thread checks, one the checker failed lately, nor one in ``tried`` (failed in this round)."""
+        another thread checks, one the checker failed lately (not yet due), nor one in ``tried`` (failed in this
+        round)."""
         with self._guard:
-            now = time.monotonic()
+            now = time.time()
             for up in self.state.pending_checks() if kind == "first" else self.state.pending_rests():
                 key = (kind, up.person, up.number)
-                if key not in self._claimed and key not in tried and self._retry_at.get(key, now) <= now:
+                if key not in self._claimed and key not in tried and (up.retry_at is None or up.retry_at <= now):
                     self._claimed.add(key)
                     return up
         return None
 
     def _firsts_waiting(self) -> bool:
         """Whether an upload waits for its first verdict and may be checked now (not one the checker failed lately)."""
-        now = time.monotonic()
-        with self._guard:
-            return any(self._retry_at.get(("first", up.person, up.number), now) <= now for up in self.state.pending_checks())
+        now = time.time()
+        return any(up.retry_at is None or up.retry_at <= now for up in self.state.pending_checks())
 
     def _judge(self, kind: str, up: Upload, tried: set[tuple[str, str, int]]) -> CheckOutcome | None:
         """``up``'s first verdict or rest; ``None`` when the checker failed (logged, added to ``tried``; tried again
-        after ``retry_after``)."""
-        key = (kind, up.person, up.number)
+        after ``retry_after``), unless the check process ended while it checked this file ``max_failures`` times:
+        then the file's rejection."""
         step = self.check if kind == "first" else self.rest
         assert step is not None
         try:
             outcome = step(up)
-        except CheckerError as exc:
-            tried.add(key)
-            with self._guard:
-                self._retry_at[key] = time.monotonic() + self.retry_after
-                said = str(exc) in self._said
-                self._said.add(str(exc))
+        except Exception as exc:  # noqa: BLE001 - e.g. the upload could not be read: never the file's verdict
+            tried.add((kind, up.person, up.number))
             if self._stopping.is_set():
-                return None
-            if kind == "first":  # what the student's page (and the teacher's roster) says meanwhile
-                self.state.set_check(up.person, up.number, "checking", CHECKER_WAITS if isinstance(exc, ClassConfigError)
-                                     else CHECKER_FAILED)
-            if said and isinstance(exc, ClassConfigError):
-                return None  # a class's mistake is logged once, not for every upload it holds up
-            what = "the class's tournament.toml cannot be used" if isinstance(exc, ClassConfigError) else \
-                "the checker failed twice"
-            then = ("was not checked (no fault of the file: it stays 'checking', and is checked" if kind == "first" else
-                    "was not given the rest of its check (no fault of the file: it keeps its first verdict, and the "
-                    "rest is tried")
-            _log.warning("cabo-kit serve: %s, so upload %d of %s %s again in %g s or at the next start): %s", what,
-                         up.number, up.person, then, self.retry_after, exc)
-            return None
+                return None  # ended by the stop itself: nothing is recorded
+            if isinstance(exc, CheckerError):
+                return self._failed(kind, up, exc)
+            return self._failed(kind, up, CheckerError(f"{type(exc).__name__}: {exc}"), once=True)
         with self._guard:
-            self._retry_at.pop(key, None)
+            self._tries.pop((kind, up.person, up.number), None)
         return outcome
+
+    def _failed(self, kind: str, up: Upload, exc: CheckerError, once: bool = False) -> CheckOutcome | None:
+        """Record that the checker failed on ``up``'s ``kind`` step and log it; the file's rejection once the check
+        process ended ``max_failures`` times while it checked it, else ``None`` (tried again after ``retry_after``).
+        ``once``: it raised something else than :class:`CheckerError` (e.g. the upload could not be read)."""
+        config = isinstance(exc, ClassConfigError)
+        page: str | None = None  # the rest's upload keeps its first verdict meanwhile
+        if kind == "first":  # what the student's page (and the teacher's roster) says meanwhile
+            page = (CHECKER_WAITS if config else CHECK_ENDED_WAITS if exc.counted else CHECKER_FAILED).format(
+                when=_when(self.retry_after), times=self.max_failures)
+        failures = self.state.note_failure(up.person, up.number, counted=exc.counted,
+                                           retry_at=time.time() + self.retry_after, result=page)
+        if exc.counted and failures >= self.max_failures:
+            text = CHECK_ENDED.format(name=f"{up.person}.py", times=failures, code=exc.code)
+            _log.warning("cabo-kit serve: upload %d of %s is rejected: the check process ended each of the %d times "
+                         "it checked it%s (last: %s)", up.number, up.person, failures,
+                         "" if kind == "first" else " (the rest of its check)", exc)
+            with self._guard:
+                self._tries.pop((kind, up.person, up.number), None)
+            return CheckOutcome("rejected", text if kind == "first" else f"{text}\n{REST_REJECTED}")
+        with self._guard:
+            said = config and str(exc) in self._said
+            if config:
+                self._said.add(str(exc))
+            key = (kind, up.person, up.number)
+            tries = self._tries[key] = self._tries.get(key, 0) + 1
+        if said:
+            return None  # a class's mistake is logged once, not for every upload it holds up
+        if tries & (tries - 1):
+            return None  # a stuck upload is logged at its 1st, 2nd, 4th, 8th, ... failure, not at every retry
+        if config:
+            what = "the class's tournament.toml cannot be used"
+        elif exc.counted:
+            what = (f"the check process ended while it checked the file ({failures} of {self.max_failures} times: "
+                    "then the file is rejected)")
+        else:
+            what = "the checker failed" if once else "the checker failed twice"
+        fault = "" if exc.counted else "no fault of the file: "
+        then = (f"was not checked ({fault}it stays 'checking', and is checked" if kind == "first" else
+                f"was not given the rest of its check ({fault}it keeps its first verdict, and the rest is tried")
+        count = f" ({tries} failures so far: logged again at {2 * tries})" if tries > 1 else ""
+        _log.warning("cabo-kit serve: %s, so upload %d of %s %s again in %g s or at the next start)%s: %s", what,
+                     up.number, up.person, then, self.retry_after, count, exc)
+        return None
 
     def run_pending(self) -> int:
         """Give every pending upload its first verdict now, on this thread; how many were checked."""
@@ -648,15 +722,31 @@ class CheckWorker:
 
     def _loop(self) -> None:
         while not self._stopping.is_set():
-            self.run_pending()
+            self._round(self.run_pending)
             self._event.wait(self.poll)
             self._event.clear()
 
     def _rest_loop(self) -> None:
         while not self._stopping.is_set():
-            self.run_rests()
+            self._round(self.run_rests)
             self._rest_event.wait(self.poll)
             self._rest_event.clear()
+
+    def _round(self, run: Callable[[], int]) -> None:
+        """One round of checks on a thread of the worker; whatever it raises (the portal's store locked, an upload
+        that cannot be read) is logged and the thread goes on: it would otherwise end, and every later upload stay
+        'checking'. The same fault is logged at its 1st, 2nd, 4th, 8th, ... time."""
+        try:
+            run()
+        except Exception as exc:  # noqa: BLE001 - see above
+            if self._stopping.is_set():
+                return
+            what = f"{type(exc).__name__}: {exc}"
+            with self._guard:
+                times = self._faults[what] = self._faults.get(what, 0) + 1
+            if not times & (times - 1):
+                _log.error("cabo-kit serve: a round of checks failed (%s; %d time%s so far); the checks go on at the "
+                           "next round", what, times, "s" if times != 1 else "", exc_info=times == 1)
 
     def start(self) -> "CheckWorker":
         loops = [self._loop] * self.threads + [self._rest_loop] * (self.rest_threads if self.rest is not None else 0)

@@ -51,7 +51,7 @@ from typing import Any, Callable, Sequence
 from .state import PortalState, Upload, start_ticks
 
 __all__ = ["GamesWorker", "GamesStatus", "board_versions", "store_path", "default_workers", "fingerprint",
-           "reap_leftovers", "keep_private", "ENV_FOLDER", "main"]
+           "reap_leftovers", "keep_private", "process_env", "python_command", "ENV_FOLDER", "main"]
 
 ENV_FOLDER = "CABO_PORTAL_FOLDER"
 """The environment variable that marks the processes a portal server starts: the class folder's real path."""
@@ -288,6 +288,18 @@ def process_env(folder: str | os.PathLike[str] | None = None) -> dict[str, str]:
     return env
 
 
+def python_command(*args: str) -> list[str]:
+    """The command line of a Python child the server starts: this interpreter, then ``args``; with ``-P`` where there is
+    one (3.11+): neither its working directory nor a script's folder goes first on ``sys.path``, so a file there named
+    like a module it imports (an upload called ``json.py``) is never imported by it. The children also run where no
+    student's file lies, for older Pythons.
+
+    >>> python_command("-c", "pass")[-2:]
+    ['-c', 'pass']
+    """
+    return [sys.executable, *(["-P"] if sys.version_info >= (3, 11) else []), *args]
+
+
 # ------------------------------------------------------------------ the worker in the server
 
 
@@ -346,8 +358,8 @@ class GamesWorker:
     has stored nothing yet (it is still setting up, or its first games are slow) is restarted only
     after ``restart_idle_cap`` seconds: new uploads never keep every run from storing a game.
 
-    While uploads wait for their check's first verdict (:meth:`~cabo_kit.portal.state.PortalState.pending_checks`),
-    no run starts; ``hold_wave`` of them or more stop a running one, but only under the rule of a restart
+    While uploads wait for their check's first verdict (:meth:`~cabo_kit.portal.state.PortalState.pending_checks`;
+    not those the checker failed on, which wait to be tried again), no run starts; ``hold_wave`` of them or more stop a running one, but only under the rule of a restart
     (above: a run just started plays on); a lone upload's check runs beside the games, niced above them. The
     holds add up to at most ``hold_cap`` seconds in any ``hold_window``; beyond that the games play beside the
     checks until the older holds leave the window. :meth:`wake` looks at once.
@@ -452,7 +464,7 @@ class GamesWorker:
             self._collect(proc)
         self._see_first_stored()
         paused = self.paused
-        waiting = len(self.state.pending_checks())
+        waiting = len(self.state.pending_checks(retrying=False))  # not those the checker failed on: they wait anyway
         held = self._held(waiting)
         fp = fingerprint(self.folder)
         if paused:
@@ -464,11 +476,13 @@ class GamesWorker:
                 self._kill()  # its stored games stay; the next run plays what the checks accept
             elif fp != self._running_fp and self._may_restart():
                 self._kill()
-        if not paused and not held and self._proc is None and not self._stopping.is_set():
+        wanted = False  # whether a run would start now, but for the checks: only then are the games held
+        if not paused and self._proc is None and not self._stopping.is_set():
             done = json.loads(self.state.setting("games_last") or "{}")
-            if done.get("fingerprint") != fp and self._entrants() >= 2:
+            wanted = done.get("fingerprint") != fp and self._entrants() >= 2
+            if wanted and not held:
                 self._spawn(fp)
-        self._note_hold(held and not paused and self._proc is None)
+        self._note_hold(held and wanted)
         self._refresh(paused, fp, waiting if held and self._proc is None else 0)
 
     def _held(self, waiting: int) -> bool:
@@ -544,7 +558,8 @@ class GamesWorker:
         deadline = float(deadline_text) if deadline_text else None
         up_to_date = last.get("fingerprint") == fp and not last.get("error")
         final = (up_to_date and deadline is not None and time.time() >= deadline and self._proc is None
-                 and not any(u.uploaded < deadline for u in [*self.state.pending_checks(), *self.state.pending_rests()]))
+                 and not any(u.uploaded < deadline for u in [*self.state.pending_checks(retrying=False),
+                                                             *self.state.pending_rests(retrying=False)]))
         if time.monotonic() - self._counted[0] >= 5.0:
             self._counted = (time.monotonic(), *self._count())
         rated = self._rated() if self._proc is not None else None
@@ -599,11 +614,10 @@ class GamesWorker:
             # the portal's own folder (0700) and is given `..`. Not in the class folder: `python -m` imports from its
             # working directory first, and there bots/ holds the students' files (-P, where there is one, drops that
             # directory from the path too); the portal's folder holds no file an import can name.
-            safe = ["-P"] if sys.version_info >= (3, 11) else []
             proc = subprocess.Popen(
-                [sys.executable, *safe, "-m", "cabo_kit.portal.games",
+                python_command("-m", "cabo_kit.portal.games",
                  os.path.relpath(self.folder.resolve(), self.state.dir.resolve()), "--workers", str(self.workers),
-                 "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp],
+                 "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp),
                 pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 cwd=self.state.dir, env=process_env(self.folder), start_new_session=True)
         finally:

@@ -445,16 +445,15 @@ class FitProcess:
         self.proc: asyncio.subprocess.Process | None = None
 
     async def _start(self) -> asyncio.subprocess.Process:
-        from .games import process_env
+        from .games import process_env, python_command
 
         # One BLAS thread: a fit's 200x200 solves take a millisecond on one, but BLAS threads that spin for cores
         # the games and pages hold made a point fit take ~1 s instead of ~0.1 s on 2 busy cores.
         env = {**process_env(), **{name: "1" for name in _ONE_THREAD}}
         # In "/", as the check process: `python -c` imports from its working directory first (-P, where there is
         # one, drops it from the path too), and the server's may be the class folder, whose bots/ holds students' files.
-        safe = ["-P"] if sys.version_info >= (3, 11) else []
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, *safe, "-c", _PROGRAM, os.path.abspath(self.db), stdin=asyncio.subprocess.PIPE,
+            *python_command("-c", _PROGRAM, os.path.abspath(self.db)), stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, env=env, limit=1 << 26, cwd="/")
         if self.nice and hasattr(os, "setpriority"):
             try:

@@ -137,7 +137,9 @@ class Upload:
     """One uploaded file of a student: its number (1, 2, ...), version (12 hex digits of its SHA-256),
     where it is stored, and its check's status (``checking``, ``accepted``, ``rejected``) and result.
 
-    ``rest``: accepted by the check's first verdict, the rest of its check still to come (it may yet reject it)."""
+    ``rest``: accepted by the check's first verdict, the rest of its check still to come (it may yet reject it).
+    ``failures`` and ``retry_at``: the checker failed on it (:meth:`PortalState.note_failure`), and when it is
+    tried again."""
 
     person: str
     number: int
@@ -149,6 +151,8 @@ class Upload:
     result: str
     root: Path  # the portal's uploads folder: ``path`` is made only when asked for (a page lists hundreds of uploads)
     rest: bool = False
+    failures: int = 0  # the check process ended while it checked this file (its step's so far: the first verdict, then the rest)
+    retry_at: float | None = None  # the checker failed on it: tried again then (time.time()); None: not waiting to retry
 
     @property
     def path(self) -> Path:
@@ -198,8 +202,12 @@ class PortalState:
             columns = {r[1] for r in self._con.execute("PRAGMA table_info(processes)")}
             if "ticks" not in columns:  # a state made before start times were recorded
                 self._con.execute("ALTER TABLE processes ADD COLUMN ticks INTEGER")
-            if "rest" not in {r[1] for r in self._con.execute("PRAGMA table_info(uploads)")}:  # made before the two steps
+            upload_columns = {r[1] for r in self._con.execute("PRAGMA table_info(uploads)")}
+            if "rest" not in upload_columns:  # made before the two steps
                 self._con.execute("ALTER TABLE uploads ADD COLUMN rest INTEGER NOT NULL DEFAULT 0")
+            if "failures" not in upload_columns:  # made before the checker's failures were counted
+                self._con.execute("ALTER TABLE uploads ADD COLUMN failures INTEGER NOT NULL DEFAULT 0")
+                self._con.execute("ALTER TABLE uploads ADD COLUMN retry_at REAL")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -323,9 +331,11 @@ class PortalState:
     def _upload(self, row: tuple[Any, ...]) -> Upload:
         person, number = str(row[0]), int(row[1])
         return Upload(person, number, str(row[2]), int(row[3]), str(row[4]), float(row[5]),
-                      str(row[6]), str(row[7]), self.uploads, bool(row[8]) if len(row) > 8 else False)
+                      str(row[6]), str(row[7]), self.uploads, bool(row[8]), int(row[9]),
+                      None if row[10] is None else float(row[10]))
 
-    _UPLOAD_COLUMNS = "person, number, version, size, filename, uploaded, status, result, rest"
+    _UPLOAD_COLUMNS = "person, number, version, size, filename, uploaded, status, result, rest, failures, retry_at"
+    _UPLOAD_WIDTH = 11  # the columns above: a query's extra columns follow them
 
     def add_upload(self, pid: str, data: bytes, filename: str, *, now: float | None = None,
                    min_interval: float = 30.0) -> Upload:
@@ -355,8 +365,8 @@ class PortalState:
                     raise TooSoon(min_interval, max(1, math.ceil(min_interval - (now - float(last[0])))))
                 number = int(last[1] or 0) + 1
                 version = hashlib.sha256(data).hexdigest()[:12]
-                row = (pid, number, version, len(data), filename[:200], now, "checking", "", 0)
-                con.execute(f"INSERT INTO uploads ({self._UPLOAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                row = (pid, number, version, len(data), filename[:200], now, "checking", "", 0, 0, None)
+                con.execute(f"INSERT INTO uploads ({self._UPLOAD_COLUMNS}) VALUES ({', '.join('?' * len(row))})", row)
                 final = folder / f"{number}.py"
                 os.replace(temp, final)  # inside the transaction: a failed commit removes it below
                 try:
@@ -378,7 +388,7 @@ class PortalState:
         rows = self._rows(f"SELECT {', '.join('u.' + c for c in self._UPLOAD_COLUMNS.split(', '))}, n.count FROM uploads u "
                           "JOIN (SELECT person, MAX(number) AS last, COUNT(*) AS count FROM uploads GROUP BY person) n "
                           "ON n.person = u.person AND n.last = u.number")
-        return {str(r[0]): (self._upload(r[:9]), int(r[9])) for r in rows}
+        return {str(r[0]): (self._upload(r), int(r[self._UPLOAD_WIDTH])) for r in rows}
 
     def rejected_uploads(self, offset: int = 0, limit: int = -1) -> list[Upload]:
         """The rejected uploads of the students on the roster, newest first (the teacher's pages): ``limit`` of them
@@ -396,7 +406,7 @@ class PortalState:
                           "JOIN (SELECT person, MAX(number) AS last, COUNT(*) AS count FROM uploads "
                           "WHERE status = 'rejected' GROUP BY person) n ON n.person = u.person AND n.last = u.number "
                           "WHERE p.active = 1 ORDER BY u.uploaded DESC, u.person")
-        return [(self._upload(r[:-1]), int(r[-1])) for r in rows]  # the count follows the upload's columns
+        return [(self._upload(r), int(r[self._UPLOAD_WIDTH])) for r in rows]  # the count follows the upload's columns
 
     def currents(self) -> dict[str, int]:
         """Every student's current upload number (:meth:`current`), those without one left out, in one query."""
@@ -423,7 +433,43 @@ class PortalState:
         with self._tx() as con:
             con.execute("UPDATE uploads SET status = ?, result = ?, rest = ? WHERE person = ? AND number = ?",
                         (status, result, int(rest and status == "accepted"), pid, number))
+            if status != "checking":  # a verdict: the checker's failures so far are behind it (a rest counts afresh)
+                con.execute("UPDATE uploads SET failures = 0, retry_at = NULL WHERE person = ? AND number = ?",
+                            (pid, number))
             return self._settle(con, pid) and status == "accepted" and self._current(con, pid) == number
+
+    def note_failure(self, pid: str, number: int, *, counted: bool, retry_at: float, result: str | None = None) -> int:
+        """Record that the checker failed on ``pid``'s upload ``number`` (its first verdict, or its rest): it is tried
+        again at ``retry_at`` (``time.time()``); ``counted``: the check process ended while it checked this very
+        file, a failure the file may have caused (:attr:`Upload.failures` grows by one); ``result``: what its page
+        says meanwhile (``None``: unchanged). Returns its failures so far (0 when the upload has a verdict by now).
+
+        >>> import tempfile
+        >>> from cabo_kit.portal.roster import Student
+        >>> state = PortalState(tempfile.mkdtemp())
+        >>> _ = state.sync_roster([Student("ada", "Ada")])
+        >>> _ = state.add_upload("ada", b"# v1\\n", "bot.py", min_interval=0.0)
+        >>> [state.note_failure("ada", 1, counted=c, retry_at=9.0) for c in (True, False, True)]
+        [1, 1, 2]
+        >>> up = state.pending_checks()[0]; up.failures, up.retry_at, state.pending_checks(retrying=False)
+        (2, 9.0, [])
+        >>> _ = state.set_check("ada", 1, "rejected", "a problem")
+        >>> state.upload("ada", 1).failures, state.note_failure("ada", 1, counted=True, retry_at=9.0)
+        (0, 0)
+        >>> state.close()
+        """
+        with self._tx() as con:
+            waits = "(status = 'checking' OR (status = 'accepted' AND rest = 1))"  # no verdict given meanwhile
+            con.execute(f"UPDATE uploads SET failures = failures + ?, retry_at = ?, result = COALESCE(?, result) "
+                        f"WHERE person = ? AND number = ? AND {waits}", (int(counted), retry_at, result, pid, number))
+            row = con.execute(f"SELECT failures FROM uploads WHERE person = ? AND number = ? AND {waits}",
+                              (pid, number)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def clear_retries(self) -> None:
+        """Make every upload the checker failed on due at once (a check worker starts: the failures' counts stay)."""
+        with self._tx() as con:
+            con.execute("UPDATE uploads SET retry_at = NULL WHERE retry_at IS NOT NULL")
 
     @staticmethod
     def _current(con: sqlite3.Connection, pid: str) -> int | None:
@@ -519,18 +565,22 @@ class PortalState:
         rows = self._rows("SELECT current FROM people WHERE id = ?", (pid,))
         return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
-    def pending_checks(self) -> list[Upload]:
-        """Uploads still to be checked, oldest first (after a restart too: a check in progress was lost)."""
-        rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE status = 'checking' ORDER BY uploaded, person, number")
+    def pending_checks(self, retrying: bool = True) -> list[Upload]:
+        """Uploads still to be checked, oldest first (after a restart too: a check in progress was lost);
+        ``retrying=False``: not those the checker failed on, which wait to be tried again (:meth:`note_failure`)."""
+        rows = self._rows(f"SELECT {self._UPLOAD_COLUMNS} FROM uploads WHERE status = 'checking'"
+                          + ("" if retrying else " AND retry_at IS NULL") + " ORDER BY uploaded, person, number")
         return [self._upload(r) for r in rows]
 
-    def pending_rests(self) -> list[Upload]:
+    def pending_rests(self, retrying: bool = True) -> list[Upload]:
         """Uploads accepted by their check's first verdict whose rest is still to come, oldest first: those that are
         their student's current file. The rest of a version no longer current is skipped (it plays nowhere); it
-        is still to come should that version become current again (a newer one's rest rejected it)."""
+        is still to come should that version become current again (a newer one's rest rejected it).
+        ``retrying=False``: not those whose rest the checker failed on (:meth:`note_failure`)."""
         columns = ", ".join(f"u.{c.strip()}" for c in self._UPLOAD_COLUMNS.split(","))
         rows = self._rows(f"SELECT {columns} FROM uploads u JOIN people p ON p.id = u.person AND p.current = u.number "
-                          "WHERE u.status = 'accepted' AND u.rest = 1 ORDER BY u.uploaded, u.person, u.number")
+                          "WHERE u.status = 'accepted' AND u.rest = 1" + ("" if retrying else " AND u.retry_at IS NULL")
+                          + " ORDER BY u.uploaded, u.person, u.number")
         return [self._upload(r) for r in rows]
 
     def recover(self) -> list[Path]:

@@ -235,7 +235,12 @@ def load_config(folder: str | Path) -> tuple[TournamentConfig, str]:
     if not path.exists():
         return TournamentConfig(), f"no tournament.toml in {folder}: using the documented defaults (docs/tournaments.md)"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8-sig")  # a UTF-8 BOM (an editor's "UTF-8 with BOM") is no mistake
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: tournament.toml is not UTF-8: save it as UTF-8 (e.g. Notepad's \"Save as\", "
+                          "encoding UTF-8)") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix the line it names") from None
     return TournamentConfig.from_dict(data, str(path)), f"settings from {path}"

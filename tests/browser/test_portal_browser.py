@@ -70,7 +70,7 @@ def test_upload_check_and_deadline_in_a_browser(portal: tuple[str, dict[str, str
     student.set_input_files("#cabo-portal-upload", str(bot))
     student.click("#cabo-portal-submit")
     student.wait_for_selector('#cabo-portal-check[data-status="accepted"]', timeout=60_000)
-    assert "my_bot (GoodBot)" in student.inner_text("#cabo-portal-check")
+    assert "ada (GoodBot)" in student.inner_text("#cabo-portal-check")  # checked as bots/ada.py plays
     # the page reloads itself once more when the rest of the check ends (portal.js); from then on it does not
     student.wait_for_selector('#cabo-portal-check[data-status="accepted"]:not([data-rest])', timeout=60_000)
     # bob has the leaderboard open; the portal's games worker plays ada's accepted file: her row appears on it
