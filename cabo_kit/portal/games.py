@@ -157,10 +157,14 @@ def checks_idle(folder: str | os.PathLike[str]) -> bool:
     >>> _ = state.add_upload("ada", b"# v1\\n", "bot.py", min_interval=0.0)
     >>> checks_idle(state.folder)
     False
+    >>> _ = state.note_failure("ada", 1, counted=False, retry_at=9.0)  # waits to be tried again
+    >>> checks_idle(state.folder)
+    True
     >>> state.close()
     """
-    row = _read_portal(folder, "SELECT EXISTS (SELECT 1 FROM uploads WHERE status = 'checking' "
-                               "OR (status = 'accepted' AND rest = 1))")
+    # an upload the checker failed on waits for its retry: it must not keep the lent core from the games for ever
+    row = _read_portal(folder, "SELECT EXISTS (SELECT 1 FROM uploads WHERE retry_at IS NULL AND (status = 'checking' "
+                               "OR (status = 'accepted' AND rest = 1)))")
     return row is not None and not row[0]
 
 
