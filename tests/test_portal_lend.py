@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from cabo_kit.portal.games import BORROW_SETTING, GamesStatus, GamesWorker, _borrowed, _Lender, checks_idle, default_workers
+from cabo_kit.portal.games import LEND_NAME, GamesStatus, GamesWorker, _Lender, checks_idle, default_workers
 from cabo_kit.portal.roster import Student
 from cabo_kit.portal.state import PortalState
 from cabo_kit.tournament.executors import LocalExecutor
@@ -50,15 +50,38 @@ def state(tmp_path: Path) -> Iterator[PortalState]:
 
 
 def test_the_games_borrow_only_while_no_check_waits_or_runs(state: PortalState) -> None:
-    lender = _Lender(state.folder, 1, 1, every=0.0)
-    assert lender() == 2  # no upload: the checks' core is idle
+    games = GamesWorker(state, workers=1)
+    games.borrow = 1  # as on 2 cores with the default workers, whatever this machine has
+    lender = _Lender(state.folder, 1, 1)
+
+    def look() -> int:  # the server's tick says it, the games child reads it
+        games._lend()
+        return lender()
+
+    assert look() == 2  # no upload: the checks' core is idle
     up = state.add_upload("ada", b"# v1\n", "bot.py", min_interval=0.0)
-    assert not checks_idle(state.folder) and lender() == 1  # its check waits
+    assert not checks_idle(state) and look() == 1  # its check waits
     state.set_check("ada", up.number, "accepted", "", rest=True)
-    assert lender() == 1  # the first verdict is in, the rest of its check runs on the checks' pool: still theirs
+    assert look() == 1  # the first verdict is in, the rest of its check runs on the checks' pool: still theirs
     state.set_check("ada", up.number, "accepted", "")
-    assert checks_idle(state.folder) and lender() == 2
-    assert _Lender(state.folder / "elsewhere", 1, 1, every=0.0)() == 1  # no state to read: no borrowing
+    assert checks_idle(state) and look() == 2
+    # a re-upload before the rest ran: the replaced version's rest never runs, and must not stop the lending for good
+    v2 = state.add_upload("ada", b"# v2\n", "bot.py", min_interval=0.0)
+    state.set_check("ada", v2.number, "accepted", "", rest=True)
+    v3 = state.add_upload("ada", b"# v3\n", "bot.py", min_interval=0.0)
+    assert look() == 1
+    state.set_check("ada", v3.number, "accepted", "", rest=True)
+    assert look() == 1  # v3's rest is to come
+    state.set_check("ada", v3.number, "accepted", "")
+    assert (state.upload("ada", v2.number) or up).rest and look() == 2  # v2 keeps its rest flag, off the board
+    # an upload the checker failed on waits for its retry: the games keep the core meanwhile
+    v4 = state.add_upload("bob", b"# b1\n", "bot.py", min_interval=0.0)
+    assert look() == 1
+    state.note_failure("bob", v4.number, counted=False, retry_at=time.time() + 60)
+    assert look() == 2
+    games.borrow = 0  # nothing to lend (an explicit --workers): the child is never told the checks are idle
+    assert look() == 1 and not (state.dir / LEND_NAME).exists()
+    assert _Lender(state.folder / "elsewhere", 1, 1)() == 1  # no word from a server: no borrowing
 
 
 def test_the_default_workers_lend_the_checks_core_and_an_explicit_count_does_not(state: PortalState) -> None:
@@ -69,9 +92,21 @@ def test_the_default_workers_lend_the_checks_core_and_an_explicit_count_does_not
     lent = GamesStatus(running=True, since=0.0, workers=1, borrow=1).text()
     assert "1 worker, 2 while no check runs" in lent
     assert "while no check" not in GamesStatus(running=True, since=0.0, workers=1).text()
-    assert _borrowed(state.folder) == 0  # nothing said yet: the child keeps to its workers
-    state.set_setting(BORROW_SETTING, "1")
-    assert _borrowed(state.folder) == 1
+
+
+def test_the_child_is_told_what_it_may_borrow_on_its_command_line(state: PortalState) -> None:
+    """The borrowed workers go on the child's command line; a portal.sqlite that still holds the old setting opens."""
+    state.set_setting("games_borrow", "1")  # what a portal of the previous release left
+    state.close()
+    again = PortalState(state.folder)
+    try:
+        games = GamesWorker(again, workers=1)
+        games.borrow = 1
+        assert games._command("f0", 7)[-2:] == ["--borrow", "1"]
+        games.borrow = 0
+        assert "--borrow" not in games._command("f0", 7)
+    finally:
+        again.close()
 
 
 TINY = ('presets = ["rush"]\ntable_sizes = [2]\ngames = 4\nprecision = 200\nmax_games = 40\nseed = 5\n'
@@ -149,5 +184,5 @@ def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Pa
     assert "vs RandomBot" in (folder / "leaderboard.csv").read_text().splitlines()[0]  # written again, graded
     assert (folder / "grades.csv").exists() and (folder / "report.html").exists()
     text = GamesStatus(running=True, since=0.0, workers=1, rated=time.time()).text()
-    assert text.startswith("Grading (since ") and "the leaderboard and the report are up to date" in text
+    assert text.startswith("Grading (since ") and "the leaderboard and the report are up to date except the grades" in text
     state.close()

@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import signal
 import subprocess
@@ -48,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .state import PortalState, Upload, start_ticks
+from .state import PORTAL_DIR, PortalState, Upload, start_ticks
 
 __all__ = ["GamesWorker", "GamesStatus", "board_versions", "store_path", "default_workers", "fingerprint",
            "reap_leftovers", "keep_private", "process_env", "python_command", "ENV_FOLDER", "main"]
@@ -114,74 +113,45 @@ def default_workers() -> int:
     return max(1, _cores() - 1)
 
 
-BORROW_SETTING = "games_borrow"
-"""The portal state's setting that tells the games child how many workers it may add while no check waits or runs."""
+LEND_NAME = "games-lend"
+"""The file the server keeps in the portal's folder while the checks' pool is idle (:func:`checks_idle`): the games
+child plays on its borrowed workers only while it is there (:class:`_Lender`)."""
 
 
-def _read_portal(folder: str | os.PathLike[str], sql: str, params: tuple[Any, ...] = ()) -> Any:
-    """The first row of ``sql`` on the portal's state in ``folder``, read only; ``None`` when it cannot be read."""
-    import sqlite3
-
-    db = Path(folder) / "portal" / "portal.sqlite"
-    try:
-        con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True, timeout=2.0)
-    except sqlite3.Error:
-        return None
-    try:
-        return con.execute(sql, params).fetchone()
-    except sqlite3.Error:
-        return None
-    finally:
-        con.close()
-
-
-def _borrowed(folder: Path) -> int:
-    """The workers the server lets the games child add while no check waits or runs (:data:`BORROW_SETTING`)."""
-    row = _read_portal(folder, "SELECT value FROM meta WHERE key = ?", (BORROW_SETTING,))
-    try:
-        return max(0, int(row[0])) if row else 0
-    except ValueError:
-        return 0
-
-
-def checks_idle(folder: str | os.PathLike[str]) -> bool:
-    """Whether no upload of the portal in ``folder`` waits for its check or the rest of it (read only; ``False``
-    when the portal's state cannot be read: the games then keep to their own workers).
+def checks_idle(state: PortalState) -> bool:
+    """Whether no upload waits for its check or the rest of it: the uploads the checker works on,
+    :meth:`~cabo_kit.portal.state.PortalState.pending_checks` and
+    :meth:`~cabo_kit.portal.state.PortalState.pending_rests`, but not those it failed on (they wait to be tried again,
+    and must not keep the lent core from the games for ever). A version replaced before its rest ran has no rest to
+    come: it plays nowhere.
 
     >>> import tempfile
     >>> from cabo_kit.portal.roster import Student
     >>> state = PortalState(tempfile.mkdtemp())
     >>> _ = state.sync_roster([Student("ada", "Ada")])
-    >>> checks_idle(state.folder)
+    >>> checks_idle(state)
     True
     >>> _ = state.add_upload("ada", b"# v1\\n", "bot.py", min_interval=0.0)
-    >>> checks_idle(state.folder)
+    >>> checks_idle(state)
     False
     >>> _ = state.note_failure("ada", 1, counted=False, retry_at=9.0)  # waits to be tried again
-    >>> checks_idle(state.folder)
+    >>> checks_idle(state)
     True
     >>> state.close()
     """
-    # an upload the checker failed on waits for its retry: it must not keep the lent core from the games for ever
-    row = _read_portal(folder, "SELECT EXISTS (SELECT 1 FROM uploads WHERE retry_at IS NULL AND (status = 'checking' "
-                               "OR (status = 'accepted' AND rest = 1)))")
-    return row is not None and not row[0]
+    return not state.pending_checks(retrying=False) and not state.pending_rests(retrying=False)
 
 
 class _Lender:
-    """The games child's ``busy``: its own ``workers``, and ``borrow`` more while :func:`checks_idle` (looked at
-    most every ``every`` seconds)."""
+    """The games child's ``busy``: its own ``workers``, and ``borrow`` more while the server says the checks' pool is
+    idle (:data:`LEND_NAME` in the portal's folder of ``folder``; a look is one ``stat``, so it is asked at will)."""
 
-    def __init__(self, folder: Path, workers: int, borrow: int, every: float = 1.0) -> None:
-        self.folder, self.workers, self.borrow, self.every = folder, workers, borrow, every
-        self._at, self._now = -math.inf, workers
+    def __init__(self, folder: Path, workers: int, borrow: int) -> None:
+        self.flag = folder / PORTAL_DIR / LEND_NAME
+        self.workers, self.borrow = workers, borrow
 
     def __call__(self) -> int:
-        now = time.monotonic()
-        if now - self._at >= self.every:
-            self._at = now
-            self._now = self.workers + (self.borrow if checks_idle(self.folder) else 0)
-        return self._now
+        return self.workers + (self.borrow if self.flag.exists() else 0)
 
 
 def fingerprint(folder: str | os.PathLike[str]) -> str:
@@ -339,7 +309,7 @@ class GamesStatus:
             workers = f"{self.workers} worker{'s' if self.workers != 1 else ''}{more}"
             if self.rated is not None:
                 return (f"Grading (since {clock(self.rated)}, {workers}): the ratings, the leaderboard and the report "
-                        "are up to date.")
+                        "are up to date except the grades.")
             return f"Playing (since {clock(self.since or 0)}, {workers})."
         if self.error:
             return f"Stopped: {self.summary}"
@@ -470,6 +440,7 @@ class GamesWorker:
         paused = self.paused
         waiting = len(self.state.pending_checks(retrying=False))  # not those the checker failed on: they wait anyway
         held = self._held(waiting)
+        self._lend()
         fp = fingerprint(self.folder)
         if paused:
             self._kill()
@@ -488,6 +459,17 @@ class GamesWorker:
                 self._spawn(fp)
         self._note_hold(held and wanted)
         self._refresh(paused, fp, waiting if held and self._proc is None else 0)
+
+    def _lend(self) -> bool:
+        """Say to the games child whether it may play on the borrowed workers now: :data:`LEND_NAME` is there while
+        :func:`checks_idle` (and there are workers to lend). Whether it is."""
+        idle = self.borrow > 0 and checks_idle(self.state)
+        flag = self.state.dir / LEND_NAME
+        if idle:
+            flag.touch()
+        else:
+            flag.unlink(missing_ok=True)
+        return idle
 
     def _held(self, waiting: int) -> bool:
         """Whether the games wait for ``waiting`` uploads' first verdicts: yes, while the holds of the last
@@ -609,7 +591,6 @@ class GamesWorker:
         fd = held_fd(self.folder)
         if fd is None:
             raise RuntimeError(f"the server does not hold {self.folder}: it cannot play its games")
-        self.state.set_setting(BORROW_SETTING, str(self.borrow))  # read by the child (its command line is kept short)
         (self.state.dir / RATED_NAME).unlink(missing_ok=True)
         (self.state.dir / RESULT_NAME).unlink(missing_ok=True)  # a stale result is never taken for this run's
         log = open(self.state.dir / LOG_NAME, "wb")
@@ -619,10 +600,7 @@ class GamesWorker:
             # working directory first, and there bots/ holds the students' files (-P, where there is one, drops that
             # directory from the path too); the portal's folder holds no file an import can name.
             proc = subprocess.Popen(
-                python_command("-m", "cabo_kit.portal.games",
-                 os.path.relpath(self.folder.resolve(), self.state.dir.resolve()), "--workers", str(self.workers),
-                 "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice", str(self.nice), "--fingerprint", fp),
-                pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                self._command(fp, fd), pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 cwd=self.state.dir, env=process_env(self.folder), start_new_session=True)
         finally:
             log.close()
@@ -631,6 +609,13 @@ class GamesWorker:
         self._stored_at_start, self._first_stored = self._stored(), None
         with self._guard:
             self._status.since, self._status.running = time.time(), True
+
+    def _command(self, fp: str, fd: int) -> list[str]:
+        """The games child's command line (run in the portal's folder): the borrowed workers go there too."""
+        return python_command("-m", "cabo_kit.portal.games",
+                              os.path.relpath(self.folder.resolve(), self.state.dir.resolve()), "--workers",
+                              str(self.workers), "--lock-fd", str(fd), "--parent", str(os.getpid()), "--nice",
+                              str(self.nice), "--fingerprint", fp, *(["--borrow", str(self.borrow)] if self.borrow else []))
 
     def _collect(self, proc: subprocess.Popen[bytes]) -> None:
         """A child ended by itself: keep its result (what it played, or why it could not)."""
@@ -730,13 +715,10 @@ def _die_with(parent: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
-    """The games child: ``python -m cabo_kit.portal.games DIR --lock-fd FD --parent PID [--workers N]``.
+    """The games child: ``python -m cabo_kit.portal.games DIR --lock-fd FD --parent PID [--workers N] [--borrow N]``.
 
-    Plays the folder's tournament under the server's hold, writes the leaderboard and the report,
-    and leaves ``portal/games-result.json`` saying what it did (or why it could not: exit status 2).
-    With ``grading`` in ``tournament.toml`` the outputs are written as soon as the tournament's games
-    are played (``portal/games-rated.json`` says when), then the grading games are played and the
-    outputs written again with the grades.
+    Plays the folder's tournament under the server's hold (:func:`_play`) and leaves
+    ``portal/games-result.json`` saying what it did (or why it could not: exit status 2).
     """
     p = argparse.ArgumentParser(prog="python -m cabo_kit.portal.games")
     p.add_argument("folder")
@@ -745,6 +727,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     p.add_argument("--parent", type=int, required=True)
     p.add_argument("--nice", type=int, default=15)
     p.add_argument("--fingerprint", default="")
+    p.add_argument("--borrow", type=int, default=0, help="workers added while the server says the checks are idle")
     args = p.parse_args(argv)
     _die_with(args.parent)
     if args.nice and hasattr(os, "nice"):
@@ -752,48 +735,63 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     os.umask(0o077)  # the store, logs and outputs this run writes: its owner's only (the bots run as other uids)
     from ..tournament.config import ConfigError
     from ..tournament.lock import FolderError, adopt
-    from ..outputs import write_outputs
-    from ..tournament.config import load_config
-    from ..tournament.grades import play_grades
-    from ..tournament.runner import run_tournament
     from ..tournament.store import StoreError
 
     folder = Path(args.folder).resolve()
     result: dict[str, Any] = {"fingerprint": args.fingerprint}
-    workers = args.workers or default_workers()
-    borrow = _borrowed(folder)
     code = 0
     try:
         adopt(folder, args.lock_fd)
-        keep_private(folder)  # what an earlier run (or `cabo-kit tournament run`) left readable to all
-        # The games are the same whatever the workers (each batch is planned from the whole of the one before).
-        busy = _Lender(folder, workers, borrow) if borrow else None
-        summary = run_tournament(folder, workers=workers + borrow, progress=False, out=out,
-                                 description="the portal server's games", command="cabo-kit serve (games)",
-                                 busy=busy, grading=False)
-        # write_outputs notes that a run holds the folder (the server, through us): not news here
-        quiet = lambda line: None if line.startswith("note: ") and " is in use by " in line else out(line)  # noqa: E731
-        write_outputs(folder, out=quiet)
-        cfg = load_config(folder)[0]
-        if cfg.grading:  # the board and the report first: grading takes a fifth to a third of a class's time
-            rated = folder / "portal" / RATED_NAME
-            rated.with_suffix(".tmp").write_text(json.dumps({"fingerprint": args.fingerprint, "at": time.time()}))
-            os.replace(rated.with_suffix(".tmp"), rated)
-            play_grades(folder, cfg, summary.entrants, workers=workers + borrow, progress=False, out=out,
-                        command="cabo-kit serve (games)", rejected=summary.rejected, busy=busy)
-            write_outputs(folder, out=quiet)
-        result.update(played=summary.played, skipped=summary.skipped, faults=summary.faults, notes=summary.notes,
-                      summary=f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} "
-                              f"with a fault; {len(summary.entrants)} bots, {len(summary.rejected)} files rejected")
+        result.update(_play(folder, args.workers or default_workers(), args.borrow, args.fingerprint, out))
     except (ConfigError, FolderError, StoreError) as exc:
         out(str(exc))
         result["error"] = str(exc)
         code = 2
-    path = folder / "portal" / RESULT_NAME
+    path = folder / PORTAL_DIR / RESULT_NAME
     temp = path.with_suffix(".tmp")
     temp.write_text(json.dumps(result), encoding="utf-8")
     os.replace(temp, path)
     return code
+
+
+def _play(folder: Path, workers: int, borrow: int = 0, fp: str = "", out: Callable[[str], None] = print) -> dict[str, Any]:
+    """Play the tournament of the portal's class in ``folder`` on ``workers`` workers, and ``borrow`` more while the
+    checks' pool is idle (:class:`_Lender`; the local process pool only: the Dask executor cannot be lent to), then
+    write the leaderboard and the report; what it played (the summary of ``portal/games-result.json``).
+
+    With ``grading`` in ``tournament.toml`` the outputs are written as soon as the tournament's games are played
+    (``portal/games-rated.json`` says when, for the fingerprint ``fp``), the grading games are played, and the outputs
+    written again if they stored any (the grades changed).
+    """
+    from ..outputs import write_outputs
+    from ..tournament.config import load_config
+    from ..tournament.grades import play_grades
+    from ..tournament.runner import run_tournament
+
+    keep_private(folder)  # what an earlier run (or `cabo-kit tournament run`) left readable to all
+    cfg = load_config(folder)[0]
+    if cfg.executor != "local":
+        borrow = 0  # a Dask cluster takes every task at once: it never asks `busy`, so a borrowed worker would stay
+    borrow = max(0, borrow)
+    # The games are the same whatever the workers (each batch is planned from the whole of the one before).
+    busy = _Lender(folder, workers, borrow) if borrow else None
+    summary = run_tournament(folder, workers=workers + borrow, progress=False, out=out,
+                             description="the portal server's games", command="cabo-kit serve (games)",
+                             busy=busy, grading=False)
+    # write_outputs notes that a run holds the folder (the server, through us): not news here
+    quiet = lambda line: None if line.startswith("note: ") and " is in use by " in line else out(line)  # noqa: E731
+    write_outputs(folder, out=quiet)
+    if cfg.grading:  # the board and the report first: grading takes a fifth to a third of a class's time
+        rated = folder / PORTAL_DIR / RATED_NAME
+        rated.with_suffix(".tmp").write_text(json.dumps({"fingerprint": fp, "at": time.time()}))
+        os.replace(rated.with_suffix(".tmp"), rated)
+        graded = play_grades(folder, cfg, summary.entrants, workers=workers + borrow, progress=False, out=out,
+                             command="cabo-kit serve (games)", rejected=summary.rejected, busy=busy)
+        if graded.played:  # else the outputs above show every grade there is
+            write_outputs(folder, out=quiet)
+    return dict(played=summary.played, skipped=summary.skipped, faults=summary.faults, notes=summary.notes,
+                summary=f"{summary.played} games played, {summary.skipped} already stored, {summary.faults} "
+                        f"with a fault; {len(summary.entrants)} bots, {len(summary.rejected)} files rejected")
 
 
 if __name__ == "__main__":

@@ -458,7 +458,7 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
             games = GamesWorker(state, workers=getattr(args, "workers", None))
             settings = PortalSettings(max_upload=args.max_upload, upload_interval=args.upload_interval)
             live = LiveBoard(folder)  # ratings refitted in processes of their own, streamed to open pages
-            app = create_app(state, settings, on_upload=lambda _up: worker.wake(), live=live, games=games)
+            app = create_app(state, settings, on_upload=lambda _up: (worker.wake(), games.wake()), live=live, games=games)
             install()
             config = uvicorn.Config(app, host=args.host, port=args.port, root_path=args.root_path.rstrip("/"),
                                     log_config=_log_config(), server_header=False)
