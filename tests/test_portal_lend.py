@@ -3,6 +3,7 @@ runs, the same games whatever the workers."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import sqlite3
 import time
@@ -25,6 +26,12 @@ def _stamp(path: str) -> tuple[float, float]:
     return start, time.time()
 
 
+def _nap(seconds: float) -> tuple[float, float]:
+    start = time.time()
+    time.sleep(seconds)
+    return start, time.time()
+
+
 def _overlaps(spans: list[tuple[float, float]]) -> int:
     spans = sorted(spans)
     return sum(1 for (_, end), (start, _) in zip(spans, spans[1:]) if start < end - 0.05)
@@ -37,6 +44,32 @@ def test_a_pool_plays_only_as_many_tasks_at_once_as_busy_allows() -> None:
     with LocalExecutor(2, pin=False) as ex:  # without busy both workers play
         both = list(ex.run(_stamp, ["a", "b", "c", "d"]))
     assert _overlaps(both) >= 1
+
+
+def test_a_worker_taken_back_starts_no_further_match() -> None:
+    """busy drops from 2 to 1 mid-run: no task starts while another runs once the two in flight at the switch are
+    under way (nothing queued goes to the worker taken back); before the switch both workers played."""
+    switched: list[float] = []
+    spans: list[tuple[float, float]] = []
+    with LocalExecutor(2, pin=False, busy=lambda: 1 if switched else 2) as ex:
+        for span in ex.run(_stamp, [str(i) for i in range(8)]):
+            spans.append(span)
+            if len(spans) == 2 and not switched:
+                switched.append(time.time())
+    before = [s for s in spans if s[0] < switched[0]]
+    after = [s for s in spans if s[0] >= switched[0] + 0.2]  # a task handed out just before may start just after
+    assert _overlaps(before) >= 1 and len(after) >= 4, spans
+    for start, end in after:  # each starts when no other task runs (the one running at the switch included)
+        assert not any(s < start < e - 0.05 for s, e in spans if (s, e) != (start, end)), (start, spans)
+
+
+def test_a_worker_lent_again_plays_before_the_running_match_ends() -> None:
+    """busy rises from 1 to 2 while a long task runs: the second worker starts at once, not when that task ends."""
+    t0 = time.time()
+    with LocalExecutor(2, pin=False, busy=lambda: 2 if time.time() - t0 > 0.6 else 1, poll=0.05) as ex:
+        spans = list(ex.run(_nap, [3.0, 0.2]))  # popped from the end: the 3 s task is handed out first
+    first, second = sorted(spans)
+    assert second[0] < first[1] - 1.0  # started while the long one ran
 
 
 @pytest.fixture
@@ -114,7 +147,7 @@ TINY = ('presets = ["rush"]\ntable_sizes = [2]\ngames = 4\nprecision = 200\nmax_
 
 
 def test_the_games_are_the_same_whatever_the_workers_and_their_lending(tmp_path: Path) -> None:
-    flips = iter([1, 2] * 1000)
+    flips = itertools.cycle([1, 2])
     stores = []
     for name, workers, busy in (("one", 1, None), ("lent", 2, lambda: next(flips))):
         folder = tmp_path / name

@@ -106,10 +106,11 @@ def _pin_worker(counter: Any) -> None:
 class LocalExecutor(Executor):
     """A process pool of ``workers`` processes (default: the usable cores).
 
-    At most ``2 * workers`` tasks are in flight, so a killed runner loses little work. ``busy``
-    (called before each task is handed out) says how many workers may work now: while it says fewer
-    than ``workers``, only that many tasks are in flight and the other workers wait (the portal lends
-    its checks' idle core to the games this way, :class:`~cabo_kit.portal.games.GamesWorker`). With
+    At most ``2 * workers`` tasks are in flight, so a killed runner loses little work. ``busy`` says
+    how many workers may work now (the portal lends its checks' idle core to the games this way,
+    :class:`~cabo_kit.portal.games.GamesWorker`): with it, only that many tasks are in flight, none
+    queued behind them, so a worker taken back plays no further match once its running one ends; it
+    is asked whenever a task ends, and every ``poll`` seconds while a worker waits for it. With
     ``pin`` each worker is pinned to a core of its own, round robin, and so are its bot processes
     (see the module's docstring); by default it pins where the platform has ``sched_setaffinity``
     and the workers take every usable core (with a core to spare, a bot may as well run there).
@@ -125,9 +126,9 @@ class LocalExecutor(Executor):
     name = "local"
 
     def __init__(self, workers: int | None = None, pin: bool | None = None,
-                 busy: Callable[[], int] | None = None) -> None:
+                 busy: Callable[[], int] | None = None, poll: float = 0.25) -> None:
         self.workers = workers or default_workers()
-        self.busy = busy
+        self.busy, self.poll = busy, poll
         methods = multiprocessing.get_all_start_methods()
         self.context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if pin is None:
@@ -145,15 +146,22 @@ class LocalExecutor(Executor):
                 self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self.context)
         pending: set[Future[Any]] = set()
         queue = list(tasks)[::-1]
-        while queue or pending:
+        pool = self._pool
+
+        def fill() -> float | None:
+            """Hand out what may run now; how long to wait before asking ``busy`` again (``None``: till a task ends)."""
             room = 2 * self.workers
-            if self.busy is not None:
-                allowed = max(1, min(self.workers, int(self.busy())))
-                if allowed < self.workers:  # no task queued: an idle worker would take it
-                    room = allowed
+            if self.busy is not None:  # no task queued: an idle worker would take it, lent or not
+                room = max(1, min(self.workers, int(self.busy())))
             while queue and len(pending) < room:
-                pending.add(self._pool.submit(fn, queue.pop()))
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                pending.add(pool.submit(fn, queue.pop()))
+            # a worker not lent now may be before a match ends
+            return self.poll if self.busy is not None and queue and room < self.workers else None
+
+        while queue or pending:
+            done, pending = wait(pending, timeout=fill(), return_when=FIRST_COMPLETED)
+            if done:
+                fill()  # before the results are stored: no worker waits on that
             for fut in done:
                 yield fut.result()
 
