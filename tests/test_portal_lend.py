@@ -182,13 +182,16 @@ def test_the_run_stops_on_the_measure_the_live_board_shows(tmp_path: Path) -> No
     assert halves and max(halves) <= 200
 
 
-def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Path) -> None:
-    """With grading, the leaderboard and the report come out when the tournament's games are played (the teacher's
-    page says so while the grading games play), and again with the grades."""
+def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With grading, the leaderboard and the report come out when the tournament's games are played (their grade cells
+    not graded yet, the teacher's page saying so while the grading games play), and again once those are stored;
+    a run whose grading has nothing left to play writes them once."""
+    import csv
     import json
 
-    from cabo_kit.portal.games import RATED_NAME
-    from cabo_kit.tournament.lock import FolderLock
+    import cabo_kit.outputs
+    import cabo_kit.tournament.grades
+    from cabo_kit.portal.games import RATED_NAME, _play
 
     folder = tmp_path / "class"
     folder.mkdir()
@@ -200,22 +203,35 @@ def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Pa
     for pid in ("ada", "bob"):
         up = state.add_upload(pid, good + f"\n# {pid}\n".encode(), f"{pid}.py", min_interval=0.0)
         state.set_check(pid, up.number, "accepted", "no problem found")
-    lock = FolderLock(folder, "the portal server at test").acquire()
-    games = GamesWorker(state, poll=0.1, restart_after=0.0)
-    try:
-        games.start()
-        end = time.monotonic() + 120
-        while not games.status().up_to_date:
-            assert time.monotonic() < end, (state.dir / "games.log").read_text(errors="replace")[-2000:]
-            time.sleep(0.1)
-    finally:
-        games.stop()
-        lock.release()
-    last = json.loads(state.setting("games_last") or "{}")
-    rated = json.loads((state.dir / RATED_NAME).read_text())
-    assert rated["fingerprint"] == last["fingerprint"] and rated["at"] <= last["ended"]
-    assert "vs RandomBot" in (folder / "leaderboard.csv").read_text().splitlines()[0]  # written again, graded
-    assert (folder / "grades.csv").exists() and (folder / "report.html").exists()
+    state.close()
+    seen: dict[str, str] = {}
+    grade = cabo_kit.tournament.grades.play_grades
+
+    def grading(where: Path, *args: object, **kw: object) -> object:  # as grading starts: what the teacher has
+        seen["board"] = (where / "leaderboard.csv").read_text()
+        seen["report"] = (where / "report.html").read_text()
+        seen["rated"] = (where / "portal" / RATED_NAME).read_text()
+        return grade(where, *args, **kw)  # type: ignore[arg-type]
+
+    writes: list[Path] = []
+    write = cabo_kit.outputs.write_outputs
+    monkeypatch.setattr(cabo_kit.tournament.grades, "play_grades", grading)
+    monkeypatch.setattr(cabo_kit.outputs, "write_outputs", lambda where, out=None: (writes.append(where), write(where, out))[1])
+
+    def cells(text: str) -> list[str]:
+        return [r["vs RandomBot"] for r in csv.DictReader(text.splitlines()) if r["bot"] in ("ada", "bob")]
+
+    first = _play(folder, 1, fp="f1", out=lambda _line: None)
+    assert first["played"] > 0 and len(writes) == 2
+    assert cells(seen["board"]) == ["not graded yet"] * 2
+    assert seen["report"].count("not graded yet") >= 2
+    assert json.loads(seen["rated"])["fingerprint"] == "f1"
+    graded = cells((folder / "leaderboard.csv").read_text())
+    assert len(graded) == 2 and all(c.split(" ")[0] in ("above", "level", "below") for c in graded), graded
+    assert (folder / "grades.csv").exists()
+    writes.clear()
+    again = _play(folder, 1, fp="f1", out=lambda _line: None)  # every game stored: grading plays nothing
+    assert again["played"] == 0 and len(writes) == 1
+    assert cells((folder / "leaderboard.csv").read_text()) == graded
     text = GamesStatus(running=True, since=0.0, workers=1, rated=time.time()).text()
     assert text.startswith("Grading (since ") and "the leaderboard and the report are up to date except the grades" in text
-    state.close()

@@ -523,9 +523,16 @@ def _overall(grades: Sequence[Grade], bot: str, bar: str) -> str:
 
 def load_grades(folder: str | Path, students: "Sequence[BotSpec] | Sequence[tuple[str, str]]",
                 cfg: TournamentConfig | None = None, batch: int | None = None, cap: int | None = None) -> list[Grade]:
-    """The grades the stored games give (nothing is played; ``[]`` without ``grades.sqlite``).
+    """The grades the stored games give (nothing is played); without ``grades.sqlite`` (grading has not begun),
+    each one not graded yet.
 
     ``students``: bot specs, or ``(name, version)`` pairs (the versions the grades are for).
+
+    >>> import tempfile
+    >>> from cabo_kit.tournament.config import TournamentConfig
+    >>> cfg = TournamentConfig.from_dict({"presets": ["rush"], "grading": ["GreedyBot"]})
+    >>> [g.cell() for g in load_grades(tempfile.mkdtemp(), [("ann", "v1")], cfg)]
+    ['not graded yet']
     """
     from .runner import BotSpec
 
@@ -533,10 +540,10 @@ def load_grades(folder: str | Path, students: "Sequence[BotSpec] | Sequence[tupl
     if cfg is None:
         cfg, _ = load_config(folder)
     path = folder / GRADES_DB
-    if not cfg.grading or not path.exists() or not students:
+    if not cfg.grading or not students:
         return []
     specs = [s if isinstance(s, BotSpec) else BotSpec(s[0], s[1], "file", "") for s in students]
-    return [g for g, *_ in _grades(_stored(path), cfg, specs, batch, cap)]
+    return [g for g, *_ in _grades(_stored(path) if path.exists() else {}, cfg, specs, batch, cap)]
 
 
 def _stored(path: Path) -> Stored:
