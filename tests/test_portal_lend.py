@@ -211,6 +211,7 @@ def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Pa
         seen["board"] = (where / "leaderboard.csv").read_text()
         seen["report"] = (where / "report.html").read_text()
         seen["rated"] = (where / "portal" / RATED_NAME).read_text()
+        seen["inode"] = str((where / "leaderboard.csv").stat().st_ino)
         return grade(where, *args, **kw)  # type: ignore[arg-type]
 
     writes: list[Path] = []
@@ -229,6 +230,8 @@ def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Pa
     graded = cells((folder / "leaderboard.csv").read_text())
     assert len(graded) == 2 and all(c.split(" ")[0] in ("above", "level", "below") for c in graded), graded
     assert (folder / "grades.csv").exists()
+    # written to a temporary file renamed over the old one: a download never gets half a file
+    assert str((folder / "leaderboard.csv").stat().st_ino) != seen["inode"] and not list(folder.glob("*.tmp"))
     writes.clear()
     again = _play(folder, 1, fp="f1", out=lambda _line: None)  # every game stored: grading plays nothing
     assert again["played"] == 0 and len(writes) == 1
