@@ -238,3 +238,26 @@ def test_the_games_write_the_board_and_the_report_before_they_grade(tmp_path: Pa
     assert cells((folder / "leaderboard.csv").read_text()) == graded
     text = GamesStatus(running=True, since=0.0, workers=1, rated=time.time()).text()
     assert text.startswith("Grading (since ") and "the leaderboard and the report are up to date except the grades" in text
+
+
+@pytest.mark.parametrize("executor, workers, lent", [("local", 2, True), ("dask", 1, False)])
+def test_only_the_local_pool_is_lent_a_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: str,
+                                              workers: int, lent: bool) -> None:
+    """Dask never asks busy (its cluster takes every task at once): a class played there keeps to its workers."""
+    import cabo_kit.tournament.runner
+    from cabo_kit.portal.games import _play
+
+    (tmp_path / "tournament.toml").write_text(TINY + f'executor = "{executor}"\n')
+    asked: dict[str, object] = {}
+
+    class Asked(Exception):
+        pass
+
+    def run(folder: Path, **kw: object) -> None:
+        asked.update(kw)
+        raise Asked
+
+    monkeypatch.setattr(cabo_kit.tournament.runner, "run_tournament", run)
+    with pytest.raises(Asked):
+        _play(tmp_path, 1, borrow=1, out=lambda _line: None)
+    assert asked["workers"] == workers and isinstance(asked["busy"], _Lender) == lent

@@ -91,7 +91,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "each check (the time it adds to the class) runs on as many more, niced as the games")
     p.add_argument("--workers", type=_count, metavar="N",
                    help="game workers of the tournament played in the background, niced below the pages and the "
-                        "checks; no run starts while uploads wait for their first verdict (default: the usable cores less one)")
+                        "checks; no run starts while uploads wait for their first verdict (default: the usable cores "
+                        "less one, and one more, the checks' core, while no upload waits for its check or the rest of "
+                        "it; an explicit N is N workers, never more)")
     p.add_argument("--demo", action="store_true",
                    help="try the portal on a throwaway class of five example students (removed when it stops); "
                         "prints the teacher's link and a student's")
@@ -467,7 +469,9 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
             links = "" if demo is not None else f" (links: {folder / LINKS_NAME})"
             say(f"the portal of {folder} for {len(roster)} students: {base}/{links}"
                 f"{f'; {pending} uploads to check' if pending else ''}; games on {games.workers} worker"
-                f"{'s' if games.workers != 1 else ''}{' (paused)' if games.paused else ''}; Ctrl+C stops it")
+                f"{'s' if games.workers != 1 else ''}"
+                f"{f', {games.workers + games.borrow} while no check runs' if games.borrow else ''}"
+                f"{' (paused)' if games.paused else ''}; Ctrl+C stops it")
             previous = _on_signals(server)
             worker.on_accepted = games.wake
             worker.start()
