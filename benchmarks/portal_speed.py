@@ -119,30 +119,38 @@ def class_toml(presets: list[str], max_games: int | None = None) -> str:
 
 def widest(rows: list[dict[str, str]]) -> tuple[float, int]:
     """The widest two-sided half-width of ``leaderboard.csv`` rows, as the runner's precision target measures it
-    (the larger side, ``max(elo - elo_low, elo_high - elo)``), and how many rows are one-sided (an ``inf`` end).
+    (:func:`~cabo_kit.results.ratings.half_width`: the larger side), and how many rows are one-sided (an ``inf`` end).
 
     >>> widest([{"elo": "990", "elo_low": "950", "elo_high": "1040"}, {"elo": "500", "elo_low": "-inf", "elo_high": "700"},
     ...         {"elo": "1000", "elo_low": "1000", "elo_high": "1000"}])
     (50.0, 1)
     """
-    half, one_sided = 0.0, 0
-    for r in rows:
-        elo, low, high = float(r["elo"]), float(r["elo_low"]), float(r["elo_high"])
-        if math.isinf(low) or math.isinf(high) or math.isnan(low) or math.isnan(high):
-            one_sided += 1
-        else:
-            half = max(half, elo - low, high - elo)
-    return half, one_sided
+    import pandas as pd
+
+    from cabo_kit.results.ratings import half_width
+
+    if not rows:
+        return 0.0, 0
+    halves = half_width(pd.DataFrame(rows)[["elo", "elo_low", "elo_high"]].astype(float))
+    return float(halves.max()) if halves.notna().any() else 0.0, int(halves.isna().sum())
 
 
-def _half(row: dict[str, Any]) -> float | None:
-    """A live board row's half-width as the runner measures it (the larger side around its Elo); ``None`` when its
-    interval is not two-sided (pending, one-sided)."""
-    found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", row["interval"])
-    if not found:
-        return None
-    elo = float(row["elo"])
-    return max(elo - int(found.group(1)), int(found.group(2)) - elo)
+def _halves(rows: list[dict[str, Any]]) -> list[float | None]:
+    """Live board rows' half-widths (:func:`~cabo_kit.results.ratings.half_width`, the runner's measure); ``None``
+    where a row's interval is not two-sided (pending, one-sided)."""
+    import pandas as pd
+
+    from cabo_kit.results.ratings import half_width
+
+    parsed = []
+    for row in rows:
+        found = re.fullmatch(r"(-?\d+)\u2013(-?\d+)", row["interval"])
+        parsed.append((float(row["elo"]), float(found.group(1)), float(found.group(2))) if found
+                      else (math.nan, -math.inf, math.inf))
+    if not parsed:
+        return []
+    halves = half_width(pd.DataFrame(parsed, columns=["elo", "elo_low", "elo_high"]))
+    return [None if h != h else float(h) for h in halves]
 
 
 def load() -> str:
@@ -382,6 +390,8 @@ def class_run(args: argparse.Namespace, report: Report, tmp: Path, parts: set[st
         if watch.reached is not None:
             at = (watch.reached - t_uploads) / 60
             print(f"  the teacher's live board first showed every interval within +-50 {at:.1f} min after the uploads")
+            if watch.lost is not None:
+                print(f"  ... and a wider one again at {(watch.lost - t_uploads) / 60:.1f} min (see the board's timeline)")
             report.add("d", "  the teacher's live board first within +-50 (its bootstrap every 30 s)", f"{at:.1f} min",
                        "< 15 min", at < 15)
     finally:
@@ -453,9 +463,9 @@ def board_within(board: dict[str, Any], bots: int, precision: float = 50.0) -> b
     False
     """
     per_preset: dict[str, int] = {}
-    for r in board.get("rows", []):
+    rows = board.get("rows", [])
+    for r, half in zip(rows, _halves(rows)):
         per_preset[r["preset"]] = per_preset.get(r["preset"], 0) + 1
-        half = _half(r)
         if not (half is not None and half <= precision + 1) and not r["interval"].startswith("below "):
             return False
     return bool(per_preset) and min(per_preset.values()) >= bots
@@ -471,9 +481,9 @@ def board_widest(board: dict[str, Any], precision: float = 50.0) -> tuple[float,
     (70.0, 4, 2)
     """
     half, rows, wide = 0.0, 0, 0
-    for r in board.get("rows", []):
+    shown = board.get("rows", [])
+    for r, h in zip(shown, _halves(shown)):
         rows += 1
-        h = _half(r)
         if h is not None:
             half = max(half, h)
             wide += h > precision + 1
@@ -483,13 +493,15 @@ def board_widest(board: dict[str, Any], precision: float = 50.0) -> tuple[float,
 
 
 class BoardWatch(threading.Thread):
-    """Follows the teacher's live board (``/live``) and notes when it first shows every interval within +-50."""
+    """Follows the teacher's live board (``/live``): each board's widest interval (:attr:`timeline`, to the end), when
+    it first shows every interval within +-50 (:attr:`reached`), and when one is wider again after that (:attr:`lost`)."""
 
     def __init__(self, server: Server, bots: Any) -> None:
         super().__init__(daemon=True)
         self.browser = server.browser("_teacher")
         self.bots = bots  # called: how many bots the board must rate (the accepted files and the reference bots)
         self.reached: float | None = None
+        self.lost: float | None = None  # the first board after `reached` not within +-50 (a refit widened it)
         self.boards = 0
         self.timeline: list[tuple[float, float, int, int]] = []  # (when, widest half-width, rows, rows not within)
 
@@ -503,12 +515,15 @@ class BoardWatch(threading.Thread):
                     buffer += chunk
                     while "\n\n" in buffer:
                         message, buffer = buffer.split("\n\n", 1)
-                        if message.startswith("event: board") and self.reached is None:
+                        if message.startswith("event: board"):
                             self.boards += 1
                             data = json.loads(message.split("data: ", 1)[1])
                             self.timeline.append((time.perf_counter(), *board_widest(data)))
-                            if board_within(data, self.bots()):
+                            within = board_within(data, self.bots())
+                            if within and self.reached is None:
                                 self.reached = time.perf_counter()
+                            elif not within and self.reached is not None and self.lost is None:
+                                self.lost = time.perf_counter()
         except (httpx.HTTPError, RuntimeError):
             pass  # the server stopped
 
