@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .links import LINKS_NAME, write_links
-from .state import TEACHER
+from .state import TEACHER, Upload
 from .uploads import DEFAULT_MAX_BYTES, size_text
 
 __all__ = ["add_arguments", "run", "bots_get_own_uid", "parse_size", "ServeError", "PORTAL_EXTRA_HINT", "DEMO_CLASS", "demo_upload", "default_check_workers",
@@ -460,7 +460,11 @@ def _serve(args: argparse.Namespace, folder: Path, roster: Any, say: Any, demo: 
             games = GamesWorker(state, workers=getattr(args, "workers", None))
             settings = PortalSettings(max_upload=args.max_upload, upload_interval=args.upload_interval)
             live = LiveBoard(folder)  # ratings refitted in processes of their own, streamed to open pages
-            app = create_app(state, settings, on_upload=lambda _up: (worker.wake(), games.wake()), live=live, games=games)
+            def uploaded(_up: Upload) -> None:  # its check starts at once: the games take back the checks' core
+                worker.wake()
+                games.wake()
+
+            app = create_app(state, settings, on_upload=uploaded, live=live, games=games)
             install()
             config = uvicorn.Config(app, host=args.host, port=args.port, root_path=args.root_path.rstrip("/"),
                                     log_config=_log_config(), server_header=False)
