@@ -466,7 +466,8 @@ class GamesWorker:
         idle = self.borrow > 0 and checks_idle(self.state)
         flag = self.state.dir / LEND_NAME
         if idle:
-            flag.touch()
+            if not flag.exists():
+                flag.touch(mode=0o600)
         else:
             flag.unlink(missing_ok=True)
         return idle
