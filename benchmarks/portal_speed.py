@@ -36,7 +36,7 @@ the page's form, multipart uploads, the ``/check`` poll of ``static/portal.js``)
     board's own benchmark, ``--c-args`` passed on) and prints its figures: from new games' commit to
     each of the 200 streams' new board. The issue's target: within 2 s.
 (d) **A class of 30 fresh uploads reaches +-50 Elo.** Continues (a): the class folder has the
-    settings of docs/teaching.md section 1 (4-player tables, 32 games, ``precision = 50``, GreedyBot
+    settings of docs/teaching.md section 1 (4-player tables, 32 games, ``precision = 50``, ``max_games = 4000``, GreedyBot
     and RandomBot, anchored at GreedyBot, graded against it), with ``--presets`` (default the three).
     Three wall times from the uploads: when the teacher's live board (``/live``, intervals refitted
     every 30 s) first shows every bot of the class with an interval within +-50 of its Elo on either
@@ -103,18 +103,19 @@ def percentile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
 
 
-def class_toml(presets: list[str], max_games: int | None = None) -> str:
-    """docs/teaching.md section 1's ``tournament.toml`` with these presets (and ``max_games``, if given).
+def class_toml(presets: list[str], max_games: int = 4000) -> str:
+    """docs/teaching.md section 1's ``tournament.toml`` (``max_games = 4000``) with these presets (and another
+    ``max_games``, if given).
 
     >>> print(class_toml(["rush"]).splitlines()[0])
     presets = ["rush"]
-    >>> class_toml(["rush"], 4000).splitlines()[-1]
-    'max_games = 4000'
+    >>> class_toml(["rush"]).splitlines()[-1], class_toml(["rush"], 2000).splitlines()[-1]
+    ('max_games = 4000', 'max_games = 2000')
     """
     return (f"presets = [{', '.join(repr(p).replace(chr(39), chr(34)) for p in presets)}]\n"
             "table_sizes = [4]\ngames = 32\nprecision = 50\nseed = 2026\n"
             'reference = ["GreedyBot", "RandomBot"]\nanchor = "GreedyBot"\ngrading = ["GreedyBot"]\n'
-            + (f"max_games = {max_games}\n" if max_games else ""))
+            + f"max_games = {max_games}\n")
 
 
 def widest(rows: list[dict[str, str]]) -> tuple[float, int]:
@@ -707,7 +708,8 @@ def main() -> int:
     p.add_argument("--students", type=int, default=30, help="(a, d) the class's size, each uploading once (default 30)")
     p.add_argument("--check-workers", type=int, help="(a, d) passed to serve (default: serve's own)")
     p.add_argument("--workers", type=int, help="(a, d) game workers, passed to serve (default: serve's own)")
-    p.add_argument("--max-games", type=int, help="(a, d) the class's max_games (default tournament.toml's default)")
+    p.add_argument("--max-games", type=int, default=4000,
+                   help="(a, d) the class's max_games (default 4000, as docs/teaching.md section 1; the kit's default is 2000)")
     p.add_argument("--keep", help="(a, d) copy the class folder here at the end (the stores, portal/games.log)")
     p.add_argument("--d-timeout", type=float, default=60.0, help="(d) minutes to wait for +-50 (default 60)")
     p.add_argument("--b-students", type=int, default=200)
