@@ -343,13 +343,15 @@ class Encoder:
             self._card_rows[v] = (rows[0], rows[1])
         self._no_cards = [bytes(4 * row * k) for k in range(P + 1)]  # the rows of k positions without a card
         self._stats = struct.Struct("=3f")
-        self._tail = struct.Struct(f"={n + 3}f")  # piles, scores, progress
+        # The piles block by the cards left in the deck (more than a full deck, which a deck never holds: 1).
+        self._piles = [_pack([k / self._full_deck]) for k in range(int(self._full_deck))] + [_pack([1.0])]
+        self._progress: dict[tuple[int, int], bytes] = {}
         self._hands: dict[Any, tuple[bytes, bytes]] = {}
         self._recent: list[tuple[Any, Any, bytes, bytes]] = [(_NOTHING, _NOTHING, b"", b"")] * n  # by seat
         self._turns: dict[Any, bytes] = {}
         self._whos: dict[Any, bytes] = {}
         self._spots: dict[Any, bytes] = {}
-        self._scores: dict[Any, tuple[float, ...]] = {}
+        self._scores: dict[Any, bytes] = {}
         self._pile: tuple[Any, list[int], bytearray, bytes] = ((), [], bytearray(), b"")
         self._pile_block(())
 
@@ -386,15 +388,16 @@ class Encoder:
         key = (me, target, give_to, picked, exchange_ok)
         spots_block = self._spots.get(key) or self._spots_block(key)
         key = (scores, me)
+        scores_block = self._scores.get(key) or self._scores_of(key)
+        key = (round_, turn)
         rows += stats
-        rows += (pile[3], turn_block, who_block, spots_block, self._tail.pack(
-            deck_size / self._full_deck if deck_size < self._full_deck else 1.0,
-            *(self._scores.get(key) or self._scores_of(key)),
-            round_ / self._max_rounds if round_ < self._max_rounds else 1.0,
-            turn / self._max_turns if turn < self._max_turns else 1.0))
+        rows += (pile[3], turn_block, who_block, spots_block,
+                 self._piles[deck_size] if deck_size < len(self._piles) else self._piles[-1], scores_block,
+                 self._progress.get(key) or self._progress_of(key))
+        # A dtype object and the count: a third of the call's cost of dtype=np.float32 and no count.
         if out is None:
-            return np.frombuffer(_JOIN(rows), _FLOAT32)  # a dtype object: half the call's cost of dtype=np.float32
-        out[:] = np.frombuffer(b"".join(rows), _FLOAT32)
+            return np.frombuffer(_JOIN(rows), _FLOAT32, self.size)
+        out[:] = np.frombuffer(b"".join(rows), _FLOAT32, self.size)
         return out
 
     # Each block below is cached by what it depends on; a cache that fills up is emptied (a new game needs few).
@@ -412,13 +415,9 @@ class Encoder:
         rows = self._card_rows
         parts = [rows[card.value][1 if u else 0] for card, u in zip(hand if len(hand) <= P else hand[:P], up)]
         parts.append(self._no_cards[P - len(parts)])
-        unknown = total = 0
-        for card in hand:
-            v = card.value
-            if v is None:
-                unknown += 1
-            else:
-                total += v
+        values = [card.value for card in hand]
+        unknown = values.count(None)  # only an unseen card has no value
+        total = sum(filter(None, values))
         stats = self._stats.pack(min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0)))
         return self._keep(self._hands, key, (b"".join(parts), stats))
 
@@ -489,10 +488,16 @@ class Encoder:
             numbers[3 * P + 2 * n + (0 if exchange_ok else 1)] = 1.0
         return self._keep(self._spots, key, _pack(numbers))
 
-    def _scores_of(self, key: tuple[Sequence[int], int]) -> tuple[float, ...]:
-        """The ``scores`` block's numbers (the seats' game totals by offset from ``me``)."""
+    def _scores_of(self, key: tuple[Sequence[int], int]) -> bytes:
+        """The ``scores`` block (the seats' game totals by offset from ``me``) as float32 bytes."""
         totals, me = key
-        return self._keep(self._scores, key, tuple(max(-1.0, min(totals[s] / 100, 1.0)) for s in self._order[me]))
+        return self._keep(self._scores, key, _pack([max(-1.0, min(totals[s] / 100, 1.0)) for s in self._order[me]]))
+
+    def _progress_of(self, key: tuple[int, int]) -> bytes:
+        """The ``progress`` block (round, turn) as float32 bytes."""
+        round_, turn = key
+        return self._keep(self._progress, key, _pack([round_ / self._max_rounds if round_ < self._max_rounds else 1.0,
+                                                      turn / self._max_turns if turn < self._max_turns else 1.0]))
 
 
 _JOIN = bytearray().join  # a fresh bytearray: the array viewing it is writable
