@@ -341,6 +341,8 @@ class Encoder:
                     numbers[2] = numbers[4 + v] = 1.0
                 rows.append(_pack(numbers))
             self._card_rows[v] = (rows[0], rows[1])
+        # A card's row by (its value, face up): what map() looks up for each card of a hand.
+        self._row_of = {(v, up): rows[up] for v, rows in self._card_rows.items() for up in (False, True)}.__getitem__
         self._no_cards = [bytes(4 * row * k) for k in range(P + 1)]  # the rows of k positions without a card
         self._stats = struct.Struct("=3f")
         # The piles block by the cards left in the deck (more than a full deck, which a deck never holds: 1).
@@ -412,14 +414,18 @@ class Encoder:
         """One seat's ``hands`` rows and its ``hand_stats``, as float32 bytes."""
         hand, up = key
         P = self.positions
-        rows = self._card_rows
-        parts = [rows[card.value][1 if u else 0] for card, u in zip(hand if len(hand) <= P else hand[:P], up)]
-        parts.append(self._no_cards[P - len(parts)])
         values = [card.value for card in hand]
-        unknown = values.count(None)  # only an unseen card has no value
-        total = sum(filter(None, values))
-        stats = self._stats.pack(min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0)))
-        return self._keep(self._hands, key, (b"".join(parts), stats))
+        n, unknown, total = len(hand), values.count(None), sum(filter(None, values))  # only ?? has no value
+        parts = list(map(self._row_of, zip(values if n <= P else values[:P], up)))
+        parts.append(self._no_cards[P - len(parts)])
+        total /= 100
+        stats = self._stats.pack(n / P if n < P else 1.0, unknown / P if unknown < P else 1.0,
+                                 total if -1.0 <= total <= 1.0 else (1.0 if total > 0 else -1.0))
+        cache = self._hands
+        if len(cache) >= self.CACHE_SIZE:
+            cache.clear()
+        found = cache[key] = (b"".join(parts), stats)
+        return found
 
     def _pile_block(self, discard: Sequence[Any]) -> tuple[Any, list[int], bytearray, bytes]:
         """The ``discard_top`` and ``discard_counts`` blocks as float32 bytes, after the pile, its counts by value
