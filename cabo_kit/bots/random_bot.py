@@ -12,7 +12,10 @@ __all__ = ["RandomBot"]
 
 T = TypeVar("T")
 
-_CABO = CallCabo()  # actions exist once each (Discard() is Discard()): compared by identity
+# Read once (reading Phase.SNAP costs ten times more than a module name; game.py does the same), and the actions
+# exist once each (Discard() is Discard()): compared by identity.
+_SNAP, _CHOOSE, _END_TURN, _DRAWN, _LOOK = Phase.SNAP, Phase.CHOOSE, Phase.END_TURN, Phase.DRAWN, Phase.LOOK
+_CABO = CallCabo()
 _DISCARD = Discard()
 _ONE_EXCHANGES: dict[int, tuple[Exchange, ...]] = {}
 
@@ -54,19 +57,19 @@ class RandomBot(Bot):
         # The engine lists legal actions in a fixed order (Game.legal_actions): CallCabo last where it is
         # allowed; Discard, then one exchange per card, then the exchanges of several cards after a draw.
         phase = observation.phase
-        if phase == Phase.SNAP:
+        if phase == _SNAP:
             claims = [a for a in legal_actions if isinstance(a, Snap)]
             if claims and self.chance(self.snap_probability):
                 return self.pick(claims)
             return Pass()
-        if phase == Phase.CHOOSE or phase == Phase.END_TURN:
+        if phase == _CHOOSE or phase == _END_TURN:
             if legal_actions[-1] is not _CABO:
                 return self.pick(legal_actions)
             others = legal_actions[:-1]
             if self.chance(self.cabo_probability) or not others:
                 return _CABO
             return self.pick(others)
-        if phase == Phase.DRAWN:
+        if phase == _DRAWN:
             one = _one_exchanges(len(observation.my_hand))
             may_discard = _DISCARD in legal_actions
             if observation.rules.multi_exchange and len(one) >= 2 and self.chance(self.multi_exchange_probability):
@@ -76,7 +79,7 @@ class RandomBot(Bot):
             if may_discard and (not one or self.chance(0.5)):
                 return _DISCARD
             return self.pick(one)
-        if phase == Phase.LOOK:
+        if phase == _LOOK:
             kinds: list[Sequence[Action]] = [legal_actions]  # one kind only: the looks (InitialPeek)
         else:
             by_kind: dict[type, list[Action]] = {}
