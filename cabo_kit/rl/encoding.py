@@ -179,7 +179,7 @@ class ActionIndex:
         self._multi_upto: list[NDArray[np.intp]] = [
             np.array([first + i for i, c in enumerate(subsets) if c[-1] < m], dtype=np.intp) for m in range(P + 1)]
         self._by_seat: list[dict[Action, int] | None] = [None] * n
-        self._actions: list[list[Action] | None] = [None] * n
+        self._actions: list[tuple[Action, ...] | None] = [None] * n
         self._masks: dict[tuple[Any, int], tuple[NDArray[np.bool_], int]] = {}
 
     # -------------------------------------------------------------- one seat's table
@@ -197,7 +197,7 @@ class ActionIndex:
         if table is None:
             if not (isinstance(seat, int) and 0 <= seat < self.n_players):
                 raise ValueError(f"seat={seat!r} is not a seat of this {self.n_players}-player table")
-            actions = [self._resolve(seat, kind, args) for kind, args in self._entries]
+            actions = tuple([self._resolve(seat, kind, args) for kind, args in self._entries])
             self._actions[seat] = actions
             table = self._by_seat[seat] = {a: i for i, a in enumerate(actions)}
         return table
@@ -231,6 +231,14 @@ class ActionIndex:
             shown = ", ".join(str(a) for a in list(legal)[:12]) + (", ..." if len(legal) > 12 else "")
             raise IllegalActionError(f"action {i} ({action}) is not legal for seat {seat} now; legal: {shown}")
         return action
+
+    def actions(self, seat: int) -> Sequence[Action]:
+        """Every action of the index as ``seat`` would play it, by number (a shared tuple: ``action(i, seat)``
+        without the checks, for a caller that checks legality itself)."""
+        self._table(seat)
+        actions = self._actions[seat]
+        assert actions is not None
+        return actions
 
     def mask(self, legal: Sequence[Action], seat: int) -> "NDArray[np.bool_]":
         """A fresh boolean array of :attr:`size`: which numbers stand for one of ``legal`` (``seat``'s legal actions)."""
