@@ -362,7 +362,8 @@ class Encoder:
         self._whos: dict[Any, bytes] = {}
         self._spots: dict[Any, bytes] = {}
         self._scores: dict[Any, bytes] = {}
-        self._pile: tuple[Any, list[int], bytearray, bytes] = ((), [], bytearray(), b"")
+        self._short_piles: dict[Any, bytes] = {}
+        self._pile: tuple[Any, list[int] | None, bytearray | None, bytes] = ((), [], bytearray(), b"")
         self._pile_block(())
 
     def encode(self, obs: Observation, out: "NDArray[np.float32] | None" = None) -> "NDArray[np.float32]":
@@ -435,15 +436,25 @@ class Encoder:
         found = cache[key] = (b"".join(parts), stats)
         return found
 
-    def _pile_block(self, discard: Sequence[Any]) -> tuple[Any, list[int], bytearray, bytes]:
+    def _pile_block(self, discard: Sequence[Any]) -> tuple[Any, list[int] | None, bytearray | None, bytes]:
         """The ``discard_top`` and ``discard_counts`` blocks as float32 bytes, after the pile, its counts by value
         and the counts block being written.
 
         Counted on from the last pile encoded when this pile continues it (as it mostly does: cards are added on
-        top until a reshuffle or a new round), so a long pile is not counted again at each step."""
+        top until a reshuffle or a new round), so a long pile is not counted again at each step; a short pile
+        (in random play most piles counted afresh hold a card or two) is looked up whole."""
+        pile: tuple[Any, list[int] | None, bytearray | None, bytes]
+        short = len(discard) <= _SHORT_PILE
+        if short:
+            found = self._short_piles.get(discard)
+            if found is not None:
+                pile = self._pile = (discard, None, None, found)  # nothing to count on from: the next pile counts
+                return pile
         last = self._pile
         k = len(last[0])
-        if 0 < k < len(discard) and discard[:k] == last[0]:
+        counts: list[int]
+        block: bytearray
+        if last[1] is not None and last[2] is not None and 0 < k < len(discard) and discard[:k] == last[0]:
             counts, block = last[1], last[2]  # carried on in place: the last pile's state is replaced below
             rest = discard[k:]
         else:
@@ -456,6 +467,8 @@ class Encoder:
                 block[4 * v + 4:4 * v + 8] = _COUNT_SHARE[c if c < 8 else 8]
         top = _TOPS[discard[-1].value if discard else "empty"]
         pile = self._pile = (discard, counts, block, top + block)
+        if short:
+            self._keep(self._short_piles, discard, pile[3])
         return pile
 
     def _turn_block(self, key: tuple[Any, ...]) -> bytes:
@@ -514,6 +527,7 @@ class Encoder:
                                                       turn / self._max_turns if turn < self._max_turns else 1.0]))
 
 
+_SHORT_PILE = 4  # piles of up to this many cards are cached whole
 _JOIN = bytearray().join  # a fresh bytearray: the array viewing it is writable
 _FLOAT32 = np.dtype(np.float32)
 _NOTHING = object()  # no hand is this (not even (): an empty hand is the one empty tuple)
