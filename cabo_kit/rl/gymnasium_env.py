@@ -152,11 +152,10 @@ class SeatEnv(gymnasium.Env):
         assert self._obs is not None
         legal = self._obs.legal_actions
         actions = self._actions
-        # A plain number of a legal action among the engine's listed ones (the tuple part of a LegalActions too):
-        # found at once; anything else (a numpy number, a multi-exchange, a mistake) goes through
-        # ActionIndex.action, which checks and explains.
+        # A plain number of a legal action among the engine's listed ones (a tuple): found at once; anything else
+        # (a numpy number, a multi-exchange, a mistake) goes through ActionIndex.action, which checks and explains.
         chosen = actions[action] if type(action) is int and 0 <= action < len(actions) else None
-        if chosen is None or not (isinstance(legal, tuple) and tuple.__contains__(legal, chosen)):
+        if chosen is None or not (type(legal) is tuple and chosen in legal):
             try:
                 chosen = self.index.action(action, seat, legal)
             except (IllegalActionError, ValueError) as exc:
