@@ -234,7 +234,13 @@ class ActionIndex:
 
     def actions(self, seat: int) -> Sequence[Action]:
         """Every action of the index as ``seat`` would play it, by number (a shared tuple: ``action(i, seat)``
-        without the checks, for a caller that checks legality itself)."""
+        without the checks, for a caller that checks legality itself).
+
+        >>> import cabo_kit as ck
+        >>> index = ActionIndex(ck.Rules.preset("deluxe"), 2)
+        >>> index.actions(1)[826], index.action(826, seat=1)
+        (Spy(seat=0, position=3), Spy(seat=0, position=3))
+        """
         self._table(seat)
         actions = self._actions[seat]
         assert actions is not None
