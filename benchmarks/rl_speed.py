@@ -18,6 +18,16 @@ array, which figures before 2026-11-27 include).
 
 Run: ``.venv/bin/python benchmarks/rl_speed.py`` (``--seconds 3`` per case). Target (issue 21): >= 20,000 steps/s,
 aim 50,000.
+
+``--instructions`` counts machine instructions a step instead, a figure other jobs on a shared machine do not move
+(repeatable to about 0.02%): the script runs itself under valgrind's callgrind with instrumentation off, plays 20
+episodes to warm the caches, switches it on (``callgrind_control -i on``) for ``--episodes`` seeded episodes (100:
+about 2,100 SeatEnv steps) and off again, and divides the instructions counted by the steps. ``--case seat``
+(default: SeatEnv vs 3 RandomBots), ``fast`` (vs b1's FastRandomBots) or ``aec``. It sets ``PYTHONHASHSEED=0``
+(set iteration orders, and so a few instructions, follow the hash seed). Fewer instructions a step mean
+proportionally more steps per CPU second (docs/rl.md gives both figures side by side)::
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/rl_speed.py --instructions
 """
 
 from __future__ import annotations
@@ -25,9 +35,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,10 +106,87 @@ def seat_env_rate(seconds: float, fast: bool = False) -> tuple[float, int, int, 
     return steps / spent, steps, games, decisions
 
 
+def _episodes(case: str, episodes: int, rng: np.random.Generator, env: Any) -> int:
+    """Play ``episodes`` episodes of ``case`` with random legal actions; returns the steps."""
+    steps = 0
+    if case == "aec":
+        for _ in range(episodes):
+            env.reset()
+            for _agent in env.agent_iter():
+                obs, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                legal = obs["action_mask"].nonzero()[0]
+                env.step(int(legal[int(rng.random() * len(legal))]))
+                steps += 1
+        return steps
+    for _ in range(episodes):
+        env.reset()
+        while True:
+            legal = env.action_masks().nonzero()[0]
+            _, _, terminated, truncated, _ = env.step(int(legal[int(rng.random() * len(legal))]))
+            steps += 1
+            if terminated or truncated:
+                break
+    return steps
+
+
+def counted_loop(case: str, episodes: int) -> None:
+    """Under callgrind (instrumentation off at start): warm up, then count ``episodes`` episodes only."""
+    if case == "aec":
+        from cabo_kit.rl import aec_env
+
+        env: Any = aec_env("deluxe", 4, seed=0)
+    else:
+        from cabo_kit.rl import SeatEnv
+        from fast_random_bot import FastRandomBot
+
+        env = SeatEnv("deluxe", opponents=[FastRandomBot() for _ in range(3)] if case == "fast" else [1, 1, 1],
+                      seed=0)
+    rng = np.random.default_rng(0)
+    _episodes(case, 20, rng, env)  # warm the caches (action tables, encodings, the engine's tables)
+    toggle = ["callgrind_control", "-i"]
+    subprocess.run([*toggle, "on", str(os.getpid())], capture_output=True, check=True)
+    steps = _episodes(case, episodes, rng, env)
+    subprocess.run([*toggle, "off", str(os.getpid())], capture_output=True, check=True)
+    print(f"steps {steps}", file=sys.stderr)
+
+
+def count_instructions(case: str, episodes: int) -> int:
+    """Instructions a step of ``case`` (runs this script under valgrind; prints what it measured)."""
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null", sys.executable,
+         __file__, "--counted-loop", case, "--episodes", str(episodes)],
+        env=env, capture_output=True, text=True)
+    steps = re.search(r"^steps (\d+)$", out.stderr, re.M)
+    collected = re.search(r"Collected : (\d+)", out.stderr)
+    if out.returncode or not steps or not collected:
+        raise SystemExit(f"the run under valgrind failed (is valgrind installed?):\n{out.stderr[-2000:]}")
+    per_step = int(collected.group(1)) // int(steps.group(1))
+    print(f"cabo-kit {ck.__version__} RL instructions: case {case}, {episodes} seeded episodes, "
+          f"{steps.group(1)} steps, {int(collected.group(1)):,} instructions: {per_step:,} a step "
+          f"(load average {os.getloadavg()[0]:.1f}, which does not move this figure)")
+    return per_step
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per case (default 3)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count machine instructions a step under valgrind instead of timing")
+    parser.add_argument("--case", choices=("seat", "fast", "aec"), default="seat",
+                        help="with --instructions: SeatEnv vs RandomBots (default), vs FastRandomBots, or the AEC env")
+    parser.add_argument("--episodes", type=int, default=100, help="with --instructions: episodes counted (100)")
+    parser.add_argument("--counted-loop", choices=("seat", "fast", "aec"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.counted_loop:
+        counted_loop(args.counted_loop, args.episodes)
+        return 0
+    if args.instructions:
+        count_instructions(args.case, args.episodes)
+        return 0
     import gymnasium
     import pettingzoo
 

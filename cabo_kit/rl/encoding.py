@@ -179,7 +179,7 @@ class ActionIndex:
         self._multi_upto: list[NDArray[np.intp]] = [
             np.array([first + i for i, c in enumerate(subsets) if c[-1] < m], dtype=np.intp) for m in range(P + 1)]
         self._by_seat: list[dict[Action, int] | None] = [None] * n
-        self._actions: list[list[Action] | None] = [None] * n
+        self._actions: list[tuple[Action, ...] | None] = [None] * n
         self._masks: dict[tuple[Any, int], tuple[NDArray[np.bool_], int]] = {}
 
     # -------------------------------------------------------------- one seat's table
@@ -197,7 +197,7 @@ class ActionIndex:
         if table is None:
             if not (isinstance(seat, int) and 0 <= seat < self.n_players):
                 raise ValueError(f"seat={seat!r} is not a seat of this {self.n_players}-player table")
-            actions = [self._resolve(seat, kind, args) for kind, args in self._entries]
+            actions = tuple([self._resolve(seat, kind, args) for kind, args in self._entries])
             self._actions[seat] = actions
             table = self._by_seat[seat] = {a: i for i, a in enumerate(actions)}
         return table
@@ -231,6 +231,20 @@ class ActionIndex:
             shown = ", ".join(str(a) for a in list(legal)[:12]) + (", ..." if len(legal) > 12 else "")
             raise IllegalActionError(f"action {i} ({action}) is not legal for seat {seat} now; legal: {shown}")
         return action
+
+    def actions(self, seat: int) -> Sequence[Action]:
+        """Every action of the index as ``seat`` would play it, by number (a shared tuple: ``action(i, seat)``
+        without the checks, for a caller that checks legality itself).
+
+        >>> import cabo_kit as ck
+        >>> index = ActionIndex(ck.Rules.preset("deluxe"), 2)
+        >>> index.actions(1)[826], index.action(826, seat=1)
+        (Spy(seat=0, position=3), Spy(seat=0, position=3))
+        """
+        self._table(seat)
+        actions = self._actions[seat]
+        assert actions is not None
+        return actions
 
     def mask(self, legal: Sequence[Action], seat: int) -> "NDArray[np.bool_]":
         """A fresh boolean array of :attr:`size`: which numbers stand for one of ``legal`` (``seat``'s legal actions)."""
@@ -341,16 +355,21 @@ class Encoder:
                     numbers[2] = numbers[4 + v] = 1.0
                 rows.append(_pack(numbers))
             self._card_rows[v] = (rows[0], rows[1])
+        # A card's row by (its value, face up): what map() looks up for each card of a hand.
+        self._row_of = {(v, up): rows[up] for v, rows in self._card_rows.items() for up in (False, True)}.__getitem__
         self._no_cards = [bytes(4 * row * k) for k in range(P + 1)]  # the rows of k positions without a card
         self._stats = struct.Struct("=3f")
-        self._tail = struct.Struct(f"={n + 3}f")  # piles, scores, progress
+        # The piles block by the cards left in the deck (more than a full deck, which a deck never holds: 1).
+        self._piles = [_pack([k / self._full_deck]) for k in range(int(self._full_deck))] + [_pack([1.0])]
+        self._progress: dict[tuple[int, int], bytes] = {}
         self._hands: dict[Any, tuple[bytes, bytes]] = {}
         self._recent: list[tuple[Any, Any, bytes, bytes]] = [(_NOTHING, _NOTHING, b"", b"")] * n  # by seat
         self._turns: dict[Any, bytes] = {}
         self._whos: dict[Any, bytes] = {}
         self._spots: dict[Any, bytes] = {}
-        self._scores: dict[Any, tuple[float, ...]] = {}
-        self._pile: tuple[Any, list[int], bytearray, bytes] = ((), [], bytearray(), b"")
+        self._scores: dict[Any, bytes] = {}
+        self._short_piles: dict[Any, bytes] = {}
+        self._pile: tuple[Any, list[int] | None, bytearray | None, bytes] = ((), [], bytearray(), b"")
         self._pile_block(())
 
     def encode(self, obs: Observation, out: "NDArray[np.float32] | None" = None) -> "NDArray[np.float32]":
@@ -386,15 +405,16 @@ class Encoder:
         key = (me, target, give_to, picked, exchange_ok)
         spots_block = self._spots.get(key) or self._spots_block(key)
         key = (scores, me)
+        scores_block = self._scores.get(key) or self._scores_of(key)
+        key = (round_, turn)
         rows += stats
-        rows += (pile[3], turn_block, who_block, spots_block, self._tail.pack(
-            deck_size / self._full_deck if deck_size < self._full_deck else 1.0,
-            *(self._scores.get(key) or self._scores_of(key)),
-            round_ / self._max_rounds if round_ < self._max_rounds else 1.0,
-            turn / self._max_turns if turn < self._max_turns else 1.0))
+        rows += (pile[3], turn_block, who_block, spots_block,
+                 self._piles[deck_size] if deck_size < len(self._piles) else self._piles[-1], scores_block,
+                 self._progress.get(key) or self._progress_of(key))
+        # A dtype object and the count: a third of the call's cost of dtype=np.float32 and no count.
         if out is None:
-            return np.frombuffer(_JOIN(rows), _FLOAT32)  # a dtype object: half the call's cost of dtype=np.float32
-        out[:] = np.frombuffer(b"".join(rows), _FLOAT32)
+            return np.frombuffer(_JOIN(rows), _FLOAT32, self.size)
+        out[:] = np.frombuffer(b"".join(rows), _FLOAT32, self.size)
         return out
 
     # Each block below is cached by what it depends on; a cache that fills up is emptied (a new game needs few).
@@ -409,28 +429,38 @@ class Encoder:
         """One seat's ``hands`` rows and its ``hand_stats``, as float32 bytes."""
         hand, up = key
         P = self.positions
-        rows = self._card_rows
-        parts = [rows[card.value][1 if u else 0] for card, u in zip(hand if len(hand) <= P else hand[:P], up)]
+        values = [card.value for card in hand]
+        n, unknown, total = len(hand), values.count(None), sum(filter(None, values))  # only ?? has no value
+        parts = list(map(self._row_of, zip(values if n <= P else values[:P], up)))
         parts.append(self._no_cards[P - len(parts)])
-        unknown = total = 0
-        for card in hand:
-            v = card.value
-            if v is None:
-                unknown += 1
-            else:
-                total += v
-        stats = self._stats.pack(min(len(hand) / P, 1.0), min(unknown / P, 1.0), max(-1.0, min(total / 100, 1.0)))
-        return self._keep(self._hands, key, (b"".join(parts), stats))
+        total /= 100
+        stats = self._stats.pack(n / P if n < P else 1.0, unknown / P if unknown < P else 1.0,
+                                 total if -1.0 <= total <= 1.0 else (1.0 if total > 0 else -1.0))
+        cache = self._hands
+        if len(cache) >= self.CACHE_SIZE:
+            cache.clear()
+        found = cache[key] = (b"".join(parts), stats)
+        return found
 
-    def _pile_block(self, discard: Sequence[Any]) -> tuple[Any, list[int], bytearray, bytes]:
+    def _pile_block(self, discard: Sequence[Any]) -> tuple[Any, list[int] | None, bytearray | None, bytes]:
         """The ``discard_top`` and ``discard_counts`` blocks as float32 bytes, after the pile, its counts by value
         and the counts block being written.
 
         Counted on from the last pile encoded when this pile continues it (as it mostly does: cards are added on
-        top until a reshuffle or a new round), so a long pile is not counted again at each step."""
+        top until a reshuffle or a new round), so a long pile is not counted again at each step; a short pile
+        (in random play most piles counted afresh hold a card or two) is looked up whole."""
+        pile: tuple[Any, list[int] | None, bytearray | None, bytes]
+        short = len(discard) <= _SHORT_PILE
+        if short:
+            found = self._short_piles.get(discard)
+            if found is not None:
+                pile = self._pile = (discard, None, None, found)  # nothing to count on from: the next pile counts
+                return pile
         last = self._pile
         k = len(last[0])
-        if 0 < k < len(discard) and discard[:k] == last[0]:
+        counts: list[int]
+        block: bytearray
+        if last[1] is not None and last[2] is not None and 0 < k < len(discard) and discard[:k] == last[0]:
             counts, block = last[1], last[2]  # carried on in place: the last pile's state is replaced below
             rest = discard[k:]
         else:
@@ -443,6 +473,8 @@ class Encoder:
                 block[4 * v + 4:4 * v + 8] = _COUNT_SHARE[c if c < 8 else 8]
         top = _TOPS[discard[-1].value if discard else "empty"]
         pile = self._pile = (discard, counts, block, top + block)
+        if short:
+            self._keep(self._short_piles, discard, pile[3])
         return pile
 
     def _turn_block(self, key: tuple[Any, ...]) -> bytes:
@@ -489,12 +521,19 @@ class Encoder:
             numbers[3 * P + 2 * n + (0 if exchange_ok else 1)] = 1.0
         return self._keep(self._spots, key, _pack(numbers))
 
-    def _scores_of(self, key: tuple[Sequence[int], int]) -> tuple[float, ...]:
-        """The ``scores`` block's numbers (the seats' game totals by offset from ``me``)."""
+    def _scores_of(self, key: tuple[Sequence[int], int]) -> bytes:
+        """The ``scores`` block (the seats' game totals by offset from ``me``) as float32 bytes."""
         totals, me = key
-        return self._keep(self._scores, key, tuple(max(-1.0, min(totals[s] / 100, 1.0)) for s in self._order[me]))
+        return self._keep(self._scores, key, _pack([max(-1.0, min(totals[s] / 100, 1.0)) for s in self._order[me]]))
+
+    def _progress_of(self, key: tuple[int, int]) -> bytes:
+        """The ``progress`` block (round, turn) as float32 bytes."""
+        round_, turn = key
+        return self._keep(self._progress, key, _pack([round_ / self._max_rounds if round_ < self._max_rounds else 1.0,
+                                                      turn / self._max_turns if turn < self._max_turns else 1.0]))
 
 
+_SHORT_PILE = 4  # piles of up to this many cards are cached whole
 _JOIN = bytearray().join  # a fresh bytearray: the array viewing it is writable
 _FLOAT32 = np.dtype(np.float32)
 _NOTHING = object()  # no hand is this (not even (): an empty hand is the one empty tuple)

@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - without the rl extra
 
     raise missing_extra("gymnasium") from exc
 
-from ..actions import IllegalActionError
+from ..actions import Action, IllegalActionError
 from ..bot import Bot
 from ..bots.levels import by_level
 from ..game import Game
@@ -118,6 +118,7 @@ class SeatEnv(gymnasium.Env):
         self.game: Game | None = None
         self.stepper: Stepper | None = None
         self._obs: Observation | None = None  # your observation now (the one the engine's loop made)
+        self._actions: Sequence[Action] = ()  # the index's actions for your seat
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """A new game (its seed drawn from the env's generator, which ``seed`` reseeds); your first observation."""
@@ -136,6 +137,7 @@ class SeatEnv(gymnasium.Env):
         # The Stepper calls the bots' hooks (game, round start and end) and lets them play in the engine's loop.
         self.stepper = Stepper(self.game, bots, viewer=self.seat, game_hooks=True)
         self._results_seen = 0
+        self._actions = self.index.actions(self.seat)
         self._obs = self.stepper.next_decision()
         return self._observe(), {}
 
@@ -149,21 +151,26 @@ class SeatEnv(gymnasium.Env):
         seat = self.seat
         assert self._obs is not None
         legal = self._obs.legal_actions
-        try:
-            chosen = self.index.action(action, seat, legal)
-        except (IllegalActionError, ValueError) as exc:
-            if self.illegal == "raise":
-                raise IllegalActionError(str(exc)) from exc
-            return self._observe(), -1.0, True, False, {"illegal": str(exc)}
+        actions = self._actions
+        # A plain number of a legal action among the engine's listed ones (a tuple): found at once; anything else
+        # (a numpy number, a multi-exchange, a mistake) goes through ActionIndex.action, which checks and explains.
+        chosen = actions[action] if type(action) is int and 0 <= action < len(actions) else None
+        if chosen is None or not (type(legal) is tuple and chosen in legal):
+            try:
+                chosen = self.index.action(action, seat, legal)
+            except (IllegalActionError, ValueError) as exc:
+                if self.illegal == "raise":
+                    raise IllegalActionError(str(exc)) from exc
+                return self._observe(), -1.0, True, False, {"illegal": str(exc)}
         game.apply_unchecked(chosen, seat)  # checked above against the legal actions
-        self._obs = stepper.next_decision()  # your seat's, or None: the game is over
+        obs = self._obs = stepper.next_decision()  # your seat's, or None: the game is over
         reward = 0.0
         if self.reward_at == "round" and len(game.results) != self._results_seen:
             for result in game.results[self._results_seen:]:
                 reward += round_reward(result.scores, seat)
             self._results_seen = len(game.results)
         info: dict[str, Any] = {}
-        terminated = game.is_over
+        terminated = obs is None and game.is_over
         if terminated:
             winners = game.winners
             if self.reward_at == "game":
@@ -171,7 +178,7 @@ class SeatEnv(gymnasium.Env):
             info = {"totals": tuple(game.totals), "winners": tuple(winners)}
         if self.render_mode == "human":
             self.render()
-        return self._observe(), reward, terminated, False, info
+        return self.encoder.encode(obs) if obs is not None else self._observe(), reward, terminated, False, info
 
     def action_masks(self) -> "np.ndarray[Any, np.dtype[np.bool_]]":
         """Which actions of the index are legal for your seat now (a fresh bool array), as MaskablePPO asks."""
