@@ -12,21 +12,6 @@ __all__ = ["RandomBot"]
 
 T = TypeVar("T")
 
-# Read once (reading Phase.SNAP costs ten times more than a module name; game.py does the same), and the actions
-# exist once each (Discard() is Discard()): compared by identity.
-_SNAP, _CHOOSE, _END_TURN, _DRAWN, _LOOK = Phase.SNAP, Phase.CHOOSE, Phase.END_TURN, Phase.DRAWN, Phase.LOOK
-_CABO = CallCabo()
-_DISCARD = Discard()
-_ONE_EXCHANGES: dict[int, tuple[Exchange, ...]] = {}
-
-
-def _one_exchanges(hand_size: int) -> tuple[Exchange, ...]:
-    """The exchanges of the drawn card for one card of a hand of ``hand_size`` cards, made once per size."""
-    found = _ONE_EXCHANGES.get(hand_size)
-    if found is None:
-        found = _ONE_EXCHANGES[hand_size] = tuple(Exchange((p,)) for p in range(hand_size))
-    return found
-
 
 class RandomBot(Bot):
     """Plays at random, but not absurdly, so that games stay short and hands stay small.
@@ -54,39 +39,32 @@ class RandomBot(Bot):
     snap_probability = 0.02
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        # The engine lists legal actions in a fixed order (Game.legal_actions): CallCabo last where it is
-        # allowed; Discard, then one exchange per card, then the exchanges of several cards after a draw.
         phase = observation.phase
-        if phase == _SNAP:
+        if phase == Phase.SNAP:
             claims = [a for a in legal_actions if isinstance(a, Snap)]
             if claims and self.chance(self.snap_probability):
                 return self.pick(claims)
             return Pass()
-        if phase == _CHOOSE or phase == _END_TURN:
-            if legal_actions[-1] is not _CABO:
-                return self.pick(legal_actions)
-            others = legal_actions[:-1]
-            if self.chance(self.cabo_probability) or not others:
-                return _CABO
+        if phase == Phase.CHOOSE or phase == Phase.END_TURN:
+            others = [a for a in legal_actions if not isinstance(a, CallCabo)]
+            if len(others) < len(legal_actions) and (self.chance(self.cabo_probability) or not others):
+                return CallCabo()
             return self.pick(others)
-        if phase == _DRAWN:
-            one = _one_exchanges(len(observation.my_hand))
-            may_discard = _DISCARD in legal_actions
-            if observation.rules.multi_exchange and len(one) >= 2 and self.chance(self.multi_exchange_probability):
-                # The exchanges of several cards (deluxe), after the others: 2**hand size of them, so they are
-                # counted, never listed.
-                return legal_actions[self.pick(range(may_discard + len(one), len(legal_actions)))]
+        if phase == Phase.DRAWN:
+            # Discard (if allowed), one exchange per card in hand, then the exchanges of several cards
+            # (deluxe): there are 2**hand size of those, so they are counted, never listed.
+            one = [Exchange((p,)) for p in range(len(observation.my_hand))]
+            may_discard = Discard() in legal_actions
+            several = range(may_discard + len(one), len(legal_actions))  # their places in legal_actions
+            if several and self.chance(self.multi_exchange_probability):
+                return legal_actions[self.pick(several)]
             if may_discard and (not one or self.chance(0.5)):
-                return _DISCARD
+                return Discard()
             return self.pick(one)
-        if phase == _LOOK:
-            kinds: list[Sequence[Action]] = [legal_actions]  # one kind only: the looks (InitialPeek)
-        else:
-            by_kind: dict[type, list[Action]] = {}
-            for action in legal_actions:
-                by_kind.setdefault(type(action), []).append(action)
-            kinds = list(by_kind.values())
-        return self.pick(self.pick(kinds))
+        kinds: dict[type, list[Action]] = {}
+        for action in legal_actions:
+            kinds.setdefault(type(action), []).append(action)
+        return self.pick(self.pick(list(kinds.values())))
 
     def chance(self, probability: float) -> bool:
         """True with the given probability (one draw from ``self.random``)."""
