@@ -19,9 +19,9 @@ the page's form, multipart uploads, the ``/check`` poll of ``static/portal.js``)
     rejected and an accepted upload, and ``--b-games`` (20,000) made-up 4-player games of the
     accepted versions in ``results.sqlite`` (as ``portal_streams.py`` makes them). Games "run" two
     ways at once: new made-up games are stored ``--b-flow`` a second (the live board refits as in a
-    running class), and a real tournament of the reference bots plays in another folder on one niced
-    worker (the CPU that the portal's own games take; the portal's games are paused, as its bots'
-    stored games are made up). Then, one request at a time, each from another student: the student's
+    running class), and a real tournament of the reference bots plays in another folder on every core,
+    niced (the CPU that the portal's own games take with the default ``--workers`` while no check runs;
+    the portal's games are paused, as its bots' stored games are made up). Then, one request at a time, each from another student: the student's
     page ``/``, ``/games``, ``/faults``, ``/check``, a file ``/code/2``, the board (opening ``/live``
     until its first board), the teacher's page ``/teacher``, all rejected uploads ``/teacher/rejected``
     and the teacher's views of another student's page, games and faults (``/teacher/students/ID...``).
@@ -583,6 +583,7 @@ def big_class(folder: Path, roster: Path, students: int, games: int, port: int, 
 def pages_part(args: argparse.Namespace, report: Report, tmp: Path) -> None:
     from portal_streams import add_games
 
+    from cabo_kit.portal.games import default_workers
     from cabo_kit.portal.state import PortalState
     from cabo_kit.tournament.store import Store
 
@@ -592,7 +593,8 @@ def pages_part(args: argparse.Namespace, report: Report, tmp: Path) -> None:
     big_class(folder, roster, args.b_students, args.b_games, args.port + 1, args.seed)
     versions = dict(kv.split("=") for kv in (folder / ".versions").read_text().split())
     print(f"\n(b) a class of {args.b_students}, {args.b_games} games stored ({time.perf_counter() - t0:.0f} s); {load()}")
-    # the games' CPU: a tournament of the reference bots on one worker, niced as the portal's games are
+    # the games' CPU: a tournament of the reference bots on every core, niced as the portal's games are (with the
+    # default --workers they take the checks' core too while no check runs)
     games_folder = tmp / "load"
     games_folder.mkdir()
     (games_folder / "tournament.toml").write_text(
@@ -600,7 +602,7 @@ def pages_part(args: argparse.Namespace, report: Report, tmp: Path) -> None:
         'reference = ["GreedyBot", "RandomBot", "CountingBot", "SearchBot"]\n')
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     player = subprocess.Popen(["nice", "-n", "15", sys.executable, "-m", "cabo_kit.cli", "tournament", "run",
-                               str(games_folder), "--workers", "1"], stdout=subprocess.DEVNULL,
+                               str(games_folder), "--workers", str(default_workers() + 1)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     server = Server(folder, roster, args.port + 1, [])
     stop = threading.Event()
