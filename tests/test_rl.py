@@ -327,6 +327,32 @@ def test_seat_env_masks_rewards_and_illegal_actions() -> None:
         SeatEnv("rush", opponents=[object()])
 
 
+def test_seat_env_step_takes_an_int_or_a_numpy_integer_and_refuses_every_other_number() -> None:
+    from cabo_kit.rl import SeatEnv
+
+    def first_steps(cast: type) -> list[bytes]:
+        env = SeatEnv("deluxe", opponents=[1, 1, 1], seat=0, seed=11)
+        obs, _ = env.reset(seed=11)
+        seen = [obs.tobytes()]
+        for _ in range(6):
+            obs, _, terminated, _, _ = env.step(cast(int(np.flatnonzero(env.action_masks())[-1])))
+            seen.append(obs.tobytes())
+            if terminated:
+                break
+        return seen
+
+    assert first_steps(int) == first_steps(np.int64) == first_steps(np.int32)
+    strict = SeatEnv("deluxe", opponents=[1, 1, 1], seat=0, seed=11, illegal="raise")
+    strict.reset(seed=11)
+    strict.step(int(np.flatnonzero(strict.action_masks())[0]))  # past the set-up look: a draw decision
+    legal = int(np.flatnonzero(strict.action_masks())[0])
+    masked_out = int(np.flatnonzero(~strict.action_masks())[0])
+    for wrong in (True, np.True_, float(legal), str(legal), -1, strict.index.size, masked_out):
+        with pytest.raises(ck.IllegalActionError):
+            strict.step(wrong)  # type: ignore[arg-type]
+    strict.step(legal)  # nothing was played by the refused ones
+
+
 # ------------------------------------------------------------------ imports
 
 

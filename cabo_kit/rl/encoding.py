@@ -83,6 +83,7 @@ the events are not encoded beyond what the hands, the pile and the moment alread
 
 from __future__ import annotations
 
+import operator
 import struct
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Sequence
@@ -216,12 +217,18 @@ class ActionIndex:
         Traceback (most recent call last):
         ...
         cabo_kit.actions.IllegalActionError: action 0 (deck) is not legal for seat 1 now; legal: pass
+        >>> ActionIndex(ck.Rules.preset("deluxe"), 2).action(2.0, seat=1)
+        Traceback (most recent call last):
+        ...
+        ValueError: action 2.0 is not in the index: give a number from 0 to 984
         """
         self._table(seat)
         actions = self._actions[seat]
         assert actions is not None
         try:
-            i = int(i)
+            if isinstance(i, (bool, np.bool_)):  # True is not action 1: a mask passed by mistake, most likely
+                raise TypeError
+            i = operator.index(i)  # an int or a numpy integer; a float or a text is a mistake, not rounded
             if i < 0:
                 raise IndexError
             action = actions[i]
