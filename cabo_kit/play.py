@@ -282,7 +282,8 @@ class Stepper:
         Carry the decision out with :meth:`apply`, or straight on the game (:meth:`Game.apply
         <cabo_kit.Game.apply>`): the next call first calls the round-end and game-end hooks that
         move reached. As in :meth:`run`, a bot that raises or answers something illegal raises,
-        whatever ``on_error`` says.
+        whatever ``on_error`` says. The seats' bots are read at the first call: a Stepper's ``bots``
+        stay as they were given (make a new Stepper to seat others).
 
         >>> import cabo_kit as ck
         >>> game = ck.Game(ck.Rules.preset("deluxe"), seed=2, n_players=3)
