@@ -45,6 +45,7 @@ _EXCHANGE_ONE = tuple(Exchange((p,)) for p in range(16))  # keep()'s usual answe
 _DISCARD = Discard()
 _in_tuple: Any = tuple.__contains__
 _LOOK, _CHOOSE, _DRAWN, _SNAP, _POWER = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.SNAP, Phase.POWER
+_SWAP, _PLACE, _GIVE, _END_TURN = Phase.SWAP, Phase.PLACE, Phase.GIVE, Phase.END_TURN
 _PEEKS, _SPIES = (Power.PEEK, Power.PEEK_SWAP), (Power.SPY, Power.SPY_SWAP)  # (bound once: reading a member is slow)
 
 
@@ -215,16 +216,16 @@ class SimpleBot(Bot):
         elif phase is _POWER and obs.power in _SPIES:
             t = self.spy(obs)
             action, method = Pass() if t is None else Spy(*self._target(t, "spy", 2)), "spy"
-        elif phase is _POWER or phase is Phase.SWAP:
+        elif phase is _POWER or phase is _SWAP:
             sw = self.swap(obs)
             action, method = Pass() if sw is None else Swap(*self._target(sw, "swap", 3)), "swap"
-        elif phase is Phase.PLACE:
+        elif phase is _PLACE:
             options = [a.index for a in legal_actions if isinstance(a, Place)]
             action, method = Place(self._position(self.place(obs, options), "place", "one of the options (an int)")), "place"
-        elif phase is Phase.GIVE:
+        elif phase is _GIVE:
             p = self.give(obs)
             action, method = Pass() if p is None else Give(self._position(p, "give", "a position (int) or None")), "give"
-        elif phase is Phase.END_TURN:
+        elif phase is _END_TURN:
             action, method = CallCabo() if self.call_cabo(obs) else Pass(), "call_cabo"
         else:  # pragma: no cover
             raise BotError(f"no decision is expected in phase '{phase}'")
