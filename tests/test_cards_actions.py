@@ -223,6 +223,28 @@ def test_legal_actions_enumerates_every_multi_exchange(m: int) -> None:
     assert legal.index(expected[-1]) == len(expected) - 1
 
 
+@pytest.mark.parametrize("m", [0, 1, 2, 5, 11])
+def test_legal_actions_len_in_and_index_agree_with_the_full_list(m: int) -> None:
+    # len, in and [i] answer an ordinary action from the tuple before anything else: the answers are the full list's,
+    # for every index kind a caller may pass (an int, a bool, a numpy-like int) and past the listed sizes (11: unranked)
+    import numpy as np
+
+    for fixed in [(), (ck.Discard(),) + tuple(Exchange((p,)) for p in range(m))]:
+        legal = LegalActions(fixed, hand_size=m)
+        expected = list(fixed) + _subsets(m)
+        assert len(legal) == len(expected)
+        for i in list(range(-len(expected), len(expected)))[:300]:
+            assert legal[i] is expected[i] and legal[np.int64(i)] is expected[i]
+        if expected:
+            assert legal[True] is expected[1] if len(expected) > 1 else True
+            assert legal[False] is expected[0]
+        for bad in (len(expected), -len(expected) - 1):
+            with pytest.raises(IndexError):
+                legal[bad]
+        assert all(a in legal for a in expected[:300])
+        assert ck.Pass() not in legal and Exchange((m, m + 1)) not in legal
+
+
 def test_legal_actions_membership_rejects_out_of_hand_and_bad_forms() -> None:
     legal = LegalActions((ck.Discard(), Exchange((0,)), Exchange((1,)), Exchange((2,)), Exchange((3,))), hand_size=4)
     assert Exchange((0, 4)) not in legal
