@@ -66,15 +66,7 @@ def aec_rate(seconds: float, wrapped: bool = False) -> tuple[float, int, int]:
     spent = 0.0
     while spent < seconds:
         start = time.process_time()
-        env.reset()
-        for agent in env.agent_iter():
-            obs, reward, terminated, truncated, info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = obs["action_mask"].nonzero()[0]
-            env.step(int(legal[int(rng.random() * len(legal))]))
-            steps += 1
+        steps += _episodes("aec", 1, rng, env)
         spent += time.process_time() - start
         games += 1
     return steps / spent, steps, games
@@ -83,27 +75,26 @@ def aec_rate(seconds: float, wrapped: bool = False) -> tuple[float, int, int]:
 def seat_env_rate(seconds: float, fast: bool = False) -> tuple[float, int, int, int]:
     """Steps per second, steps, games, and every seat's decisions (yours and the bots'); ``fast``: the bots are
     b1's FastRandomBots (RandomBot's very moves, written for speed), else cabo-kit's RandomBots."""
-    from cabo_kit.rl import SeatEnv
-    from fast_random_bot import FastRandomBot
-
-    env = SeatEnv("deluxe", opponents=[FastRandomBot() for _ in range(3)] if fast else [1, 1, 1], seed=0)
+    env = _seat_env(fast)
     rng = np.random.default_rng(0)
     steps = games = decisions = 0
     env.reset()
     spent = 0.0
     while spent < seconds:
         start = time.process_time()
-        env.reset()
-        while True:
-            legal = env.action_masks().nonzero()[0]
-            _, _, terminated, truncated, _ = env.step(int(legal[int(rng.random() * len(legal))]))
-            steps += 1
-            if terminated or truncated:
-                break
+        steps += _episodes("seat", 1, rng, env)
         spent += time.process_time() - start
         games += 1
         decisions += len(env.game.history)
     return steps / spent, steps, games, decisions
+
+
+def _seat_env(fast: bool) -> Any:
+    """SeatEnv at seat 0 of 4-player deluxe against three random players: b1's FastRandomBots or cabo-kit's."""
+    from cabo_kit.rl import SeatEnv
+    from fast_random_bot import FastRandomBot
+
+    return SeatEnv("deluxe", opponents=[FastRandomBot() for _ in range(3)] if fast else [1, 1, 1], seed=0)
 
 
 def _episodes(case: str, episodes: int, rng: np.random.Generator, env: Any) -> int:
@@ -139,11 +130,7 @@ def counted_loop(case: str, episodes: int) -> None:
 
         env: Any = aec_env("deluxe", 4, seed=0)
     else:
-        from cabo_kit.rl import SeatEnv
-        from fast_random_bot import FastRandomBot
-
-        env = SeatEnv("deluxe", opponents=[FastRandomBot() for _ in range(3)] if case == "fast" else [1, 1, 1],
-                      seed=0)
+        env = _seat_env(case == "fast")
     rng = np.random.default_rng(0)
     _episodes(case, 20, rng, env)  # warm the caches (action tables, encodings, the engine's tables)
     toggle = ["callgrind_control", "-i"]
