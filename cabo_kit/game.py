@@ -50,7 +50,7 @@ from .actions import (  # the engine's shared action objects and legal-action ta
 from .cards import UNKNOWN, Card
 from .chance import Chance
 from .knowledge import Knowledge, pick
-from .observation import Event, EventKind, EventLog, Observation, Phase
+from .observation import Event, EventKind, EventLog, Observation, Phase, _chain_log
 from .rules import Power, Rules
 from .scoring import ScoreSheet, next_start_player, round_details
 
@@ -77,7 +77,6 @@ _seed_c: Any = _random.Random.seed  # the C seeding Random.seed ends with
 T = TypeVar("T")
 
 _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
-_new_log = object.__new__
 _in_tuple: Any = tuple.__contains__  # for a tuple subclass too (LegalActions: its ordinary actions)
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -443,8 +442,8 @@ class Game:
         Besides the game's log, the round's events form immutable chains, newest first: the
         shared one, ``(earlier, event)``, holds each event as those who did not see its faces
         saw it; a seat's own, ``(earlier, index, event)``, the events it alone saw whole. An
-        observation holds its seat's two chain ends, and its :class:`~cabo_kit.observation.EventLog`
-        reads the events from there only if a bot asks for them.
+        observation holds its seat's two chain ends, and :attr:`Observation.events` makes the
+        :class:`~cabo_kit.observation.EventLog` that reads the events from there only if a bot asks for them.
         """
         if self._rollout:
             return
@@ -1286,18 +1285,13 @@ class Game:
         if not valid:
             raise ValueError(f"seat {seat!r} is not a seat of this {self.n}-player table")
         know = self.know
-        # The seat's two chain ends (see EventLog), set on a bare log: this runs for every decision.
-        events = _new_log(EventLog)
-        events._shared = self._shared
-        events._own = own
-        events._stop = self._event_count
+        # The events as the seat's chain ends and span, a plain tuple (Observation.events makes the log when read).
         if self._engine_memory:
             discard = know.discard
-            events._start = 0
+            events: Any = (0, self._event_count, self._shared, own)
         else:  # without memory: the pile's top and this turn's events, copied out (the chains lead to earlier ones)
             discard = know.discard[-1:]
-            events._start = self._turn_start
-            events = EventLog(events)
+            events = EventLog(_chain_log((self._turn_start, self._event_count, self._shared, own)))
         drawn: Any = self.drawn  # the card's id, then the face this seat sees
         current = self.current
         if drawn is not None:
@@ -1363,7 +1357,7 @@ class Game:
             history_append = deque[tuple[int, Action]](maxlen=0).append
         moves = _MOVES
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
-        snap, look, over, give, one_seat, new, new_log, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, _new_log, UNKNOWN
+        snap, look, over, give, one_seat, new, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, UNKNOWN
         in_tuple, action_types = _in_tuple, _ACTION_TYPES
         while True:
             phase = self.phase
@@ -1389,17 +1383,12 @@ class Game:
                     "give every seat a chooser (Stepper.run needs a bot at every seat)") from None
             # observation(seat), written out
             know = self.know
-            events = new_log(EventLog)
-            events._shared = self._shared
-            events._own = self._own[seat]
-            events._stop = self._event_count
             if engine_memory:
                 discard = know.discard
-                events._start = 0
+                events: Any = (0, self._event_count, self._shared, self._own[seat])
             else:
                 discard = know.discard[-1:]
-                events._start = self._turn_start
-                events = EventLog(events)
+                events = EventLog(_chain_log((self._turn_start, self._event_count, self._shared, self._own[seat])))
             drawn: Any = self.drawn
             current = self.current
             if drawn is not None:

@@ -83,13 +83,14 @@ SLACK = 1.0  # each player's own average differs a little from the one we can co
 
 def read_events(obs: Observation) -> Evidence | None:
     """Follow every card through the round's events and collect what they say (``None`` without whole events)."""
-    if not obs.events or obs.events[0].kind != EventKind.ROUND:
+    events = obs.events  # made from the observation's chain ends each time it is read
+    if not events or events[0].kind != EventKind.ROUND:
         return None  # not the whole round (no memory)
-    if obs.rules.initial_peeks and not any(event.kind == EventKind.LOOK for event in obs.events):
+    if obs.rules.initial_peeks and not any(event.kind == EventKind.LOOK for event in events):
         return None  # a game built from a layout: who knows what is not in the events
     reader = Reader(obs)
     try:
-        for event in obs.events:
+        for event in events:
             reader.read(event)
     except (IndexError, TypeError, ValueError, KeyError):
         return None

@@ -35,9 +35,10 @@ def who_saw(obs: Observation) -> list[list[int]] | None:
     lands unseen; a card turned up for all (a snap, a failed multi-exchange, a card taken from
     the discard pile) is seen by everyone.
     """
-    if not obs.events or obs.events[0].kind != EventKind.ROUND:
+    events = obs.events  # made from the observation's chain ends each time it is read
+    if not events or events[0].kind != EventKind.ROUND:
         return None  # not the whole round (no memory)
-    if obs.rules.initial_peeks and not any(event.kind == EventKind.LOOK for event in obs.events):
+    if obs.rules.initial_peeks and not any(event.kind == EventKind.LOOK for event in events):
         return None  # a game built from a layout: who knows what is not in the events
     everyone = (1 << obs.n_players) - 1
     size = obs.rules.hand_size
@@ -46,7 +47,7 @@ def who_saw(obs: Observation) -> list[list[int]] | None:
     matched = False
     drawn_mask = 0  # who has seen the card in the current player's hand
     try:
-        for event in obs.events:
+        for event in events:
             kind, seat, target = event.kind, event.seat, event.target
             if kind == EventKind.ROUND:
                 seen = [[0] * size for _ in range(obs.n_players)]
