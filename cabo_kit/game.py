@@ -1285,13 +1285,14 @@ class Game:
         if not valid:
             raise ValueError(f"seat {seat!r} is not a seat of this {self.n}-player table")
         know = self.know
-        # The events as the seat's chain ends and span, a plain tuple (Observation.events makes the log when read).
+        # The events as the round's event count and the seat's chain ends, a plain tuple (Observation.events makes
+        # the log when read).
         if self._engine_memory:
             discard = know.discard
-            events: Any = (0, self._event_count, self._shared, own)
+            events: Any = (self._event_count, self._shared, own)
         else:  # without memory: the pile's top and this turn's events, copied out (the chains lead to earlier ones)
             discard = know.discard[-1:]
-            events = EventLog(_chain_log((self._turn_start, self._event_count, self._shared, own)))
+            events = EventLog(_chain_log((self._event_count, self._shared, own), self._turn_start))
         drawn: Any = self.drawn  # the card's id, then the face this seat sees
         current = self.current
         if drawn is not None:
@@ -1385,10 +1386,10 @@ class Game:
             know = self.know
             if engine_memory:
                 discard = know.discard
-                events: Any = (0, self._event_count, self._shared, self._own[seat])
+                events: Any = (self._event_count, self._shared, self._own[seat])
             else:
                 discard = know.discard[-1:]
-                events = EventLog(_chain_log((self._turn_start, self._event_count, self._shared, self._own[seat])))
+                events = EventLog(_chain_log((self._event_count, self._shared, self._own[seat]), self._turn_start))
             drawn: Any = self.drawn
             current = self.current
             if drawn is not None:

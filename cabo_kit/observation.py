@@ -201,9 +201,10 @@ class EventLog(Sequence[Event]):
     pays for them. The engine keeps a round's events in two chains of nested tuples, newest
     first: one of every event as the players who did not see its faces saw it (``(earlier,
     event)``, shared by all seats), and one per seat of the events it saw whole (``(earlier,
-    index, event)``). An engine's observation holds the ends of its seat's two chains and the
-    span, ``(start, stop, shared, own)``, as a plain tuple, and :attr:`Observation.events`
-    makes the log from them when read: nothing in either is more than that seat saw.
+    index, event)``). An engine's observation holds the round's event count and the ends of
+    its seat's two chains, ``(stop, shared, own)``, as a plain tuple, and
+    :attr:`Observation.events` makes the log from them when read: nothing in either is more
+    than that seat saw.
 
     >>> import cabo_kit as ck
     >>> events = ck.Game(ck.Rules.preset("rush"), seed=3, n_players=2).observation(1).events
@@ -290,10 +291,11 @@ class EventLog(Sequence[Event]):
 _bare = object.__new__
 
 
-def _chain_log(ends: tuple[int, int, Any, Any]) -> EventLog:
-    """The log of an engine observation's chain ends ``(start, stop, shared, own)`` (its events read when asked for)."""
+def _chain_log(ends: tuple[int, Any, Any], start: int = 0) -> EventLog:
+    """The log of the events ``start`` to ``stop`` of an engine observation's ``(stop, shared, own)`` (read when asked for)."""
     log = _bare(EventLog)
-    log._start, log._stop, log._shared, log._own = ends
+    log._stop, log._shared, log._own = ends
+    log._start = start
     return log
 
 
@@ -561,9 +563,9 @@ if Observation._fields[24] != "events":
 
 def _events(obs: Observation) -> EventLog:
     value = _item(obs, 24)
-    if value.__class__ is tuple and value and value[0].__class__ is int:  # an engine's chain ends (events: a log's)
+    if value.__class__ is tuple and value and value[0].__class__ is int:  # the engine's (stop, shared, own)
         return _chain_log(value)
-    return value
+    return value  # an EventLog, or the events given to Observation(...) or _replace
 
 
 # A property over the field's own accessor (a NamedTuple's class body would take it for the field's default).

@@ -105,3 +105,62 @@ def test_phases_powers_and_event_kinds_are_text_where_it_is_stored() -> None:
 def test_an_unknown_event_kind_in_a_record_is_named() -> None:
     with pytest.raises(ValueError, match="'fly' is not an event kind"):
         Event.from_list(["fly", 0, [], [], ""])
+
+
+@pytest.mark.parametrize("preset,memory", [("deluxe", "engine"), ("rush", "engine"), ("traveller", "none")])
+def test_an_engine_observation_shows_its_events_as_the_log_wherever_it_is_read_as_a_tuple(preset: str,
+                                                                                          memory: str) -> None:
+    """The engine stores the events field as the seat's (event count, chain ends); every tuple or NamedTuple use of
+    the observation sees the log instead, and so do the copies made from it (which hold the log itself)."""
+    game = ck.Game(ck.Rules.preset(preset), seed=11, n_players=3, memory=memory)
+    bots = [ck.bots.RandomBot() for _ in range(3)]
+    for seat, bot in enumerate(bots):
+        bot.random = bot_random(11, seat)
+    checked = 0
+    while not game.is_over and checked < 40:
+        seat = game.to_move[0]
+        obs = game.observation(seat)
+        stored = tuple.__getitem__(obs, 24)
+        assert type(stored) is (tuple if memory == "engine" else EventLog)
+        events = obs.events
+        assert isinstance(events, EventLog) and events == tuple(events)
+        if memory == "engine":  # the round's events as the seat saw them
+            assert events[0].kind == EventKind.ROUND and events == tuple(game.events_seen(seat))[-len(events):]
+        fields = list(obs)
+        assert fields[24] == obs[24] == obs[-2] == obs[20:][4] == events and len(fields) == len(obs) == 26
+        *_, unpacked, legal = obs
+        assert unpacked == events and legal is obs.legal_actions and events in obs
+        assert obs._asdict()["events"] == events
+        head = tuple(getattr(obs, n) for n in VIEWER + MOMENT_FIELDS)
+        copies = [
+            Observation.from_dict(json.loads(json.dumps(obs.to_dict()))), pickle.loads(pickle.dumps(obs)),
+            copy.deepcopy(obs), obs._replace(turn=obs.turn), Observation(*obs), Observation(**obs._asdict()),
+            make_observation(head, obs[-7:]),
+        ]
+        for again in copies:
+            assert isinstance(tuple.__getitem__(again, 24), EventLog)
+            assert again == obs and obs == again and not (again != obs) and hash(again) == hash(obs)
+            assert repr(again) == repr(obs) and tuple(again) == tuple(obs)
+        assert obs == game.observation(seat) and hash(obs) == hash(game.observation(seat))
+        assert obs != obs._replace(events=events + (Event(EventKind.SKIP, 0),)) and obs != tuple(obs)[:-1]
+        assert repr(obs).startswith("Observation(seat=") and f"events={events!r}" in repr(obs)
+        game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+        checked += 1
+    assert checked == 40
+
+
+def test_observations_of_a_long_round_compare_and_hash_their_events_without_recursion() -> None:
+    """Two observations with equal events in distinct chains (5,000 deep) are equal and hash alike: the chains are
+    never compared or hashed as nested tuples (that recursion fails a thousand events deep)."""
+    obs = ck.Game(ck.Rules.preset("rush"), seed=3, n_players=2).observation(0)
+    depth = 5_000
+    made = []
+    for _ in range(2):
+        chain = None
+        for i in range(depth):
+            chain = (chain, Event(EventKind.SKIP, i % 2))
+        made.append(tuple.__new__(Observation, tuple(obs)[:24] + ((depth, chain, None), obs.legal_actions)))
+    a, b = made
+    assert tuple.__getitem__(a, 24)[1] is not tuple.__getitem__(b, 24)[1]
+    assert a == b and hash(a) == hash(b) and len(a.events) == depth and a.events[-1] == Event(EventKind.SKIP, 1)
+    assert a == a._replace(turn=a.turn) and hash(a) == hash(pickle.loads(pickle.dumps(a)))
