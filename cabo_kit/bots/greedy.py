@@ -36,30 +36,45 @@ class GreedyBot(SimpleBot):
 
     cabo_threshold = 7.0
 
+    # What it last worked out about its own hand, and for which hand: the engine's hands are immutable tuples,
+    # and the draw and the keep of a turn read the same one, so its hand is read once a turn.
+    _hand: Any = None
+    _total = 0.0
+    _worst: int | None = None
+
     @staticmethod
     def estimate(card: Any) -> float:
         return UNSEEN_ESTIMATE if card.value is None else card.value
 
-    def worst(self, obs: Observation) -> int | None:
-        """The position of the card it would most like to get rid of (the first one on ties)."""
-        hand = obs.hands[obs.seat]
-        worst, worst_value = None, _LOWEST
+    def _read(self, hand: Any) -> None:
+        """Work out ``hand``'s estimated total and its worst position (the first one on ties) and remember them."""
+        total, worst, worst_value = 0.0, None, _LOWEST
         p = 0
         for card in hand:
             value: Any = card.value
             if value is None:
                 value = UNSEEN_ESTIMATE
+            total += value
             if value > worst_value:
                 worst = p
                 worst_value = value
             p += 1
-        return worst
+        # (A hand given as a list could change in place: it is read again each time.)
+        self._hand, self._total, self._worst = hand if hand.__class__ is tuple else None, total, worst
+
+    def worst(self, obs: Observation) -> int | None:
+        """The position of the card it would most like to get rid of (the first one on ties)."""
+        hand = obs.hands[obs.seat]
+        if hand is not self._hand:
+            self._read(hand)
+        return self._worst
 
     def estimated_total(self, obs: Observation) -> float:
-        total = 0.0
-        for card in obs.hands[obs.seat]:
-            total += UNSEEN_ESTIMATE if card.value is None else card.value
-        return total
+        """Its hand's total, each unseen card counted as ``UNSEEN_ESTIMATE``."""
+        hand = obs.hands[obs.seat]
+        if hand is not self._hand:
+            self._read(hand)
+        return self._total
 
     def call_cabo(self, obs: Observation) -> bool:
         return self.estimated_total(obs) <= self.cabo_threshold
@@ -68,11 +83,12 @@ class GreedyBot(SimpleBot):
         if obs.caller is None and obs.rules.cabo_timing == "instead" and _CABO in obs.legal_actions \
                 and self.call_cabo(obs):
             return "cabo"
-        discard, worst = obs.discard, self.worst(obs)
+        discard = obs.discard
         top = discard[-1] if discard else None  # obs.top
-        if top is not None and top.value is not None and worst is not None and top.value <= 4 \
-                and top.value < self.estimate(obs.hands[obs.seat][worst]):
-            return "discard"
+        if top is not None and top.value is not None and top.value <= 4:
+            worst = self.worst(obs)
+            if worst is not None and top.value < self.estimate(obs.hands[obs.seat][worst]):
+                return "discard"
         return "deck"
 
     def keep(self, obs: Observation, card: Any) -> int | None:
