@@ -104,16 +104,19 @@ class GreedyBot(SimpleBot):
         worst = self.worst(obs)
         if worst is None:
             return None
-        mine = self.estimate(obs.my_hand[worst])
-        best = None
-        targets = [obs.target] if obs.target is not None else [
-            (s, p) for s in obs.opponents for p in range(len(obs.hands[s]))
-        ]
-        for s, p in targets:
-            card = obs.hands[s][p]
-            if card.value is not None and card.value < mine and (best is None or card.value < best[0]):
-                best = (card.value, s, p)
-        return None if best is None else (worst, best[1], best[2])
+        mine = self.estimate(obs.hands[obs.seat][worst])
+        if obs.target is not None:  # the card to swap with is chosen already
+            s, p = obs.target
+            value = obs.hands[s][p].value
+            return (worst, s, p) if value is not None and value < mine else None
+        best, lowest = None, mine  # the first of the lowest known cards below ours
+        for s in obs.opponents:
+            p = 0
+            for card in obs.hands[s]:
+                if card.value is not None and card.value < lowest:
+                    best, lowest = (worst, s, p), card.value
+                p += 1
+        return best
 
     def give(self, obs: Observation) -> int | None:
         return self.worst(obs)
