@@ -84,10 +84,10 @@ class GreedyBot(SimpleBot):
                 and self.call_cabo(obs):
             return "cabo"
         discard = obs.discard
-        top = discard[-1] if discard else None  # obs.top
-        if top is not None and top.value is not None and top.value <= 4:
+        top = discard[-1].value if discard else None  # the value of obs.top
+        if top is not None and top <= 4:
             worst = self.worst(obs)
-            if worst is not None and top.value < self.estimate(obs.hands[obs.seat][worst]):
+            if worst is not None and top < self.estimate(obs.hands[obs.seat][worst]):
                 return "discard"
         return "deck"
 
