@@ -80,8 +80,8 @@ class GreedyBot(SimpleBot):
         return self.estimated_total(obs) <= self.cabo_threshold
 
     def draw(self, obs: Observation) -> str:
-        if obs.caller is None and obs.rules.cabo_timing == "instead" and _CABO in obs.legal_actions \
-                and self.call_cabo(obs):
+        # Cabo is legal here only with the rules' call "instead" of a turn, while nobody has called yet.
+        if _CABO in obs.legal_actions and self.call_cabo(obs):
             return "cabo"
         discard = obs.discard
         top = discard[-1].value if discard else None  # the value of obs.top
