@@ -418,6 +418,21 @@ def test_greedy_bot_answers_as_its_plain_definition_at_every_decision(preset: st
     assert preset != "traveller" or asked.get("swap+target", 0) + asked.get("power+target", 0) > 0, asked
 
 
+def test_greedy_bot_answers_as_its_plain_definition_under_random_rules() -> None:
+    # Variants a teacher might build (hand sizes, Cabo timing, multi-exchanges, power tables, snapping, ...);
+    # the plain definition asks the Cabo timing and the caller, GreedyBot only whether Cabo is legal now.
+    from test_fast_paths import random_rules
+
+    ComparedGreedy.asked = {}
+    rng = random.Random(20)
+    for seed in range(60):
+        rules = random_rules(rng).replace(max_rounds=1)
+        n = rng.choice([2, 3, 4])
+        ck.play_game([ComparedGreedy() for _ in range(n)], rules, seed=seed)
+    asked = ComparedGreedy.asked
+    assert asked["choose"] > 500 and asked["end_turn"] > 100 and asked.get("swap+target", 0) + asked.get("power+target", 0) > 5, asked
+
+
 def test_greedy_bot_reads_a_hand_given_as_a_list_each_time() -> None:
     # Its memory of a hand goes by the hand's identity, right for the engine's immutable tuples only.
     game = ck.Game(ck.Rules.preset("deluxe"), 5, 2)
