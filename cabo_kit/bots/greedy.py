@@ -49,7 +49,7 @@ class GreedyBot(SimpleBot):
     def _read(self, hand: Any) -> None:
         """Work out ``hand``'s estimated total and its worst position (the first one on ties) and remember them."""
         total, worst, worst_value = 0.0, None, _LOWEST
-        p = 0
+        p = 0  # (positions counted by hand here and in swap(): cheaper than enumerate's pairs)
         for card in hand:
             value: Any = card.value
             if value is None:
