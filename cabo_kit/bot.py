@@ -44,7 +44,7 @@ _DECK = _DRAW["deck"]
 _EXCHANGE_ONE = tuple(Exchange((p,)) for p in range(16))  # keep()'s usual answers (Exchange() looks its value up)
 _DISCARD = Discard()
 _PASS = Pass()  # (an action class's call looks its one object up: made once here, as the answers above)
-_in_tuple: Any = tuple.__contains__
+_index_in_tuple: Any = tuple.index  # tuple's own scan, a LegalActions' too (its `in` is a Python method)
 _LOOK, _CHOOSE, _DRAWN, _SNAP, _POWER = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.SNAP, Phase.POWER
 _SWAP, _PLACE, _GIVE, _END_TURN = Phase.SWAP, Phase.PLACE, Phase.GIVE, Phase.END_TURN
 _PEEKS, _SPIES = (Power.PEEK, Power.PEEK_SWAP), (Power.SPY, Power.SPY_SWAP)  # (bound once: reading a member is slow)
@@ -232,9 +232,14 @@ class SimpleBot(Bot):
         else:  # pragma: no cover
             raise BotError(f"no decision is expected in phase '{phase}'")
         # The usual answer, found in the legal tuple by a C-speed scan (is_legal's first step), is returned here
-        # without a call: most decisions end on this line. Anything else is _checked.
-        if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, action):
-            return action
+        # without a call: most decisions end here. Anything else is _checked. (tuple.index scans as `in` does,
+        # but is called without the two argument tuples that calling tuple.__contains__ costs.)
+        if isinstance(legal_actions, tuple):
+            try:
+                _index_in_tuple(legal_actions, action)
+                return action
+            except ValueError:
+                pass
         return self._checked(action, legal_actions, method, obs)
 
     def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation) -> Action:

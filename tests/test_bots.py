@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import cabo_kit as ck
+from cabo_kit.actions import LegalActions
 from cabo_kit.bots import CountingBot, GreedyBot, RandomBot, SearchBot, by_level
 from cabo_kit.bots import sightings as sightings_module
 from cabo_kit.bots import inference as inference_module
@@ -456,3 +457,27 @@ def test_greedy_swap_takes_the_first_lowest_known_card_below_its_worst(bot_class
     assert bot.swap(seen._replace(target=(1, 1))) is None  # the spied card is a 9: no better than ours
     assert bot.swap(seen._replace(target=(2, 3))) == (0, 2, 3)
     assert bot.swap(seen._replace(target=(1, 0))) is None  # unseen
+
+
+def test_simple_bot_finds_a_multi_exchange_by_the_legal_sets_own_in() -> None:
+    # Deluxe's legal exchanges after a draw are a LegalActions, whose pairs are not listed: SimpleBot's quick
+    # scan of the listed actions misses them and its check asks the set itself.
+    game = ck.Game(ck.Rules.preset("deluxe"), 4, 2)
+    while game.phase is not ck.Phase.DRAWN:
+        seat = game.to_move[0]
+        obs = game.observation(seat)
+        game.apply(ck.SimpleBot().choose(obs, obs.legal_actions), seat)
+    obs = game.observation(game.to_move[0])
+    assert isinstance(obs.legal_actions, LegalActions)
+
+    class Pair(ck.SimpleBot):
+        def keep(self, obs, card):  # type: ignore[no-untyped-def]
+            return [1, 0]
+
+    class Beyond(ck.SimpleBot):
+        def keep(self, obs, card):  # type: ignore[no-untyped-def]
+            return [0, 9]
+
+    assert Pair().choose(obs, obs.legal_actions) is ck.Exchange((0, 1))
+    with pytest.raises(ck.BotError, match=r"keep\(\) led to exchange 0,9, which is not legal now"):
+        Beyond().choose(obs, obs.legal_actions)
