@@ -43,7 +43,8 @@ _DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
 _DECK = _DRAW["deck"]
 _EXCHANGE_ONE = tuple(Exchange((p,)) for p in range(16))  # keep()'s usual answers (Exchange() looks its value up)
 _DISCARD = Discard()
-_in_tuple: Any = tuple.__contains__
+_PASS = Pass()  # (an action class's call looks its one object up: made once here, as the answers above)
+_index_in_tuple: Any = tuple.index  # tuple's own scan, a LegalActions' too (its `in` is a Python method)
 _LOOK, _CHOOSE, _DRAWN, _SNAP, _POWER = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.SNAP, Phase.POWER
 _SWAP, _PLACE, _GIVE, _END_TURN = Phase.SWAP, Phase.PLACE, Phase.GIVE, Phase.END_TURN
 _PEEKS, _SPIES = (Power.PEEK, Power.PEEK_SWAP), (Power.SPY, Power.SPY_SWAP)  # (bound once: reading a member is slow)
@@ -183,12 +184,13 @@ class SimpleBot(Bot):
             if found is None:
                 raise BotError(f"draw() returned {_shown(answer)}: return 'deck', 'discard' or 'cabo'"
                                + self._where("draw"))
-            if found is _DECK and found not in legal_actions:  # (a tuple at this phase: scanned in C)
+            if found is _DECK:
+                if found in legal_actions:  # the usual answer, known legal (a tuple at this phase: scanned in C)
+                    return found
                 # An empty deck with nothing to reshuffle (the pile holds only its top card): take the top.
                 found = _DRAW["discard"]
             action, method = found, "draw"
         elif phase is _DRAWN:
-            assert obs.drawn is not None
             pos = self.keep(obs, obs.drawn)
             method = "keep"
             if pos is None:
@@ -198,10 +200,10 @@ class SimpleBot(Bot):
                         "card must be kept (discard_draw_may_discard=False): return a position to exchange it for"
                         + self._where("keep"))
                 action = _DISCARD
+            elif pos.__class__ is int and 0 <= pos < 16:  # one card: the action made once (_EXCHANGE_ONE)
+                action = _EXCHANGE_ONE[pos]
             elif isinstance(pos, (tuple, list)):
                 action = Exchange(tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None"))))
-            elif pos.__class__ is int and 0 <= pos < len(_EXCHANGE_ONE):  # one card: the action made once
-                action = _EXCHANGE_ONE[pos]
             else:
                 action = Exchange((self._position(pos, "keep", "a position (int) or None"),))
         elif phase is _LOOK:
@@ -209,30 +211,35 @@ class SimpleBot(Bot):
             action, method = InitialPeek(tuple(sorted(looks))), "initial_peek"
         elif phase is _SNAP:
             t = self.snap(obs)
-            action, method = Pass() if t is None else Snap(*self._target(t, "snap", 2)), "snap"
+            action, method = _PASS if t is None else Snap(*self._target(t, "snap", 2)), "snap"
         elif phase is _POWER and obs.power in _PEEKS:
             p = self.peek(obs)
-            action, method = Pass() if p is None else Peek(self._position(p, "peek", "a position (int) or None")), "peek"
+            action, method = _PASS if p is None else Peek(self._position(p, "peek", "a position (int) or None")), "peek"
         elif phase is _POWER and obs.power in _SPIES:
             t = self.spy(obs)
-            action, method = Pass() if t is None else Spy(*self._target(t, "spy", 2)), "spy"
+            action, method = _PASS if t is None else Spy(*self._target(t, "spy", 2)), "spy"
         elif phase is _POWER or phase is _SWAP:
             sw = self.swap(obs)
-            action, method = Pass() if sw is None else Swap(*self._target(sw, "swap", 3)), "swap"
+            action, method = _PASS if sw is None else Swap(*self._target(sw, "swap", 3)), "swap"
         elif phase is _PLACE:
             options = [a.index for a in legal_actions if isinstance(a, Place)]
             action, method = Place(self._position(self.place(obs, options), "place", "one of the options (an int)")), "place"
         elif phase is _GIVE:
             p = self.give(obs)
-            action, method = Pass() if p is None else Give(self._position(p, "give", "a position (int) or None")), "give"
+            action, method = _PASS if p is None else Give(self._position(p, "give", "a position (int) or None")), "give"
         elif phase is _END_TURN:
-            action, method = CallCabo() if self.call_cabo(obs) else Pass(), "call_cabo"
+            action, method = _DRAW["cabo"] if self.call_cabo(obs) else _PASS, "call_cabo"
         else:  # pragma: no cover
             raise BotError(f"no decision is expected in phase '{phase}'")
         # The usual answer, found in the legal tuple by a C-speed scan (is_legal's first step), is returned here
-        # without a call: most decisions end on this line. Anything else is _checked.
-        if isinstance(legal_actions, tuple) and _in_tuple(legal_actions, action):
-            return action
+        # without a call: most decisions end here. Anything else is _checked. (tuple.index scans as `in` does,
+        # but is called without the two argument tuples that calling tuple.__contains__ costs.)
+        if isinstance(legal_actions, tuple):
+            try:
+                _index_in_tuple(legal_actions, action)
+                return action
+            except ValueError:
+                pass
         return self._checked(action, legal_actions, method, obs)
 
     def _checked(self, action: Action, legal: Sequence[Action], method: str, obs: Observation) -> Action:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import cabo_kit as ck
+from cabo_kit.actions import LegalActions
 from cabo_kit.bots import CountingBot, GreedyBot, RandomBot, SearchBot, by_level
 from cabo_kit.bots import sightings as sightings_module
 from cabo_kit.bots import inference as inference_module
@@ -340,3 +341,143 @@ def test_a_bots_random_is_made_once_on_first_read_and_a_set_one_wins() -> None:
 
     again = pickle.loads(pickle.dumps(RandomBot()))
     assert again.random.random() == random.Random(0).random()
+
+
+class PlainGreedy(ck.SimpleBot):
+    """GreedyBot's rules written the plainest way, each answer worked out from the observation alone."""
+
+    def worst(self, obs):  # type: ignore[no-untyped-def]
+        values = [6.5 if c.value is None else c.value for c in obs.my_hand]
+        return values.index(max(values)) if values else None
+
+    def estimated_total(self, obs):  # type: ignore[no-untyped-def]
+        return sum(6.5 if c.value is None else c.value for c in obs.my_hand)
+
+    def call_cabo(self, obs):  # type: ignore[no-untyped-def]
+        return self.estimated_total(obs) <= 7.0
+
+    def draw(self, obs):  # type: ignore[no-untyped-def]
+        if obs.caller is None and obs.rules.cabo_timing == "instead" and ck.CallCabo() in obs.legal_actions \
+                and self.call_cabo(obs):
+            return "cabo"
+        top, worst = obs.top, self.worst(obs)
+        if top is not None and top.value is not None and worst is not None and top.value <= 4 \
+                and top.value < GreedyBot.estimate(obs.my_hand[worst]):
+            return "discard"
+        return "deck"
+
+    def keep(self, obs, card):  # type: ignore[no-untyped-def]
+        worst = self.worst(obs)
+        if worst is None:
+            return None
+        must_keep = obs.drawn_from == "discard" and not obs.rules.discard_draw_may_discard
+        return worst if must_keep or card.value < GreedyBot.estimate(obs.my_hand[worst]) else None
+
+    def swap(self, obs):  # type: ignore[no-untyped-def]
+        worst = self.worst(obs)
+        if worst is None:
+            return None
+        mine = GreedyBot.estimate(obs.my_hand[worst])
+        targets = [obs.target] if obs.target is not None else [
+            (s, p) for s in obs.opponents for p in range(len(obs.hands[s]))]
+        known = [(obs.hands[s][p].value, s, p) for s, p in targets if obs.hands[s][p].value is not None]
+        best = min((t for t in known if t[0] < mine), key=lambda t: t[0], default=None)
+        return None if best is None else (worst, best[1], best[2])
+
+    def give(self, obs):  # type: ignore[no-untyped-def]
+        return self.worst(obs)
+
+
+class ComparedGreedy(GreedyBot):
+    """A GreedyBot that checks each answer, and what it remembers of its hand after it, against PlainGreedy."""
+
+    asked: dict = {}  # type: ignore[type-arg]  # decisions by phase (and swaps with a target set), across bots
+
+    def choose(self, observation, legal_actions):  # type: ignore[no-untyped-def]
+        action = super().choose(observation, legal_actions)
+        plain = PlainGreedy()
+        assert action is plain.choose(observation, legal_actions)
+        # Read after the decision: what the bot remembers is right for the hand it is shown.
+        assert self.worst(observation) == plain.worst(observation)
+        assert self.estimated_total(observation) == plain.estimated_total(observation)
+        key = observation.phase.value + ("+target" if observation.target is not None else "")
+        ComparedGreedy.asked[key] = ComparedGreedy.asked.get(key, 0) + 1
+        return action
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_greedy_bot_answers_as_its_plain_definition_at_every_decision(preset: str) -> None:
+    # GreedyBot reads its hand once a turn (kept for the hand view it last read) and writes its loops out:
+    # every answer, and its worst card and estimated total after each, must be those worked out from scratch.
+    ComparedGreedy.asked = {}
+    rules = ck.Rules.preset(preset).replace(max_rounds=3)
+    for n in table_sizes(preset):
+        for seed in range(3):
+            ck.play_game([ComparedGreedy() for _ in range(n)], rules, seed=seed)
+    asked = ComparedGreedy.asked
+    assert asked["choose"] > 300 and asked["drawn"] > 300 and asked.get("swap", 0) + asked.get("power", 0) > 10
+    assert preset != "traveller" or asked.get("swap+target", 0) + asked.get("power+target", 0) > 0, asked
+
+
+def test_greedy_bot_answers_as_its_plain_definition_under_random_rules() -> None:
+    # Variants a teacher might build (hand sizes, Cabo timing, multi-exchanges, power tables, snapping, ...);
+    # the plain definition asks the Cabo timing and the caller, GreedyBot only whether Cabo is legal now.
+    from test_fast_paths import random_rules
+
+    ComparedGreedy.asked = {}
+    rng = random.Random(20)
+    for seed in range(60):
+        rules = random_rules(rng).replace(max_rounds=1)
+        n = rng.choice([2, 3, 4])
+        ck.play_game([ComparedGreedy() for _ in range(n)], rules, seed=seed)
+    asked = ComparedGreedy.asked
+    assert asked["choose"] > 500 and asked["end_turn"] > 100 and asked.get("swap+target", 0) + asked.get("power+target", 0) > 5, asked
+
+
+def test_greedy_bot_reads_a_hand_given_as_a_list_each_time() -> None:
+    # Its memory of a hand goes by the hand's identity, right for the engine's immutable tuples only.
+    game = ck.Game(ck.Rules.preset("deluxe"), 5, 2)
+    obs = game.observation(game.to_move[0])
+    hand = [ck.Card.parse(v) for v in ("3", "9", "5", "1")]
+    mine = obs._replace(hands=tuple(hand if s == obs.seat else h for s, h in enumerate(obs.hands)))
+    bot = GreedyBot()
+    assert (bot.worst(mine), bot.estimated_total(mine)) == (1, 18.0)
+    hand[3] = ck.Card.parse("12")
+    assert (bot.worst(mine), bot.estimated_total(mine)) == (3, 29.0)
+
+
+@pytest.mark.parametrize("bot_class", [GreedyBot, PlainGreedy])
+def test_greedy_swap_takes_the_first_lowest_known_card_below_its_worst(bot_class: type) -> None:
+    game = ck.Game(ck.Rules.preset("traveller"), 1, 3)
+    obs = game.observation(0)
+    cards = [[ck.Card.parse(c) for c in hand.split()] for hand in ("9S 3S 2S AS", "?? 9H 4D 4C", "4H ?? ?? 5S")]
+    seen = obs._replace(hands=tuple(map(tuple, cards)), seat=0)
+    bot = bot_class()
+    assert bot.swap(seen) == (0, 1, 2)  # three 4s (seat 1 at 2 and 3, seat 2 at 0): the first in seat order
+    assert bot.swap(seen._replace(target=(1, 1))) is None  # the spied card is a 9: no better than ours
+    assert bot.swap(seen._replace(target=(2, 3))) == (0, 2, 3)
+    assert bot.swap(seen._replace(target=(1, 0))) is None  # unseen
+
+
+def test_simple_bot_finds_a_multi_exchange_by_the_legal_sets_own_in() -> None:
+    # Deluxe's legal exchanges after a draw are a LegalActions, whose pairs are not listed: SimpleBot's quick
+    # scan of the listed actions misses them and its check asks the set itself.
+    game = ck.Game(ck.Rules.preset("deluxe"), 4, 2)
+    while game.phase is not ck.Phase.DRAWN:
+        seat = game.to_move[0]
+        obs = game.observation(seat)
+        game.apply(ck.SimpleBot().choose(obs, obs.legal_actions), seat)
+    obs = game.observation(game.to_move[0])
+    assert isinstance(obs.legal_actions, LegalActions)
+
+    class Pair(ck.SimpleBot):
+        def keep(self, obs, card):  # type: ignore[no-untyped-def]
+            return [1, 0]
+
+    class Beyond(ck.SimpleBot):
+        def keep(self, obs, card):  # type: ignore[no-untyped-def]
+            return [0, 9]
+
+    assert Pair().choose(obs, obs.legal_actions) is ck.Exchange((0, 1))
+    with pytest.raises(ck.BotError, match=r"keep\(\) led to exchange 0,9, which is not legal now"):
+        Beyond().choose(obs, obs.legal_actions)

@@ -36,43 +36,59 @@ class GreedyBot(SimpleBot):
 
     cabo_threshold = 7.0
 
+    # What it last worked out about its own hand, and for which hand: the engine's hands are immutable tuples,
+    # and the draw and the keep of a turn read the same one, so its hand is read once a turn.
+    _hand: Any = None
+    _total = 0.0
+    _worst: int | None = None
+
     @staticmethod
     def estimate(card: Any) -> float:
         return UNSEEN_ESTIMATE if card.value is None else card.value
 
-    def worst(self, obs: Observation) -> int | None:
-        """The position of the card it would most like to get rid of (the first one on ties)."""
-        hand = obs.hands[obs.seat]
-        worst, worst_value = None, _LOWEST
-        p = 0
+    def _read(self, hand: Any) -> None:
+        """Work out ``hand``'s estimated total and its worst position (the first one on ties) and remember them."""
+        total, worst, worst_value = 0.0, None, _LOWEST
+        p = 0  # (positions counted by hand here and in swap(): cheaper than enumerate's pairs)
         for card in hand:
             value: Any = card.value
             if value is None:
                 value = UNSEEN_ESTIMATE
+            total += value
             if value > worst_value:
                 worst = p
                 worst_value = value
             p += 1
-        return worst
+        # (A hand given as a list could change in place: it is read again each time.)
+        self._hand, self._total, self._worst = hand if hand.__class__ is tuple else None, total, worst
+
+    def worst(self, obs: Observation) -> int | None:
+        """The position of the card it would most like to get rid of (the first one on ties)."""
+        hand = obs.hands[obs.seat]
+        if hand is not self._hand:
+            self._read(hand)
+        return self._worst
 
     def estimated_total(self, obs: Observation) -> float:
-        total = 0.0
-        for card in obs.hands[obs.seat]:
-            total += UNSEEN_ESTIMATE if card.value is None else card.value
-        return total
+        """Its hand's total, each unseen card counted as ``UNSEEN_ESTIMATE``."""
+        hand = obs.hands[obs.seat]
+        if hand is not self._hand:
+            self._read(hand)
+        return self._total
 
     def call_cabo(self, obs: Observation) -> bool:
         return self.estimated_total(obs) <= self.cabo_threshold
 
     def draw(self, obs: Observation) -> str:
-        if obs.caller is None and obs.rules.cabo_timing == "instead" and _CABO in obs.legal_actions \
-                and self.call_cabo(obs):
+        # Cabo is legal here only with the rules' call "instead" of a turn, while nobody has called yet.
+        if _CABO in obs.legal_actions and self.call_cabo(obs):
             return "cabo"
-        discard, worst = obs.discard, self.worst(obs)
-        top = discard[-1] if discard else None  # obs.top
-        if top is not None and top.value is not None and worst is not None and top.value <= 4 \
-                and top.value < self.estimate(obs.hands[obs.seat][worst]):
-            return "discard"
+        discard = obs.discard
+        top = discard[-1].value if discard else None  # the value of obs.top
+        if top is not None and top <= 4:
+            worst = self.worst(obs)
+            if worst is not None and top < self.estimate(obs.hands[obs.seat][worst]):
+                return "discard"
         return "deck"
 
     def keep(self, obs: Observation, card: Any) -> int | None:
@@ -88,16 +104,19 @@ class GreedyBot(SimpleBot):
         worst = self.worst(obs)
         if worst is None:
             return None
-        mine = self.estimate(obs.my_hand[worst])
-        best = None
-        targets = [obs.target] if obs.target is not None else [
-            (s, p) for s in obs.opponents for p in range(len(obs.hands[s]))
-        ]
-        for s, p in targets:
-            card = obs.hands[s][p]
-            if card.value is not None and card.value < mine and (best is None or card.value < best[0]):
-                best = (card.value, s, p)
-        return None if best is None else (worst, best[1], best[2])
+        mine = self.estimate(obs.hands[obs.seat][worst])
+        if obs.target is not None:  # the card to swap with is chosen already
+            s, p = obs.target
+            value = obs.hands[s][p].value
+            return (worst, s, p) if value is not None and value < mine else None
+        best, lowest = None, mine  # the first of the lowest known cards below ours
+        for s in obs.opponents:
+            p = 0
+            for card in obs.hands[s]:
+                if card.value is not None and card.value < lowest:
+                    best, lowest = (worst, s, p), card.value
+                p += 1
+        return best
 
     def give(self, obs: Observation) -> int | None:
         return self.worst(obs)
