@@ -40,11 +40,11 @@ from operator import attrgetter
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .actions import (
-    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Give, IllegalActionError, InitialPeek, LegalActions, Pass, Peek,
-    Snap, Spy, is_legal,
+    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError, InitialPeek, LegalActions, Pass,
+    Peek, Snap, Spy, is_legal,
 )
 from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
-    _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
+    _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _DRAW_DISCARD, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
     _give, _peek, _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
@@ -100,6 +100,21 @@ _E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXC
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
+# The events of the usual turn that depend on a seat and one card only, made once each (events are values, shared
+# between games as _HIDDEN_DRAW is), by seat, by face: a draw's log entry (event, seat, hidden), a take, a discard.
+_DRAW_ENTRIES: list[dict[Card, tuple[Event, int, Event]]] = [{} for _ in range(64)]
+_TAKES: list[dict[Card, Event]] = [{} for _ in range(64)]
+_DISCARDS: list[dict[Card, Event]] = [{} for _ in range(64)]
+
+
+def _draw_entry(seat: int, face: Card) -> tuple[Event, int, Event]:
+    entry = _DRAW_ENTRIES[seat][face] = (_new(Event, (_E_DRAW, seat, (), (face,), "")), seat, _HIDDEN_DRAW[seat])
+    return entry
+
+
+def _one_card_event(cache: list[dict[Card, Event]], kind: EventKind, seat: int, face: Card) -> Event:
+    event = cache[seat][face] = _new(Event, (kind, seat, (), (face,), ""))
+    return event
 
 
 def _ev(kind: EventKind, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (),
@@ -1365,6 +1380,15 @@ class Game:
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
         snap, look, over, give, one_seat, new, new_log, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, _new_log, UNKNOWN
         in_tuple, action_types = _in_tuple, _ACTION_TYPES
+        # The usual turn (a draw from the deck or the pile, a one-card exchange or a discard that gives no power, the
+        # next player's usual turn start) is carried out below as the phase's method would (see the decision's end).
+        fast = self.chance is None and not self._rollout
+        choose_phase, drawn_phase, draw_deck, draw_discard, discard = CHOOSE, DRAWN, _DRAW_DECK, _DRAW_DISCARD, _DISCARD
+        draw_entries, takes, discards = _DRAW_ENTRIES, _TAKES, _DISCARDS
+        log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
+        end_of_turn, max_turns, choose_all, taken_face_up = self._end_of_turn, self._max_turns, self._choose_all, \
+            rules.discard_draw_face_up
+        usual_end = end_of_turn is _FINISH_TURN
         while True:
             phase = self.phase
             legal: Sequence[Action] | None = self._legal
@@ -1414,6 +1438,114 @@ class Game:
                 self.exchange_ok, self.give_to,
                 know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
             )), legal)
+            # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead).
+            # Each is tested by identity or exact type first: `in` never asks another object's own __eq__.
+            if not fast:
+                pass
+            elif phase is choose_phase:
+                if action is draw_deck and len(self.deck) > 1 and in_tuple(legal, action):
+                    # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
+                    history_append((seat, action))
+                    c = self.deck.pop()
+                    self.drawn = c
+                    self.drawn_from = "deck"
+                    self._stats[seat]["draws_deck"] += 1
+                    face = know.faces[c]
+                    entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
+                    count = self._event_count
+                    log_append(entry)
+                    self._shared = (self._shared, entry[2])
+                    own = self._own
+                    own[seat] = (own[seat], count, entry[0])
+                    self._event_count = count + 1
+                    self.phase = drawn_phase
+                    k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
+                    found = drawn_legal[True][k] if k < _MAXPOS else None
+                    self._legal = found if found is not None else self._legal_drawn(k, True)
+                    continue
+                if action is draw_discard and in_tuple(legal, action):
+                    # _on_choose(seat, DrawDiscard()) and its _emit(take)
+                    history_append((seat, action))
+                    c = know.take()
+                    self.drawn = c
+                    self.drawn_from = "discard"
+                    self._stats[seat]["draws_discard"] += 1
+                    face = know.faces[c]
+                    event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
+                    log_append(event)
+                    self._shared = (self._shared, event)
+                    self._event_count += 1
+                    self.phase = drawn_phase
+                    k = len(know.hands[seat])  # _legal_drawn(k, may_discard or not k), looked up
+                    may_discard = self._may_discard_taken or not k
+                    found = drawn_legal[may_discard][k] if k < _MAXPOS else None
+                    self._legal = found if found is not None else self._legal_drawn(k, may_discard)
+                    continue
+            elif phase is drawn_phase:
+                usual = True
+                if type(action) is Exchange and len(action.positions) == 1 and in_tuple(legal, action):
+                    # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
+                    history_append((seat, action))
+                    self._legal = None
+                    c = self.drawn
+                    p = action.positions[0]
+                    faces = know.faces
+                    target = one_seat[p]
+                    count = self._event_count
+                    if self.drawn_from == "deck":  # only the drawer knows the new card
+                        self.drawn = self.drawn_from = None
+                        old = know.exchange(seat, p, c, False, seat)
+                        out = faces[old]
+                        event = new(Event, (_E_EXCHANGE, seat, target, (out, faces[c]), ""))
+                        hidden = new(Event, (_E_EXCHANGE, seat, target, (out, unknown), ""))
+                        log_append((event, seat, hidden))
+                        self._shared = (self._shared, hidden)
+                        own = self._own
+                        own[seat] = (own[seat], count, event)
+                    else:  # taken from the pile: known to all
+                        self.drawn = self.drawn_from = None
+                        old = know.exchange(seat, p, c, taken_face_up, -1)
+                        event = new(Event, (_E_EXCHANGE, seat, target, (faces[old], faces[c]), ""))
+                        log_append(event)
+                        self._shared = (self._shared, event)
+                    self._event_count = count + 1
+                    self._stats[seat]["exchanges"] += 1
+                elif action is discard and in_tuple(legal, action) and (
+                        self.drawn_from != "deck" or (value := know.faces[self.drawn].value) is None  # type: ignore[index]
+                        or value < 0 or power_table[value] is None):
+                    # _discard_drawn(seat) of a card that gives no power, and its _emit(discard), then the turn's end
+                    history_append((seat, action))
+                    self._legal = None
+                    c = self.drawn
+                    self.drawn = self.drawn_from = None
+                    know.land(c)
+                    self._stats[seat]["discards"] += 1
+                    face = know.faces[c]
+                    event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
+                    log_append(event)
+                    self._shared = (self._shared, event)
+                    self._event_count += 1
+                else:
+                    usual = False  # a multi-exchange, a discard that gives a power: the general way below
+                if usual:
+                    # The turn's end, self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
+                    # (no Cabo call, no empty hand, the deck not out, no turn limit): the next player's usual turn start
+                    turn = self.turn + 1
+                    if usual_end and self._as_usual and turn < max_turns:
+                        self.turn = turn
+                        me = self.current = (seat + 1) % n
+                        if self.deck and know.pile and know.hands[me]:  # _begin_turn() with the usual choice
+                            self.phase = choose_phase
+                            self._movers = one_seat[me]
+                            self._turn_start = self._event_count
+                            self._legal = choose_all
+                            continue
+                        self._begin_turn()
+                    else:
+                        end_of_turn(self)
+                    if until_round_end and len(results) != n_results:
+                        return
+                    continue
             # An action (tested first: `in` would ask any other object's own __eq__, which may say True to anything
             # or raise) found in the seat's tuple by identity: carried out as apply_unchecked(action, seat) does.
             if type(action) in action_types and in_tuple(legal, action):
@@ -1673,6 +1805,7 @@ def _slot_copier(names: Sequence[str]) -> Any:
 
 
 _copy_slots = _slot_copier(Game.__slots__)
+_FINISH_TURN = Game._finish_turn  # play_out writes out its usual case when a game's _end_of_turn is this function
 
 
 def _turns_counted(game: Game) -> None:
