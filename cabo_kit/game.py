@@ -1383,7 +1383,7 @@ class Game:
         # The usual turn (a draw from the deck or the pile, a one-card exchange or a discard that gives no power, the
         # next player's usual turn start) is carried out below as the phase's method would (see the decision's end).
         fast = self.chance is None and not self._rollout
-        choose_phase, drawn_phase, draw_deck, draw_discard, discard = CHOOSE, DRAWN, _DRAW_DECK, _DRAW_DISCARD, _DISCARD
+        choose_phase, drawn_phase, draw_deck, draw_discard, discard_it = CHOOSE, DRAWN, _DRAW_DECK, _DRAW_DISCARD, _DISCARD
         draw_entries, takes, discards = _DRAW_ENTRIES, _TAKES, _DISCARDS
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
         end_of_turn, max_turns, choose_all, taken_face_up = self._end_of_turn, self._max_turns, self._choose_all, \
@@ -1510,7 +1510,7 @@ class Game:
                         self._shared = (self._shared, event)
                     self._event_count = count + 1
                     self._stats[seat]["exchanges"] += 1
-                elif action is discard and in_tuple(legal, action) and (
+                elif action is discard_it and in_tuple(legal, action) and (
                         self.drawn_from != "deck" or (value := know.faces[self.drawn].value) is None  # type: ignore[index]
                         or value < 0 or power_table[value] is None):
                     # _discard_drawn(seat) of a card that gives no power, and its _emit(discard), then the turn's end
