@@ -1476,8 +1476,10 @@ class Game:
                     self._shared = (self._shared, event)
                     self._event_count += 1
                     self.phase = drawn_phase
-                    k = len(know.hands[seat])  # _legal_drawn(k, may_discard or not k), looked up
-                    may_discard = self._may_discard_taken or not k
+                    # _legal_drawn(k, may_discard or not k), looked up (a take is legal with no hand only where the taken
+                    # card may be discarded: may_discard is true then)
+                    k = len(know.hands[seat])
+                    may_discard = self._may_discard_taken
                     found = drawn_legal[may_discard][k] if k < _MAXPOS else None
                     self._legal = found if found is not None else self._legal_drawn(k, may_discard)
                     continue
@@ -1534,7 +1536,7 @@ class Game:
                     if usual_end and self._as_usual and turn < max_turns:
                         self.turn = turn
                         me = self.current = (seat + 1) % n
-                        if self.deck and know.pile and know.hands[me]:  # _begin_turn() with the usual choice
+                        if self.deck and know.hands[me]:  # _begin_turn() with the usual choice (a card just landed: a pile)
                             self.phase = choose_phase
                             self._movers = one_seat[me]
                             self._turn_start = self._event_count

@@ -222,8 +222,10 @@ class Recorder(ck.Bot):
         return self.inner.choose(observation, legal_actions)
 
 
-def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str) -> dict[str, Any]:
-    game = Game(rules, seed, n, memory=memory)
+def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str,
+         layout: dict[str, Any] | None = None) -> dict[str, Any]:
+    game = Game(rules, seed, n, memory=memory) if layout is None else Game.from_layout(rules, seed=seed, memory=memory,
+                                                                                       **layout)
     seen: list[Any] = []
     inner = [FuzzBot() if k == "fuzz" else ck.bots.GreedyBot() if k == "greedy" else ck.bots.RandomBot() for k in kinds]
     bots = [Recorder(b, seen, game) for b in inner]
@@ -254,6 +256,29 @@ def test_fast_paths_play_as_their_canonical_calls(block: int, canonical: Any) ->
         assert len(fast["observations"]) > 0
         for key in ("history", "log", "results", "totals", "observations"):
             assert fast[key] == slow[key], f"{key} differ: {rules!r}, n={n}, seed={seed}, bots {kinds}, memory={memory}"
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_layouts_with_an_empty_hand_play_as_their_canonical_calls(block: int, canonical: Any) -> None:
+    """A layout (a search's world) may deal a seat no cards without the final turns an emptied hand brings: that seat's
+    turns start otherwise than usual (no take unless the taken card may be discarded), in the written-out turn start
+    too (Game.play_out's), which must then leave the choice to _begin_turn."""
+    rng = random.Random(f"empty-hand:{block}")
+    for _ in range(10):
+        rules = random_rules(rng)
+        n = rng.randint(2, 4)
+        cards = rules.full_deck(n)
+        rng.shuffle(cards)
+        k = rules.hand_size
+        hands = [[] if s == 0 else cards[s * k:(s + 1) * k] for s in range(n)]
+        layout = {"hands": hands, "discard": cards[:1], "current": rng.randrange(n)}
+        seed = rng.randrange(10**6)
+        kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(n)]
+        fast = play(rules, n, seed, kinds, "engine", layout)
+        with canonical:
+            slow = play(rules, n, seed, kinds, "engine", layout)
+        for key in ("history", "log", "results", "totals", "observations"):
+            assert fast[key] == slow[key], f"{key} differ: {rules!r}, n={n}, seed={seed}, bots {kinds}, {layout}"
 
 
 def test_the_canonical_forms_are_really_swapped_in(canonical: Any) -> None:
