@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError, InitialPeek, LegalActions, Pass,
-    Peek, Snap, Spy, is_legal,
+    Peek, Snap, Spy, Swap, is_legal,
 )
 from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
     _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _DRAW_DISCARD, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
@@ -92,11 +92,12 @@ _DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [
 # attribute costs a slow lookup on Python 3.11).
 LOOK, CHOOSE, DRAWN, POWER, SWAP = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.POWER, Phase.SWAP
 PLACE, SNAP, GIVE, END_TURN, OVER = Phase.PLACE, Phase.SNAP, Phase.GIVE, Phase.END_TURN, Phase.OVER
-PEEK, SPY, PEEK_SWAP, SPY_SWAP = Power.PEEK, Power.SPY, Power.PEEK_SWAP, Power.SPY_SWAP
+PEEK, SPY, SWAP_POWER, PEEK_SWAP, SPY_SWAP = Power.PEEK, Power.SPY, Power.SWAP, Power.PEEK_SWAP, Power.SPY_SWAP
 _PEEKING = (Power.PEEK, Power.PEEK_SWAP)  # the powers that start with a look at an own card
 _SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's card
 _K = EventKind
-_E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE, _E_PEEK, _E_SPY = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE, _K.PEEK, _K.SPY
+_E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE
+_E_PEEK, _E_SPY, _E_SWAP, _E_SKIP = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
@@ -1544,8 +1545,8 @@ class Game:
                                 phase = None  # the loop's top finds the power's legal actions
                                 continue
                 elif phase is power_phase and before_discard:
-                    # _use_power(seat, action) for a power of one step (not a first step of two), then _finish_power:
-                    # the turn's end
+                    # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
+                    # _finish_power: the turn's end
                     power = self.power
                     kind = type(action)
                     if kind is Peek and power is PEEK and in_tuple(legal, action):
@@ -1573,6 +1574,21 @@ class Game:
                         self._event_count = count + 1
                         self._stats[seat][power] += 1  # type: ignore[index]
                         self.power = None
+                    elif (kind is Swap and power is SWAP_POWER or action is pass_it) and in_tuple(legal, action):
+                        history_append((seat, action))
+                        if kind is Swap:
+                            target = (action.own, action.seat, action.position)
+                            know.swap(seat, *target)
+                            event = new(Event, (_E_SWAP, seat, target, (), ""))
+                            self._stats[seat][power] += 1  # type: ignore[index]
+                        else:
+                            event = new(Event, (_E_SKIP, seat, (), (), ""))
+                            self._stats[seat]["powers_skipped"] += 1
+                        log_append(event)  # _emit(event)
+                        self._shared = (self._shared, event)
+                        self._event_count += 1
+                        self.power = None
+                        ends = True
                 if ends:
                     # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
                     # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
