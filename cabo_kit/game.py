@@ -1539,10 +1539,9 @@ class Game:
                             if power is None:
                                 ends = True
                             else:
-                                self.power = power
-                                self.phase = power_phase
-                                self._legal = None
-                                phase = None  # the loop's top finds the power's legal actions
+                                self.power = power  # _start_power(power): the same seat decides
+                                self.phase = phase = power_phase
+                                self._legal = legal = self._compute_legal()
                                 continue
                 elif phase is power_phase and before_discard:
                     # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
