@@ -1357,10 +1357,14 @@ class Game:
 
         The observation and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
-        :meth:`observation`. An answer from the tuple the seat was given (actions exist once each:
-        a C-speed scan), and of an action class, is carried out as :meth:`apply_unchecked` would; anything else
-        (a multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal
-        one raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
+        :meth:`observation`. So are the usual turn's moves (a draw from the deck or the pile; a
+        one-card exchange, a discard, a one-step power used or skipped; the next player's usual
+        turn start), which otherwise cost a call of each phase's method and of the turn's end:
+        tests/test_fast_paths.py replays random-rules games with those methods instead. Any other
+        answer from the tuple the seat was given (actions exist once each: a C-speed scan), and of
+        an action class, is carried out as :meth:`apply_unchecked` would; anything else (a
+        multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal one
+        raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
 
         >>> import cabo_kit as ck
         >>> game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=2)
