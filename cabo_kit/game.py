@@ -1576,7 +1576,7 @@ class Game:
                         own[seat] = (own[seat], count, event)
                         self._event_count = count + 1
                         self._stats[seat][power] += 1  # type: ignore[index]
-                        self.power = None
+                        self.power = self.target = None
                     elif (kind is Swap and power is SWAP_POWER or action is pass_it) and in_tuple(legal, action):
                         history_append((seat, action))
                         if kind is Swap:
@@ -1590,7 +1590,7 @@ class Game:
                         log_append(event)  # _emit(event)
                         self._shared = (self._shared, event)
                         self._event_count += 1
-                        self.power = None
+                        self.power = self.target = None
                         ends = True
                 if ends:
                     # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual

@@ -284,6 +284,26 @@ def test_layouts_with_an_empty_hand_play_as_their_canonical_calls(block: int, ca
             assert fast[key] == slow[key], f"{key} differ: {rules!r}, n={n}, seed={seed}, bots {kinds}, {layout}"
 
 
+@pytest.mark.parametrize("power", ["peek", "spy", "swap", "peek_swap", "spy_swap"])
+def test_layouts_in_a_power_play_as_their_canonical_calls(power: str, canonical: Any) -> None:
+    """A layout may start in a power's phase, with a target (which a one-step power leaves unused): the written-out
+    power use and skip must end the turn as _use_power and _finish_power do, the target cleared."""
+    rng = random.Random(f"power-layout:{power}")
+    rules = ck.Rules.preset("deluxe").replace(max_rounds=1)
+    for _ in range(6):
+        cards = rules.full_deck(3)
+        rng.shuffle(cards)
+        layout = {"hands": [cards[0:4], cards[4:8], cards[8:12]], "discard": cards[12:13], "current": rng.randrange(3),
+                  "phase": "power", "power": power, "target": rng.choice([None, (1, 2)])}
+        seed = rng.randrange(10**6)
+        kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(3)]
+        fast = play(rules, 3, seed, kinds, "engine", layout)
+        with canonical:
+            slow = play(rules, 3, seed, kinds, "engine", layout)
+        for key in ("history", "log", "results", "totals", "observations"):
+            assert fast[key] == slow[key], f"{key} differ: {power}, seed={seed}, bots {kinds}, {layout}"
+
+
 def test_the_canonical_forms_are_really_swapped_in(canonical: Any) -> None:
     """The swap reaches the engine's dispatch table (else the test above would compare the fast paths with themselves)."""
     with canonical:
