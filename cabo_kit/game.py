@@ -40,11 +40,11 @@ from operator import attrgetter
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .actions import (
-    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Give, IllegalActionError, InitialPeek, LegalActions, Pass, Peek,
-    Snap, Spy, is_legal,
+    Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError, InitialPeek, LegalActions, Pass,
+    Peek, Snap, Spy, Swap, is_legal,
 )
 from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
-    _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
+    _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _DRAW_DISCARD, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
     _give, _peek, _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
@@ -91,14 +91,30 @@ _DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [
 # attribute costs a slow lookup on Python 3.11).
 LOOK, CHOOSE, DRAWN, POWER, SWAP = Phase.LOOK, Phase.CHOOSE, Phase.DRAWN, Phase.POWER, Phase.SWAP
 PLACE, SNAP, GIVE, END_TURN, OVER = Phase.PLACE, Phase.SNAP, Phase.GIVE, Phase.END_TURN, Phase.OVER
-PEEK_SWAP, SPY_SWAP = Power.PEEK_SWAP, Power.SPY_SWAP
+PEEK, SPY, SWAP_POWER, PEEK_SWAP, SPY_SWAP = Power.PEEK, Power.SPY, Power.SWAP, Power.PEEK_SWAP, Power.SPY_SWAP
 _PEEKING = (Power.PEEK, Power.PEEK_SWAP)  # the powers that start with a look at an own card
 _SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's card
 _K = EventKind
 _E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE
+_E_PEEK, _E_SPY, _E_SWAP, _E_SKIP = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
+# The events of the usual turn that depend on a seat and one card only, made once each (events are values, shared
+# between games as _HIDDEN_DRAW is), by seat, by face: a draw's log entry (event, seat, hidden), a take, a discard.
+_DRAW_ENTRIES: list[dict[Card, tuple[Event, int, Event]]] = [{} for _ in range(64)]
+_TAKES: list[dict[Card, Event]] = [{} for _ in range(64)]
+_DISCARDS: list[dict[Card, Event]] = [{} for _ in range(64)]
+
+
+def _draw_entry(seat: int, face: Card) -> tuple[Event, int, Event]:
+    entry = _DRAW_ENTRIES[seat][face] = (_new(Event, (_E_DRAW, seat, (), (face,), "")), seat, _HIDDEN_DRAW[seat])
+    return entry
+
+
+def _one_card_event(cache: list[dict[Card, Event]], kind: EventKind, seat: int, face: Card) -> Event:
+    event = cache[seat][face] = _new(Event, (kind, seat, (), (face,), ""))
+    return event
 
 
 def _ev(kind: EventKind, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (),
@@ -1336,10 +1352,14 @@ class Game:
 
         The observation and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
-        :meth:`observation`. An answer from the tuple the seat was given (actions exist once each:
-        a C-speed scan), and of an action class, is carried out as :meth:`apply_unchecked` would; anything else
-        (a multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal
-        one raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
+        :meth:`observation`. So are the usual turn's moves (a draw from the deck or the pile; a
+        one-card exchange, a discard, a one-step power used or skipped; the next player's usual
+        turn start), which otherwise cost a call of each phase's method and of the turn's end:
+        tests/test_fast_paths.py replays random-rules games with those methods instead. Any other
+        answer from the tuple the seat was given (actions exist once each: a C-speed scan), and of
+        an action class, is carried out as :meth:`apply_unchecked` would; anything else (a
+        multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal one
+        raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
 
         >>> import cabo_kit as ck
         >>> game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=2)
@@ -1360,28 +1380,45 @@ class Game:
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
         snap, look, over, give, one_seat, new, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, UNKNOWN
         in_tuple, action_types = _in_tuple, _ACTION_TYPES
+        # The usual turn's moves (a draw from the deck or the pile; a one-card exchange, a discard, a one-step power used
+        # or skipped; the next player's usual turn start) are carried out in this frame, each as its phase's method would
+        # (see the decision's end); what they change they also keep in the loop's locals (phase, legal, seat, chooser),
+        # which the loop's top reads from the game only after any other move (phase None).
+        fast = self.chance is None and not self._rollout
+        choose_phase, drawn_phase, power_phase = CHOOSE, DRAWN, POWER
+        draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
+        draw_entries, takes, discards = _DRAW_ENTRIES, _TAKES, _DISCARDS
+        log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
+        end_of_turn, max_turns, choose_all = self._end_of_turn, self._max_turns, self._choose_all
+        usual_end = end_of_turn is _FINISH_TURN
+        taken_face_up, before_discard = rules.discard_draw_face_up, rules.power_timing == "before_discard"
+        phase: Phase | None = None
+        legal: Any  # (Sequence[Action] once the loop's top has read it)
+        c: Any
+        target: tuple[int, ...]
         while True:
-            phase = self.phase
-            legal: Sequence[Action] | None = self._legal
-            if legal is not None:  # the usual case, tested first: the one seat to move and its legal actions are known
-                to_move: tuple[int, ...] = self._movers  # (_legal is kept only in the phases where one seat decides)
-                seat = to_move[0]
-            elif phase is snap or phase is look:  # every seat decides, in seat order
-                seat = self._movers[0]
-                to_move = self._all_seats
-                legal = self._window_claims if phase is snap else self._legal_look(seat)
-            elif phase is over:
-                return
-            else:
-                seat = self._snapper if phase is give else self.current
-                to_move = one_seat[seat]
-                legal = self._legal = self._compute_legal()
-            try:
-                choose = choosers[seat]
-            except KeyError:
-                raise IllegalActionError(
-                    f"seat {seat} must decide and play_out() was given no chooser for it (seats {sorted(choosers)}): "
-                    "give every seat a chooser (Stepper.run needs a bot at every seat)") from None
+            if phase is None:  # what the game says now
+                phase = self.phase
+                legal = self._legal
+                if legal is not None:  # the usual case, tested first: the one seat to move and its legal actions are known
+                    to_move: tuple[int, ...] = self._movers  # (_legal is kept only in the phases where one seat decides)
+                    seat = to_move[0]
+                elif phase is snap or phase is look:  # every seat decides, in seat order
+                    seat = self._movers[0]
+                    to_move = self._all_seats
+                    legal = self._window_claims if phase is snap else self._legal_look(seat)
+                elif phase is over:
+                    return
+                else:
+                    seat = self._snapper if phase is give else self.current
+                    to_move = one_seat[seat]
+                    legal = self._legal = self._compute_legal()
+                try:
+                    choose = choosers[seat]
+                except KeyError:
+                    raise IllegalActionError(
+                        f"seat {seat} must decide and play_out() was given no chooser for it (seats {sorted(choosers)}): "
+                        "give every seat a chooser (Stepper.run needs a bot at every seat)") from None
             # observation(seat), written out
             know = self.know
             if engine_memory:
@@ -1404,6 +1441,172 @@ class Game:
                 self.exchange_ok, self.give_to,
                 know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
             )), legal)
+            # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead).
+            # Each is tested by identity or exact type first: `in` never asks another object's own __eq__.
+            if fast:
+                ends = False  # a move below that ends the turn sets it: the turn's end follows
+                if phase is choose_phase:
+                    if action is draw_deck and len(self.deck) > 1 and in_tuple(legal, action):
+                        # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
+                        history_append((seat, action))
+                        c = self.deck.pop()
+                        self.drawn = c
+                        self.drawn_from = "deck"
+                        self._stats[seat]["draws_deck"] += 1
+                        face = know.faces[c]
+                        entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
+                        count = self._event_count
+                        log_append(entry)
+                        self._shared = (self._shared, entry[2])
+                        own = self._own
+                        own[seat] = (own[seat], count, entry[0])
+                        self._event_count = count + 1
+                        self.phase = phase = drawn_phase
+                        k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
+                        found = drawn_legal[True][k] if k < _MAXPOS else None
+                        self._legal = legal = found if found is not None else self._legal_drawn(k, True)
+                        continue
+                    if action is draw_discard and in_tuple(legal, action):
+                        # _on_choose(seat, DrawDiscard()) and its _emit(take)
+                        history_append((seat, action))
+                        c = know.take()
+                        self.drawn = c
+                        self.drawn_from = "discard"
+                        self._stats[seat]["draws_discard"] += 1
+                        face = know.faces[c]
+                        event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
+                        log_append(event)
+                        self._shared = (self._shared, event)
+                        self._event_count += 1
+                        self.phase = phase = drawn_phase
+                        # _legal_drawn(k, may_discard or not k), looked up (a take is legal with no hand only where the
+                        # taken card may be discarded: may_discard is true then)
+                        k = len(know.hands[seat])
+                        may_discard = self._may_discard_taken
+                        found = drawn_legal[may_discard][k] if k < _MAXPOS else None
+                        self._legal = legal = found if found is not None else self._legal_drawn(k, may_discard)
+                        continue
+                elif phase is drawn_phase:
+                    if type(action) is Exchange and len(action.positions) == 1 and in_tuple(legal, action):
+                        # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
+                        history_append((seat, action))
+                        c = self.drawn
+                        p = action.positions[0]
+                        faces = know.faces
+                        target = one_seat[p]
+                        count = self._event_count
+                        if self.drawn_from == "deck":  # only the drawer knows the new card
+                            self.drawn = self.drawn_from = None
+                            old = know.exchange(seat, p, c, False, seat)
+                            out = faces[old]
+                            event = new(Event, (_E_EXCHANGE, seat, target, (out, faces[c]), ""))
+                            hidden = new(Event, (_E_EXCHANGE, seat, target, (out, unknown), ""))
+                            log_append((event, seat, hidden))
+                            self._shared = (self._shared, hidden)
+                            own = self._own
+                            own[seat] = (own[seat], count, event)
+                        else:  # taken from the pile: known to all
+                            self.drawn = self.drawn_from = None
+                            old = know.exchange(seat, p, c, taken_face_up, -1)
+                            event = new(Event, (_E_EXCHANGE, seat, target, (faces[old], faces[c]), ""))
+                            log_append(event)
+                            self._shared = (self._shared, event)
+                        self._event_count = count + 1
+                        self._stats[seat]["exchanges"] += 1
+                        ends = True
+                    elif action is discard_it and in_tuple(legal, action):
+                        # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
+                        # follows) or, with powers used before the discard, one that starts as usual (_start_power)
+                        c = self.drawn
+                        face = know.faces[c]
+                        value = face.value
+                        power = power_table[value] if self.drawn_from == "deck" and value is not None and value >= 0 else None
+                        if power is None or (before_discard and power is not PEEK_SWAP):
+                            history_append((seat, action))
+                            self.drawn = self.drawn_from = None
+                            know.land(c)
+                            self._stats[seat]["discards"] += 1
+                            event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
+                            log_append(event)
+                            self._shared = (self._shared, event)
+                            self._event_count += 1
+                            if power is None:
+                                ends = True
+                            else:
+                                self.power = power  # _start_power(power): the same seat decides
+                                self.phase = phase = power_phase
+                                self._legal = legal = self._compute_legal()
+                                continue
+                elif phase is power_phase and before_discard:
+                    # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
+                    # _finish_power: the turn's end
+                    power = self.power
+                    kind = type(action)
+                    if kind is Peek and power is PEEK and in_tuple(legal, action):
+                        p = action.position
+                        c = know.hands[seat][p]
+                        know.see(seat, c)
+                        target = one_seat[p]
+                        event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
+                        hidden = new(Event, (_E_PEEK, seat, target, _HIDDEN1, ""))
+                        ends = True
+                    elif kind is Spy and power is SPY and in_tuple(legal, action):
+                        target = (action.seat, action.position)
+                        c = know.hands[target[0]][target[1]]
+                        know.see(seat, c)
+                        event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
+                        hidden = new(Event, (_E_SPY, seat, target, _HIDDEN1, ""))
+                        ends = True
+                    if ends:  # _emit(event, seat, hidden)
+                        history_append((seat, action))
+                        count = self._event_count
+                        log_append((event, seat, hidden))
+                        self._shared = (self._shared, hidden)
+                        own = self._own
+                        own[seat] = (own[seat], count, event)
+                        self._event_count = count + 1
+                        self._stats[seat][power] += 1  # type: ignore[index]
+                        self.power = self.target = None
+                    elif (kind is Swap and power is SWAP_POWER or action is pass_it) and in_tuple(legal, action):
+                        history_append((seat, action))
+                        if kind is Swap:
+                            target = (action.own, action.seat, action.position)
+                            know.swap(seat, *target)
+                            event = new(Event, (_E_SWAP, seat, target, (), ""))
+                            self._stats[seat][power] += 1  # type: ignore[index]
+                        else:
+                            event = new(Event, (_E_SKIP, seat, (), (), ""))
+                            self._stats[seat]["powers_skipped"] += 1
+                        log_append(event)  # _emit(event)
+                        self._shared = (self._shared, event)
+                        self._event_count += 1
+                        self.power = self.target = None
+                        ends = True
+                if ends:
+                    # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
+                    # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
+                    self._legal = None
+                    turn = self.turn + 1
+                    if usual_end and self._as_usual and turn < max_turns:
+                        self.turn = turn
+                        seat = self.current = (seat + 1) % n
+                        if self.deck and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
+                            self.phase = phase = choose_phase
+                            self._movers = to_move = one_seat[seat]
+                            self._turn_start = self._event_count
+                            self._legal = legal = choose_all
+                            try:
+                                choose = choosers[seat]
+                            except KeyError:
+                                phase = None  # the loop's top names the seat without a chooser
+                            continue
+                        self._begin_turn()
+                    else:
+                        end_of_turn(self)
+                    phase = None
+                    if until_round_end and len(results) != n_results:
+                        return
+                    continue
             # An action (tested first: `in` would ask any other object's own __eq__, which may say True to anything
             # or raise) found in the seat's tuple by identity: carried out as apply_unchecked(action, seat) does.
             if type(action) in action_types and in_tuple(legal, action):
@@ -1415,6 +1618,7 @@ class Game:
                     self.apply(action, seat)
                 except (IllegalActionError, ValueError) as exc:
                     raise IllegalActionError(f"{names[seat]} at seat {seat}: {exc}") from exc
+            phase = None
             if until_round_end and len(results) != n_results:
                 return
 
@@ -1663,6 +1867,7 @@ def _slot_copier(names: Sequence[str]) -> Any:
 
 
 _copy_slots = _slot_copier(Game.__slots__)
+_FINISH_TURN = Game._finish_turn  # play_out writes out its usual case when a game's _end_of_turn is this function
 
 
 def _turns_counted(game: Game) -> None:

@@ -156,7 +156,8 @@ class Knowledge:
         owner = self.owner[card]
         if owner >= 0 and self.memory:  # the card is in a hand: that seat's view of the hand changed
             rows = self._rows[seat]
-            rows[owner] = pick(self.hands[owner], self.seen[seat])
+            hand = self.hands[owner]
+            rows[owner] = (itemgetter(*hand) if len(hand) > 1 else _getter(hand))(self.seen[seat])  # pick(), inline
             self.views[seat] = tuple(rows)
 
     def reveal(self, card: int) -> None:

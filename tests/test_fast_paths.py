@@ -3,7 +3,10 @@
 For speed, the hottest paths of ``cabo_kit/game.py`` and ``knowledge.py`` are written out
 instead of calling their canonical helpers: the decision loop builds each observation and
 applies each answer itself (``Game.play_out`` instead of ``observation()`` and
-``apply_unchecked()``), a deck draw, a pile take and a one-card exchange record their events
+``apply_unchecked()``), and carries out the usual turn's moves in its own frame (a draw from
+the deck or the pile, a one-card exchange, a discard, a one-step power used or skipped, the
+next player's usual turn start: instead of ``_on_choose``, ``_on_drawn``, ``_use_power`` and
+the turn's end), a deck draw, a pile take and a one-card exchange record their events
 by hand (instead of ``_emit``), the usual turn start is written out in ``_finish_turn``
 (instead of ``_begin_turn``), and ``Knowledge.exchange`` lands the old card itself and
 rebuilds only the views that change (instead of ``remove``, ``insert``, ``see`` and
@@ -222,8 +225,10 @@ class Recorder(ck.Bot):
         return self.inner.choose(observation, legal_actions)
 
 
-def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str) -> dict[str, Any]:
-    game = Game(rules, seed, n, memory=memory)
+def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str,
+         layout: dict[str, Any] | None = None) -> dict[str, Any]:
+    game = Game(rules, seed, n, memory=memory) if layout is None else Game.from_layout(rules, seed=seed, memory=memory,
+                                                                                       **layout)
     seen: list[Any] = []
     inner = [FuzzBot() if k == "fuzz" else ck.bots.GreedyBot() if k == "greedy" else ck.bots.RandomBot() for k in kinds]
     bots = [Recorder(b, seen, game) for b in inner]
@@ -254,6 +259,49 @@ def test_fast_paths_play_as_their_canonical_calls(block: int, canonical: Any) ->
         assert len(fast["observations"]) > 0
         for key in ("history", "log", "results", "totals", "observations"):
             assert fast[key] == slow[key], f"{key} differ: {rules!r}, n={n}, seed={seed}, bots {kinds}, memory={memory}"
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_layouts_with_an_empty_hand_play_as_their_canonical_calls(block: int, canonical: Any) -> None:
+    """A layout (a search's world) may deal a seat no cards without the final turns an emptied hand brings: that seat's
+    turns start otherwise than usual (no take unless the taken card may be discarded), in the written-out turn start
+    too (Game.play_out's), which must then leave the choice to _begin_turn."""
+    rng = random.Random(f"empty-hand:{block}")
+    for _ in range(10):
+        rules = random_rules(rng)
+        n = rng.randint(2, 4)
+        cards = rules.full_deck(n)
+        rng.shuffle(cards)
+        k = rules.hand_size
+        hands = [[] if s == 0 else cards[s * k:(s + 1) * k] for s in range(n)]
+        layout = {"hands": hands, "discard": cards[:1], "current": rng.randrange(n)}
+        seed = rng.randrange(10**6)
+        kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(n)]
+        fast = play(rules, n, seed, kinds, "engine", layout)
+        with canonical:
+            slow = play(rules, n, seed, kinds, "engine", layout)
+        for key in ("history", "log", "results", "totals", "observations"):
+            assert fast[key] == slow[key], f"{key} differ: {rules!r}, n={n}, seed={seed}, bots {kinds}, {layout}"
+
+
+@pytest.mark.parametrize("power", ["peek", "spy", "swap", "peek_swap", "spy_swap"])
+def test_layouts_in_a_power_play_as_their_canonical_calls(power: str, canonical: Any) -> None:
+    """A layout may start in a power's phase, with a target (which a one-step power leaves unused): the written-out
+    power use and skip must end the turn as _use_power and _finish_power do, the target cleared."""
+    rng = random.Random(f"power-layout:{power}")
+    rules = ck.Rules.preset("deluxe").replace(max_rounds=1)
+    for _ in range(6):
+        cards = rules.full_deck(3)
+        rng.shuffle(cards)
+        layout = {"hands": [cards[0:4], cards[4:8], cards[8:12]], "discard": cards[12:13], "current": rng.randrange(3),
+                  "phase": "power", "power": power, "target": rng.choice([None, (1, 2)])}
+        seed = rng.randrange(10**6)
+        kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(3)]
+        fast = play(rules, 3, seed, kinds, "engine", layout)
+        with canonical:
+            slow = play(rules, 3, seed, kinds, "engine", layout)
+        for key in ("history", "log", "results", "totals", "observations"):
+            assert fast[key] == slow[key], f"{key} differ: {power}, seed={seed}, bots {kinds}, {layout}"
 
 
 def test_the_canonical_forms_are_really_swapped_in(canonical: Any) -> None:
