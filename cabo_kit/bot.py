@@ -42,6 +42,7 @@ BOT_HOOKS = ("choose", "on_game_start", "on_round_start", "on_round_end", "on_ga
 _DRAW = {"deck": DrawDeck(), "discard": DrawDiscard(), "cabo": CallCabo()}
 _DECK = _DRAW["deck"]
 _EXCHANGE_ONE = tuple(Exchange((p,)) for p in range(16))  # keep()'s usual answers (Exchange() looks its value up)
+_N_ONE = len(_EXCHANGE_ONE)
 _DISCARD = Discard()
 _PASS = Pass()  # (an action class's call looks its one object up: made once here, as the answers above)
 _index_in_tuple: Any = tuple.index  # tuple's own scan, a LegalActions' too (its `in` is a Python method)
@@ -200,7 +201,7 @@ class SimpleBot(Bot):
                         "card must be kept (discard_draw_may_discard=False): return a position to exchange it for"
                         + self._where("keep"))
                 action = _DISCARD
-            elif pos.__class__ is int and 0 <= pos < 16:  # one card: the action made once (_EXCHANGE_ONE)
+            elif pos.__class__ is int and 0 <= pos < _N_ONE:  # one card: the action made once
                 action = _EXCHANGE_ONE[pos]
             elif isinstance(pos, (tuple, list)):
                 action = Exchange(tuple(sorted(self._positions(pos, "keep", "a position (int), a list of them, or None"))))

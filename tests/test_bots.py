@@ -446,6 +446,39 @@ def test_greedy_bot_reads_a_hand_given_as_a_list_each_time() -> None:
     assert (bot.worst(mine), bot.estimated_total(mine)) == (3, 29.0)
 
 
+class NotesItsHand(GreedyBot):
+    """A student's GreedyBot keeping notes under the names GreedyBot's own memory would have if not private."""
+
+    def on_game_start(self, seat, n_players, rules):  # type: ignore[no-untyped-def]
+        self.seat, self._total, self._worst = seat, 0, "mine"
+
+    def draw(self, obs):  # type: ignore[no-untyped-def]
+        self._hand = self.noted = obs.my_hand  # the very tuple GreedyBot reads
+        return super().draw(obs)
+
+    def keep(self, obs, card):  # type: ignore[no-untyped-def]
+        self._hand = self.noted = ("kept from", obs.my_hand)
+        return super().keep(obs, card)
+
+    def on_round_end(self, result):  # type: ignore[no-untyped-def]
+        self._total += result.scores[self.seat]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_greedy_subclass_using_its_own_hand_and_total_names_plays_greedy_bots_games(preset: str) -> None:
+    # GreedyBot's remembered hand reading is name-mangled: a subclass's self._hand / self._total / self._worst
+    # neither change how it plays nor are overwritten by it.
+    rules = ck.Rules.preset(preset)
+    n = rules.min_players
+    for seed in range(4):
+        student = NotesItsHand()
+        mine = ck.play_game([student] + [GreedyBot() for _ in range(n - 1)], rules, seed=seed)
+        reference = ck.play_game([GreedyBot() for _ in range(n)], rules, seed=seed)
+        assert mine.actions == reference.actions and mine.totals == reference.totals
+        assert student._total == sum(r.scores[0] for r in mine.rounds) and student._worst == "mine"
+        assert student._hand is student.noted  # its own last note, not the hand GreedyBot last read
+
+
 @pytest.mark.parametrize("bot_class", [GreedyBot, PlainGreedy])
 def test_greedy_swap_takes_the_first_lowest_known_card_below_its_worst(bot_class: type) -> None:
     game = ck.Game(ck.Rules.preset("traveller"), 1, 3)

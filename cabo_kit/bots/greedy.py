@@ -28,6 +28,9 @@ class GreedyBot(SimpleBot):
     - It snaps only cards it knows to match, and gives away its worst card.
     - It calls Cabo when its estimated total is at most ``cabo_threshold``.
 
+    ``worst()`` and ``estimated_total()`` share one pass over the hand, remembered for the hand
+    tuple it was read from; override either freely (what it remembers is private to this class).
+
     >>> import cabo_kit as ck
     >>> rec = ck.play_game([GreedyBot(), ck.bots.RandomBot()], ck.Rules.preset("deluxe"), seed=3)
     >>> rec.totals[0] < rec.totals[1]
@@ -38,15 +41,16 @@ class GreedyBot(SimpleBot):
 
     # What it last worked out about its own hand, and for which hand: the engine's hands are immutable tuples,
     # and the draw and the keep of a turn read the same one, so its hand is read once a turn.
-    _hand: Any = None
-    _total = 0.0
-    _worst: int | None = None
+    # (Double underscores, i.e. _GreedyBot__hand...: a subclass's own self._hand or self._total stays apart.)
+    __hand: Any = None
+    __total = 0.0
+    __worst: int | None = None
 
     @staticmethod
     def estimate(card: Any) -> float:
         return UNSEEN_ESTIMATE if card.value is None else card.value
 
-    def _read(self, hand: Any) -> None:
+    def __read(self, hand: Any) -> None:
         """Work out ``hand``'s estimated total and its worst position (the first one on ties) and remember them."""
         total, worst, worst_value = 0.0, None, _LOWEST
         p = 0  # (positions counted by hand here and in swap(): cheaper than enumerate's pairs)
@@ -60,34 +64,35 @@ class GreedyBot(SimpleBot):
                 worst_value = value
             p += 1
         # (A hand given as a list could change in place: it is read again each time.)
-        self._hand, self._total, self._worst = hand if hand.__class__ is tuple else None, total, worst
+        self.__hand, self.__total, self.__worst = hand if hand.__class__ is tuple else None, total, worst
 
     def worst(self, obs: Observation) -> int | None:
         """The position of the card it would most like to get rid of (the first one on ties)."""
         hand = obs.hands[obs.seat]
-        if hand is not self._hand:
-            self._read(hand)
-        return self._worst
+        if hand is not self.__hand:
+            self.__read(hand)
+        return self.__worst
 
     def estimated_total(self, obs: Observation) -> float:
         """Its hand's total, each unseen card counted as ``UNSEEN_ESTIMATE``."""
         hand = obs.hands[obs.seat]
-        if hand is not self._hand:
-            self._read(hand)
-        return self._total
+        if hand is not self.__hand:
+            self.__read(hand)
+        return self.__total
 
     def call_cabo(self, obs: Observation) -> bool:
         return self.estimated_total(obs) <= self.cabo_threshold
 
     def draw(self, obs: Observation) -> str:
-        # Cabo is legal here only with the rules' call "instead" of a turn, while nobody has called yet.
+        # Cabo is legal here only with the rules' call "instead" of a turn, while nobody has called yet
+        # and no hand has emptied.
         if _CABO in obs.legal_actions and self.call_cabo(obs):
             return "cabo"
         discard = obs.discard
-        top = discard[-1].value if discard else None  # the value of obs.top
-        if top is not None and top <= 4:
+        top_value = discard[-1].value if discard else None  # the value of obs.top
+        if top_value is not None and top_value <= 4:
             worst = self.worst(obs)
-            if worst is not None and top < self.estimate(obs.hands[obs.seat][worst]):
+            if worst is not None and top_value < self.estimate(obs.hands[obs.seat][worst]):
                 return "discard"
         return "deck"
 
