@@ -32,6 +32,7 @@ from __future__ import annotations
 import _random
 import random
 from collections import deque
+from functools import partial as _partial
 from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
@@ -359,7 +360,7 @@ class Game:
         if stack is not None:
             order = _stacked(full, stack, self._rng("shuffle", self.round))
         else:
-            order = _shuffled(list(full), self._rng("shuffle", self.round))
+            order = _shuffled(full, self._rng("shuffle", self.round))
         k = rules.hand_size
         if self.chance is None:
             self._new_round(start_player, order, None, k)
@@ -1696,11 +1697,17 @@ def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
     return new
 
 
-def _shuffled(items: list[T], rng: random.Random) -> list[T]:
-    """A seeded shuffle: sort by one random key per item (C-level random(); Random.shuffle is a Python loop)."""
-    keys = list(_starmap(rng.random, _repeat((), len(items))))  # rng.random() per item, without a Python loop
-    order = sorted(range(len(items)), key=keys.__getitem__)
-    return list(pick(order, items))
+def _shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
+    """A seeded shuffle: the items stably sorted by one ``rng.random()`` key each, drawn in item order
+    (Random.shuffle is a Python loop).
+
+    ``sorted`` calls its key function once per item, first to last, before it compares anything, and is
+    stable: so the key function here draws the next ``rng.random()`` whatever the item (``next`` on a
+    C iterator calling it, the item passed as the unused default), all in C, with neither a key list
+    nor an arg-sort of indices to pick the items back by (tests/test_fast_paths.py checks the order
+    against that arg-sort, ties included).
+    """
+    return sorted(items, key=_partial(next, _starmap(rng.random, _repeat((), len(items)))))
 
 
 def _checked_seat(answer: int, seats: Sequence[int], event: str) -> int:

@@ -1,0 +1,58 @@
+"""A round's and a game's set-up, written for speed, deal and score exactly as the plain code they stand for."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Sequence
+
+import cabo_kit as ck
+from cabo_kit.game import _shuffled, seeded_random
+
+
+def _argsort_shuffle(items: Sequence[Any], rng: Any) -> list[Any]:
+    """The plain seeded shuffle: one ``rng.random()`` key per item in item order, the items put in the order of a
+    stable arg-sort of the keys (equal keys keep their items' order)."""
+    keys = [rng.random() for _ in items]
+    return [items[i] for i in sorted(range(len(items)), key=keys.__getitem__)]
+
+
+class _Ties:
+    """A generator whose ``random()`` answers from a few values only: most keys tie."""
+
+    def __init__(self, seed: int, values: int) -> None:
+        self._rng, self._values, self.draws = random.Random(seed), values, 0
+
+    def random(self) -> float:
+        self.draws += 1
+        return self._rng.randrange(self._values) / self._values
+
+
+def test_the_shuffle_is_the_stable_arg_sort_of_its_keys() -> None:
+    """Every deck of the presets and table sizes, and the reshuffle's card ids, in the order the arg-sort gives, the
+    generator left in the same state (a round draws on from it: the reshuffles)."""
+    for seed in range(30):
+        for preset in ("deluxe", "rush", "traveller"):
+            for n in (2, 4, 6):
+                full = ck.Rules.preset(preset).full_deck(n)
+                text = f"cabo-kit:{seed}:{n}:shuffle"
+                fast, plain = seeded_random(text), random.Random(text)
+                assert _shuffled(full, fast) == _argsort_shuffle(full, plain)
+                assert fast.getstate() == plain.getstate()
+        ids = list(range(seed))  # a reshuffled pile: 0 to 29 card ids
+        fast, plain = random.Random(seed), random.Random(seed)
+        assert _shuffled(ids, fast) == _argsort_shuffle(ids, plain) and fast.getstate() == plain.getstate()
+
+
+def test_equal_keys_keep_their_items_order() -> None:
+    """Forced ties (keys from 1, 2, 3 or 7 values only): ties broken by the items' places, exactly as the arg-sort,
+    one key drawn per item; all keys equal leaves the items as they were."""
+    items = [f"card{i}" for i in range(53)]
+    for values in (1, 2, 3, 7):
+        for seed in range(40):
+            fast, plain = _Ties(seed, values), _Ties(seed, values)
+            got = _shuffled(items, fast)
+            assert got == _argsort_shuffle(items, plain)
+            assert fast.draws == plain.draws == len(items)
+            if values == 1:
+                assert got == items
+    assert _shuffled([], _Ties(0, 2)) == [] and _shuffled(["x"], _Ties(0, 2)) == ["x"]
