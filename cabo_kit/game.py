@@ -53,7 +53,7 @@ from .chance import Chance
 from .knowledge import Knowledge, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase
 from .rules import Power, Rules
-from .scoring import ScoreSheet, next_start_player, round_details
+from .scoring import ScoreSheet, _scored, next_start_player
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
@@ -115,6 +115,8 @@ SEAT_STATS = (
 )
 """Per-seat counters kept for every round (see :class:`RoundResult`)."""
 _ZERO_STATS = dict.fromkeys(SEAT_STATS, 0)  # copied: much cheaper than building each round's dicts
+_E_ROUND, _E_END = _K.ROUND, _K.END
+_new_obj = object.__new__
 
 
 class RoundResult:
@@ -203,6 +205,9 @@ class RoundResult:
             f"RoundResult(index={self.index}, ended_by={self.ended_by!r}, caller={self.caller}, "
             f"scores={self.scores}, game_totals={self.game_totals})"
         )
+
+
+_init_result = RoundResult.__init__  # called on object.__new__(RoundResult): the engine's way, every round's end
 
 
 class Game:
@@ -370,7 +375,7 @@ class Game:
             hands = [[self._chance_card(deck, order) for _ in range(k)] for _ in range(n)]
             self._new_round(start_player, order, hands)
             self.deck = deck
-        self._emit(_ev(_K.ROUND, None, (self.round, start_player)))
+        self._emit(_new(Event, (_E_ROUND, None, (self.round, start_player), (), "")))
         if rules.peek_choice and rules.initial_peeks:
             self.phase = LOOK
             self._pending = list(range(n))
@@ -1223,47 +1228,50 @@ class Game:
             self._begin_turn()
 
     def _end_round(self, ended_by: str) -> None:
-        rules = self.rules
-        faces = self.know.faces
-        final = [[faces[c] for c in hand] for hand in self.know.hands]
+        know, sheet, caller = self.know, self.sheet, self.caller
+        faces = know.faces
+        final = [[faces[c] for c in hand] for hand in know.hands]  # (cheaper than map chains in C for a few cards)
         self._count_turns()
-        details = round_details(rules, final, self.caller, ended_by)
-        self.sheet.add_round(details.scores)
-        self._sync_scores()
-        result = RoundResult(
+        totals, scores, caller_won, kamikaze, roulette = _scored(self.rules, final, caller, ended_by)
+        sheet.add_round(scores)
+        self._totals = tuple(sheet.totals)  # _sync_scores(), the sheet one round on
+        self._round_scores += (scores,)
+        result = _new_obj(RoundResult)
+        _init_result(  # RoundResult(...) without the keyword call through the type (a dict of the arguments)
+            result,
             index=self.round,
             start_player=self.start_player,
-            caller=self.caller,
-            caller_won=details.caller_won,
+            caller=caller,
+            caller_won=caller_won,
             ended_by=ended_by,
             final_hands=final,
-            totals=list(details.totals),
-            scores=list(details.scores),
-            game_totals=list(self.sheet.totals),
-            kamikaze=list(details.kamikaze),
-            royal_roulette=list(details.royal_roulette),
-            resets=list(self.sheet.reset_rounds[-1]),
+            totals=list(totals),
+            scores=list(scores),
+            game_totals=list(sheet.totals),
+            kamikaze=list(kamikaze),
+            royal_roulette=list(roulette),
+            resets=list(sheet.reset_rounds[-1]),
             turns=self.turn,
             snap_windows=self._windows,
             stats=self._stats,
         )
         self.results.append(result)
-        discard = self.know.discard
+        discard = know.discard
         self.last_round_piles = (discard[-1] if discard else None, len(discard), len(self.deck))
-        if self.sheet.game_over:
-            self.know.reveal_all()  # the final observation shows every hand
-        self._emit(_ev(_K.END, None, tuple(details.scores), (), ended_by))
+        over = sheet.game_over
+        if over:
+            know.reveal_all()  # the final observation shows every hand
+        self._emit(_new(Event, (_E_END, None, scores, (), ended_by)))
         self.drawn = None
         self.drawn_from = None
         self.power = None
         self._pending = []
-        if self.sheet.game_over or self._rollout:  # a search's world ends with its round
+        if over or self._rollout:  # a search's world ends with its round
             self.phase = OVER
             self._movers = ()
             self._legal = None
             return
-        start = next_start_player(rules, details.scores, self.start_player, self.caller, details.caller_won)
-        self._start_round(start, None)
+        self._start_round(next_start_player(self.rules, scores, self.start_player, caller, caller_won), None)
 
     def _count_turns(self) -> None:
         """Each seat's ``turns`` counter, made at the round's end (tests/test_fast_paths.py swaps in a count kept turn

@@ -56,3 +56,31 @@ def test_equal_keys_keep_their_items_order() -> None:
             if values == 1:
                 assert got == items
     assert _shuffled([], _Ties(0, 2)) == [] and _shuffled(["x"], _Ties(0, 2)) == ["x"]
+
+
+def test_the_round_s_end_keeps_the_score_tuples_and_results_as_the_plain_code_makes_them() -> None:
+    """At every round's end the engine brings the observation's score tuples one round on (not rebuilt from the
+    sheet) and builds the RoundResult without its keyword call: both as the plain code makes them, in whole games of
+    every preset (kamikaze and royal roulette rules, 2-6 seats) and in a clone taken mid-game."""
+    for preset in ("deluxe", "rush", "traveller"):
+        for n in (2, 4, 6):
+            for seed in range(3):
+                rules = ck.Rules.preset(preset).replace(min_players=2)
+                game = ck.Game(rules, seed, n)
+                clone = None
+                for g in (game, None):  # the game, then a clone of it taken after its first round, each to its end
+                    g = g or clone
+                    assert g is not None
+                    bots = [ck.bots.GreedyBot() for _ in range(n)]
+                    while not g.is_over:
+                        seat = g.to_move[0]
+                        obs = g.observation(seat)
+                        g.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+                        if clone is None and len(g.results) == 1:
+                            clone = g.clone()
+                        assert g._totals == tuple(g.sheet.totals)
+                        assert g._round_scores == tuple(tuple(r) for r in g.sheet.rounds)
+                for result in game.results:
+                    plain = ck.RoundResult(**{name: getattr(result, name) for name in ck.RoundResult.__slots__})
+                    assert result == plain and result.to_dict() == plain.to_dict()
+                    assert tuple(result.scores) == game._round_scores[result.index]
