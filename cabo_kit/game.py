@@ -267,6 +267,8 @@ class Game:
         "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns", "_end_of_turn",
         # a search's world (from_layout(rollout=True)): no events, no history, the game stops at the round's end
         "_rollout",
+        # every round's full deck (unshuffled) and its undealt card ids (top last), made at the first deal
+        "_deal",
     )
 
     deck: list[int]
@@ -321,6 +323,7 @@ class Game:
         self.chance_log = None
         self._engine_memory = memory == "engine"
         self._rollout = False
+        self._deal: tuple[list[Card], list[int]] | None = None
         self.sheet = ScoreSheet(rules, n)
         self._sync_scores()
         self.history: list[tuple[int, Action]] = []
@@ -360,16 +363,18 @@ class Game:
 
     def _start_round(self, start_player: int, stack: list[Card] | None) -> None:
         rules, n = self.rules, self.n
-        self.round += 1
-        full = rules.full_deck(n)
-        if stack is not None:
-            order = _stacked(full, stack, self._rng("shuffle", self.round))
-        else:
-            order = _shuffled(full, self._rng("shuffle", self.round))
+        self.round = round_no = self.round + 1
         k = rules.hand_size
+        deal = self._deal
+        if deal is None:  # the same every round of the game
+            full = rules.full_deck(n)
+            deal = self._deal = (full, list(range(len(full) - 1, n * k - 1, -1)))  # the top of the deck is its last item
+        full = deal[0]
+        rng = seeded_random(f"cabo-kit:{self.seed}:{round_no}:shuffle")  # self._rng("shuffle", round_no)
+        order = _shuffled(full, rng) if stack is None else _stacked(full, stack, rng)
         if self.chance is None:
             self._new_round(start_player, order, None, k)
-            self.deck = list(range(len(order) - 1, n * k - 1, -1))  # the top of the deck is its last item
+            self.deck = deal[1][:]
         else:  # each card dealt is asked for: the same deal when every answer is None
             deck = list(range(len(order) - 1, -1, -1))
             hands = [[self._chance_card(deck, order) for _ in range(k)] for _ in range(n)]
@@ -378,7 +383,7 @@ class Game:
         self._emit(_new(Event, (_E_ROUND, None, (self.round, start_player), (), "")))
         if rules.peek_choice and rules.initial_peeks:
             self.phase = LOOK
-            self._pending = list(range(n))
+            self._pending = list(self._all_seats)
             self._movers = self._all_seats
             return
         if rules.initial_peeks:
@@ -424,7 +429,7 @@ class Game:
         self._end_after_turn = False
         self._empty_flag = False
         self._empty_left: int | None = None
-        self._ending_changed()
+        self._as_usual = True  # (_ending_changed(): none of the four end-of-round facts is set)
         self._shared: Any = None
         self._own: list[Any] = [None] * n
         self._event_count = 0
