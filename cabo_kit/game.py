@@ -325,7 +325,8 @@ class Game:
         self._rollout = False
         self._deal: tuple[list[Card], list[int]] | None = None
         self.sheet = ScoreSheet(rules, n)
-        self._sync_scores()
+        self._totals = (0,) * n  # _sync_scores() of a new sheet
+        self._round_scores: tuple[tuple[int, ...], ...] = ()
         self.history: list[tuple[int, Action]] = []
         self.results: list[RoundResult] = []
         # Every event of the game: an Event everybody saw the same, or (the event, its one seer, as the others saw it).

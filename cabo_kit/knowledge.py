@@ -303,10 +303,20 @@ class Knowledge:
             self._changed(b)
 
     def reveal_all(self) -> None:
-        """Every card in every hand is shown to everybody (the game's end)."""
-        for hand in self.hands:
+        """Every card in every hand is shown to everybody (the game's end): :meth:`reveal` of each, with each hand's
+        views rebuilt once (not once a card)."""
+        faces, public, seen_by = self.faces, self.public, self.seen
+        for owner, hand in enumerate(self.hands):
+            shown = False
             for card in hand:
-                self.reveal(card)
+                if not public[card]:
+                    public[card] = True
+                    face = faces[card]
+                    for seen in seen_by:
+                        seen[card] = face
+                    shown = True
+            if shown:
+                self._changed(owner)
 
     def copy(self) -> "Knowledge":
         """An independent copy (the views are immutable tuples, shared)."""

@@ -84,3 +84,35 @@ def test_the_round_s_end_keeps_the_score_tuples_and_results_as_the_plain_code_ma
                     plain = ck.RoundResult(**{name: getattr(result, name) for name in ck.RoundResult.__slots__})
                     assert result == plain and result.to_dict() == plain.to_dict()
                     assert tuple(result.scores) == game._round_scores[result.index]
+
+
+def test_reveal_all_is_a_reveal_of_every_card_in_every_hand() -> None:
+    """The game's end shows every hand (Knowledge.reveal_all, each hand's views rebuilt once): the same knowledge,
+    views and flags as revealing the cards one by one, from moments all through seeded games (cards seen, face up,
+    taken from the pile, snapped away; memory on and off; 2-6 seats)."""
+    from cabo_kit.knowledge import Knowledge
+
+    moments = 0
+    for preset, n, memory in (("deluxe", 2, "engine"), ("rush", 4, "engine"), ("traveller", 6, "none"),
+                              ("rush", 3, "none"), ("deluxe", 5, "engine")):
+        for seed in range(4):
+            game = ck.Game(ck.Rules.preset(preset).replace(min_players=2), seed, n, memory=memory)
+            bots = [ck.bots.RandomBot() for _ in range(n)]
+            for seat, bot in enumerate(bots):
+                bot.random = random.Random(seed * 10 + seat)
+            step = 0
+            while not game.is_over:
+                if step % 7 == 0:
+                    fast, plain = game.know.copy(), game.know.copy()
+                    fast.reveal_all()
+                    for hand in plain.hands:
+                        for card in hand:
+                            plain.reveal(card)
+                    for name in Knowledge.__slots__:
+                        assert getattr(fast, name) == getattr(plain, name), name
+                    moments += 1
+                seat = game.to_move[0]
+                obs = game.observation(seat)
+                game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+                step += 1
+    assert moments > 300
