@@ -1718,7 +1718,7 @@ def _shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
     ``sorted`` calls its key function once per item, first to last, before it compares anything, and is
     stable: so the key function here draws the next ``rng.random()`` whatever the item (``next`` on a
     C iterator calling it, the item passed as the unused default), all in C, with neither a key list
-    nor an arg-sort of indices to pick the items back by (tests/test_fast_paths.py checks the order
+    nor an arg-sort of indices to pick the items back by (tests/test_fast_rounds.py checks the order
     against that arg-sort, ties included).
     """
     return sorted(items, key=_partial(next, _starmap(rng.random, _repeat((), len(items)))))

@@ -146,9 +146,11 @@ class Stepper:
         game_hooks: bool = False,
     ) -> None:
         n = game.n
-        seated = (  # (a list or tuple tested first: typing's Mapping check costs more than the rest)
-            {s: b for s, b in enumerate(bots) if b is not None} if isinstance(bots, (list, tuple)) or not isinstance(bots, Mapping)
-            else dict(bots.items()))
+        # (a list or a tuple is told apart first: typing's Mapping test costs more than the rest of this)
+        if isinstance(bots, (list, tuple)) or not isinstance(bots, Mapping):
+            seated = {s: b for s, b in enumerate(bots) if b is not None}
+        else:
+            seated = dict(bots.items())
         for seat, bot in seated.items():
             if not (isinstance(seat, int) and 0 <= seat < n):
                 raise ValueError(f"bots: {seat!r} is not a seat of this {n}-player table (seats 0..{n - 1})")
