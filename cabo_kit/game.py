@@ -32,6 +32,7 @@ from __future__ import annotations
 import _random
 import random
 from collections import deque
+from functools import partial as _partial
 from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
@@ -52,7 +53,7 @@ from .chance import Chance
 from .knowledge import Knowledge, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase, _chain_log
 from .rules import Power, Rules
-from .scoring import ScoreSheet, next_start_player, round_details
+from .scoring import ScoreSheet, _scored, next_start_player
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
@@ -129,6 +130,8 @@ SEAT_STATS = (
 )
 """Per-seat counters kept for every round (see :class:`RoundResult`)."""
 _ZERO_STATS = dict.fromkeys(SEAT_STATS, 0)  # copied: much cheaper than building each round's dicts
+_E_ROUND, _E_END = _K.ROUND, _K.END
+_new_obj = object.__new__
 
 
 class RoundResult:
@@ -219,6 +222,9 @@ class RoundResult:
         )
 
 
+_init_result = RoundResult.__init__  # called on object.__new__(RoundResult): the engine's way, every round's end
+
+
 class Game:
     """A game of Cabo: rounds until the end condition, each a sequence of decisions.
 
@@ -276,6 +282,8 @@ class Game:
         "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns", "_end_of_turn",
         # a search's world (from_layout(rollout=True)): no events, no history, the game stops at the round's end
         "_rollout",
+        # every round's full deck (unshuffled) and its undealt card ids (top last), made at the first deal
+        "_deal",
     )
 
     deck: list[int]
@@ -330,8 +338,10 @@ class Game:
         self.chance_log = None
         self._engine_memory = memory == "engine"
         self._rollout = False
+        self._deal: tuple[list[Card], list[int]] | None = None
         self.sheet = ScoreSheet(rules, n)
-        self._sync_scores()
+        self._totals = (0,) * n  # _sync_scores() of a new sheet
+        self._round_scores: tuple[tuple[int, ...], ...] = ()
         self.history: list[tuple[int, Action]] = []
         self.results: list[RoundResult] = []
         # Every event of the game: an Event everybody saw the same, or (the event, its one seer, as the others saw it).
@@ -369,25 +379,27 @@ class Game:
 
     def _start_round(self, start_player: int, stack: list[Card] | None) -> None:
         rules, n = self.rules, self.n
-        self.round += 1
-        full = rules.full_deck(n)
-        if stack is not None:
-            order = _stacked(full, stack, self._rng("shuffle", self.round))
-        else:
-            order = _shuffled(list(full), self._rng("shuffle", self.round))
+        self.round = round_no = self.round + 1
         k = rules.hand_size
+        deal = self._deal
+        if deal is None:  # the same every round of the game
+            full = rules.full_deck(n)
+            deal = self._deal = (full, list(range(len(full) - 1, n * k - 1, -1)))  # the top of the deck is its last item
+        full = deal[0]
+        rng = seeded_random(f"cabo-kit:{self.seed}:{round_no}:shuffle")  # self._rng("shuffle", round_no)
+        order = _shuffled(full, rng) if stack is None else _stacked(full, stack, rng)
         if self.chance is None:
             self._new_round(start_player, order, None, k)
-            self.deck = list(range(len(order) - 1, n * k - 1, -1))  # the top of the deck is its last item
+            self.deck = deal[1][:]
         else:  # each card dealt is asked for: the same deal when every answer is None
             deck = list(range(len(order) - 1, -1, -1))
             hands = [[self._chance_card(deck, order) for _ in range(k)] for _ in range(n)]
             self._new_round(start_player, order, hands)
             self.deck = deck
-        self._emit(_ev(_K.ROUND, None, (self.round, start_player)))
+        self._emit(_new(Event, (_E_ROUND, None, (self.round, start_player), (), "")))
         if rules.peek_choice and rules.initial_peeks:
             self.phase = LOOK
-            self._pending = list(range(n))
+            self._pending = list(self._all_seats)
             self._movers = self._all_seats
             return
         if rules.initial_peeks:
@@ -433,7 +445,7 @@ class Game:
         self._end_after_turn = False
         self._empty_flag = False
         self._empty_left: int | None = None
-        self._ending_changed()
+        self._as_usual = True  # (_ending_changed(): none of the four end-of-round facts is set)
         self._shared: Any = None
         self._own: list[Any] = [None] * n
         self._event_count = 0
@@ -1237,47 +1249,50 @@ class Game:
             self._begin_turn()
 
     def _end_round(self, ended_by: str) -> None:
-        rules = self.rules
-        faces = self.know.faces
-        final = [[faces[c] for c in hand] for hand in self.know.hands]
+        know, sheet, caller = self.know, self.sheet, self.caller
+        faces = know.faces
+        final = [[faces[c] for c in hand] for hand in know.hands]  # (cheaper than map chains in C for a few cards)
         self._count_turns()
-        details = round_details(rules, final, self.caller, ended_by)
-        self.sheet.add_round(details.scores)
-        self._sync_scores()
-        result = RoundResult(
+        totals, scores, caller_won, kamikaze, roulette = _scored(self.rules, final, caller, ended_by)
+        sheet.add_round(scores)
+        self._totals = tuple(sheet.totals)  # _sync_scores(), the sheet one round on
+        self._round_scores += (scores,)
+        result = _new_obj(RoundResult)
+        _init_result(  # RoundResult(...) without the keyword call through the type (a dict of the arguments)
+            result,
             index=self.round,
             start_player=self.start_player,
-            caller=self.caller,
-            caller_won=details.caller_won,
+            caller=caller,
+            caller_won=caller_won,
             ended_by=ended_by,
             final_hands=final,
-            totals=list(details.totals),
-            scores=list(details.scores),
-            game_totals=list(self.sheet.totals),
-            kamikaze=list(details.kamikaze),
-            royal_roulette=list(details.royal_roulette),
-            resets=list(self.sheet.reset_rounds[-1]),
+            totals=list(totals),
+            scores=list(scores),
+            game_totals=list(sheet.totals),
+            kamikaze=list(kamikaze),
+            royal_roulette=list(roulette),
+            resets=list(sheet.reset_rounds[-1]),
             turns=self.turn,
             snap_windows=self._windows,
             stats=self._stats,
         )
         self.results.append(result)
-        discard = self.know.discard
+        discard = know.discard
         self.last_round_piles = (discard[-1] if discard else None, len(discard), len(self.deck))
-        if self.sheet.game_over:
-            self.know.reveal_all()  # the final observation shows every hand
-        self._emit(_ev(_K.END, None, tuple(details.scores), (), ended_by))
+        over = sheet.game_over
+        if over:
+            know.reveal_all()  # the final observation shows every hand
+        self._emit(_new(Event, (_E_END, None, scores, (), ended_by)))
         self.drawn = None
         self.drawn_from = None
         self.power = None
         self._pending = []
-        if self.sheet.game_over or self._rollout:  # a search's world ends with its round
+        if over or self._rollout:  # a search's world ends with its round
             self.phase = OVER
             self._movers = ()
             self._legal = None
             return
-        start = next_start_player(rules, details.scores, self.start_player, self.caller, details.caller_won)
-        self._start_round(start, None)
+        self._start_round(next_start_player(self.rules, scores, self.start_player, caller, caller_won), None)
 
     def _count_turns(self) -> None:
         """Each seat's ``turns`` counter, made at the round's end (tests/test_fast_paths.py swaps in a count kept turn
@@ -1891,11 +1906,17 @@ def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
     return new
 
 
-def _shuffled(items: list[T], rng: random.Random) -> list[T]:
-    """A seeded shuffle: sort by one random key per item (C-level random(); Random.shuffle is a Python loop)."""
-    keys = list(_starmap(rng.random, _repeat((), len(items))))  # rng.random() per item, without a Python loop
-    order = sorted(range(len(items)), key=keys.__getitem__)
-    return list(pick(order, items))
+def _shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
+    """A seeded shuffle: the items stably sorted by one ``rng.random()`` key each, drawn in item order
+    (Random.shuffle is a Python loop).
+
+    ``sorted`` calls its key function once per item, first to last, before it compares anything, and is
+    stable: so the key function here draws the next ``rng.random()`` whatever the item (``next`` on a
+    C iterator calling it, the item passed as the unused default), all in C, with neither a key list
+    nor an arg-sort of indices to pick the items back by (tests/test_fast_rounds.py checks the order
+    against that arg-sort, ties included).
+    """
+    return sorted(items, key=_partial(next, _starmap(rng.random, _repeat((), len(items)))))
 
 
 def _checked_seat(answer: int, seats: Sequence[int], event: str) -> int:

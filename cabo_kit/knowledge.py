@@ -304,10 +304,20 @@ class Knowledge:
             self._changed(b)
 
     def reveal_all(self) -> None:
-        """Every card in every hand is shown to everybody (the game's end)."""
-        for hand in self.hands:
+        """Every card in every hand is shown to everybody (the game's end): :meth:`reveal` of each, with each hand's
+        views rebuilt once (not once a card)."""
+        faces, public, seen_by = self.faces, self.public, self.seen
+        for owner, hand in enumerate(self.hands):
+            shown = False
             for card in hand:
-                self.reveal(card)
+                if not public[card]:
+                    public[card] = True
+                    face = faces[card]
+                    for seen in seen_by:
+                        seen[card] = face
+                    shown = True
+            if shown:
+                self._changed(owner)
 
     def copy(self) -> "Knowledge":
         """An independent copy (the views are immutable tuples, shared)."""
@@ -315,15 +325,15 @@ class Knowledge:
         new.faces = self.faces  # never changed during a round
         new.n = self.n
         new.memory = self.memory
-        new.hands = [list(h) for h in self.hands]
+        new.hands = list(map(list, self.hands))  # (no comprehension's function and frame)
         new.pile = list(self.pile)
         new.discard = self.discard
         new.up = list(self.up)
         new.public = list(self.public)
-        new.seen = [list(s) for s in self.seen]
+        new.seen = list(map(list, self.seen))
         new.up_faces = list(self.up_faces)
         new.owner = list(self.owner)
-        new._rows = [list(r) for r in self._rows]
+        new._rows = list(map(list, self._rows))
         new._up_rows = list(self._up_rows)
         new.views = list(self.views)  # the tuples in it are never changed: shared
         new.up_view = self.up_view

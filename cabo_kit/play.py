@@ -146,7 +146,11 @@ class Stepper:
         game_hooks: bool = False,
     ) -> None:
         n = game.n
-        seated = dict(bots.items()) if isinstance(bots, Mapping) else {s: b for s, b in enumerate(bots) if b is not None}
+        # (a list or a tuple is told apart first: typing's Mapping test costs more than the rest of this)
+        if isinstance(bots, (list, tuple)) or not isinstance(bots, Mapping):
+            seated = {s: b for s, b in enumerate(bots) if b is not None}
+        else:
+            seated = dict(bots.items())
         for seat, bot in seated.items():
             if not (isinstance(seat, int) and 0 <= seat < n):
                 raise ValueError(f"bots: {seat!r} is not a seat of this {n}-player table (seats 0..{n - 1})")
@@ -170,8 +174,9 @@ class Stepper:
         self._results_seen = len(game.results)
         self._ended = game.is_over
         # Hooks a bot does not override are skipped: building their arguments costs time.
-        self._starts = [(s, b) for s, b in sorted(seated.items()) if type(b).on_round_start is not Bot.on_round_start]
-        self._ends = [(s, b) for s, b in sorted(seated.items()) if type(b).on_round_end is not Bot.on_round_end]
+        in_order = sorted(seated.items())
+        self._starts = [(s, b) for s, b in in_order if type(b).on_round_start is not Bot.on_round_start]
+        self._ends = [(s, b) for s, b in in_order if type(b).on_round_end is not Bot.on_round_end]
         self._choosers: dict[int, Any] | None = None  # next_decision's, made on its first call
         #: Hooks that raised with ``on_error="random"`` and not yet collected by a caller (a card table shows them).
         self.hook_faults: list[Fault] = []

@@ -22,6 +22,8 @@ __all__ = ["score_round", "round_details", "RoundScoring", "ScoreSheet", "ScoreS
 
 _VALUE = attrgetter("value")
 
+_NO_TOTAL = float("-inf")  # the highest total of a sheet without players: it ends no game
+
 ENDED_BY = ("cabo", "deck", "empty_hand", "turn_limit")
 """The ways a round can end."""
 
@@ -73,28 +75,42 @@ def round_details(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | N
     n = len(hands)
     if caller is not None and not 0 <= caller < n:
         raise ValueError(f"caller={caller!r} is not a seat of a {n}-player table")
+    totals, scores, caller_won, kamikaze, royal_roulette = _scored(rules, hands, caller, ended_by)
+    return RoundScoring(totals, scores, caller, caller_won, kamikaze, royal_roulette)
+
+
+def _scored(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | None,
+           ended_by: str) -> tuple[tuple[int, ...], tuple[int, ...], bool | None, tuple[int, ...], tuple[int, ...]]:
+    """:func:`round_details`' facts as a plain tuple ``(totals, scores, caller_won, kamikaze, royal_roulette)``,
+    its arguments taken as valid: the engine's way at every round's end (no dataclass to build).
+
+    >>> from cabo_kit import Rules, Card
+    >>> _scored(Rules.preset("deluxe"), [[Card.parse("1"), Card.parse("2")], [Card.parse("9")]], 0, "cabo")
+    ((3, 9), (0, 9), True, (), ())
+    """
     totals = tuple([sum(map(_VALUE, hand)) for hand in hands])
-    if rules.kamikaze:
+    kamis: tuple[int, ...] = ()
+    if rules.kamikaze and 50 in totals:  # a Kamikaze hand (12, 12, 13, 13) adds up to 50
         kamis = tuple(s for s, hand in enumerate(hands) if _is_kamikaze(hand))
         if kamis:
-            scores = tuple(0 if s in kamis else 50 for s in range(n))
-            return RoundScoring(totals, scores, caller, None, kamis, ())
-    else:
-        kamis = ()
+            return totals, tuple(0 if s in kamis else 50 for s in range(len(hands))), None, kamis, ()
     roulettes: tuple[int, ...] = ()
     if rules.royal_roulette:
         roulettes = tuple(s for s, hand in enumerate(hands) if _is_royal_roulette(hand))
-    scores_list = list(totals)
-    caller_won: bool | None = None
-    if caller is not None:
+    if caller is None:
+        if not roulettes:
+            return totals, totals, None, kamis, roulettes
+        scores_list = list(totals)
+        caller_won: bool | None = None
+    else:
+        scores_list = list(totals)
         own = totals[caller]
-        others = [t for s, t in enumerate(totals) if s != caller]
+        others = totals[:caller] + totals[caller + 1:]
         lowest_other = min(others) if others else own + 1
         caller_won = own < lowest_other or (rules.ties_to_caller and own == lowest_other)
         if caller_won:
             bonus = rules.caller_win_bonus
             if ended_by == "empty_hand" and not rules.caller_bonus_on_empty_hand:
-                bonus = 0
                 scores_list[caller] = own
             else:
                 scores_list[caller] = (own if rules.caller_win_keeps_total else 0) + bonus
@@ -102,7 +118,7 @@ def round_details(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | N
             scores_list[caller] = own + rules.caller_loss_penalty
     for s in roulettes:
         scores_list[s] = -50
-    return RoundScoring(totals, tuple(scores_list), caller, caller_won, kamis, roulettes)
+    return totals, tuple(scores_list), caller_won, kamis, roulettes
 
 
 def score_round(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | None, ended_by: str) -> list[int]:
@@ -183,23 +199,22 @@ class ScoreSheet:
             raise ScoreSheetError(f"a round needs {self.n_players} scores, got {len(scores)}")
         rules = self.rules
         self.rounds.append(list(scores))
+        totals, hit_100 = self.totals, self.hit_100
         resets_now: list[int] = []
         second_100 = False
         for s, score in enumerate(scores):
-            self.totals[s] += score
-            if self.totals[s] == 100:
-                self.hit_100[s] += 1
-                if self.hit_100[s] >= 2:
+            total = totals[s] = totals[s] + score
+            if total == 100:
+                hit_100[s] += 1
+                if hit_100[s] >= 2:
                     second_100 = True
                 if rules.reset_at_100 and not self.resets[s]:
-                    self.totals[s] = 50
+                    totals[s] = 50
                     self.resets[s] = True
                     resets_now.append(s)
         self.reset_rounds.append(resets_now)
-        if rules.game_end == "over":
-            ended = any(t > rules.end_score for t in self.totals)
-        else:
-            ended = any(t >= rules.end_score for t in self.totals)
+        top = max(totals, default=_NO_TOTAL)
+        ended = top > rules.end_score if rules.game_end == "over" else top >= rules.end_score
         if rules.second_exact_100_ends and second_100:
             ended = True
         if len(self.rounds) >= rules.max_rounds:
