@@ -16,7 +16,8 @@ import pytest
 
 import cabo_kit as ck
 from cabo_kit.observation import (
-    MOMENT_FIELDS, TABLE_FIELDS, Event, EventKind, EventLog, Observation, Phase, make_observation, moment_of,
+    MOMENT_FIELDS, TABLE_FIELDS, Event, EventKind, EventLog, Observation, Phase, _chain_log, make_observation,
+    moment_of,
 )
 from cabo_kit.play import bot_random
 from cabo_kit.rules import POWERS, Power
@@ -141,6 +142,19 @@ def test_an_engine_observation_shows_its_events_as_the_log_wherever_it_is_read_a
             assert isinstance(tuple.__getitem__(again, 24), EventLog)
             assert again == obs and obs == again and not (again != obs) and hash(again) == hash(obs)
             assert repr(again) == repr(obs) and tuple(again) == tuple(obs)
+            assert obs <= again and obs >= again and not obs < again and not obs > again and again <= obs
+        assert [obs[i] for i in range(-26, 26)] == fields * 2
+        assert obs.index(events, 24) == 24 and obs.index(events) == fields.index(events)  # () may come earlier
+        assert obs.count(events) == fields.count(events) >= 1 and obs.index(obs.legal_actions, -1) == 25
+        assert obs + () == () + obs == obs * 1 == 1 * obs == tuple(obs) and (obs + (None,))[24] == events
+        later = obs._replace(events=events + (Event(EventKind.SKIP, 0),))
+        assert obs < later and later > obs and obs <= later and not later <= obs and sorted([later, obs])[0] is obs
+        raw = tuple(tuple.__iter__(obs))  # the fields as stored; below, observations that keep the chain ends
+        moved = tuple.__new__(Observation, raw[:5] + (raw[5] + 1,) + raw[6:])
+        moved_copy = tuple.__new__(Observation, raw[:5] + (raw[5] + 1,) + raw[6:24] + (raw[24][:1] + raw[24][1:],)
+                                   + raw[25:])
+        assert obs != moved and obs != moved_copy and moved == moved_copy and obs < moved
+        assert tuple.__getitem__(moved_copy, 24) is not raw[24] and moved_copy.events == events
         assert obs == game.observation(seat) and hash(obs) == hash(game.observation(seat))
         assert obs != obs._replace(events=events + (Event(EventKind.SKIP, 0),)) and obs != tuple(obs)[:-1]
         assert repr(obs).startswith("Observation(seat=") and f"events={events!r}" in repr(obs)
@@ -164,3 +178,60 @@ def test_observations_of_a_long_round_compare_and_hash_their_events_without_recu
     assert tuple.__getitem__(a, 24)[1] is not tuple.__getitem__(b, 24)[1]
     assert a == b and hash(a) == hash(b) and len(a.events) == depth and a.events[-1] == Event(EventKind.SKIP, 1)
     assert a == a._replace(turn=a.turn) and hash(a) == hash(pickle.loads(pickle.dumps(a)))
+    assert a <= b and a >= b and not a < b and not a > b and sorted([b, a])[0] is b
+    assert a.count(b.events) == 1 and a.index(b.events) == 24
+    shorter = a._replace(events=a.events[:-1])
+    assert hash(a) != hash(shorter) and shorter < a and a != shorter  # the hash covers the events
+    chain = (tuple.__getitem__(a, 24)[1][0], Event(EventKind.SKIP, 0))  # the same round, its last event by seat 0
+    c = tuple.__new__(Observation, tuple(obs)[:24] + ((depth, chain, None), obs.legal_actions))
+    assert c != a and c < a and a > c and hash(c) != hash(a)
+    seen = []  # the same shared chain, and equal own chains (every event seen whole) made twice
+    for _ in range(2):
+        own = None
+        for i in range(depth):
+            own = (own, i, Event(EventKind.PEEK, i % 2, (0,)))
+        seen.append(tuple.__new__(Observation, tuple(obs)[:24] + ((depth, tuple.__getitem__(a, 24)[1], own),
+                                                                    obs.legal_actions)))
+    d, e = seen
+    assert d == e and not d != e and d <= e and hash(d) == hash(e) and d != a and d.events[-1].kind == EventKind.PEEK
+
+
+@pytest.mark.parametrize("memory", ["engine", "none"])
+def test_one_event_read_straight_from_the_chains_is_the_event_of_the_built_log(memory: str) -> None:
+    """``obs.events[i]`` on a log not yet built reads event i from the chain ends (the seat's own version where it
+    saw the event whole, as the draws it made from the deck); it is the same event as the built tuple's, for every
+    index from either end."""
+    game = ck.Game(ck.Rules.preset("deluxe"), seed=5, n_players=3, memory=memory)
+    bots = [ck.bots.GreedyBot() for _ in range(3)]
+    for seat, bot in enumerate(bots):
+        bot.random = bot_random(5, seat)
+    own_read = builds = 0
+    while not game.is_over and game.round == 0:
+        seat = game.to_move[0]
+        obs = game.observation(seat)
+        built = tuple(obs.events)
+        n = len(built)
+        if memory == "engine":
+            fresh = [lambda: obs.events]  # a new log at each read
+        else:  # the engine copies this turn's events out of the chains: read them there too, from the turn's start
+            ends = (game._event_count, game._shared, game._own[seat])
+            fresh = [lambda: _chain_log(ends, game._turn_start), lambda: obs.events]
+        for log in fresh:
+            assert [log()[i] for i in range(-n, n)] == list(built) * 2 and len(log()) == n
+            for wrong in (n, -n - 1):
+                with pytest.raises(IndexError):
+                    log()[wrong]
+            once = log()  # one log read by index after another: the same events as it is built on the way
+            assert [once[i] for i in range(-1, -n - 1, -1)] == list(reversed(built))
+        newest = fresh[0]()
+        if n:
+            assert newest[-1] == built[-1] and newest._items is None  # the newest cost a few nodes, not the round
+        if n >= 3:
+            assert newest[0] == built[0] and newest._items == built  # the oldest: built once, as for a bot reading on
+            builds += 1
+        own = game._own[seat]
+        while own is not None and own[1] >= game._event_count - n:
+            own_read += own[2] != built[own[1] - game._event_count + n] or own[2].kind == EventKind.DRAW
+            own = own[0]
+        game.apply(bots[seat].choose(obs, obs.legal_actions), seat)
+    assert own_read > 10 and builds  # the seat's own events were among those read, and old events built
