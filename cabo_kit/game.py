@@ -78,6 +78,8 @@ T = TypeVar("T")
 
 _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
 _in_tuple: Any = tuple.__contains__  # for a tuple subclass too (LegalActions: its ordinary actions)
+_index: Any = tuple.index  # the same scan, for a subclass too (LegalActions' own index enumerates), without the slot
+# wrapper's argument tuple; it can also look at a window of the tuple only
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 # The legal actions in a snap window, by the table's face-up flags (Knowledge.up_view).
@@ -1379,7 +1381,7 @@ class Game:
         moves = _MOVES
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
         snap, look, over, give, one_seat, new, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, UNKNOWN
-        in_tuple, action_types = _in_tuple, _ACTION_TYPES
+        in_tuple, index, action_types = _in_tuple, _index, _ACTION_TYPES
         # The usual turn's moves (a draw from the deck or the pile; a one-card exchange, a discard, a one-step power used
         # or skipped; the next player's usual turn start) are carried out in this frame, each as its phase's method would
         # (see the decision's end); what they change they also keep in the loop's locals (phase, legal, seat, chooser),
@@ -1419,41 +1421,47 @@ class Game:
                     raise IllegalActionError(
                         f"seat {seat} must decide and play_out() was given no chooser for it (seats {sorted(choosers)}): "
                         "give every seat a chooser (Stepper.run needs a bot at every seat)") from None
+                # The observation's fields, kept in locals: those that only the other moves change (the round's end among
+                # them) are read again after each of those; the usual moves below keep the others (the turn, the deck's
+                # size, the drawn card as the seat sees it, the power) up to date as they change them
+                know, round_, start_player, caller, picked = self.know, self.round, self.start_player, self.caller, self.picked
+                exchange_ok, give_to, totals, round_scores = self.exchange_ok, self.give_to, self._totals, self._round_scores
+                turn_, current, deck_size, power, power_target = self.turn, self.current, len(self.deck), self.power, self.target
+                drawn: Any = self.drawn
+                drawn_from = self.drawn_from
+                if drawn is not None:
+                    if drawn_from == "discard" or (seat == current and drawn_from == "deck"):
+                        drawn = know.faces[drawn]
+                    else:
+                        drawn = unknown
             # observation(seat), written out
-            know = self.know
             if engine_memory:
                 discard = know.discard
                 events: Any = (self._event_count, self._shared, self._own[seat])
             else:
                 discard = know.discard[-1:]
                 events = EventLog(_chain_log((self._event_count, self._shared, self._own[seat]), self._turn_start))
-            drawn: Any = self.drawn
-            current = self.current
-            if drawn is not None:
-                drawn_from = self.drawn_from
-                if drawn_from == "discard" or (seat == current and drawn_from == "deck"):
-                    drawn = know.faces[drawn]
-                else:
-                    drawn = unknown
             action: Any = choose(new(Observation, (
-                seat, n, rules, memory, self.round, self.turn, phase, current, to_move, self.start_player,
-                self.caller, len(self.deck), drawn, self.drawn_from, self.power, self.target, self.picked,
-                self.exchange_ok, self.give_to,
-                know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
+                seat, n, rules, memory, round_, turn_, phase, current, to_move, start_player,
+                caller, deck_size, drawn, drawn_from, power, power_target, picked, exchange_ok, give_to,
+                know.views[seat], know.up_view, discard, totals, round_scores, events, legal,
             )), legal)
             # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead).
-            # Each is tested by identity or exact type first: `in` never asks another object's own __eq__.
+            # Each is tested by identity or exact type first: `in` never asks another object's own __eq__. Where the legal
+            # actions are a LegalActions (whose `in` is Python code), a move is looked for with tuple.index in the part
+            # of the tuple where it stands: found, it is legal; not found there, the loop's end decides.
             if fast:
                 ends = False  # a move below that ends the turn sets it: the turn's end follows
                 if phase is choose_phase:
-                    if action is draw_deck and len(self.deck) > 1 and in_tuple(legal, action):
+                    if action is draw_deck and len(self.deck) > 1 and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
                         history_append((seat, action))
                         c = self.deck.pop()
+                        deck_size -= 1
                         self.drawn = c
-                        self.drawn_from = "deck"
+                        self.drawn_from = drawn_from = "deck"
                         self._stats[seat]["draws_deck"] += 1
-                        face = know.faces[c]
+                        drawn = face = know.faces[c]
                         entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
                         count = self._event_count
                         log_append(entry)
@@ -1466,14 +1474,14 @@ class Game:
                         found = drawn_legal[True][k] if k < _MAXPOS else None
                         self._legal = legal = found if found is not None else self._legal_drawn(k, True)
                         continue
-                    if action is draw_discard and in_tuple(legal, action):
+                    if action is draw_discard and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDiscard()) and its _emit(take)
                         history_append((seat, action))
                         c = know.take()
                         self.drawn = c
-                        self.drawn_from = "discard"
+                        self.drawn_from = drawn_from = "discard"
                         self._stats[seat]["draws_discard"] += 1
-                        face = know.faces[c]
+                        drawn = face = know.faces[c]
                         event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
                         log_append(event)
                         self._shared = (self._shared, event)
@@ -1487,62 +1495,72 @@ class Game:
                         self._legal = legal = found if found is not None else self._legal_drawn(k, may_discard)
                         continue
                 elif phase is drawn_phase:
-                    if type(action) is Exchange and len(action.positions) == 1 and in_tuple(legal, action):
-                        # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
-                        history_append((seat, action))
-                        c = self.drawn
+                    if type(action) is Exchange and len(action.positions) == 1:
                         p = action.positions[0]
-                        faces = know.faces
-                        target = one_seat[p]
-                        count = self._event_count
-                        if self.drawn_from == "deck":  # only the drawer knows the new card
-                            self.drawn = self.drawn_from = None
-                            old = know.exchange(seat, p, c, False, seat)
-                            out = faces[old]
-                            event = new(Event, (_E_EXCHANGE, seat, target, (out, faces[c]), ""))
-                            hidden = new(Event, (_E_EXCHANGE, seat, target, (out, unknown), ""))
-                            log_append((event, seat, hidden))
-                            self._shared = (self._shared, hidden)
-                            own = self._own
-                            own[seat] = (own[seat], count, event)
-                        else:  # taken from the pile: known to all
-                            self.drawn = self.drawn_from = None
-                            old = know.exchange(seat, p, c, taken_face_up, -1)
-                            event = new(Event, (_E_EXCHANGE, seat, target, (faces[old], faces[c]), ""))
-                            log_append(event)
-                            self._shared = (self._shared, event)
-                        self._event_count = count + 1
-                        self._stats[seat]["exchanges"] += 1
-                        ends = True
-                    elif action is discard_it and in_tuple(legal, action):
-                        # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
-                        # follows) or, with powers used before the discard, one that starts as usual (_start_power)
-                        c = self.drawn
-                        face = know.faces[c]
-                        value = face.value
-                        power = power_table[value] if self.drawn_from == "deck" and value is not None and value >= 0 else None
-                        if power is None or (before_discard and power is not PEEK_SWAP):
+                        try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard
+                            index(legal, action, p, p + 2)
+                        except ValueError:
+                            pass  # (the loop's end decides)
+                        else:
+                            # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
                             history_append((seat, action))
-                            self.drawn = self.drawn_from = None
-                            know.land(c)
-                            self._stats[seat]["discards"] += 1
-                            event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
-                            log_append(event)
-                            self._shared = (self._shared, event)
-                            self._event_count += 1
-                            if power is None:
-                                ends = True
-                            else:
-                                self.power = power  # _start_power(power): the same seat decides
-                                self.phase = phase = power_phase
-                                self._legal = legal = self._compute_legal()
-                                continue
+                            c = self.drawn
+                            faces = know.faces
+                            target = one_seat[p]
+                            count = self._event_count
+                            if drawn_from == "deck":  # only the drawer knows the new card
+                                self.drawn = self.drawn_from = drawn = drawn_from = None
+                                old = know.exchange(seat, p, c, False, seat)
+                                out = faces[old]
+                                event = new(Event, (_E_EXCHANGE, seat, target, (out, faces[c]), ""))
+                                hidden = new(Event, (_E_EXCHANGE, seat, target, (out, unknown), ""))
+                                log_append((event, seat, hidden))
+                                self._shared = (self._shared, hidden)
+                                own = self._own
+                                own[seat] = (own[seat], count, event)
+                            else:  # taken from the pile: known to all
+                                self.drawn = self.drawn_from = drawn = drawn_from = None
+                                old = know.exchange(seat, p, c, taken_face_up, -1)
+                                event = new(Event, (_E_EXCHANGE, seat, target, (faces[old], faces[c]), ""))
+                                log_append(event)
+                                self._shared = (self._shared, event)
+                            self._event_count = count + 1
+                            self._stats[seat]["exchanges"] += 1
+                            ends = True
+                    elif action is discard_it:
+                        try:  # Discard stands first where it is legal
+                            index(legal, action, 0, 1)
+                        except ValueError:
+                            pass  # (the loop's end decides)
+                        else:
+                            c = self.drawn
+                            # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
+                            # follows) or, with powers used before the discard, one that starts as usual (_start_power)
+                            face = know.faces[c]
+                            value = face.value
+                            power = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
+                            if power is None or (before_discard and power is not PEEK_SWAP):
+                                history_append((seat, action))
+                                self.drawn = self.drawn_from = drawn = drawn_from = None
+                                know.land(c)
+                                self._stats[seat]["discards"] += 1
+                                event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
+                                log_append(event)
+                                self._shared = (self._shared, event)
+                                self._event_count += 1
+                                if power is None:
+                                    ends = True
+                                else:
+                                    self.power = power  # _start_power(power): the same seat decides
+                                    self.phase = phase = power_phase
+                                    self._legal = legal = self._compute_legal()
+                                    continue
                 elif phase is power_phase and before_discard:
                     # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
                     # _finish_power: the turn's end
                     power = self.power
                     kind = type(action)
-                    if kind is Peek and power is PEEK and in_tuple(legal, action):
+                    if kind is Peek and power is PEEK and action in legal:
                         p = action.position
                         c = know.hands[seat][p]
                         know.see(seat, c)
@@ -1550,7 +1568,7 @@ class Game:
                         event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
                         hidden = new(Event, (_E_PEEK, seat, target, _HIDDEN1, ""))
                         ends = True
-                    elif kind is Spy and power is SPY and in_tuple(legal, action):
+                    elif kind is Spy and power is SPY and action in legal:
                         target = (action.seat, action.position)
                         c = know.hands[target[0]][target[1]]
                         know.see(seat, c)
@@ -1566,8 +1584,8 @@ class Game:
                         own[seat] = (own[seat], count, event)
                         self._event_count = count + 1
                         self._stats[seat][power] += 1  # type: ignore[index]
-                        self.power = self.target = None
-                    elif (kind is Swap and power is SWAP_POWER or action is pass_it) and in_tuple(legal, action):
+                        self.power = self.target = power = power_target = None
+                    elif (kind is Swap and power is SWAP_POWER or action is pass_it) and action in legal:
                         history_append((seat, action))
                         if kind is Swap:
                             target = (action.own, action.seat, action.position)
@@ -1580,16 +1598,15 @@ class Game:
                         log_append(event)  # _emit(event)
                         self._shared = (self._shared, event)
                         self._event_count += 1
-                        self.power = self.target = None
+                        self.power = self.target = power = power_target = None
                         ends = True
                 if ends:
                     # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
                     # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
                     self._legal = None
-                    turn = self.turn + 1
-                    if usual_end and self._as_usual and turn < max_turns:
-                        self.turn = turn
-                        seat = self.current = (seat + 1) % n
+                    if usual_end and self._as_usual and turn_ + 1 < max_turns:
+                        self.turn = turn_ = turn_ + 1
+                        seat = self.current = current = (seat + 1) % n
                         if self.deck and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
                             self.phase = phase = choose_phase
                             self._movers = to_move = one_seat[seat]
