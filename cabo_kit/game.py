@@ -1477,7 +1477,10 @@ class Game:
                     if action is draw_discard and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDiscard()) and its _emit(take)
                         history_append((seat, action))
-                        c = know.take()
+                        c = know.pile.pop()  # know.take(), written out
+                        know.discard = know.discard[:-1]
+                        know.up[c] = False
+                        know.up_faces[c] = unknown
                         self.drawn = c
                         self.drawn_from = drawn_from = "discard"
                         self._stats[seat]["draws_discard"] += 1
@@ -1505,25 +1508,25 @@ class Game:
                             # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
                             history_append((seat, action))
                             c = self.drawn
-                            faces = know.faces
-                            target = one_seat[p]
                             count = self._event_count
                             if drawn_from == "deck":  # only the drawer knows the new card
-                                self.drawn = self.drawn_from = drawn = drawn_from = None
+                                self.drawn = self.drawn_from = drawn_from = None
                                 old = know.exchange(seat, p, c, False, seat)
-                                out = faces[old]
-                                event = new(Event, (_E_EXCHANGE, seat, target, (out, faces[c]), ""))
+                                out = know.faces[old]
+                                target = one_seat[p]
+                                event = new(Event, (_E_EXCHANGE, seat, target, (out, drawn), ""))
                                 hidden = new(Event, (_E_EXCHANGE, seat, target, (out, unknown), ""))
                                 log_append((event, seat, hidden))
                                 self._shared = (self._shared, hidden)
                                 own = self._own
                                 own[seat] = (own[seat], count, event)
                             else:  # taken from the pile: known to all
-                                self.drawn = self.drawn_from = drawn = drawn_from = None
+                                self.drawn = self.drawn_from = drawn_from = None
                                 old = know.exchange(seat, p, c, taken_face_up, -1)
-                                event = new(Event, (_E_EXCHANGE, seat, target, (faces[old], faces[c]), ""))
+                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (know.faces[old], drawn), ""))
                                 log_append(event)
                                 self._shared = (self._shared, event)
+                            drawn = None
                             self._event_count = count + 1
                             self._stats[seat]["exchanges"] += 1
                             ends = True

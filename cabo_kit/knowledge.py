@@ -241,10 +241,14 @@ class Knowledge:
         held[card] = owner
         faces = self.faces
         up = self.up
-        flags_changed = face_up or up[old]  # else the hand's face-up flags stay as they were
-        if face_up:  # (a drawn card lies face down: nothing to change otherwise)
+        # The hand's face-up flags change only at ``position``, from the old card's to the new one's (a drawn card lies
+        # face down until here)
+        if face_up:
+            flags_changed = not up[old]
             up[card] = True
             self.up_faces[card] = faces[card]
+        else:
+            flags_changed = up[old]
         if seer >= 0:
             self.seen[seer][card] = faces[card]
         # self.land(old), written out: most turns come here (tests/test_fast_paths.py replays games with land)
