@@ -77,7 +77,6 @@ _seed_c: Any = _random.Random.seed  # the C seeding Random.seed ends with
 T = TypeVar("T")
 
 _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
-_in_tuple: Any = tuple.__contains__  # for a tuple subclass too (LegalActions: its ordinary actions)
 _index: Any = tuple.index  # the same scan, for a subclass too (LegalActions' own index enumerates), without the slot
 # wrapper's argument tuple; it can also look at a window of the tuple only
 _ONE_SEAT = [(s,) for s in range(64)]
@@ -107,6 +106,10 @@ _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
 _DRAW_ENTRIES: list[dict[Card, tuple[Event, int, Event]]] = [{} for _ in range(64)]
 _TAKES: list[dict[Card, Event]] = [{} for _ in range(64)]
 _DISCARDS: list[dict[Card, Event]] = [{} for _ in range(64)]
+# The history's (seat, action) pairs of the usual turn's fixed answers, by seat, made once (values, shared as those are).
+_DECK_PAIRS = [(s, _DRAW_DECK) for s in range(64)]
+_TAKE_PAIRS = [(s, _DRAW_DISCARD) for s in range(64)]
+_DISCARD_PAIRS = [(s, _DISCARD) for s in range(64)]
 
 
 def _draw_entry(seat: int, face: Card) -> tuple[Event, int, Event]:
@@ -898,11 +901,8 @@ class Game:
         self._emit(_ev(_K.CABO, me))
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
-        hand = self.know.hands[seat]
-        for p in positions:
-            self.know.see(seat, hand[p])
-        faces = tuple(self.know.faces[hand[p]] for p in positions)
-        self._emit(_ev(_K.LOOK, seat, tuple(positions), faces), seat)
+        faces = self.know.look(seat, seat, pick(positions, self.know.hands[seat]))
+        self._emit(_new(Event, (_K.LOOK, seat, tuple(positions), faces, "")), seat)
 
     def _discard_drawn(self, me: int) -> None:
         c = self.drawn
@@ -1358,10 +1358,11 @@ class Game:
         one-card exchange, a discard, a one-step power used or skipped; the next player's usual
         turn start), which otherwise cost a call of each phase's method and of the turn's end:
         tests/test_fast_paths.py replays random-rules games with those methods instead. Any other
-        answer from the tuple the seat was given (actions exist once each: a C-speed scan), and of
-        an action class, is carried out as :meth:`apply_unchecked` would; anything else (a
-        multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal one
-        raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
+        legal answer of an action class (found in the tuple the seat was given: actions exist once
+        each, a C-speed scan; or a multi-exchange its :class:`~cabo_kit.actions.LegalActions`
+        holds) is carried out as :meth:`apply_unchecked` would; anything else (a text, a wrong
+        answer) goes through :meth:`apply`, and an illegal one raises
+        :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
 
         >>> import cabo_kit as ck
         >>> game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=2)
@@ -1381,7 +1382,7 @@ class Game:
         moves = _MOVES
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
         snap, look, over, give, one_seat, new, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, UNKNOWN
-        in_tuple, index, action_types = _in_tuple, _index, _ACTION_TYPES
+        index, action_types = _index, _ACTION_TYPES
         # The usual turn's moves (a draw from the deck or the pile; a one-card exchange, a discard, a one-step power used
         # or skipped; the next player's usual turn start) are carried out in this frame, each as its phase's method would
         # (see the decision's end); what they change they also keep in the loop's locals (phase, legal, seat, chooser),
@@ -1390,6 +1391,7 @@ class Game:
         choose_phase, drawn_phase, power_phase = CHOOSE, DRAWN, POWER
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
         draw_entries, takes, discards = _DRAW_ENTRIES, _TAKES, _DISCARDS
+        deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
         end_of_turn, max_turns, choose_all = self._end_of_turn, self._max_turns, self._choose_all
         usual_end = end_of_turn is _FINISH_TURN
@@ -1455,7 +1457,7 @@ class Game:
                 if phase is choose_phase:
                     if action is draw_deck and len(self.deck) > 1 and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
-                        history_append((seat, action))
+                        history_append(deck_pairs[seat])
                         c = self.deck.pop()
                         deck_size -= 1
                         self.drawn = c
@@ -1476,7 +1478,7 @@ class Game:
                         continue
                     if action is draw_discard and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDiscard()) and its _emit(take)
-                        history_append((seat, action))
+                        history_append(take_pairs[seat])
                         c = know.pile.pop()  # know.take(), written out
                         know.discard = know.discard[:-1]
                         know.up[c] = False
@@ -1543,7 +1545,7 @@ class Game:
                             value = face.value
                             power = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
                             if power is None or (before_discard and power is not PEEK_SWAP):
-                                history_append((seat, action))
+                                history_append(discard_pairs[seat])
                                 self.drawn = self.drawn_from = drawn = drawn_from = None
                                 know.land(c)
                                 self._stats[seat]["discards"] += 1
@@ -1628,8 +1630,9 @@ class Game:
                         return
                     continue
             # An action (tested first: `in` would ask any other object's own __eq__, which may say True to anything
-            # or raise) found in the seat's tuple by identity: carried out as apply_unchecked(action, seat) does.
-            if type(action) in action_types and in_tuple(legal, action):
+            # or raise) that is legal (found in the seat's tuple by identity, or a multi-exchange a LegalActions' own `in`
+            # finds): carried out as apply_unchecked(action, seat) does.
+            if type(action) in action_types and action in legal:
                 history_append((seat, action))
                 self._legal = None
                 moves[phase](self, seat, action)

@@ -160,6 +160,26 @@ class Knowledge:
             rows[owner] = (itemgetter(*hand) if len(hand) > 1 else _getter(hand))(self.seen[seat])  # pick(), inline
             self.views[seat] = tuple(rows)
 
+    def look(self, seat: int, owner: int, cards: Sequence[int]) -> tuple[Card, ...]:
+        """``seat`` looks at ``cards``, all in ``owner``'s hand (its own at the round's start): :meth:`see` for each,
+        that seat's view of the hand rebuilt once. Returns their faces.
+
+        >>> from cabo_kit.cards import Card
+        >>> know = Knowledge([Card.parse(t) for t in "3 5 9 12".split()], hands=[[0, 1], [2, 3]])
+        >>> know.look(1, 1, [3, 2]), know.views[1][1], know.views[0][1]
+        ((Card('12'), Card('9')), (Card('9'), Card('12')), (Card('??'), Card('??')))
+        """
+        faces = pick(cards, self.faces)
+        seen = self.seen[seat]
+        for card, face in zip(cards, faces):
+            seen[card] = face
+        if self.memory:
+            rows = self._rows[seat]
+            hand = self.hands[owner]
+            rows[owner] = (itemgetter(*hand) if len(hand) > 1 else _getter(hand))(seen)
+            self.views[seat] = tuple(rows)
+        return faces
+
     def reveal(self, card: int) -> None:
         """Everybody learns ``card`` (it is turned up for all, or taken from the pile)."""
         if not self.public[card]:
@@ -280,7 +300,9 @@ class Knowledge:
                 views[seat] = tuple(rows)
             seat += 1
         if flags_changed:
-            self._up_rows[owner] = (itemgetter(*hand) if len(hand) > 1 else _getter(hand))(up)
+            if get is None:
+                get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+            self._up_rows[owner] = get(up)
             self.up_view = tuple(self._up_rows)
         return old
 
@@ -308,10 +330,20 @@ class Knowledge:
             self._changed(b)
 
     def reveal_all(self) -> None:
-        """Every card in every hand is shown to everybody (the game's end)."""
-        for hand in self.hands:
+        """Every card in every hand is shown to everybody (the game's end): :meth:`reveal` for each, every hand's
+        views rebuilt once."""
+        public, faces, seen_by = self.public, self.faces, self.seen
+        for owner, hand in enumerate(self.hands):
+            shown = False
             for card in hand:
-                self.reveal(card)
+                if not public[card]:
+                    public[card] = True
+                    face = faces[card]
+                    for seen in seen_by:
+                        seen[card] = face
+                    shown = True
+            if shown:
+                self._changed(owner)
 
     def copy(self) -> "Knowledge":
         """An independent copy (the views are immutable tuples, shared)."""
