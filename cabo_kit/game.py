@@ -934,17 +934,16 @@ class Game:
         """Deluxe: the picked cards are turned up; if all are equal they will go (see :meth:`_place`)."""
         know = self.know
         hand = know.hands[me]
-        for p in positions:
-            know.turn(hand[p], True)
-        values = {know.faces[hand[p]].value for p in positions}
-        ok = len(values) == 1
+        cards = pick(positions, hand)
+        know.turn_up(me, cards)
+        shown = pick(cards, know.faces)
+        ok = len({face.value for face in shown}) == 1
         self.picked = positions
         self.exchange_ok = ok
         self._stats[me]["multi_exchanges"] += 1
         if not ok:
             self._stats[me]["failed_multi_exchanges"] += 1
-        shown = tuple(know.faces[hand[p]] for p in positions)
-        self._emit(_ev(_K.MULTI, me, positions, shown, "ok" if ok else "fail"))
+        self._emit(_new(Event, (_K.MULTI, me, positions, shown, "ok" if ok else "fail")))
         self._place_stage = "success" if ok else "fail"
         self.phase = PLACE
 

@@ -199,6 +199,26 @@ class Knowledge:
         elif self.owner[card] >= 0:
             self._changed(self.owner[card])
 
+    def turn_up(self, owner: int, cards: Sequence[int]) -> None:
+        """Turn ``cards``, all in ``owner``'s hand, face up (everybody learns them): :meth:`turn` for each, the hand's
+        views rebuilt once (a multi-exchange's picked cards).
+
+        >>> from cabo_kit.cards import Card
+        >>> know = Knowledge([Card.parse(t) for t in "3 5 9 12".split()], hands=[[0, 1], [2, 3]])
+        >>> know.turn_up(0, [1, 0]); know.views[1][0], know.up_view
+        ((Card('3'), Card('5')), ((True, True), (False, False)))
+        """
+        up, up_faces, public, faces, seen_by = self.up, self.up_faces, self.public, self.faces, self.seen
+        for card in cards:
+            face = faces[card]
+            up[card] = True
+            up_faces[card] = face
+            if not public[card]:
+                public[card] = True
+                for seen in seen_by:
+                    seen[card] = face
+        self._changed(owner)
+
     def forget(self, card: int) -> None:
         """``card`` is shuffled back into the deck: nobody knows it any more."""
         self.up[card] = False
