@@ -45,7 +45,7 @@ from .actions import (
 )
 from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
     _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _DRAW_DISCARD, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
-    _give, _peek, _place, _snap, _spy, _swap,
+    _PLACE as _PLACES, _give, _peek, _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
 from .chance import Chance
@@ -660,8 +660,9 @@ class Game:
             return self._legal_swaps(me, self.target)
         if phase is PLACE:
             if self._place_stage == "success":
-                return tuple(_place(p) for p in self.picked)
-            return (_place(0), _place(len(hand)))
+                picked = self.picked
+                return pick(picked, _PLACES) if picked[-1] < len(_PLACES) else tuple(_place(p) for p in picked)
+            return (_PLACES[0], _place(len(hand)))
         if phase is GIVE:
             gives = tuple(_give(p) for p in range(len(hands[self._snapper])))
             return gives + (_PASS,) if self.rules.snap_give == "optional" else gives
@@ -898,7 +899,7 @@ class Game:
         self._call_turn = self.turn
         self._final_left = self.n - 1
         self._stats[me]["cabo_calls"] += 1
-        self._emit(_ev(_K.CABO, me))
+        self._emit(_new(Event, (_K.CABO, me, (), (), "")))
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
         faces = self.know.look(seat, seat, pick(positions, self.know.hands[seat]))
@@ -958,7 +959,7 @@ class Game:
         if stage == "penalty":
             self.drawn_from = None
             know.insert(me, index, c)
-            self._emit(_ev(_K.PENALTY, me, (index,), (UNKNOWN,)))
+            self._emit(_new(Event, (_K.PENALTY, me, (index,), (UNKNOWN,), "")))
             self._end_multi()
             return
         from_discard = self.drawn_from == "discard"
@@ -968,7 +969,7 @@ class Game:
             know.reveal(c)
         else:
             know.see(me, c)
-        self._emit(_ev(_K.PLACE, me, (index,)))
+        self._emit(_new(Event, (_K.PLACE, me, (index,), (), "")))
         if stage == "success":  # the picked cards go to the pile; the drawn card takes the place at index
             picked = set(self.picked)
             kept: list[int] = []
@@ -1015,7 +1016,7 @@ class Game:
         if kind is Pass:
             if self.phase is POWER:
                 self._stats[me]["powers_skipped"] += 1
-                self._emit(_ev(_K.SKIP, me))
+                self._emit(_new(Event, (_K.SKIP, me, (), (), "")))
             else:  # the second step of a two-step power skipped: the first was used
                 self._stats[me][power] += 1
             self._finish_power()
@@ -1024,7 +1025,7 @@ class Game:
             p = action.position  # type: ignore[attr-defined]
             c = know.hands[me][p]
             know.see(me, c)
-            self._emit(_ev(_K.PEEK, me, (p,), (know.faces[c],)), me)
+            self._emit(_new(Event, (_K.PEEK, me, (p,), (know.faces[c],), "")), me)
             if power is PEEK_SWAP:
                 self.phase = SWAP
                 return
@@ -1032,7 +1033,7 @@ class Game:
             s, p = action.seat, action.position  # type: ignore[attr-defined]
             c = know.hands[s][p]
             know.see(me, c)
-            self._emit(_ev(_K.SPY, me, (s, p), (know.faces[c],)), me)
+            self._emit(_new(Event, (_K.SPY, me, (s, p), (know.faces[c],), "")), me)
             if power is SPY_SWAP:
                 self.target = (s, p)
                 self.phase = SWAP
@@ -1040,7 +1041,7 @@ class Game:
         else:
             o, s, p = action.own, action.seat, action.position  # type: ignore[attr-defined]
             know.swap(me, o, s, p)
-            self._emit(_ev(_K.SWAP, me, (o, s, p)))
+            self._emit(_new(Event, (_K.SWAP, me, (o, s, p), (), "")))
         self._stats[me][power] += 1
         self._finish_power()
 
@@ -1123,7 +1124,7 @@ class Game:
         know.reveal(c)
         face = know.faces[c]
         match = face.value == know.faces[know.pile[-1]].value
-        self._emit(_ev(_K.SNAP, snapper, (ts, tp), (face,), "match" if match else "miss"))
+        self._emit(_new(Event, (_K.SNAP, snapper, (ts, tp), (face,), "match" if match else "miss")))
         if match:
             stats["snaps_right"] += 1
             if ts == snapper:
@@ -1150,7 +1151,7 @@ class Game:
             hand = self.know.hands[seat]
             self.know.insert(seat, len(hand), c)
             self._stats[seat]["penalty_cards"] += 1
-            self._emit(_ev(_K.PENALTY, seat, (len(hand) - 1,), (UNKNOWN,)))
+            self._emit(_new(Event, (_K.PENALTY, seat, (len(hand) - 1,), (UNKNOWN,), "")))
 
     def _give(self, seat: int, action: Action) -> None:
         ts, tp = self.give_to  # type: ignore[misc]
@@ -1163,7 +1164,7 @@ class Game:
             if know.up[c]:
                 know.turn(c, False)  # a given card is moved face down (what was public stays known)
             self._stats[seat]["gives"] += 1
-            self._emit(_ev(_K.GIVE, seat, (p, ts, tp)))
+            self._emit(_new(Event, (_K.GIVE, seat, (p, ts, tp), (), "")))
         self._after_snap(self._after)
 
     def _after_snap(self, after: str) -> None:
