@@ -1392,6 +1392,7 @@ class Game:
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
         draw_entries, takes, discards = _DRAW_ENTRIES, _TAKES, _DISCARDS
         deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
+        following = tuple((s + 1) % n for s in range(n))  # the next seat, by seat
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
         end_of_turn, max_turns, choose_all = self._end_of_turn, self._max_turns, self._choose_all
         usual_end = end_of_turn is _FINISH_TURN
@@ -1547,7 +1548,14 @@ class Game:
                             if power is None or (before_discard and power is not PEEK_SWAP):
                                 history_append(discard_pairs[seat])
                                 self.drawn = self.drawn_from = drawn = drawn_from = None
-                                know.land(c)
+                                know.pile.append(c)  # know.land(c), written out
+                                know.discard += (face,)
+                                know.up[c] = True
+                                know.up_faces[c] = face
+                                if not know.public[c]:
+                                    know.public[c] = True
+                                    for seen in know.seen:
+                                        seen[c] = face
                                 self._stats[seat]["discards"] += 1
                                 event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
                                 log_append(event)
@@ -1611,7 +1619,7 @@ class Game:
                     self._legal = None
                     if usual_end and self._as_usual and turn_ + 1 < max_turns:
                         self.turn = turn_ = turn_ + 1
-                        seat = self.current = current = (seat + 1) % n
+                        seat = self.current = current = following[seat]
                         if self.deck and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
                             self.phase = phase = choose_phase
                             self._movers = to_move = one_seat[seat]
