@@ -97,7 +97,7 @@ _PEEKING = (Power.PEEK, Power.PEEK_SWAP)  # the powers that start with a look at
 _SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's card
 _K = EventKind
 _E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE
-_E_PEEK, _E_SPY, _E_SWAP, _E_SKIP = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP
+_E_PEEK, _E_SPY, _E_SWAP, _E_SKIP, _E_LOOK = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP, _K.LOOK
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
@@ -1568,6 +1568,27 @@ class Game:
                                     self.phase = phase = power_phase
                                     self._legal = legal = self._compute_legal()
                                     continue
+                elif phase is look:
+                    if type(action) is InitialPeek and action in legal:
+                        # _on_look(seat, action), its _look and _emit(look, seat, hidden); the loop's top reads the game
+                        history_append((seat, action))
+                        self._legal = None
+                        pending = self._pending
+                        pending.remove(seat)
+                        self._movers = tuple(pending)
+                        positions = action.positions
+                        event = new(Event, (_E_LOOK, seat, positions, know.look(seat, seat, pick(positions, know.hands[seat])), ""))
+                        hidden = new(Event, (_E_LOOK, seat, positions, (unknown,) * len(positions), ""))
+                        count = self._event_count
+                        log_append((event, seat, hidden))
+                        self._shared = (self._shared, hidden)
+                        own = self._own
+                        own[seat] = (own[seat], count, event)
+                        self._event_count = count + 1
+                        if not pending:
+                            self._flip_first()
+                        phase = None
+                        continue
                 elif phase is power_phase and before_discard:
                     # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
                     # _finish_power: the turn's end
