@@ -122,6 +122,21 @@ def _one_card_event(cache: list[dict[Card, Event]], kind: EventKind, seat: int, 
     return event
 
 
+# What the others see of seat s exchanging a card drawn from the deck for its card at p: by seat, by (p, the card given
+# up), made once as the events above (few: the positions times the faces; the exchange's own event, which names the
+# card kept too, is made each time: caches of that many pairs of faces that fill up over the games cost the garbage
+# collector more than they save).
+_EXCHANGES_HIDDEN: list[dict[tuple[int, Card], Event]] = [{} for _ in range(64)]
+
+
+def _exchange_hidden(seat: int, p: int, out: Card) -> Event:
+    cache = _EXCHANGES_HIDDEN[seat]
+    if len(cache) >= 4096:
+        cache.clear()
+    event = cache[(p, out)] = _new(Event, (_E_EXCHANGE, seat, (p,), (out, UNKNOWN), ""))
+    return event
+
+
 def _ev(kind: EventKind, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (),
         info: str = "") -> Event:
     return _new(Event, (kind, seat, target, cards, info))
@@ -1390,7 +1405,7 @@ class Game:
         fast = self.chance is None and not self._rollout
         choose_phase, drawn_phase, power_phase = CHOOSE, DRAWN, POWER
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
-        draw_entries, takes, discards = _DRAW_ENTRIES, _TAKES, _DISCARDS
+        draw_entries, takes, discards, ex_hidden = _DRAW_ENTRIES, _TAKES, _DISCARDS, _EXCHANGES_HIDDEN
         deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
         following = tuple((s + 1) % n for s in range(n))  # the next seat, by seat
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
@@ -1518,7 +1533,7 @@ class Game:
                                 out = know.faces[old]
                                 target = one_seat[p]
                                 event = new(Event, (_E_EXCHANGE, seat, target, (out, drawn), ""))
-                                hidden = new(Event, (_E_EXCHANGE, seat, target, (out, unknown), ""))
+                                hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
                                 log_append((event, seat, hidden))
                                 self._shared = (self._shared, hidden)
                                 own = self._own
