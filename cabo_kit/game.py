@@ -1410,7 +1410,7 @@ class Game:
         following = tuple((s + 1) % n for s in range(n))  # the next seat, by seat
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
         end_of_turn, max_turns, choose_all = self._end_of_turn, self._max_turns, self._choose_all
-        usual_end = end_of_turn is _FINISH_TURN
+        last_usual = max_turns - 1 if end_of_turn is _FINISH_TURN else -1  # a turn before it ends as usual; -1: none here
         taken_face_up, before_discard = rules.discard_draw_face_up, rules.power_timing == "before_discard"
         phase: Phase | None = None
         legal: Any  # (Sequence[Action] once the loop's top has read it)
@@ -1471,7 +1471,7 @@ class Game:
             if fast:
                 ends = False  # a move below that ends the turn sets it: the turn's end follows
                 if phase is choose_phase:
-                    if action is draw_deck and len(self.deck) > 1 and (legal is choose_all or action in legal):
+                    if action is draw_deck and deck_size > 1 and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
                         history_append(deck_pairs[seat])
                         c = self.deck.pop()
@@ -1652,11 +1652,10 @@ class Game:
                 if ends:
                     # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
                     # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
-                    self._legal = None
-                    if usual_end and self._as_usual and turn_ + 1 < max_turns:
+                    if self._as_usual and turn_ < last_usual:  # (turn_ + 1 < max_turns, with _finish_turn)
                         self.turn = turn_ = turn_ + 1
                         seat = self.current = current = following[seat]
-                        if self.deck and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
+                        if deck_size and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
                             self.phase = phase = choose_phase
                             self._movers = to_move = one_seat[seat]
                             self._turn_start = self._event_count
@@ -1666,8 +1665,10 @@ class Game:
                             except KeyError:
                                 phase = None  # the loop's top names the seat without a chooser
                             continue
+                        self._legal = None
                         self._begin_turn()
                     else:
+                        self._legal = None
                         end_of_turn(self)
                     phase = None
                     if until_round_end and len(results) != n_results:
