@@ -1445,6 +1445,8 @@ class Game:
                 know, round_, start_player, caller, picked = self.know, self.round, self.start_player, self.caller, self.picked
                 exchange_ok, give_to, totals, round_scores = self.exchange_ok, self.give_to, self._totals, self._round_scores
                 turn_, current, deck_size, power, power_target = self.turn, self.current, len(self.deck), self.power, self.target
+                own_chains, all_stats = self._own, self._stats  # (lists a new round replaces)
+                seat_stats = all_stats[seat]
                 drawn: Any = self.drawn
                 drawn_from = self.drawn_from
                 if drawn is not None:
@@ -1455,7 +1457,7 @@ class Game:
             # observation(seat), written out
             if engine_memory:
                 discard = know.discard
-                events: Any = (self._event_count, self._shared, self._own[seat])
+                events: Any = (self._event_count, self._shared, own_chains[seat])
             else:
                 discard = know.discard[-1:]
                 events = EventLog(_chain_log((self._event_count, self._shared, self._own[seat]), self._turn_start))
@@ -1478,14 +1480,13 @@ class Game:
                         deck_size -= 1
                         self.drawn = c
                         self.drawn_from = drawn_from = "deck"
-                        self._stats[seat]["draws_deck"] += 1
+                        seat_stats["draws_deck"] += 1
                         drawn = face = know.faces[c]
                         entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
                         count = self._event_count
                         log_append(entry)
                         self._shared = (self._shared, entry[2])
-                        own = self._own
-                        own[seat] = (own[seat], count, entry[0])
+                        own_chains[seat] = (own_chains[seat], count, entry[0])
                         self._event_count = count + 1
                         self.phase = phase = drawn_phase
                         k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
@@ -1501,7 +1502,7 @@ class Game:
                         know.up_faces[c] = unknown
                         self.drawn = c
                         self.drawn_from = drawn_from = "discard"
-                        self._stats[seat]["draws_discard"] += 1
+                        seat_stats["draws_discard"] += 1
                         drawn = face = know.faces[c]
                         event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
                         log_append(event)
@@ -1536,8 +1537,7 @@ class Game:
                                 hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
                                 log_append((event, seat, hidden))
                                 self._shared = (self._shared, hidden)
-                                own = self._own
-                                own[seat] = (own[seat], count, event)
+                                own_chains[seat] = (own_chains[seat], count, event)
                             else:  # taken from the pile: known to all
                                 self.drawn = self.drawn_from = drawn_from = None
                                 old = know.exchange(seat, p, c, taken_face_up, -1)
@@ -1546,7 +1546,7 @@ class Game:
                                 self._shared = (self._shared, event)
                             drawn = None
                             self._event_count = count + 1
-                            self._stats[seat]["exchanges"] += 1
+                            seat_stats["exchanges"] += 1
                             ends = True
                     elif action is discard_it:
                         try:  # Discard stands first where it is legal
@@ -1571,7 +1571,7 @@ class Game:
                                     know.public[c] = True
                                     for seen in know.seen:
                                         seen[c] = face
-                                self._stats[seat]["discards"] += 1
+                                seat_stats["discards"] += 1
                                 event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
                                 log_append(event)
                                 self._shared = (self._shared, event)
@@ -1597,8 +1597,7 @@ class Game:
                         count = self._event_count
                         log_append((event, seat, hidden))
                         self._shared = (self._shared, hidden)
-                        own = self._own
-                        own[seat] = (own[seat], count, event)
+                        own_chains[seat] = (own_chains[seat], count, event)
                         self._event_count = count + 1
                         if not pending:
                             self._flip_first()
@@ -1629,10 +1628,9 @@ class Game:
                         count = self._event_count
                         log_append((event, seat, hidden))
                         self._shared = (self._shared, hidden)
-                        own = self._own
-                        own[seat] = (own[seat], count, event)
+                        own_chains[seat] = (own_chains[seat], count, event)
                         self._event_count = count + 1
-                        self._stats[seat][power] += 1  # type: ignore[index]
+                        seat_stats[power] += 1  # type: ignore[index]
                         self.power = self.target = power = power_target = None
                     elif (kind is Swap and power is SWAP_POWER or action is pass_it) and action in legal:
                         history_append((seat, action))
@@ -1640,10 +1638,10 @@ class Game:
                             target = (action.own, action.seat, action.position)
                             know.swap(seat, *target)
                             event = new(Event, (_E_SWAP, seat, target, (), ""))
-                            self._stats[seat][power] += 1  # type: ignore[index]
+                            seat_stats[power] += 1  # type: ignore[index]
                         else:
                             event = new(Event, (_E_SKIP, seat, (), (), ""))
-                            self._stats[seat]["powers_skipped"] += 1
+                            seat_stats["powers_skipped"] += 1
                         log_append(event)  # _emit(event)
                         self._shared = (self._shared, event)
                         self._event_count += 1
@@ -1655,6 +1653,7 @@ class Game:
                     if self._as_usual and turn_ < last_usual:  # (turn_ + 1 < max_turns, with _finish_turn)
                         self.turn = turn_ = turn_ + 1
                         seat = self.current = current = following[seat]
+                        seat_stats = all_stats[seat]
                         if deck_size and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
                             self.phase = phase = choose_phase
                             self._movers = to_move = one_seat[seat]
