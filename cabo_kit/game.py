@@ -1409,6 +1409,7 @@ class Game:
         deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
         following = tuple((s + 1) % n for s in range(n))  # the next seat, by seat
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
+        deck_drawn_legal = drawn_legal[True]
         end_of_turn, max_turns, choose_all = self._end_of_turn, self._max_turns, self._choose_all
         last_usual = max_turns - 1 if end_of_turn is _FINISH_TURN else -1  # a turn before it ends as usual; -1: none here
         taken_face_up, before_discard = rules.discard_draw_face_up, rules.power_timing == "before_discard"
@@ -1445,6 +1446,7 @@ class Game:
                 know, round_, start_player, caller, picked = self.know, self.round, self.start_player, self.caller, self.picked
                 exchange_ok, give_to, totals, round_scores = self.exchange_ok, self.give_to, self._totals, self._round_scores
                 turn_, current, deck_size, power, power_target = self.turn, self.current, len(self.deck), self.power, self.target
+                ex_from = 0  # where a drawn card's tuple may hold Exchange((p,)): from p (p + 1 after Discard) to p + 1
                 own_chains, all_stats = self._own, self._stats  # (lists a new round replaces)
                 seat_stats = all_stats[seat]
                 drawn: Any = self.drawn
@@ -1490,8 +1492,9 @@ class Game:
                         self._event_count = count + 1
                         self.phase = phase = drawn_phase
                         k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
-                        found = drawn_legal[True][k] if k < _MAXPOS else None
+                        found = deck_drawn_legal[k] if k < _MAXPOS else None
                         self._legal = legal = found if found is not None else self._legal_drawn(k, True)
+                        ex_from = 1  # (Discard first)
                         continue
                     if action is draw_discard and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDiscard()) and its _emit(take)
@@ -1515,12 +1518,13 @@ class Game:
                         may_discard = self._may_discard_taken
                         found = drawn_legal[may_discard][k] if k < _MAXPOS else None
                         self._legal = legal = found if found is not None else self._legal_drawn(k, may_discard)
+                        ex_from = 1 if may_discard else 0
                         continue
                 elif phase is drawn_phase:
                     if type(action) is Exchange and len(action.positions) == 1:
                         p = action.positions[0]
                         try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard
-                            index(legal, action, p, p + 2)
+                            index(legal, action, p + ex_from, p + 2)
                         except ValueError:
                             pass  # (the loop's end decides)
                         else:
