@@ -36,7 +36,7 @@ from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .actions import (
@@ -49,7 +49,7 @@ from .actions import (  # the engine's shared action objects and legal-action ta
 )
 from .cards import UNKNOWN, Card
 from .chance import Chance
-from .knowledge import Knowledge, pick
+from .knowledge import Knowledge, _getter, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase, _chain_log
 from .rules import Power, Rules
 from .scoring import ScoreSheet, next_start_player, round_details
@@ -1369,9 +1369,10 @@ class Game:
 
         The observation and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
-        :meth:`observation`. So are the usual turn's moves (a draw from the deck or the pile; a
-        one-card exchange, a discard, a one-step power used or skipped; the next player's usual
-        turn start), which otherwise cost a call of each phase's method and of the turn's end:
+        :meth:`observation`. So are the usual turn's moves (a set-up look; a draw from the deck or
+        the pile; a one-card exchange, a discard, a one-step power used or skipped; the next
+        player's usual turn start), which otherwise cost a call of each phase's method and of the
+        turn's end:
         tests/test_fast_paths.py replays random-rules games with those methods instead. Any other
         legal answer of an action class (found in the tuple the seat was given: actions exist once
         each, a C-speed scan; or a multi-exchange its :class:`~cabo_kit.actions.LegalActions`
@@ -1532,10 +1533,60 @@ class Game:
                             history_append((seat, action))
                             c = self.drawn
                             count = self._event_count
-                            if drawn_from == "deck":  # only the drawer knows the new card
-                                self.drawn = self.drawn_from = drawn_from = None
-                                old = know.exchange(seat, p, c, False, seat)
+                            from_deck = drawn_from == "deck"
+                            self.drawn = self.drawn_from = drawn_from = None
+                            if know.memory:
+                                # know.exchange(seat, p, c, face_up, seer), written out where seats remember (face_up: a
+                                # taken card where the rules say so; seer: the drawer of a deck card): the old card lands,
+                                # and a seat's view of the hand is rebuilt where it knows the new card otherwise than the old
+                                hand = know.hands[seat]
+                                old = hand[p]
+                                hand[p] = c
+                                held = know.owner
+                                held[old] = -1
+                                held[c] = seat
+                                up = know.up
                                 out = know.faces[old]
+                                if from_deck:
+                                    flags_changed = up[old]
+                                    know.seen[seat][c] = drawn
+                                elif taken_face_up:
+                                    flags_changed = not up[old]
+                                    up[c] = True
+                                    know.up_faces[c] = drawn
+                                else:
+                                    flags_changed = up[old]
+                                know.pile.append(old)
+                                know.discard += (out,)
+                                up[old] = True
+                                know.up_faces[old] = out
+                                public = know.public
+                                seen_by = know.seen
+                                if not public[old]:
+                                    public[old] = True
+                                    for seen in seen_by:
+                                        seen[old] = out
+                                get = None
+                                views = know.views
+                                viewer = 0
+                                for rows in know._rows:
+                                    seen = seen_by[viewer]
+                                    if rows[seat][p] is not seen[c]:
+                                        if get is None:
+                                            get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+                                        rows[seat] = get(seen)
+                                        views[viewer] = tuple(rows)
+                                    viewer += 1
+                                if flags_changed:
+                                    if get is None:
+                                        get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+                                    know._up_rows[seat] = get(up)
+                                    know.up_view = tuple(know._up_rows)
+                            else:
+                                old = know.exchange(seat, p, c, False, seat) if from_deck else know.exchange(
+                                    seat, p, c, taken_face_up, -1)
+                                out = know.faces[old]
+                            if from_deck:  # only the drawer knows the new card
                                 target = one_seat[p]
                                 event = new(Event, (_E_EXCHANGE, seat, target, (out, drawn), ""))
                                 hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
@@ -1543,9 +1594,7 @@ class Game:
                                 self._shared = (self._shared, hidden)
                                 own_chains[seat] = (own_chains[seat], count, event)
                             else:  # taken from the pile: known to all
-                                self.drawn = self.drawn_from = drawn_from = None
-                                old = know.exchange(seat, p, c, taken_face_up, -1)
-                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (know.faces[old], drawn), ""))
+                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
                                 log_append(event)
                                 self._shared = (self._shared, event)
                             drawn = None
