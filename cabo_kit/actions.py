@@ -422,7 +422,8 @@ class LegalActions(tuple):
         if isinstance(action, Exchange) and len(action.positions) >= 2:
             pos = action.positions
             # Every position an int (tested in C: no generator), in increasing order, the first and last in the hand
-            if all(map(isinstance, pos, _INTS)) and list(pos) == sorted(set(pos)) and 0 <= pos[0] and pos[-1] < self.hand_size:
+            if (all(map(isinstance, pos, _INTS)) and list(pos) == sorted(set(pos))
+                    and 0 <= pos[0] and pos[-1] < self.hand_size):
                 return True
         return tuple.__contains__(self, action)
 

@@ -1444,9 +1444,11 @@ class Game:
                 # The observation's fields, kept in locals: those that only the other moves change (the round's end among
                 # them) are read again after each of those; the usual moves below keep the others (the turn, the deck's
                 # size, the drawn card as the seat sees it, the power) up to date as they change them
-                know, round_, start_player, caller, picked = self.know, self.round, self.start_player, self.caller, self.picked
-                exchange_ok, give_to, totals, round_scores = self.exchange_ok, self.give_to, self._totals, self._round_scores
-                turn_, current, deck_size, power, power_target = self.turn, self.current, len(self.deck), self.power, self.target
+                know, round_, start_player, caller = self.know, self.round, self.start_player, self.caller
+                picked, exchange_ok, give_to = self.picked, self.exchange_ok, self.give_to
+                totals, round_scores = self._totals, self._round_scores
+                turn_, current, deck_size = self.turn, self.current, len(self.deck)
+                power, power_target = self.power, self.target
                 ex_from = 0  # where a drawn card's tuple may hold Exchange((p,)): from p (p + 1 after Discard) to p + 1
                 own_chains, all_stats = self._own, self._stats  # (lists a new round replaces)
                 seat_stats = all_stats[seat]
@@ -1645,7 +1647,8 @@ class Game:
                         pending.remove(seat)
                         self._movers = tuple(pending)
                         positions = action.positions
-                        event = new(Event, (_E_LOOK, seat, positions, know.look(seat, seat, pick(positions, know.hands[seat])), ""))
+                        faces = know.look(seat, seat, pick(positions, know.hands[seat]))
+                        event = new(Event, (_E_LOOK, seat, positions, faces, ""))
                         hidden = new(Event, (_E_LOOK, seat, positions, (unknown,) * len(positions), ""))
                         count = self._event_count
                         log_append((event, seat, hidden))
