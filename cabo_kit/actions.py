@@ -32,7 +32,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, repeat
 from operator import index as _index
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -375,6 +375,9 @@ class Pass(Action):
         return "pass"
 
 
+_INTS = repeat(int)  # map(isinstance, items, _INTS): isinstance(item, int) for each item
+
+
 class LegalActions(tuple):
     """The legal actions when several-card exchanges are allowed: exact ``len`` and ``in``, enumerated lazily.
 
@@ -418,7 +421,9 @@ class LegalActions(tuple):
     def __contains__(self, action: object) -> bool:
         if isinstance(action, Exchange) and len(action.positions) >= 2:
             pos = action.positions
-            if all(isinstance(p, int) and 0 <= p < self.hand_size for p in pos) and list(pos) == sorted(set(pos)):
+            # Every position an int (tested in C: no generator), in increasing order, the first and last in the hand
+            if (all(map(isinstance, pos, _INTS)) and list(pos) == sorted(set(pos))
+                    and 0 <= pos[0] and pos[-1] < self.hand_size):
                 return True
         return tuple.__contains__(self, action)
 

@@ -37,7 +37,7 @@ from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .actions import (
@@ -46,11 +46,11 @@ from .actions import (
 )
 from .actions import (  # the engine's shared action objects and legal-action tables (see actions.py)
     _ACTION_TYPES, _CABO, _CHOOSE, _DISCARD, _DISCARD_EX1_ALL, _DRAW_DECK, _DRAW_DISCARD, _EX1_ALL, _LOOKS, _MAXPOS, _MULTI, _PASS, _SWAPS, _ex1,
-    _give, _peek, _place, _snap, _spy, _swap,
+    _PLACE as _PLACES, _give, _peek, _place, _snap, _spy, _swap,
 )
 from .cards import UNKNOWN, Card
 from .chance import Chance
-from .knowledge import Knowledge, pick
+from .knowledge import Knowledge, _getter, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase, _chain_log
 from .rules import Power, Rules
 from .scoring import ScoreSheet, _scored, next_start_player
@@ -78,7 +78,8 @@ _seed_c: Any = _random.Random.seed  # the C seeding Random.seed ends with
 T = TypeVar("T")
 
 _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
-_in_tuple: Any = tuple.__contains__  # for a tuple subclass too (LegalActions: its ordinary actions)
+_index: Any = tuple.index  # the same scan, for a subclass too (LegalActions' own index enumerates), without the slot
+# wrapper's argument tuple; it can also look at a window of the tuple only
 _ONE_SEAT = [(s,) for s in range(64)]
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 # The legal actions in a snap window, by the table's face-up flags (Knowledge.up_view).
@@ -97,7 +98,7 @@ _PEEKING = (Power.PEEK, Power.PEEK_SWAP)  # the powers that start with a look at
 _SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's card
 _K = EventKind
 _E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE
-_E_PEEK, _E_SPY, _E_SWAP, _E_SKIP = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP
+_E_PEEK, _E_SPY, _E_SWAP, _E_SKIP, _E_LOOK = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP, _K.LOOK
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
@@ -106,6 +107,10 @@ _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
 _DRAW_ENTRIES: list[dict[Card, tuple[Event, int, Event]]] = [{} for _ in range(64)]
 _TAKES: list[dict[Card, Event]] = [{} for _ in range(64)]
 _DISCARDS: list[dict[Card, Event]] = [{} for _ in range(64)]
+# The history's (seat, action) pairs of the usual turn's fixed answers, by seat, made once (values, shared as those are).
+_DECK_PAIRS = [(s, _DRAW_DECK) for s in range(64)]
+_TAKE_PAIRS = [(s, _DRAW_DISCARD) for s in range(64)]
+_DISCARD_PAIRS = [(s, _DISCARD) for s in range(64)]
 
 
 def _draw_entry(seat: int, face: Card) -> tuple[Event, int, Event]:
@@ -115,6 +120,21 @@ def _draw_entry(seat: int, face: Card) -> tuple[Event, int, Event]:
 
 def _one_card_event(cache: list[dict[Card, Event]], kind: EventKind, seat: int, face: Card) -> Event:
     event = cache[seat][face] = _new(Event, (kind, seat, (), (face,), ""))
+    return event
+
+
+# What the others see of seat s exchanging a card drawn from the deck for its card at p: by seat, by (p, the card given
+# up), made once as the events above (few: the positions times the faces; the exchange's own event, which names the
+# card kept too, is made each time: caches of that many pairs of faces that fill up over the games cost the garbage
+# collector more than they save).
+_EXCHANGES_HIDDEN: list[dict[tuple[int, Card], Event]] = [{} for _ in range(64)]
+
+
+def _exchange_hidden(seat: int, p: int, out: Card) -> Event:
+    cache = _EXCHANGES_HIDDEN[seat]
+    if len(cache) >= 4096:
+        cache.clear()
+    event = cache[(p, out)] = _new(Event, (_E_EXCHANGE, seat, (p,), (out, UNKNOWN), ""))
     return event
 
 
@@ -667,8 +687,9 @@ class Game:
             return self._legal_swaps(me, self.target)
         if phase is PLACE:
             if self._place_stage == "success":
-                return tuple(_place(p) for p in self.picked)
-            return (_place(0), _place(len(hand)))
+                picked = self.picked
+                return pick(picked, _PLACES) if picked[-1] < len(_PLACES) else tuple(_place(p) for p in picked)
+            return (_PLACES[0], _place(len(hand)))
         if phase is GIVE:
             gives = tuple(_give(p) for p in range(len(hands[self._snapper])))
             return gives + (_PASS,) if self.rules.snap_give == "optional" else gives
@@ -905,14 +926,11 @@ class Game:
         self._call_turn = self.turn
         self._final_left = self.n - 1
         self._stats[me]["cabo_calls"] += 1
-        self._emit(_ev(_K.CABO, me))
+        self._emit(_new(Event, (_K.CABO, me, (), (), "")))
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
-        hand = self.know.hands[seat]
-        for p in positions:
-            self.know.see(seat, hand[p])
-        faces = tuple(self.know.faces[hand[p]] for p in positions)
-        self._emit(_ev(_K.LOOK, seat, tuple(positions), faces), seat)
+        faces = self.know.look(seat, seat, pick(positions, self.know.hands[seat]))
+        self._emit(_new(Event, (_K.LOOK, seat, tuple(positions), faces, "")), seat)
 
     def _discard_drawn(self, me: int) -> None:
         c = self.drawn
@@ -944,17 +962,16 @@ class Game:
         """Deluxe: the picked cards are turned up; if all are equal they will go (see :meth:`_place`)."""
         know = self.know
         hand = know.hands[me]
-        for p in positions:
-            know.turn(hand[p], True)
-        values = {know.faces[hand[p]].value for p in positions}
-        ok = len(values) == 1
+        cards = pick(positions, hand)
+        know.turn_up(me, cards)
+        shown = pick(cards, know.faces)
+        ok = len({face.value for face in shown}) == 1
         self.picked = positions
         self.exchange_ok = ok
         self._stats[me]["multi_exchanges"] += 1
         if not ok:
             self._stats[me]["failed_multi_exchanges"] += 1
-        shown = tuple(know.faces[hand[p]] for p in positions)
-        self._emit(_ev(_K.MULTI, me, positions, shown, "ok" if ok else "fail"))
+        self._emit(_new(Event, (_K.MULTI, me, positions, shown, "ok" if ok else "fail")))
         self._place_stage = "success" if ok else "fail"
         self.phase = PLACE
 
@@ -969,7 +986,7 @@ class Game:
         if stage == "penalty":
             self.drawn_from = None
             know.insert(me, index, c)
-            self._emit(_ev(_K.PENALTY, me, (index,), (UNKNOWN,)))
+            self._emit(_new(Event, (_K.PENALTY, me, (index,), (UNKNOWN,), "")))
             self._end_multi()
             return
         from_discard = self.drawn_from == "discard"
@@ -979,7 +996,7 @@ class Game:
             know.reveal(c)
         else:
             know.see(me, c)
-        self._emit(_ev(_K.PLACE, me, (index,)))
+        self._emit(_new(Event, (_K.PLACE, me, (index,), (), "")))
         if stage == "success":  # the picked cards go to the pile; the drawn card takes the place at index
             picked = set(self.picked)
             kept: list[int] = []
@@ -1026,7 +1043,7 @@ class Game:
         if kind is Pass:
             if self.phase is POWER:
                 self._stats[me]["powers_skipped"] += 1
-                self._emit(_ev(_K.SKIP, me))
+                self._emit(_new(Event, (_K.SKIP, me, (), (), "")))
             else:  # the second step of a two-step power skipped: the first was used
                 self._stats[me][power] += 1
             self._finish_power()
@@ -1035,7 +1052,7 @@ class Game:
             p = action.position  # type: ignore[attr-defined]
             c = know.hands[me][p]
             know.see(me, c)
-            self._emit(_ev(_K.PEEK, me, (p,), (know.faces[c],)), me)
+            self._emit(_new(Event, (_K.PEEK, me, (p,), (know.faces[c],), "")), me)
             if power is PEEK_SWAP:
                 self.phase = SWAP
                 return
@@ -1043,7 +1060,7 @@ class Game:
             s, p = action.seat, action.position  # type: ignore[attr-defined]
             c = know.hands[s][p]
             know.see(me, c)
-            self._emit(_ev(_K.SPY, me, (s, p), (know.faces[c],)), me)
+            self._emit(_new(Event, (_K.SPY, me, (s, p), (know.faces[c],), "")), me)
             if power is SPY_SWAP:
                 self.target = (s, p)
                 self.phase = SWAP
@@ -1051,7 +1068,7 @@ class Game:
         else:
             o, s, p = action.own, action.seat, action.position  # type: ignore[attr-defined]
             know.swap(me, o, s, p)
-            self._emit(_ev(_K.SWAP, me, (o, s, p)))
+            self._emit(_new(Event, (_K.SWAP, me, (o, s, p), (), "")))
         self._stats[me][power] += 1
         self._finish_power()
 
@@ -1134,7 +1151,7 @@ class Game:
         know.reveal(c)
         face = know.faces[c]
         match = face.value == know.faces[know.pile[-1]].value
-        self._emit(_ev(_K.SNAP, snapper, (ts, tp), (face,), "match" if match else "miss"))
+        self._emit(_new(Event, (_K.SNAP, snapper, (ts, tp), (face,), "match" if match else "miss")))
         if match:
             stats["snaps_right"] += 1
             if ts == snapper:
@@ -1161,7 +1178,7 @@ class Game:
             hand = self.know.hands[seat]
             self.know.insert(seat, len(hand), c)
             self._stats[seat]["penalty_cards"] += 1
-            self._emit(_ev(_K.PENALTY, seat, (len(hand) - 1,), (UNKNOWN,)))
+            self._emit(_new(Event, (_K.PENALTY, seat, (len(hand) - 1,), (UNKNOWN,), "")))
 
     def _give(self, seat: int, action: Action) -> None:
         ts, tp = self.give_to  # type: ignore[misc]
@@ -1174,7 +1191,7 @@ class Game:
             if know.up[c]:
                 know.turn(c, False)  # a given card is moved face down (what was public stays known)
             self._stats[seat]["gives"] += 1
-            self._emit(_ev(_K.GIVE, seat, (p, ts, tp)))
+            self._emit(_new(Event, (_K.GIVE, seat, (p, ts, tp), (), "")))
         self._after_snap(self._after)
 
     def _after_snap(self, after: str) -> None:
@@ -1367,14 +1384,16 @@ class Game:
 
         The observation and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
-        :meth:`observation`. So are the usual turn's moves (a draw from the deck or the pile; a
-        one-card exchange, a discard, a one-step power used or skipped; the next player's usual
-        turn start), which otherwise cost a call of each phase's method and of the turn's end:
+        :meth:`observation`. So are the usual turn's moves (a set-up look; a draw from the deck or
+        the pile; a one-card exchange, a discard, a one-step power used or skipped; the next
+        player's usual turn start), which otherwise cost a call of each phase's method and of the
+        turn's end:
         tests/test_fast_paths.py replays random-rules games with those methods instead. Any other
-        answer from the tuple the seat was given (actions exist once each: a C-speed scan), and of
-        an action class, is carried out as :meth:`apply_unchecked` would; anything else (a
-        multi-exchange, a text, a wrong answer) goes through :meth:`apply`, and an illegal one
-        raises :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
+        legal answer of an action class (found in the tuple the seat was given: actions exist once
+        each, a C-speed scan; or a multi-exchange its :class:`~cabo_kit.actions.LegalActions`
+        holds) is carried out as :meth:`apply_unchecked` would; anything else (a text, a wrong
+        answer) goes through :meth:`apply`, and an illegal one raises
+        :class:`~cabo_kit.actions.IllegalActionError` naming ``names[seat]``.
 
         >>> import cabo_kit as ck
         >>> game = ck.Game(ck.Rules.preset("rush"), seed=5, n_players=2)
@@ -1394,7 +1413,7 @@ class Game:
         moves = _MOVES
         n, rules, memory, engine_memory = self.n, self.rules, self.memory, self._engine_memory
         snap, look, over, give, one_seat, new, unknown = SNAP, LOOK, OVER, GIVE, _ONE_SEAT, _new, UNKNOWN
-        in_tuple, action_types = _in_tuple, _ACTION_TYPES
+        index, action_types = _index, _ACTION_TYPES
         # The usual turn's moves (a draw from the deck or the pile; a one-card exchange, a discard, a one-step power used
         # or skipped; the next player's usual turn start) are carried out in this frame, each as its phase's method would
         # (see the decision's end); what they change they also keep in the loop's locals (phase, legal, seat, chooser),
@@ -1402,10 +1421,13 @@ class Game:
         fast = self.chance is None and not self._rollout
         choose_phase, drawn_phase, power_phase = CHOOSE, DRAWN, POWER
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
-        draw_entries, takes, discards = _DRAW_ENTRIES, _TAKES, _DISCARDS
+        draw_entries, takes, discards, ex_hidden = _DRAW_ENTRIES, _TAKES, _DISCARDS, _EXCHANGES_HIDDEN
+        deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
+        following = tuple((s + 1) % n for s in range(n))  # the next seat, by seat
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
+        deck_drawn_legal = drawn_legal[True]
         end_of_turn, max_turns, choose_all = self._end_of_turn, self._max_turns, self._choose_all
-        usual_end = end_of_turn is _FINISH_TURN
+        last_usual = max_turns - 1 if end_of_turn is _FINISH_TURN else -1  # a turn before it ends as usual; -1: none here
         taken_face_up, before_discard = rules.discard_draw_face_up, rules.power_timing == "before_discard"
         phase: Phase | None = None
         legal: Any  # (Sequence[Action] once the loop's top has read it)
@@ -1434,61 +1456,75 @@ class Game:
                     raise IllegalActionError(
                         f"seat {seat} must decide and play_out() was given no chooser for it (seats {sorted(choosers)}): "
                         "give every seat a chooser (Stepper.run needs a bot at every seat)") from None
+                # The observation's fields, kept in locals: those that only the other moves change (the round's end among
+                # them) are read again after each of those; the usual moves below keep the others (the turn, the deck's
+                # size, the drawn card as the seat sees it, the power) up to date as they change them
+                know, round_, start_player, caller = self.know, self.round, self.start_player, self.caller
+                picked, exchange_ok, give_to = self.picked, self.exchange_ok, self.give_to
+                totals, round_scores = self._totals, self._round_scores
+                turn_, current, deck_size = self.turn, self.current, len(self.deck)
+                power, power_target = self.power, self.target
+                ex_from = 0  # where a drawn card's tuple may hold Exchange((p,)): from p (p + 1 after Discard) to p + 1
+                own_chains, all_stats = self._own, self._stats  # (lists a new round replaces)
+                seat_stats = all_stats[seat]
+                drawn: Any = self.drawn
+                drawn_from = self.drawn_from
+                if drawn is not None:
+                    if drawn_from == "discard" or (seat == current and drawn_from == "deck"):
+                        drawn = know.faces[drawn]
+                    else:
+                        drawn = unknown
             # observation(seat), written out
-            know = self.know
             if engine_memory:
                 discard = know.discard
-                events: Any = (self._event_count, self._shared, self._own[seat])
+                events: Any = (self._event_count, self._shared, own_chains[seat])
             else:
                 discard = know.discard[-1:]
                 events = EventLog(_chain_log((self._event_count, self._shared, self._own[seat]), self._turn_start))
-            drawn: Any = self.drawn
-            current = self.current
-            if drawn is not None:
-                drawn_from = self.drawn_from
-                if drawn_from == "discard" or (seat == current and drawn_from == "deck"):
-                    drawn = know.faces[drawn]
-                else:
-                    drawn = unknown
             action: Any = choose(new(Observation, (
-                seat, n, rules, memory, self.round, self.turn, phase, current, to_move, self.start_player,
-                self.caller, len(self.deck), drawn, self.drawn_from, self.power, self.target, self.picked,
-                self.exchange_ok, self.give_to,
-                know.views[seat], know.up_view, discard, self._totals, self._round_scores, events, legal,
+                seat, n, rules, memory, round_, turn_, phase, current, to_move, start_player,
+                caller, deck_size, drawn, drawn_from, power, power_target, picked, exchange_ok, give_to,
+                know.views[seat], know.up_view, discard, totals, round_scores, events, legal,
             )), legal)
             # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead).
-            # Each is tested by identity or exact type first: `in` never asks another object's own __eq__.
+            # Each is tested by identity or exact type first: `in` never asks another object's own __eq__. Where the legal
+            # actions are a LegalActions (whose `in` is Python code), a move is looked for with tuple.index in the part
+            # of the tuple where it stands: found, it is legal; not found there, the loop's end decides.
             if fast:
                 ends = False  # a move below that ends the turn sets it: the turn's end follows
                 if phase is choose_phase:
-                    if action is draw_deck and len(self.deck) > 1 and in_tuple(legal, action):
+                    if action is draw_deck and deck_size > 1 and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
-                        history_append((seat, action))
+                        history_append(deck_pairs[seat])
                         c = self.deck.pop()
+                        deck_size -= 1
                         self.drawn = c
-                        self.drawn_from = "deck"
-                        self._stats[seat]["draws_deck"] += 1
-                        face = know.faces[c]
+                        self.drawn_from = drawn_from = "deck"
+                        seat_stats["draws_deck"] += 1
+                        drawn = face = know.faces[c]
                         entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
                         count = self._event_count
                         log_append(entry)
                         self._shared = (self._shared, entry[2])
-                        own = self._own
-                        own[seat] = (own[seat], count, entry[0])
+                        own_chains[seat] = (own_chains[seat], count, entry[0])
                         self._event_count = count + 1
                         self.phase = phase = drawn_phase
                         k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
-                        found = drawn_legal[True][k] if k < _MAXPOS else None
+                        found = deck_drawn_legal[k] if k < _MAXPOS else None
                         self._legal = legal = found if found is not None else self._legal_drawn(k, True)
+                        ex_from = 1  # (Discard first)
                         continue
-                    if action is draw_discard and in_tuple(legal, action):
+                    if action is draw_discard and (legal is choose_all or action in legal):
                         # _on_choose(seat, DrawDiscard()) and its _emit(take)
-                        history_append((seat, action))
-                        c = know.take()
+                        history_append(take_pairs[seat])
+                        c = know.pile.pop()  # know.take(), written out
+                        know.discard = know.discard[:-1]
+                        know.up[c] = False
+                        know.up_faces[c] = unknown
                         self.drawn = c
-                        self.drawn_from = "discard"
-                        self._stats[seat]["draws_discard"] += 1
-                        face = know.faces[c]
+                        self.drawn_from = drawn_from = "discard"
+                        seat_stats["draws_discard"] += 1
+                        drawn = face = know.faces[c]
                         event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
                         log_append(event)
                         self._shared = (self._shared, event)
@@ -1500,64 +1536,150 @@ class Game:
                         may_discard = self._may_discard_taken
                         found = drawn_legal[may_discard][k] if k < _MAXPOS else None
                         self._legal = legal = found if found is not None else self._legal_drawn(k, may_discard)
+                        ex_from = 1 if may_discard else 0
                         continue
                 elif phase is drawn_phase:
-                    if type(action) is Exchange and len(action.positions) == 1 and in_tuple(legal, action):
-                        # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
-                        history_append((seat, action))
-                        c = self.drawn
+                    if type(action) is Exchange and len(action.positions) == 1:
                         p = action.positions[0]
-                        faces = know.faces
-                        target = one_seat[p]
-                        count = self._event_count
-                        if self.drawn_from == "deck":  # only the drawer knows the new card
-                            self.drawn = self.drawn_from = None
-                            old = know.exchange(seat, p, c, False, seat)
-                            out = faces[old]
-                            event = new(Event, (_E_EXCHANGE, seat, target, (out, faces[c]), ""))
-                            hidden = new(Event, (_E_EXCHANGE, seat, target, (out, unknown), ""))
-                            log_append((event, seat, hidden))
-                            self._shared = (self._shared, hidden)
-                            own = self._own
-                            own[seat] = (own[seat], count, event)
-                        else:  # taken from the pile: known to all
-                            self.drawn = self.drawn_from = None
-                            old = know.exchange(seat, p, c, taken_face_up, -1)
-                            event = new(Event, (_E_EXCHANGE, seat, target, (faces[old], faces[c]), ""))
-                            log_append(event)
-                            self._shared = (self._shared, event)
-                        self._event_count = count + 1
-                        self._stats[seat]["exchanges"] += 1
-                        ends = True
-                    elif action is discard_it and in_tuple(legal, action):
-                        # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
-                        # follows) or, with powers used before the discard, one that starts as usual (_start_power)
-                        c = self.drawn
-                        face = know.faces[c]
-                        value = face.value
-                        power = power_table[value] if self.drawn_from == "deck" and value is not None and value >= 0 else None
-                        if power is None or (before_discard and power is not PEEK_SWAP):
+                        try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard
+                            index(legal, action, p + ex_from, p + 2)
+                        except ValueError:
+                            pass  # (the loop's end decides)
+                        else:
+                            # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
                             history_append((seat, action))
-                            self.drawn = self.drawn_from = None
-                            know.land(c)
-                            self._stats[seat]["discards"] += 1
-                            event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
-                            log_append(event)
-                            self._shared = (self._shared, event)
-                            self._event_count += 1
-                            if power is None:
-                                ends = True
+                            c = self.drawn
+                            count = self._event_count
+                            from_deck = drawn_from == "deck"
+                            self.drawn = self.drawn_from = drawn_from = None
+                            if know.memory:
+                                # know.exchange(seat, p, c, face_up, seer), written out where seats remember (face_up: a
+                                # taken card where the rules say so; seer: the drawer of a deck card): the old card lands,
+                                # and a seat's view of the hand is rebuilt where it knows the new card otherwise than the old
+                                hand = know.hands[seat]
+                                old = hand[p]
+                                hand[p] = c
+                                held = know.owner
+                                held[old] = -1
+                                held[c] = seat
+                                up = know.up
+                                out = know.faces[old]
+                                if from_deck:
+                                    flags_changed = up[old]
+                                    know.seen[seat][c] = drawn
+                                elif taken_face_up:
+                                    flags_changed = not up[old]
+                                    up[c] = True
+                                    know.up_faces[c] = drawn
+                                else:
+                                    flags_changed = up[old]
+                                know.pile.append(old)
+                                know.discard += (out,)
+                                up[old] = True
+                                know.up_faces[old] = out
+                                public = know.public
+                                seen_by = know.seen
+                                if not public[old]:
+                                    public[old] = True
+                                    for seen in seen_by:
+                                        seen[old] = out
+                                get = None
+                                views = know.views
+                                viewer = 0
+                                for rows in know._rows:
+                                    seen = seen_by[viewer]
+                                    if rows[seat][p] is not seen[c]:
+                                        if get is None:
+                                            get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+                                        rows[seat] = get(seen)
+                                        views[viewer] = tuple(rows)
+                                    viewer += 1
+                                if flags_changed:
+                                    if get is None:
+                                        get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+                                    know._up_rows[seat] = get(up)
+                                    know.up_view = tuple(know._up_rows)
                             else:
-                                self.power = power  # _start_power(power): the same seat decides
-                                self.phase = phase = power_phase
-                                self._legal = legal = self._compute_legal()
-                                continue
+                                old = know.exchange(seat, p, c, False, seat) if from_deck else know.exchange(
+                                    seat, p, c, taken_face_up, -1)
+                                out = know.faces[old]
+                            if from_deck:  # only the drawer knows the new card
+                                target = one_seat[p]
+                                event = new(Event, (_E_EXCHANGE, seat, target, (out, drawn), ""))
+                                hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
+                                log_append((event, seat, hidden))
+                                self._shared = (self._shared, hidden)
+                                own_chains[seat] = (own_chains[seat], count, event)
+                            else:  # taken from the pile: known to all
+                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
+                                log_append(event)
+                                self._shared = (self._shared, event)
+                            drawn = None
+                            self._event_count = count + 1
+                            seat_stats["exchanges"] += 1
+                            ends = True
+                    elif action is discard_it:
+                        try:  # Discard stands first where it is legal
+                            index(legal, action, 0, 1)
+                        except ValueError:
+                            pass  # (the loop's end decides)
+                        else:
+                            c = self.drawn
+                            # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
+                            # follows) or, with powers used before the discard, one that starts as usual (_start_power)
+                            face = know.faces[c]
+                            value = face.value
+                            power = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
+                            if power is None or (before_discard and power is not PEEK_SWAP):
+                                history_append(discard_pairs[seat])
+                                self.drawn = self.drawn_from = drawn = drawn_from = None
+                                know.pile.append(c)  # know.land(c), written out
+                                know.discard += (face,)
+                                know.up[c] = True
+                                know.up_faces[c] = face
+                                if not know.public[c]:
+                                    know.public[c] = True
+                                    for seen in know.seen:
+                                        seen[c] = face
+                                seat_stats["discards"] += 1
+                                event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
+                                log_append(event)
+                                self._shared = (self._shared, event)
+                                self._event_count += 1
+                                if power is None:
+                                    ends = True
+                                else:
+                                    self.power = power  # _start_power(power): the same seat decides
+                                    self.phase = phase = power_phase
+                                    self._legal = legal = self._compute_legal()
+                                    continue
+                elif phase is look:
+                    if type(action) is InitialPeek and action in legal:
+                        # _on_look(seat, action), its _look and _emit(look, seat, hidden); the loop's top reads the game
+                        history_append((seat, action))
+                        self._legal = None
+                        pending = self._pending
+                        pending.remove(seat)
+                        self._movers = tuple(pending)
+                        positions = action.positions
+                        faces = know.look(seat, seat, pick(positions, know.hands[seat]))
+                        event = new(Event, (_E_LOOK, seat, positions, faces, ""))
+                        hidden = new(Event, (_E_LOOK, seat, positions, (unknown,) * len(positions), ""))
+                        count = self._event_count
+                        log_append((event, seat, hidden))
+                        self._shared = (self._shared, hidden)
+                        own_chains[seat] = (own_chains[seat], count, event)
+                        self._event_count = count + 1
+                        if not pending:
+                            self._flip_first()
+                        phase = None
+                        continue
                 elif phase is power_phase and before_discard:
                     # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
                     # _finish_power: the turn's end
                     power = self.power
                     kind = type(action)
-                    if kind is Peek and power is PEEK and in_tuple(legal, action):
+                    if kind is Peek and power is PEEK and action in legal:
                         p = action.position
                         c = know.hands[seat][p]
                         know.see(seat, c)
@@ -1565,7 +1687,7 @@ class Game:
                         event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
                         hidden = new(Event, (_E_PEEK, seat, target, _HIDDEN1, ""))
                         ends = True
-                    elif kind is Spy and power is SPY and in_tuple(legal, action):
+                    elif kind is Spy and power is SPY and action in legal:
                         target = (action.seat, action.position)
                         c = know.hands[target[0]][target[1]]
                         know.see(seat, c)
@@ -1577,35 +1699,33 @@ class Game:
                         count = self._event_count
                         log_append((event, seat, hidden))
                         self._shared = (self._shared, hidden)
-                        own = self._own
-                        own[seat] = (own[seat], count, event)
+                        own_chains[seat] = (own_chains[seat], count, event)
                         self._event_count = count + 1
-                        self._stats[seat][power] += 1  # type: ignore[index]
-                        self.power = self.target = None
-                    elif (kind is Swap and power is SWAP_POWER or action is pass_it) and in_tuple(legal, action):
+                        seat_stats[power] += 1  # type: ignore[index]
+                        self.power = self.target = power = power_target = None
+                    elif (kind is Swap and power is SWAP_POWER or action is pass_it) and action in legal:
                         history_append((seat, action))
                         if kind is Swap:
                             target = (action.own, action.seat, action.position)
                             know.swap(seat, *target)
                             event = new(Event, (_E_SWAP, seat, target, (), ""))
-                            self._stats[seat][power] += 1  # type: ignore[index]
+                            seat_stats[power] += 1  # type: ignore[index]
                         else:
                             event = new(Event, (_E_SKIP, seat, (), (), ""))
-                            self._stats[seat]["powers_skipped"] += 1
+                            seat_stats["powers_skipped"] += 1
                         log_append(event)  # _emit(event)
                         self._shared = (self._shared, event)
                         self._event_count += 1
-                        self.power = self.target = None
+                        self.power = self.target = power = power_target = None
                         ends = True
                 if ends:
                     # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
                     # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
-                    self._legal = None
-                    turn = self.turn + 1
-                    if usual_end and self._as_usual and turn < max_turns:
-                        self.turn = turn
-                        seat = self.current = (seat + 1) % n
-                        if self.deck and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
+                    if self._as_usual and turn_ < last_usual:  # (turn_ + 1 < max_turns, with _finish_turn)
+                        self.turn = turn_ = turn_ + 1
+                        seat = self.current = current = following[seat]
+                        seat_stats = all_stats[seat]
+                        if deck_size and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
                             self.phase = phase = choose_phase
                             self._movers = to_move = one_seat[seat]
                             self._turn_start = self._event_count
@@ -1615,16 +1735,19 @@ class Game:
                             except KeyError:
                                 phase = None  # the loop's top names the seat without a chooser
                             continue
+                        self._legal = None
                         self._begin_turn()
                     else:
+                        self._legal = None
                         end_of_turn(self)
                     phase = None
                     if until_round_end and len(results) != n_results:
                         return
                     continue
             # An action (tested first: `in` would ask any other object's own __eq__, which may say True to anything
-            # or raise) found in the seat's tuple by identity: carried out as apply_unchecked(action, seat) does.
-            if type(action) in action_types and in_tuple(legal, action):
+            # or raise) that is legal (found in the seat's tuple by identity, or a multi-exchange a LegalActions' own `in`
+            # finds): carried out as apply_unchecked(action, seat) does.
+            if type(action) in action_types and action in legal:
                 history_append((seat, action))
                 self._legal = None
                 moves[phase](self, seat, action)

@@ -160,6 +160,26 @@ class Knowledge:
             rows[owner] = (itemgetter(*hand) if len(hand) > 1 else _getter(hand))(self.seen[seat])  # pick(), inline
             self.views[seat] = tuple(rows)
 
+    def look(self, seat: int, owner: int, cards: Sequence[int]) -> tuple[Card, ...]:
+        """``seat`` looks at ``cards``, all in ``owner``'s hand (its own at the round's start): :meth:`see` for each,
+        that seat's view of the hand rebuilt once. Returns their faces.
+
+        >>> from cabo_kit.cards import Card
+        >>> know = Knowledge([Card.parse(t) for t in "3 5 9 12".split()], hands=[[0, 1], [2, 3]])
+        >>> know.look(1, 1, [3, 2]), know.views[1][1], know.views[0][1]
+        ((Card('12'), Card('9')), (Card('9'), Card('12')), (Card('??'), Card('??')))
+        """
+        faces = pick(cards, self.faces)
+        seen = self.seen[seat]
+        for card, face in zip(cards, faces):
+            seen[card] = face
+        if self.memory:
+            rows = self._rows[seat]
+            hand = self.hands[owner]
+            rows[owner] = (itemgetter(*hand) if len(hand) > 1 else _getter(hand))(seen)
+            self.views[seat] = tuple(rows)
+        return faces
+
     def reveal(self, card: int) -> None:
         """Everybody learns ``card`` (it is turned up for all, or taken from the pile)."""
         if not self.public[card]:
@@ -178,6 +198,26 @@ class Knowledge:
             self.reveal(card)
         elif self.owner[card] >= 0:
             self._changed(self.owner[card])
+
+    def turn_up(self, owner: int, cards: Sequence[int]) -> None:
+        """Turn ``cards``, all in ``owner``'s hand, face up (everybody learns them): :meth:`turn` for each, the hand's
+        views rebuilt once (a multi-exchange's picked cards).
+
+        >>> from cabo_kit.cards import Card
+        >>> know = Knowledge([Card.parse(t) for t in "3 5 9 12".split()], hands=[[0, 1], [2, 3]])
+        >>> know.turn_up(0, [1, 0]); know.views[1][0], know.up_view
+        ((Card('3'), Card('5')), ((True, True), (False, False)))
+        """
+        up, up_faces, public, faces, seen_by = self.up, self.up_faces, self.public, self.faces, self.seen
+        for card in cards:
+            face = faces[card]
+            up[card] = True
+            up_faces[card] = face
+            if not public[card]:
+                public[card] = True
+                for seen in seen_by:
+                    seen[card] = face
+        self._changed(owner)
 
     def forget(self, card: int) -> None:
         """``card`` is shuffled back into the deck: nobody knows it any more."""
@@ -241,10 +281,14 @@ class Knowledge:
         held[card] = owner
         faces = self.faces
         up = self.up
-        flags_changed = face_up or up[old]  # else the hand's face-up flags stay as they were
-        if face_up:  # (a drawn card lies face down: nothing to change otherwise)
+        # The hand's face-up flags change only at ``position``, from the old card's to the new one's (a drawn card lies
+        # face down until here)
+        if face_up:
+            flags_changed = not up[old]
             up[card] = True
             self.up_faces[card] = faces[card]
+        else:
+            flags_changed = up[old]
         if seer >= 0:
             self.seen[seer][card] = faces[card]
         # self.land(old), written out: most turns come here (tests/test_fast_paths.py replays games with land)
@@ -276,7 +320,9 @@ class Knowledge:
                 views[seat] = tuple(rows)
             seat += 1
         if flags_changed:
-            self._up_rows[owner] = (itemgetter(*hand) if len(hand) > 1 else _getter(hand))(up)
+            if get is None:
+                get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+            self._up_rows[owner] = get(up)
             self.up_view = tuple(self._up_rows)
         return old
 

@@ -251,6 +251,11 @@ def test_legal_actions_membership_rejects_out_of_hand_and_bad_forms() -> None:
     assert Exchange((3, 1)) not in legal  # positions must be given sorted, as the parser gives them
     assert Exchange((1, 1)) not in legal
     assert Exchange((4,)) not in legal
+    assert Exchange((-1, 2)) not in legal  # a negative position is never in the hand
+    assert Exchange((0, 3)) in legal and Exchange((1, 2, 3)) in legal
+    forged = object.__new__(Exchange)  # positions that are not ints (made without the constructor) are never legal
+    object.__setattr__(forged, "positions", (0.0, 2))
+    assert forged not in legal
     assert ck.DrawDeck() not in legal
     with pytest.raises(IndexError):
         legal[len(legal)]

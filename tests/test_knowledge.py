@@ -81,7 +81,7 @@ def test_without_memory_a_seat_sees_face_up_cards_only() -> None:
 
 OPERATIONS = st.lists(
     st.tuples(st.sampled_from(["see", "reveal", "turn", "put", "insert", "remove", "swap", "land", "take", "gather",
-                               "replace"]),
+                               "replace", "look", "reveal_all", "turn_up"]),
               st.integers(0, 2), st.integers(0, 9), st.integers(0, 2), st.integers(0, 9), st.booleans()),
     max_size=40,
 )
@@ -98,6 +98,17 @@ def test_every_operation_keeps_the_views_equal_to_ones_rebuilt_from_scratch(ops:
             know.see(other, hand[pos % len(hand)])
         elif name == "reveal" and hand:
             know.reveal(hand[pos % len(hand)])
+        elif name == "look" and hand:
+            cards = sorted({hand[pos % len(hand)], hand[pos2 % len(hand)]})
+            assert know.look(other, seat, cards) == tuple(know.faces[c] for c in cards)
+            assert all(know.seen[other][c] is know.faces[c] for c in cards)
+        elif name == "turn_up" and hand:
+            cards = sorted({hand[pos % len(hand)], hand[pos2 % len(hand)]})
+            know.turn_up(seat, cards)
+            assert all(know.up[c] and know.public[c] for c in cards)
+        elif name == "reveal_all":
+            know.reveal_all()
+            assert all(know.public[c] for h in know.hands for c in h)
         elif name == "turn" and hand:
             know.turn(hand[pos % len(hand)], flag)
         elif name == "put" and hand and deck:
