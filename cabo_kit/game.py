@@ -53,7 +53,7 @@ from .chance import Chance
 from .knowledge import Knowledge, _getter, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase, _chain_log
 from .rules import Power, Rules
-from .scoring import ScoreSheet, _scored, next_start_player
+from .scoring import ScoreSheet, _round_facts, next_start_player
 
 __all__ = ["Game", "RoundResult", "SEAT_STATS"]
 
@@ -151,7 +151,6 @@ SEAT_STATS = (
 """Per-seat counters kept for every round (see :class:`RoundResult`)."""
 _ZERO_STATS = dict.fromkeys(SEAT_STATS, 0)  # copied: much cheaper than building each round's dicts
 _E_ROUND, _E_END = _K.ROUND, _K.END
-_new_obj = object.__new__
 
 
 class RoundResult:
@@ -242,9 +241,6 @@ class RoundResult:
         )
 
 
-_init_result = RoundResult.__init__  # called on object.__new__(RoundResult): the engine's way, every round's end
-
-
 class Game:
     """A game of Cabo: rounds until the end condition, each a sequence of decisions.
 
@@ -291,8 +287,9 @@ class Game:
         # the turn and the decision under way
         "current", "turn", "caller", "drawn", "drawn_from", "power", "target", "picked", "exchange_ok", "give_to",
         "_movers", "_place_stage", "_pending", "_claims", "_window_claims", "_snapper", "_after",
-        # how the round ends; _as_usual: none of caller, _end_after_turn, _empty_flag, _empty_left is set (whoever sets
-        # one of the four calls _ending_changed: _new_round, _draw_card, _begin_turn, _call, _after_snap, from_layout)
+        # how the round ends; _as_usual: none of caller, _end_after_turn, _empty_flag, _empty_left is set (_new_round
+        # clears all four and sets it True; whoever sets one calls _ending_changed: _draw_card, _begin_turn, _call,
+        # _after_snap, from_layout)
         "_call_turn", "_final_left", "_end_after_turn", "_empty_flag", "_empty_left", "_as_usual",
         # the round's events as chains of nested tuples (see _emit), how many, and where this turn's begin
         "_shared", "_own", "_event_count", "_turn_start",
@@ -406,7 +403,7 @@ class Game:
             full = rules.full_deck(n)
             deal = self._deal = (full, list(range(len(full) - 1, n * k - 1, -1)))  # the top of the deck is its last item
         full = deal[0]
-        rng = seeded_random(f"cabo-kit:{self.seed}:{round_no}:shuffle")  # self._rng("shuffle", round_no)
+        rng = self._rng("shuffle", round_no)
         order = _shuffled(full, rng) if stack is None else _stacked(full, stack, rng)
         if self.chance is None:
             self._new_round(start_player, order, None, k)
@@ -1220,7 +1217,8 @@ class Game:
     def _ending_changed(self) -> None:
         """Keep ``_as_usual``, what :meth:`_finish_turn` tests on every turn, equal to the four end-of-round facts it
         stands for: called by whoever sets ``caller``, ``_end_after_turn``, ``_empty_flag`` or ``_empty_left`` (all
-        but _finish_turn, which changes ``_empty_left`` only once ``_empty_flag`` has made the flag False)."""
+        but _finish_turn, which changes ``_empty_left`` only once ``_empty_flag`` has made the flag False, and
+        _new_round, which clears all four and sets ``_as_usual = True`` itself)."""
         self._as_usual = (self.caller is None and self._empty_left is None and not self._empty_flag
                           and not self._end_after_turn)
 
@@ -1270,13 +1268,11 @@ class Game:
         faces = know.faces
         final = [[faces[c] for c in hand] for hand in know.hands]  # (cheaper than map chains in C for a few cards)
         self._count_turns()
-        totals, scores, caller_won, kamikaze, roulette = _scored(self.rules, final, caller, ended_by)
+        totals, scores, caller_won, kamikaze, roulette = _round_facts(self.rules, final, caller, ended_by)
         sheet.add_round(scores)
         self._totals = tuple(sheet.totals)  # _sync_scores(), the sheet one round on
         self._round_scores += (scores,)
-        result = _new_obj(RoundResult)
-        _init_result(  # RoundResult(...) without the keyword call through the type (a dict of the arguments)
-            result,
+        result = RoundResult(
             index=self.round,
             start_player=self.start_player,
             caller=caller,
@@ -2033,11 +2029,11 @@ def _shuffled(items: Sequence[T], rng: random.Random) -> list[T]:
     """A seeded shuffle: the items stably sorted by one ``rng.random()`` key each, drawn in item order
     (Random.shuffle is a Python loop).
 
-    ``sorted`` calls its key function once per item, first to last, before it compares anything, and is
-    stable: so the key function here draws the next ``rng.random()`` whatever the item (``next`` on a
-    C iterator calling it, the item passed as the unused default), all in C, with neither a key list
-    nor an arg-sort of indices to pick the items back by (tests/test_fast_rounds.py checks the order
-    against that arg-sort, ties included).
+    CPython's ``list.sort`` computes every key, first to last, before comparing (the language promises
+    only once each); tests/test_fast_rounds.py pins it. The sort is stable: so the key function here
+    draws the next ``rng.random()`` whatever the item (``next`` on a C iterator calling it, the item
+    passed as the unused default), all in C, with neither a key list nor an arg-sort of indices to
+    pick the items back by (the test checks the order against that arg-sort, ties included).
     """
     return sorted(items, key=_partial(next, _starmap(rng.random, _repeat((), len(items)))))
 

@@ -181,7 +181,7 @@ class Stepper:
         #: Hooks that raised with ``on_error="random"`` and not yet collected by a caller (a card table shows them).
         self.hook_faults: list[Fault] = []
         if game_hooks:
-            for seat, bot in sorted(seated.items()):
+            for seat, bot in in_order:
                 bot.random = bot_random(game.seed, seat)
                 self._hook(seat, "on_game_start", seat, n, game.rules)
 

@@ -75,17 +75,17 @@ def round_details(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | N
     n = len(hands)
     if caller is not None and not 0 <= caller < n:
         raise ValueError(f"caller={caller!r} is not a seat of a {n}-player table")
-    totals, scores, caller_won, kamikaze, royal_roulette = _scored(rules, hands, caller, ended_by)
+    totals, scores, caller_won, kamikaze, royal_roulette = _round_facts(rules, hands, caller, ended_by)
     return RoundScoring(totals, scores, caller, caller_won, kamikaze, royal_roulette)
 
 
-def _scored(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | None,
-           ended_by: str) -> tuple[tuple[int, ...], tuple[int, ...], bool | None, tuple[int, ...], tuple[int, ...]]:
+def _round_facts(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | None,
+                 ended_by: str) -> tuple[tuple[int, ...], tuple[int, ...], bool | None, tuple[int, ...], tuple[int, ...]]:
     """:func:`round_details`' facts as a plain tuple ``(totals, scores, caller_won, kamikaze, royal_roulette)``,
     its arguments taken as valid: the engine's way at every round's end (no dataclass to build).
 
     >>> from cabo_kit import Rules, Card
-    >>> _scored(Rules.preset("deluxe"), [[Card.parse("1"), Card.parse("2")], [Card.parse("9")]], 0, "cabo")
+    >>> _round_facts(Rules.preset("deluxe"), [[Card.parse("1"), Card.parse("2")], [Card.parse("9")]], 0, "cabo")
     ((3, 9), (0, 9), True, (), ())
     """
     totals = tuple([sum(map(_VALUE, hand)) for hand in hands])

@@ -58,10 +58,32 @@ def test_equal_keys_keep_their_items_order() -> None:
     assert _shuffled([], _Ties(0, 2)) == [] and _shuffled(["x"], _Ties(0, 2)) == ["x"]
 
 
+def _check_results(rules: ck.Rules, results: list[ck.RoundResult]) -> None:
+    """Each result's scores and facts as :func:`ck.round_details` finds them from its final hands, and its game
+    totals and resets as a score sheet replaying the rounds before it has them (the engine's own code left out)."""
+    sheet = ck.ScoreSheet(rules, len(results[0].final_hands))
+    for index, result in enumerate(results):
+        facts = ck.round_details(rules, result.final_hands, result.caller, result.ended_by)
+        sheet.add_round(facts.scores)
+        assert result.index == index
+        assert result.totals == list(facts.totals) and result.scores == list(facts.scores)
+        assert result.caller_won is facts.caller_won
+        assert result.kamikaze == list(facts.kamikaze) and result.royal_roulette == list(facts.royal_roulette)
+        assert result.game_totals == sheet.totals and result.resets == sheet.reset_rounds[-1]
+        if index:
+            before = results[index - 1]
+            assert result.start_player == ck.next_start_player(
+                rules, before.scores, before.start_player, before.caller, before.caller_won)
+        plain = ck.RoundResult(**{name: getattr(result, name) for name in ck.RoundResult.__slots__})
+        assert result.to_dict() == plain.to_dict() == ck.RoundResult.from_dict(result.to_dict()).to_dict()
+    assert sheet.game_over
+
+
 def test_the_round_s_end_keeps_the_score_tuples_and_results_as_the_plain_code_makes_them() -> None:
     """At every round's end the engine brings the observation's score tuples one round on (not rebuilt from the
-    sheet) and builds the RoundResult without its keyword call: both as the plain code makes them, in whole games of
-    every preset (kamikaze and royal roulette rules, 2-6 seats) and in a clone taken mid-game."""
+    sheet), and each RoundResult holds what scoring the final hands and replaying the score sheet give: in whole
+    games of every preset (kamikaze and royal roulette rules, 2-6 seats) and in a clone taken mid-game."""
+    callers = 0
     for preset in ("deluxe", "rush", "traveller"):
         for n in (2, 4, 6):
             for seed in range(3):
@@ -80,10 +102,10 @@ def test_the_round_s_end_keeps_the_score_tuples_and_results_as_the_plain_code_ma
                             clone = g.clone()
                         assert g._totals == tuple(g.sheet.totals)
                         assert g._round_scores == tuple(tuple(r) for r in g.sheet.rounds)
-                for result in game.results:
-                    plain = ck.RoundResult(**{name: getattr(result, name) for name in ck.RoundResult.__slots__})
-                    assert result == plain and result.to_dict() == plain.to_dict()
-                    assert tuple(result.scores) == game._round_scores[result.index]
+                    assert tuple(tuple(r.scores) for r in g.results) == g._round_scores
+                    _check_results(rules, g.results)
+                    callers += sum(r.caller is not None for r in g.results)
+    assert callers > 50
 
 
 def test_reveal_all_is_a_reveal_of_every_card_in_every_hand() -> None:
