@@ -1725,7 +1725,9 @@ class Game:
                         self.turn = turn_ = turn_ + 1
                         seat = self.current = current = following[seat]
                         seat_stats = all_stats[seat]
-                        if deck_size and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
+                        # _begin_turn() with the usual choice, tested as _finish_turn's written-out start: a deck, a pile (a
+                        # layout may start a power with none) and a hand
+                        if deck_size and know.pile and know.hands[seat]:
                             self.phase = phase = choose_phase
                             self._movers = to_move = one_seat[seat]
                             self._turn_start = self._event_count
