@@ -492,6 +492,7 @@ class Game:
         saw it; a seat's own, ``(earlier, index, event)``, the events it alone saw whole. An
         observation holds its seat's two chain ends, and :attr:`Observation.events` makes the
         :class:`~cabo_kit.observation.EventLog` that reads the events from there only if a bot asks for them.
+        The usual turn's events are written out in Game.play_out too (tests/test_fast_paths.py compares them).
         """
         if self._rollout:
             return
@@ -811,6 +812,8 @@ class Game:
     # --------------------------------------------------------------- the moves, by phase
 
     def _on_choose(self, me: int, action: Action) -> None:
+        """Draw from the deck, take from the pile, or call Cabo (and end the turn).
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         kind = type(action)
         know = self.know
         if kind is DrawDeck:
@@ -856,7 +859,8 @@ class Game:
         self._legal = found if found is not None else self._legal_drawn(k, may_discard or not k)
 
     def _on_drawn(self, me: int, action: Action) -> None:
-        """Discard the drawn card, or exchange it for one own card (or try several: deluxe)."""
+        """Discard the drawn card, or exchange it for one own card (or try several: deluxe); a one-card exchange is
+        written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         if type(action) is Discard:
             self._discard_drawn(me)
             return
@@ -909,6 +913,8 @@ class Game:
             self._resolve_window()
 
     def _on_look(self, seat: int, action: Action) -> None:
+        """A seat's set-up look; the last one turns the first card up.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         self._pending.remove(seat)
         self._movers = tuple(self._pending)
         self._look(seat, action.positions)  # type: ignore[attr-defined]
@@ -929,10 +935,14 @@ class Game:
         self._emit(_new(Event, (_K.CABO, me, (), (), "")))
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
+        """``seat`` looks at its own cards at ``positions``.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         faces = self.know.look(seat, seat, pick(positions, self.know.hands[seat]))
         self._emit(_new(Event, (_K.LOOK, seat, tuple(positions), faces, "")), seat)
 
     def _discard_drawn(self, me: int) -> None:
+        """The drawn card goes to the pile; a deck card's power starts (or waits for the snaps).
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         c = self.drawn
         assert c is not None
         from_deck = self.drawn_from == "deck"
@@ -953,6 +963,8 @@ class Game:
             self._open_window("power")
 
     def _start_power(self, power: Power) -> None:
+        """The current player may use ``power`` now.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         self.power = power
         self.phase = POWER
         if power is PEEK_SWAP and all(self.know.up[c] for c in self.know.hands[self.current]):
@@ -1036,6 +1048,8 @@ class Game:
         self._end_turn()
 
     def _use_power(self, me: int, action: Action) -> None:
+        """Use the power (a peek, a spy, a swap, a two-step power's first step) or skip it.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         power = self.power
         assert power is not None
         kind = type(action)
@@ -1073,6 +1087,8 @@ class Game:
         self._finish_power()
 
     def _finish_power(self) -> None:
+        """The power is used or skipped: the turn ends as the rules' power timing says.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         self.power = None
         self.target = None
         if self.rules.power_timing == "before_discard":
@@ -1081,7 +1097,8 @@ class Game:
             self._end_turn()
 
     def _turn_ends(self) -> None:
-        """``_open_window("end")`` without its pass-through calls when no window can open."""
+        """``_open_window("end")`` without its pass-through calls when no window can open.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         if self._snapping:
             self._open_window("end")
         elif self._cabo_at_end:
@@ -1206,7 +1223,8 @@ class Game:
     # ------------------------------------------------------------------ turns
 
     def _begin_turn(self) -> None:
-        """The current player's turn begins: what may they do?"""
+        """The current player's turn begins: what may they do? Its usual start (a deck, a pile, a hand) is
+        written out in Game.play_out too (tests/test_fast_paths.py compares them), and in :meth:`_finish_turn`."""
         self.phase = CHOOSE
         self._movers = _ONE_SEAT[self.current]
         self._turn_start = self._event_count  # without memory, a seat sees this turn's events only
@@ -1231,6 +1249,8 @@ class Game:
         self._finish_turn()
 
     def _finish_turn(self) -> None:
+        """The turn is over: the next player's turn begins, or the round ends.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         me = self.current  # (no count of turns here: the stats property and the round's end count them from self.turn)
         turn = self.turn
         self.turn = turn + 1
@@ -1324,7 +1344,8 @@ class Game:
         self._round_scores = tuple([tuple(r) for r in sheet.rounds])
 
     def observation(self, seat: int) -> Observation:
-        """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
+        """What ``seat`` may know now, with its legal actions (empty if it need not decide).
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         try:
             own = self._own[seat]
             valid = seat >= 0
