@@ -1507,7 +1507,17 @@ class Game:
                 caller, deck_size, drawn, drawn_from, power, power_target, picked, exchange_ok, give_to,
                 know.views[seat], know.up_view, discard, totals, round_scores, events, legal,
             )), legal)
-            # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead).
+            # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead):
+            #   phase   answer                         stands for
+            #   choose  DrawDeck, a card left after it _on_choose, _emit(draw, seat, hidden)
+            #   choose  DrawDiscard                    _on_choose, Knowledge.take, _emit(take)
+            #   drawn   Exchange((p,))                 _on_drawn, Knowledge.exchange (where seats remember), _emit
+            #   drawn   Discard: no power, or one      _discard_drawn, Knowledge.land, _emit(discard), _start_power
+            #           used before the discard (not peek_swap)
+            #   look    InitialPeek                    _on_look, _look, _emit(look, seat, hidden)
+            #   power   Peek, Spy (before_discard)     _use_power, _emit(event, seat, hidden), _finish_power
+            #   power   Swap, Pass (before_discard)    _use_power, _emit(event), _finish_power
+            #   a move above that ends the turn        _turn_ends, _finish_turn and, as usual, _begin_turn
             # Each is tested by identity or exact type first: `in` never asks another object's own __eq__. Where the legal
             # actions are a LegalActions (whose `in` is Python code), a move is looked for with tuple.index in the part
             # of the tuple where it stands: found, it is legal; not found there, the loop's end decides.
@@ -1700,6 +1710,7 @@ class Game:
                     # _finish_power: the turn's end
                     power = self.power
                     kind = type(action)
+                    seen_alone = False  # a peek or a spy used: its event is seen whole by the seat alone
                     if kind is Peek and power is PEEK and action in legal:
                         p = action.position
                         c = know.hands[seat][p]
@@ -1707,15 +1718,15 @@ class Game:
                         target = one_seat[p]
                         event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
                         hidden = new(Event, (_E_PEEK, seat, target, _HIDDEN1, ""))
-                        ends = True
+                        seen_alone = True
                     elif kind is Spy and power is SPY and action in legal:
                         target = (action.seat, action.position)
                         c = know.hands[target[0]][target[1]]
                         know.see(seat, c)
                         event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
                         hidden = new(Event, (_E_SPY, seat, target, _HIDDEN1, ""))
-                        ends = True
-                    if ends:  # _emit(event, seat, hidden)
+                        seen_alone = True
+                    if seen_alone:  # _emit(event, seat, hidden)
                         history_append((seat, action))
                         count = self._event_count
                         log_append((event, seat, hidden))
@@ -1724,7 +1735,8 @@ class Game:
                         self._event_count = count + 1
                         seat_stats[power] += 1  # type: ignore[index]
                         self.power = self.target = power = power_target = None
-                    elif (kind is Swap and power is SWAP_POWER or action is pass_it) and action in legal:
+                        ends = True
+                    elif ((kind is Swap and power is SWAP_POWER) or action is pass_it) and action in legal:
                         history_append((seat, action))
                         if kind is Swap:
                             target = (action.own, action.seat, action.position)
