@@ -489,6 +489,7 @@ class Game:
         saw it; a seat's own, ``(earlier, index, event)``, the events it alone saw whole. An
         observation holds its seat's two chain ends, and :attr:`Observation.events` makes the
         :class:`~cabo_kit.observation.EventLog` that reads the events from there only if a bot asks for them.
+        The usual turn's events are written out in Game.play_out too (tests/test_fast_paths.py compares them).
         """
         if self._rollout:
             return
@@ -808,6 +809,8 @@ class Game:
     # --------------------------------------------------------------- the moves, by phase
 
     def _on_choose(self, me: int, action: Action) -> None:
+        """Draw from the deck, take from the pile, or call Cabo (and end the turn).
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         kind = type(action)
         know = self.know
         if kind is DrawDeck:
@@ -853,7 +856,8 @@ class Game:
         self._legal = found if found is not None else self._legal_drawn(k, may_discard or not k)
 
     def _on_drawn(self, me: int, action: Action) -> None:
-        """Discard the drawn card, or exchange it for one own card (or try several: deluxe)."""
+        """Discard the drawn card, or exchange it for one own card (or try several: deluxe); a one-card exchange is
+        written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         if type(action) is Discard:
             self._discard_drawn(me)
             return
@@ -906,6 +910,8 @@ class Game:
             self._resolve_window()
 
     def _on_look(self, seat: int, action: Action) -> None:
+        """A seat's set-up look; the last one turns the first card up.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         self._pending.remove(seat)
         self._movers = tuple(self._pending)
         self._look(seat, action.positions)  # type: ignore[attr-defined]
@@ -926,10 +932,14 @@ class Game:
         self._emit(_new(Event, (_K.CABO, me, (), (), "")))
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
+        """``seat`` looks at its own cards at ``positions``.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         faces = self.know.look(seat, seat, pick(positions, self.know.hands[seat]))
         self._emit(_new(Event, (_K.LOOK, seat, tuple(positions), faces, "")), seat)
 
     def _discard_drawn(self, me: int) -> None:
+        """The drawn card goes to the pile; a deck card's power starts (or waits for the snaps).
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         c = self.drawn
         assert c is not None
         from_deck = self.drawn_from == "deck"
@@ -950,6 +960,8 @@ class Game:
             self._open_window("power")
 
     def _start_power(self, power: Power) -> None:
+        """The current player may use ``power`` now.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         self.power = power
         self.phase = POWER
         if power is PEEK_SWAP and all(self.know.up[c] for c in self.know.hands[self.current]):
@@ -1033,6 +1045,8 @@ class Game:
         self._end_turn()
 
     def _use_power(self, me: int, action: Action) -> None:
+        """Use the power (a peek, a spy, a swap, a two-step power's first step) or skip it.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         power = self.power
         assert power is not None
         kind = type(action)
@@ -1070,6 +1084,8 @@ class Game:
         self._finish_power()
 
     def _finish_power(self) -> None:
+        """The power is used or skipped: the turn ends as the rules' power timing says.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         self.power = None
         self.target = None
         if self.rules.power_timing == "before_discard":
@@ -1078,7 +1094,8 @@ class Game:
             self._end_turn()
 
     def _turn_ends(self) -> None:
-        """``_open_window("end")`` without its pass-through calls when no window can open."""
+        """``_open_window("end")`` without its pass-through calls when no window can open.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         if self._snapping:
             self._open_window("end")
         elif self._cabo_at_end:
@@ -1203,7 +1220,8 @@ class Game:
     # ------------------------------------------------------------------ turns
 
     def _begin_turn(self) -> None:
-        """The current player's turn begins: what may they do?"""
+        """The current player's turn begins: what may they do? Its usual start (a deck, a pile, a hand) is
+        written out in Game.play_out too (tests/test_fast_paths.py compares them), and in :meth:`_finish_turn`."""
         self.phase = CHOOSE
         self._movers = _ONE_SEAT[self.current]
         self._turn_start = self._event_count  # without memory, a seat sees this turn's events only
@@ -1229,6 +1247,8 @@ class Game:
         self._finish_turn()
 
     def _finish_turn(self) -> None:
+        """The turn is over: the next player's turn begins, or the round ends.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         me = self.current  # (no count of turns here: the stats property and the round's end count them from self.turn)
         turn = self.turn
         self.turn = turn + 1
@@ -1320,7 +1340,8 @@ class Game:
         self._round_scores = tuple([tuple(r) for r in sheet.rounds])
 
     def observation(self, seat: int) -> Observation:
-        """What ``seat`` may know now, with its legal actions (empty if it need not decide)."""
+        """What ``seat`` may know now, with its legal actions (empty if it need not decide).
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         try:
             own = self._own[seat]
             valid = seat >= 0
@@ -1482,7 +1503,17 @@ class Game:
                 caller, deck_size, drawn, drawn_from, power, power_target, picked, exchange_ok, give_to,
                 know.views[seat], know.up_view, discard, totals, round_scores, events, legal,
             )), legal)
-            # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead).
+            # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead):
+            #   phase   answer                         stands for
+            #   choose  DrawDeck, a card left after it _on_choose, _emit(draw, seat, hidden)
+            #   choose  DrawDiscard                    _on_choose, Knowledge.take, _emit(take)
+            #   drawn   Exchange((p,))                 _on_drawn, Knowledge.exchange (where seats remember), _emit
+            #   drawn   Discard: no power, or one      _discard_drawn, Knowledge.land, _emit(discard), _start_power
+            #           used before the discard (not peek_swap)
+            #   look    InitialPeek                    _on_look, _look, _emit(look, seat, hidden)
+            #   power   Peek, Spy (before_discard)     _use_power, _emit(event, seat, hidden), _finish_power
+            #   power   Swap, Pass (before_discard)    _use_power, _emit(event), _finish_power
+            #   a move above that ends the turn        _turn_ends, _finish_turn and, as usual, _begin_turn
             # Each is tested by identity or exact type first: `in` never asks another object's own __eq__. Where the legal
             # actions are a LegalActions (whose `in` is Python code), a move is looked for with tuple.index in the part
             # of the tuple where it stands: found, it is legal; not found there, the loop's end decides.
@@ -1675,6 +1706,7 @@ class Game:
                     # _finish_power: the turn's end
                     power = self.power
                     kind = type(action)
+                    seen_alone = False  # a peek or a spy used: its event is seen whole by the seat alone
                     if kind is Peek and power is PEEK and action in legal:
                         p = action.position
                         c = know.hands[seat][p]
@@ -1682,15 +1714,15 @@ class Game:
                         target = one_seat[p]
                         event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
                         hidden = new(Event, (_E_PEEK, seat, target, _HIDDEN1, ""))
-                        ends = True
+                        seen_alone = True
                     elif kind is Spy and power is SPY and action in legal:
                         target = (action.seat, action.position)
                         c = know.hands[target[0]][target[1]]
                         know.see(seat, c)
                         event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
                         hidden = new(Event, (_E_SPY, seat, target, _HIDDEN1, ""))
-                        ends = True
-                    if ends:  # _emit(event, seat, hidden)
+                        seen_alone = True
+                    if seen_alone:  # _emit(event, seat, hidden)
                         history_append((seat, action))
                         count = self._event_count
                         log_append((event, seat, hidden))
@@ -1699,7 +1731,8 @@ class Game:
                         self._event_count = count + 1
                         seat_stats[power] += 1  # type: ignore[index]
                         self.power = self.target = power = power_target = None
-                    elif (kind is Swap and power is SWAP_POWER or action is pass_it) and action in legal:
+                        ends = True
+                    elif ((kind is Swap and power is SWAP_POWER) or action is pass_it) and action in legal:
                         history_append((seat, action))
                         if kind is Swap:
                             target = (action.own, action.seat, action.position)
@@ -1721,7 +1754,9 @@ class Game:
                         self.turn = turn_ = turn_ + 1
                         seat = self.current = current = following[seat]
                         seat_stats = all_stats[seat]
-                        if deck_size and know.hands[seat]:  # _begin_turn() with the usual choice (a card just landed: a pile)
+                        # _begin_turn() with the usual choice, tested as _finish_turn's written-out start: a deck, a pile (a
+                        # layout may start a power with none) and a hand
+                        if deck_size and know.pile and know.hands[seat]:
                             self.phase = phase = choose_phase
                             self._movers = to_move = one_seat[seat]
                             self._turn_start = self._event_count

@@ -230,7 +230,8 @@ class Knowledge:
     # ------------------------------------------------------------------ the pile
 
     def land(self, card: int) -> None:
-        """``card``, held by nobody now, lands face up on the discard pile."""
+        """``card``, held by nobody now, lands face up on the discard pile.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         face = self.faces[card]
         self.pile.append(card)
         self.discard += (face,)
@@ -242,7 +243,8 @@ class Knowledge:
                 seen[card] = face
 
     def take(self) -> int:
-        """The pile's top card leaves for a drawer's hand: no longer face up, still known to all."""
+        """The pile's top card leaves for a drawer's hand: no longer face up, still known to all.
+        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         card = self.pile.pop()
         self.discard = self.discard[:-1]
         self.up[card] = False
@@ -272,7 +274,8 @@ class Knowledge:
     def exchange(self, owner: int, position: int, card: int, face_up: bool, seer: int) -> int:
         """``card`` (a drawn card: held by nobody, face down) takes the place of ``owner``'s card at ``position``,
         which goes face up to the discard pile (and is returned). ``face_up`` says how the new card lies;
-        ``seer`` (a seat, or -1) learns it."""
+        ``seer`` (a seat, or -1) learns it. Where seats remember, it is
+        written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
         hand = self.hands[owner]
         old = hand[position]
         hand[position] = card

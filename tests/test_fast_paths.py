@@ -15,10 +15,14 @@ snap windows and of a peek or spy are kept in caches (the canonical run never hi
 change to one of those helpers must be made in the written-out copy too.
 
 These tests replay seeded games with random ``Rules`` (every field that changes play, not
-only the presets) twice: once with the engine as it is, once with every fast path swapped
-for its canonical calls (and the plain loop of ``observation`` + ``apply``); every
-observation handed to a bot, the game's whole log, every round's result and the history
-must be the same.
+only the presets) and layouts (a search's worlds: mid-turn, mid-ending) three times: with
+the engine as it is; with plain loops of ``observation`` + ``apply`` over the engine's own
+move methods (what replays, the card table, an outside seat and ``Stepper.step`` use); and
+with every fast path swapped for its canonical calls. Games are driven with and without
+round hooks (``play_out(until_round_end=True)``), answers given as texts, and a seat played
+through ``Stepper.next_decision``. Every observation handed to a bot, the hooks' arguments,
+the game's whole log, every round's result and the history must be the same, and the first
+run must have taken ``play_out``'s written-out moves.
 """
 
 from __future__ import annotations
@@ -146,6 +150,22 @@ def _plain_run(stepper: Stepper) -> None:
     stepper._after_move()
 
 
+def _plain_next_decision(stepper: Stepper) -> ck.Observation | None:
+    """Stepper.next_decision with observation() and apply() for every bot's decision (no Game.play_out)."""
+    game = stepper.game
+    while True:
+        stepper._after_move()
+        if game.is_over:
+            return None
+        if stepper._starts and game.round != stepper._round_seen:
+            stepper._round_hooks()
+        seat = game.to_move[0]
+        obs = game.observation(seat)
+        if seat not in stepper.bots:
+            return obs
+        game.apply(stepper.bots[seat].choose(obs, obs.legal_actions), seat)
+
+
 class _NeverHit(dict):  # type: ignore[type-arg]
     """A cache that never finds anything: the engine computes every entry afresh."""
 
@@ -153,30 +173,41 @@ class _NeverHit(dict):  # type: ignore[type-arg]
         return default
 
 
+class _Swapped:
+    """A context in which the game loops (Stepper.run, Stepper.next_decision) are plain loops of observation() and
+    apply(), without Game.play_out and its written-out moves; with ``canonical``, every other fast path is swapped for
+    its canonical calls too (without: the engine's own move methods, which apply() uses, play)."""
+
+    def __init__(self, canonical: bool) -> None:
+        self.canonical = canonical
+
+    def __enter__(self) -> None:
+        _TURNS_PLAYED.clear()
+        self.patch = pytest.MonkeyPatch()
+        self.patch.setattr(Stepper, "run", _plain_run)
+        self.patch.setattr(Stepper, "next_decision", _plain_next_decision)
+        if not self.canonical:
+            return
+        self.patch.setattr(Game, "_on_choose", _on_choose)
+        self.patch.setattr(Game, "_on_drawn", _on_drawn)
+        self.patch.setattr(Game, "_finish_turn", _finish_turn)
+        self.patch.setattr(Game, "_count_turns", _count_turns)
+        self.patch.setattr(Knowledge, "exchange", _exchange)
+        self.patch.setitem(game_module._MOVES, game_module.CHOOSE, _on_choose)
+        self.patch.setitem(game_module._MOVES, game_module.DRAWN, _on_drawn)
+        # the legal-action caches (snap claims, a peek's or spy's choices) are fast paths too: never hit here
+        self.patch.setattr(game_module, "_CLAIMS", _NeverHit())
+        self.patch.setattr(game_module, "_LOOKS_AT", _NeverHit())
+
+    def __exit__(self, *exc: object) -> None:
+        self.patch.undo()
+        _TURNS_PLAYED.clear()
+
+
 @pytest.fixture
-def canonical(monkeypatch: pytest.MonkeyPatch) -> Any:
+def canonical() -> Any:
     """A context in which every fast path is swapped for its canonical calls."""
-    class Swapped:
-        def __enter__(self) -> None:
-            _TURNS_PLAYED.clear()
-            self.patch = pytest.MonkeyPatch()
-            self.patch.setattr(Game, "_on_choose", _on_choose)
-            self.patch.setattr(Game, "_on_drawn", _on_drawn)
-            self.patch.setattr(Game, "_finish_turn", _finish_turn)
-            self.patch.setattr(Game, "_count_turns", _count_turns)
-            self.patch.setattr(Knowledge, "exchange", _exchange)
-            self.patch.setitem(game_module._MOVES, game_module.CHOOSE, _on_choose)
-            self.patch.setitem(game_module._MOVES, game_module.DRAWN, _on_drawn)
-            self.patch.setattr(Stepper, "run", _plain_run)
-            # the legal-action caches (snap claims, a peek's or spy's choices) are fast paths too: never hit here
-            self.patch.setattr(game_module, "_CLAIMS", _NeverHit())
-            self.patch.setattr(game_module, "_LOOKS_AT", _NeverHit())
-
-        def __exit__(self, *exc: object) -> None:
-            self.patch.undo()
-            _TURNS_PLAYED.clear()
-
-    return Swapped()
+    return _Swapped(canonical=True)
 
 
 # ------------------------------------------------------------------ random rules, recorded games
@@ -207,10 +238,11 @@ def _as_usual(game: Game) -> bool:
 
 
 class Recorder(ck.Bot):
-    """Plays as ``inner`` and keeps every observation it was handed (checked against the game's own)."""
+    """Plays as ``inner`` and keeps every observation it was handed (checked against the game's own); with ``text``
+    (a generator), answers some decisions with the action's text instead."""
 
-    def __init__(self, inner: ck.Bot, seen: list[Any], game: Game) -> None:
-        self.inner, self.seen, self.game = inner, seen, game
+    def __init__(self, inner: ck.Bot, seen: list[Any], game: Game, text: random.Random | None = None) -> None:
+        self.inner, self.seen, self.game, self.text = inner, seen, game, text
 
     def choose(self, observation: ck.Observation, legal_actions: Any) -> Any:
         seat = observation.seat
@@ -222,43 +254,96 @@ class Recorder(ck.Bot):
             played = _TURNS_PLAYED.get(id(self.game), [])
             assert [s["turns"] for s in self.game.stats] == [played.count(s) for s in range(self.game.n)]
         self.seen.append(observation.to_dict())
-        return self.inner.choose(observation, legal_actions)
+        action = self.inner.choose(observation, legal_actions)
+        if self.text is not None and isinstance(action, ck.Action) and self.text.random() < 0.25:
+            return str(action)  # (Game.apply parses it: the written-out moves must leave it alone)
+        return action
 
 
-def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str,
-         layout: dict[str, Any] | None = None) -> dict[str, Any]:
+class HookedRecorder(Recorder):
+    """A Recorder with round hooks, which it records too: Stepper.run then plays a round per Game.play_out call
+    (``until_round_end``)."""
+
+    def on_round_start(self, observation: ck.Observation) -> None:
+        self.seen.append(("round start", observation.to_dict()))
+        self.inner.on_round_start(observation)
+
+    def on_round_end(self, result: Any) -> None:
+        self.seen.append(("round end", result.to_dict()))
+        self.inner.on_round_end(result)
+
+
+def ways(rng: random.Random, n: int) -> dict[str, Any]:
+    """How a game is driven, at random: round hooks or not, some answers as texts or not, and one seat played
+    from outside through Stepper.next_decision (its observations handed out by the engine's loop) or none."""
+    return {"hooks": rng.random() < 0.5, "text": rng.random() < 0.3,
+            "outside": rng.randrange(n) if rng.random() < 0.3 else None}
+
+
+def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str, layout: dict[str, Any] | None = None,
+         hooks: bool = False, text: bool = False, outside: int | None = None) -> dict[str, Any]:
     game = Game(rules, seed, n, memory=memory) if layout is None else Game.from_layout(rules, seed=seed, memory=memory,
                                                                                        **layout)
     seen: list[Any] = []
     inner = [FuzzBot() if k == "fuzz" else ck.bots.GreedyBot() if k == "greedy" else ck.bots.RandomBot() for k in kinds]
-    bots = [Recorder(b, seen, game) for b in inner]
+    make = HookedRecorder if hooks else Recorder
+    bots = [make(b, seen, game, random.Random(f"text:{seed}:{s}") if text else None) for s, b in enumerate(inner)]
     for seat, bot in enumerate(inner):
         bot.random = bot_random(seed, seat)
-    Stepper(game, bots).run()
+    stepper = Stepper(game, {s: b for s, b in enumerate(bots) if s != outside})
+    if outside is None:
+        stepper.run()
+    else:
+        obs = stepper.next_decision()
+        while obs is not None:
+            assert obs.seat == outside
+            game.apply(bots[outside].choose(obs, obs.legal_actions), outside)
+            obs = stepper.next_decision()
+    # Play_out's written-out draw logs the one entry kept for the seat and the card (the other paths make their own):
+    # how many draws went that way.
+    entries = game_module._DRAW_ENTRIES
+    written_out = sum(1 for e in game.log if type(e) is tuple and e[0].kind is EventKind.DRAW
+                      and e is entries[e[1]].get(e[0].cards[0]))
     return {
         "observations": seen,
         "log": [e if isinstance(e, Event) else (e[0], e[1], e[2]) for e in game.log],
         "results": [r.to_dict() for r in game.results],
         "history": [(s, str(a)) for s, a in game.history],
         "totals": game.totals,
+        "written_out": written_out,
     }
+
+
+def three_ways(canonical: Any, what: str, *args: Any, **kwargs: Any) -> int:
+    """Play a game (``play``'s arguments) with the engine as it is, with plain loops over the engine's own move methods
+    (those apply() uses: replays, the card table, an outside seat, Stepper.step), and with every fast path canonical:
+    everything recorded must be the same. How many draws the first run carried out written out in Game.play_out."""
+    fast = play(*args, **kwargs)
+    with _Swapped(canonical=False):
+        plain = play(*args, **kwargs)
+    with canonical:
+        slow = play(*args, **kwargs)
+    assert plain["written_out"] == slow["written_out"] == 0
+    for key in ("history", "log", "results", "totals", "observations"):
+        assert fast[key] == plain[key], f"{key} differ from the engine's own methods': {what}"
+        assert fast[key] == slow[key], f"{key} differ from the canonical calls': {what}"
+    return int(fast["written_out"])
 
 
 @pytest.mark.parametrize("block", range(4))
 def test_fast_paths_play_as_their_canonical_calls(block: int, canonical: Any) -> None:
     rng = random.Random(f"fast-paths:{block}")
+    written_out = 0
     for _ in range(10):
         rules = random_rules(rng)
         n = rng.randint(2, 4)
         seed = rng.randrange(10**6)
         kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(n)]
         memory = rng.choice(["engine", "engine", "none"])
-        fast = play(rules, n, seed, kinds, memory)
-        with canonical:
-            slow = play(rules, n, seed, kinds, memory)
-        assert len(fast["observations"]) > 0
-        for key in ("history", "log", "results", "totals", "observations"):
-            assert fast[key] == slow[key], f"{key} differ: {rules!r}, n={n}, seed={seed}, bots {kinds}, memory={memory}"
+        how = ways(rng, n)
+        written_out += three_ways(canonical, f"{rules!r}, n={n}, seed={seed}, bots {kinds}, memory={memory}, {how}",
+                                  rules, n, seed, kinds, memory, **how)
+    assert written_out >= 50, "Game.play_out's written-out moves hardly ran: the test compares too little"
 
 
 @pytest.mark.parametrize("block", range(2))
@@ -267,6 +352,7 @@ def test_layouts_with_an_empty_hand_play_as_their_canonical_calls(block: int, ca
     turns start otherwise than usual (no take unless the taken card may be discarded), in the written-out turn start
     too (Game.play_out's), which must then leave the choice to _begin_turn."""
     rng = random.Random(f"empty-hand:{block}")
+    written_out = 0
     for _ in range(10):
         rules = random_rules(rng)
         n = rng.randint(2, 4)
@@ -277,38 +363,72 @@ def test_layouts_with_an_empty_hand_play_as_their_canonical_calls(block: int, ca
         layout = {"hands": hands, "discard": cards[:1], "current": rng.randrange(n)}
         seed = rng.randrange(10**6)
         kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(n)]
-        fast = play(rules, n, seed, kinds, "engine", layout)
-        with canonical:
-            slow = play(rules, n, seed, kinds, "engine", layout)
-        for key in ("history", "log", "results", "totals", "observations"):
-            assert fast[key] == slow[key], f"{key} differ: {rules!r}, n={n}, seed={seed}, bots {kinds}, {layout}"
+        how = ways(rng, n)
+        written_out += three_ways(canonical, f"{rules!r}, n={n}, seed={seed}, bots {kinds}, {layout}, {how}",
+                                  rules, n, seed, kinds, "engine", layout, **how)
+    assert written_out >= 10
 
 
 @pytest.mark.parametrize("power", ["peek", "spy", "swap", "peek_swap", "spy_swap"])
 def test_layouts_in_a_power_play_as_their_canonical_calls(power: str, canonical: Any) -> None:
-    """A layout may start in a power's phase, with a target (which a one-step power leaves unused): the written-out
-    power use and skip must end the turn as _use_power and _finish_power do, the target cleared."""
+    """A layout may start in a power's phase, with a target (which a one-step power leaves unused) and no pile: the
+    written-out power use and skip must end the turn as _use_power and _finish_power do, the target cleared, and the
+    next turn start as _begin_turn's (no take from an empty pile)."""
     rng = random.Random(f"power-layout:{power}")
     rules = ck.Rules.preset("deluxe").replace(max_rounds=1)
     for _ in range(6):
         cards = rules.full_deck(3)
         rng.shuffle(cards)
-        layout = {"hands": [cards[0:4], cards[4:8], cards[8:12]], "discard": cards[12:13], "current": rng.randrange(3),
+        layout = {"hands": [cards[0:4], cards[4:8], cards[8:12]], "discard": rng.choice([[], cards[12:13]]),
+                  "current": rng.randrange(3),
                   "phase": "power", "power": power, "target": rng.choice([None, (1, 2)])}
         seed = rng.randrange(10**6)
         kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(3)]
-        fast = play(rules, 3, seed, kinds, "engine", layout)
-        with canonical:
-            slow = play(rules, 3, seed, kinds, "engine", layout)
-        for key in ("history", "log", "results", "totals", "observations"):
-            assert fast[key] == slow[key], f"{key} differ: {power}, seed={seed}, bots {kinds}, {layout}"
+        how = ways(rng, 3)
+        three_ways(canonical, f"{power}, seed={seed}, bots {kinds}, {layout}, {how}", rules, 3, seed, kinds, "engine",
+                   layout, **how)
+
+
+@pytest.mark.parametrize("ending", ["caller", "final_turns", "last_turn", "none"])
+def test_layouts_mid_ending_or_holding_a_card_play_as_their_canonical_calls(ending: str, canonical: Any) -> None:
+    """A layout may start mid-ending (Cabo called, final turns after an emptied hand, the round's last turn), holding a
+    drawn card (from the deck or the pile), with a deck of a card or two or none: the written-out moves must end the
+    turns and the round as the engine's methods do."""
+    rng = random.Random(f"mid-ending:{ending}")
+    for _ in range(8):
+        rules = random_rules(rng)
+        n = rng.randint(2, 4)
+        cards = rules.full_deck(n)
+        rng.shuffle(cards)
+        k = rules.hand_size
+        used = n * k + 1
+        current = rng.randrange(n)
+        layout: dict[str, Any] = {"hands": [cards[s * k:(s + 1) * k] for s in range(n)], "discard": cards[n * k:used],
+                                  "current": current}
+        if ending == "caller":
+            layout["caller"] = (current - 1 - rng.randrange(n - 1)) % n  # an earlier seat called
+        elif ending == "final_turns":
+            rules = rules.replace(empty_hand="final_turns")
+            layout["final_turns"] = rng.randint(1, n + 1)
+        elif ending == "last_turn":
+            layout["last_turn"] = True
+        if rng.random() < 0.6:
+            layout["drawn"], layout["drawn_from"] = cards[used], rng.choice(["deck", "discard"])
+            used += 1
+        if rng.random() < 0.4:
+            layout["deck"] = cards[used:used + rng.choice([0, 1, 2])]
+        seed = rng.randrange(10**6)
+        kinds = [rng.choice(["fuzz", "random", "greedy"]) for _ in range(n)]
+        how = ways(rng, n)
+        three_ways(canonical, f"{rules!r}, n={n}, seed={seed}, bots {kinds}, {layout}, {how}", rules, n, seed, kinds,
+                   "engine", layout, **how)
 
 
 def test_the_canonical_forms_are_really_swapped_in(canonical: Any) -> None:
     """The swap reaches the engine's dispatch table (else the test above would compare the fast paths with themselves)."""
     with canonical:
         assert game_module._MOVES[game_module.CHOOSE] is _on_choose and Knowledge.exchange is _exchange
-        assert Stepper.run is _plain_run
+        assert Stepper.run is _plain_run and Stepper.next_decision is _plain_next_decision
         abandoned, bot = Game(ck.Rules.preset("rush"), seed=1, n_players=2), ck.bots.GreedyBot()
         for _ in range(12):  # a few turns of a round, then the game is dropped: its entry stays ...
             obs = abandoned.observation(abandoned.to_move[0])
