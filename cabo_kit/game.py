@@ -1570,7 +1570,7 @@ class Game:
                         p = action.positions[0]
                         try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard
                             index(legal, action, p + ex_from, p + 2)
-                        except ValueError:
+                        except (ValueError, TypeError):  # (TypeError: a forged position, not an int)
                             pass  # (the loop's end decides)
                         else:
                             # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below

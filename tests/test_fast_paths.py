@@ -537,3 +537,42 @@ def test_a_dealt_knowledge_is_a_fresh_one_and_shares_nothing_with_its_template()
             fast.exchange(0, 1, n * k, True, 0)
             fast.insert(n - 1, 0, n * k + 1)
             fast.land(n * k + 2)
+
+
+class _Forger(ck.Bot):
+    """Draws from the deck where it must choose, then answers ``answer`` (a forged one-card Exchange)."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def choose(self, observation: ck.Observation, legal_actions: Any) -> Any:
+        return DrawDeck() if observation.phase is ck.Phase.CHOOSE else self.answer
+
+
+@pytest.mark.parametrize("position", [0.0, "0", 1.0], ids=["float", "text", "float-1"])
+def test_a_forged_one_card_exchange_is_refused_by_play_out_as_by_apply(position: Any) -> None:
+    """Review of kernel2: an Exchange made without its constructor, its one position not an int, raised a raw TypeError
+    out of play_out's written-out exchange (its position computed with before any check) in every drawn phase;
+    it must be refused as Game.apply refuses it, naming the seat, with nothing changed."""
+    forged = object.__new__(ck.Exchange)
+    object.__setattr__(forged, "positions", (position,))
+    hands = [["1", "2", "3", "4"], ["5", "6", "7", "8"]]
+    for multi in (False, True):
+        rules = ck.Rules.preset("deluxe").replace(snapping=False, multi_exchange=multi)
+        # a deck card, a taken one (the loop's top reads them from the game), a card the loop itself draws
+        layouts: list[dict[str, Any]] = [dict(drawn="10"), dict(drawn="10", drawn_from="discard"), {}]
+        for may_discard in (False, True):
+            for layout in layouts:
+                made = [Game.from_layout(rules.replace(discard_draw_may_discard=may_discard), hands=hands, discard=["9"],
+                                         seed=1, **layout) for _ in range(2)]
+                if not layout:  # the loop's bot draws in play_out's written-out draw; apply's game draws the same card
+                    made[0].apply(DrawDeck(), 0)
+                with pytest.raises(IllegalActionError) as by_apply:
+                    made[0].apply(forged, 0)
+                with pytest.raises(IllegalActionError) as by_loop:
+                    Stepper(made[1], [_Forger(forged), _Forger(forged)]).run()
+                assert str(by_loop.value) == f"_Forger at seat 0: {by_apply.value}"
+                assert "is not legal for seat 0 (phase 'drawn'" in str(by_apply.value)
+                for game in made:
+                    assert game.phase is DRAWN and game.drawn is not None and len(game.history) == (0 if layout else 1)
+                assert made[0].log == made[1].log and made[0].know.views == made[1].know.views
