@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import cabo_kit as ck  # noqa: E402
 from cabo_kit import game as game_module  # noqa: E402
 from cabo_kit.actions import DrawDeck, DrawDiscard, IllegalActionError  # noqa: E402
+from cabo_kit.cards import UNKNOWN  # noqa: E402
 from cabo_kit.game import DRAWN, Game, _ev  # noqa: E402
 from cabo_kit.knowledge import Knowledge  # noqa: E402
 from cabo_kit.observation import Event, EventKind  # noqa: E402
@@ -249,6 +250,8 @@ class Recorder(ck.Bot):
         assert seat == self.game.to_move[0]
         assert observation == self.game.observation(seat)  # the loop's observation is observation()'s
         assert self.game._as_usual is _as_usual(self.game)
+        know = self.game.know  # the kept faces of face-up cards (the views without memory) are what they stand for
+        assert know.up_faces == [face if up else UNKNOWN for face, up in zip(know.faces, know.up)]
         assert legal_actions is observation.legal_actions
         if Game._finish_turn is _finish_turn:  # the canonical run: its turns counted one by one are what stats reads
             played = _TURNS_PLAYED.get(id(self.game), [])

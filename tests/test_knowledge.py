@@ -22,8 +22,13 @@ def fresh(n: int = 3, k: int = 4, memory: bool = True) -> Knowledge:
     return know
 
 
+def up_faces(know: Knowledge) -> list[Card]:
+    """What ``Knowledge.up_faces`` stands for (it is kept, not derived): a card's face where it lies face up."""
+    return [face if up else UNKNOWN for face, up in zip(know.faces, know.up)]
+
+
 def rebuilt(know: Knowledge, seat: int) -> tuple[tuple[Card, ...], ...]:
-    source = know.seen[seat] if know.memory else know.up_faces
+    source = know.seen[seat] if know.memory else up_faces(know)
     return tuple(tuple(source[c] for c in hand) for hand in know.hands)
 
 
@@ -31,6 +36,7 @@ def check(know: Knowledge) -> None:
     for seat in range(know.n):
         assert know.views[seat] == rebuilt(know, seat)
     assert know.up_view == tuple(tuple(know.up[c] for c in hand) for hand in know.hands)
+    assert know.up_faces == up_faces(know)
     assert know.discard == tuple(know.faces[c] for c in know.pile)
     for seat, hand in enumerate(know.hands):
         assert all(know.owner[c] == seat for c in hand)
