@@ -37,7 +37,7 @@ from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .actions import (
@@ -50,7 +50,7 @@ from .actions import (  # the engine's shared action objects and legal-action ta
 )
 from .cards import UNKNOWN, Card
 from .chance import Chance
-from .knowledge import Knowledge, _getter, pick
+from .knowledge import Knowledge, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase, _chain_log
 from .rules import Power, Rules
 from .scoring import ScoreSheet, _round_facts, next_start_player
@@ -1507,7 +1507,7 @@ class Game:
             #   phase   answer                         stands for
             #   choose  DrawDeck, a card left after it _on_choose, _emit(draw, seat, hidden)
             #   choose  DrawDiscard                    _on_choose, Knowledge.take, _emit(take)
-            #   drawn   Exchange((p,))                 _on_drawn, Knowledge.exchange (where seats remember), _emit
+            #   drawn   Exchange((p,))                 _on_drawn (calling Knowledge.exchange), _emit
             #   drawn   Discard: no power, or one      _discard_drawn, Knowledge.land, _emit(discard), _start_power
             #           used before the discard (not peek_swap)
             #   look    InitialPeek                    _on_look, _look, _emit(look, seat, hidden)
@@ -1577,71 +1577,21 @@ class Game:
                             history_append((seat, action))
                             c = self.drawn
                             count = self._event_count
-                            from_deck = drawn_from == "deck"
-                            self.drawn = self.drawn_from = drawn_from = None
-                            if know.memory:
-                                # know.exchange(seat, p, c, face_up, seer), written out where seats remember (face_up: a
-                                # taken card where the rules say so; seer: the drawer of a deck card): the old card lands,
-                                # and a seat's view of the hand is rebuilt where it knows the new card otherwise than the old
-                                hand = know.hands[seat]
-                                old = hand[p]
-                                hand[p] = c
-                                held = know.owner
-                                held[old] = -1
-                                held[c] = seat
-                                up = know.up
+                            self.drawn = self.drawn_from = None
+                            if drawn_from == "deck":  # only the drawer knows the new card
+                                old = know.exchange(seat, p, c, False, seat)
                                 out = know.faces[old]
-                                if from_deck:
-                                    flags_changed = up[old]
-                                    know.seen[seat][c] = drawn
-                                elif taken_face_up:
-                                    flags_changed = not up[old]
-                                    up[c] = True
-                                    know.up_faces[c] = drawn
-                                else:
-                                    flags_changed = up[old]
-                                know.pile.append(old)
-                                know.discard += (out,)
-                                up[old] = True
-                                know.up_faces[old] = out
-                                public = know.public
-                                seen_by = know.seen
-                                if not public[old]:
-                                    public[old] = True
-                                    for seen in seen_by:
-                                        seen[old] = out
-                                get = None
-                                views = know.views
-                                viewer = 0
-                                for rows in know._rows:
-                                    seen = seen_by[viewer]
-                                    if rows[seat][p] is not seen[c]:
-                                        if get is None:
-                                            get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
-                                        rows[seat] = get(seen)
-                                        views[viewer] = tuple(rows)
-                                    viewer += 1
-                                if flags_changed:
-                                    if get is None:
-                                        get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
-                                    know._up_rows[seat] = get(up)
-                                    know.up_view = tuple(know._up_rows)
-                            else:
-                                old = know.exchange(seat, p, c, False, seat) if from_deck else know.exchange(
-                                    seat, p, c, taken_face_up, -1)
-                                out = know.faces[old]
-                            if from_deck:  # only the drawer knows the new card
-                                target = one_seat[p]
-                                event = new(Event, (_E_EXCHANGE, seat, target, (out, drawn), ""))
+                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
                                 hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
                                 log_append((event, seat, hidden))
                                 self._shared = (self._shared, hidden)
                                 own_chains[seat] = (own_chains[seat], count, event)
                             else:  # taken from the pile: known to all
-                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
+                                old = know.exchange(seat, p, c, taken_face_up, -1)
+                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (know.faces[old], drawn), ""))
                                 log_append(event)
                                 self._shared = (self._shared, event)
-                            drawn = None
+                            drawn = drawn_from = None
                             self._event_count = count + 1
                             seat_stats["exchanges"] += 1
                             ends = True
