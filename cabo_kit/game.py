@@ -1433,8 +1433,8 @@ class Game:
         index, action_types = _index, _ACTION_TYPES
         # The usual turn's moves (a draw from the deck or the pile; a one-card exchange, a discard, a one-step power used
         # or skipped; the next player's usual turn start) are carried out in this frame, each as its phase's method would
-        # (see the decision's end); what they change they also keep in the loop's locals (phase, legal, seat, chooser),
-        # which the loop's top reads from the game only after any other move (phase None).
+        # (see the decision's end); what they change they also keep in the loop's locals (listed at the loop's top), which
+        # the loop's top reads from the game only after any other move (phase None).
         fast = self.chance is None and not self._rollout
         choose_phase, drawn_phase, power_phase = CHOOSE, DRAWN, POWER
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
@@ -1473,9 +1473,17 @@ class Game:
                     raise IllegalActionError(
                         f"seat {seat} must decide and play_out() was given no chooser for it (seats {sorted(choosers)}): "
                         "give every seat a chooser (Stepper.run needs a bot at every seat)") from None
-                # The observation's fields, kept in locals: those that only the other moves change (the round's end among
-                # them) are read again after each of those; the usual moves below keep the others (the turn, the deck's
-                # size, the drawn card as the seat sees it, the power) up to date as they change them
+                # The game's state kept in locals (with phase and legal above), read here again after any move but the
+                # usual ones below, which keep up to date what they change:
+                #   phase, legal                 every usual move (a draw, a discard starting a power, the turn start)
+                #   seat, to_move, choose,       the next player's usual turn start
+                #   current, seat_stats, turn_
+                #   deck_size                    a draw from the deck
+                #   drawn, drawn_from            a draw sets them, an exchange or a discard clears them
+                #   ex_from                      a draw (Discard then stands first in the drawn card's tuple)
+                #   power, power_target          a discard starting a power sets the power, its use or skip clears both
+                #   own_chains                   the usual moves' events (the list in place; a new round replaces it)
+                #   the rest (know, round_, caller, totals, ...) only the other moves change (the round's end among them)
                 know, round_, start_player, caller = self.know, self.round, self.start_player, self.caller
                 picked, exchange_ok, give_to = self.picked, self.exchange_ok, self.give_to
                 totals, round_scores = self._totals, self._round_scores
@@ -1528,6 +1536,8 @@ class Game:
                         self.drawn = c
                         self.drawn_from = drawn_from = "deck"
                         seat_stats["draws_deck"] += 1
+                        # (drawn: the observation's field, the card as the deciding seat sees it, and the engine's own face
+                        # of it: the same while the drawer decides, as it does in the drawn phase)
                         drawn = face = know.faces[c]
                         entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
                         count = self._event_count
@@ -1578,6 +1588,7 @@ class Game:
                             c = self.drawn
                             count = self._event_count
                             self.drawn = self.drawn_from = None
+                            # (drawn, the seat's view of the new card, is its face: the seat deciding here is its drawer)
                             if drawn_from == "deck":  # only the drawer knows the new card
                                 old = know.exchange(seat, p, c, False, seat)
                                 out = know.faces[old]
@@ -1606,8 +1617,8 @@ class Game:
                             # follows) or, with powers used before the discard, one that starts as usual (_start_power)
                             face = know.faces[c]
                             value = face.value
-                            power = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
-                            if power is None or (before_discard and power is not PEEK_SWAP):
+                            gives = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
+                            if gives is None or (before_discard and gives is not PEEK_SWAP):
                                 history_append(discard_pairs[seat])
                                 self.drawn = self.drawn_from = drawn = drawn_from = None
                                 know.pile.append(c)  # know.land(c), written out
@@ -1623,10 +1634,10 @@ class Game:
                                 log_append(event)
                                 self._shared = (self._shared, event)
                                 self._event_count += 1
-                                if power is None:
+                                if gives is None:
                                     ends = True
                                 else:
-                                    self.power = power  # _start_power(power): the same seat decides
+                                    self.power = power = gives  # _start_power(gives): the same seat decides
                                     self.phase = phase = power_phase
                                     self._legal = legal = self._compute_legal()
                                     continue
