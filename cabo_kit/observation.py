@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from operator import ge as _ge, gt as _gt, le as _le, lt as _lt
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence, SupportsIndex, overload
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence, SupportsIndex, overload
 
 from .actions import Action, LegalActions
 from .cards import UNKNOWN, Card
@@ -196,6 +196,19 @@ def _read_chains(shared: Any, own: Any, start: int, stop: int) -> tuple[list[Any
     return out, node
 
 
+def _ordered_as_read(op: Callable[[Any, Any], bool]) -> Callable[[Any, object], Any]:
+    """An ordering method (``op``: ``operator.lt`` ...) of EventLog and Observation: both compare as the tuple their
+    ``_read()`` gives (the events, not the chains they are stored as), with their own kind or a plain tuple."""
+
+    def method(self: Any, other: object) -> Any:
+        if isinstance(other, type(self)):
+            return op(self._read(), other._read())
+        return op(self._read(), other) if isinstance(other, tuple) else NotImplemented
+
+    method.__name__ = f"__{op.__name__}__"
+    return method
+
+
 class EventLog(Sequence[Event]):
     """The events one seat saw this round, oldest first (``Observation.events``): an immutable sequence.
 
@@ -293,22 +306,9 @@ class EventLog(Sequence[Event]):
             return self._built() == other
         return NotImplemented
 
-    def _order(self, other: object, op: Any) -> Any:
-        if isinstance(other, EventLog):
-            return op(self._built(), other._built())
-        return op(self._built(), other) if isinstance(other, tuple) else NotImplemented
+    _read = _built  # what the ordering methods compare
 
-    def __lt__(self, other: object) -> bool:
-        return self._order(other, _lt)
-
-    def __le__(self, other: object) -> bool:
-        return self._order(other, _le)
-
-    def __gt__(self, other: object) -> bool:
-        return self._order(other, _gt)
-
-    def __ge__(self, other: object) -> bool:
-        return self._order(other, _ge)
+    __lt__, __le__, __gt__, __ge__ = map(_ordered_as_read, (_lt, _le, _gt, _ge))
 
     def __hash__(self) -> int:
         return hash(self._built())
@@ -473,23 +473,6 @@ class Observation(NamedTuple):
     def __ne__(self, other: object) -> bool:
         return not self == other
 
-    def _order(self, other: object, op: Any) -> Any:
-        if isinstance(other, Observation):
-            return op(self._read(), other._read())
-        return op(self._read(), other) if isinstance(other, tuple) else NotImplemented
-
-    def __lt__(self, other: object) -> bool:
-        return self._order(other, _lt)
-
-    def __le__(self, other: object) -> bool:
-        return self._order(other, _le)
-
-    def __gt__(self, other: object) -> bool:
-        return self._order(other, _gt)
-
-    def __ge__(self, other: object) -> bool:
-        return self._order(other, _ge)
-
     def __add__(self, other: tuple[Any, ...]) -> tuple[Any, ...]:
         return self._read() + other
 
@@ -633,6 +616,12 @@ class Observation(NamedTuple):
         from .render import observation_html
 
         return observation_html(self)
+
+
+# Observation orders as its _read() too (set here: a NamedTuple's body takes only fields and methods).
+for _name, _op in (("__lt__", _lt), ("__le__", _le), ("__gt__", _gt), ("__ge__", _ge)):
+    setattr(Observation, _name, _ordered_as_read(_op))
+del _name, _op
 
 
 #: The fields that say where the game stands at one moment: all but who is looking (the first four: seat,
