@@ -1516,7 +1516,7 @@ class Game:
             #   choose  DrawDeck, a card left after it _on_choose, _emit(draw, seat, hidden)
             #   choose  DrawDiscard                    _on_choose, Knowledge.take, _emit(take)
             #   drawn   Exchange((p,))                 _on_drawn (calling Knowledge.exchange), _emit
-            #   drawn   Discard: no power, or one      _discard_drawn, Knowledge.land, _emit(discard), _start_power
+            #   drawn   Discard: no power, or one      _discard_drawn (calling Knowledge.land), _emit(discard), _start_power
             #           used before the discard (not peek_swap)
             #   look    InitialPeek                    _on_look, _look, _emit(look, seat, hidden)
             #   power   Peek, Spy (before_discard)     _use_power, _emit(event, seat, hidden), _finish_power
@@ -1621,14 +1621,7 @@ class Game:
                             if gives is None or (before_discard and gives is not PEEK_SWAP):
                                 history_append(discard_pairs[seat])
                                 self.drawn = self.drawn_from = drawn = drawn_from = None
-                                know.pile.append(c)  # know.land(c), written out
-                                know.discard += (face,)
-                                know.up[c] = True
-                                know.up_faces[c] = face
-                                if not know.public[c]:
-                                    know.public[c] = True
-                                    for seen in know.seen:
-                                        seen[c] = face
+                                know.land(c)
                                 seat_stats["discards"] += 1
                                 event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
                                 log_append(event)
