@@ -222,9 +222,7 @@ class ActionIndex:
         ...
         ValueError: action 2.0 is not in the index: give a number from 0 to 984
         """
-        self._table(seat)
-        actions = self._actions[seat]
-        assert actions is not None
+        actions = self.actions(seat)
         try:
             if isinstance(i, (bool, np.bool_)):  # True is not action 1: a mask passed by mistake, most likely
                 raise TypeError
@@ -352,7 +350,7 @@ class Encoder:
         # Seats in offset order (you first) for each deciding seat:
         self._order = [tuple((me + r) % n for r in range(n)) for me in range(n)]
         row = 3 + _VALUES
-        self._card_rows: dict[int | None, tuple[bytes, bytes]] = {}
+        card_rows: dict[int | None, tuple[bytes, bytes]] = {}
         for v in [None, *range(-1, _VALUES - 1)]:
             rows = []
             for up in (0.0, 1.0):
@@ -361,9 +359,9 @@ class Encoder:
                 if v is not None:
                     numbers[2] = numbers[4 + v] = 1.0
                 rows.append(_pack(numbers))
-            self._card_rows[v] = (rows[0], rows[1])
+            card_rows[v] = (rows[0], rows[1])
         # A card's row by (its value, face up): what map() looks up for each card of a hand.
-        self._row_of = {(v, up): rows[up] for v, rows in self._card_rows.items() for up in (False, True)}.__getitem__
+        self._row_of = {(v, up): rows[up] for v, rows in card_rows.items() for up in (False, True)}.__getitem__
         self._no_cards = [bytes(4 * row * k) for k in range(P + 1)]  # the rows of k positions without a card
         self._stats = struct.Struct("=3f")
         # The piles block by the cards left in the deck (more than a full deck, which a deck never holds: 1).
@@ -443,11 +441,7 @@ class Encoder:
         total /= 100
         stats = self._stats.pack(n / P if n < P else 1.0, unknown / P if unknown < P else 1.0,
                                  total if -1.0 <= total <= 1.0 else (1.0 if total > 0 else -1.0))
-        cache = self._hands
-        if len(cache) >= self.CACHE_SIZE:
-            cache.clear()
-        found = cache[key] = (b"".join(parts), stats)
-        return found
+        return self._keep(self._hands, key, (b"".join(parts), stats))
 
     def _pile_block(self, discard: Sequence[Any]) -> tuple[Any, list[int] | None, bytearray | None, bytes]:
         """The ``discard_top`` and ``discard_counts`` blocks as float32 bytes, after the pile, its counts by value
