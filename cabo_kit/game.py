@@ -357,8 +357,8 @@ class Game:
         self._rollout = False
         self._deal: tuple[list[Card], list[int]] | None = None
         self.sheet = ScoreSheet(rules, n)
-        self._totals = (0,) * n  # _sync_scores() of a new sheet
-        self._round_scores: tuple[tuple[int, ...], ...] = ()
+        self._round_scores: tuple[tuple[int, ...], ...]
+        self._sync_scores()
         self.history: list[tuple[int, Action]] = []
         self.results: list[RoundResult] = []
         # Every event of the game: an Event everybody saw the same, or (the event, its one seer, as the others saw it).
@@ -824,27 +824,15 @@ class Game:
             self.drawn = c
             self.drawn_from = "deck"
             self._stats[me]["draws_deck"] += 1
-            # self._emit(the draw, me, _HIDDEN_DRAW[me]), written out: every turn but a Cabo call draws
             if not self._rollout:
-                event = _new(Event, (_E_DRAW, me, (), (know.faces[c],), ""))
-                hidden = _HIDDEN_DRAW[me]
-                count = self._event_count
-                self.log.append((event, me, hidden))
-                self._shared = (self._shared, hidden)
-                own = self._own
-                own[me] = (own[me], count, event)
-                self._event_count = count + 1
+                self._emit(_new(Event, (_E_DRAW, me, (), (know.faces[c],), "")), me, _HIDDEN_DRAW[me])
             may_discard = True
         elif kind is DrawDiscard:
             c = know.take()
             self.drawn = c
             self.drawn_from = "discard"
             self._stats[me]["draws_discard"] += 1
-            if not self._rollout:
-                event = _new(Event, (_E_TAKE, me, (), (know.faces[c],), ""))
-                self.log.append(event)  # self._emit(event), written out
-                self._shared = (self._shared, event)
-                self._event_count += 1
+            self._emit(_new(Event, (_E_TAKE, me, (), (know.faces[c],), "")))  # (a search's world: nothing)
             may_discard = self._may_discard_taken
         else:
             self._call(me)
@@ -884,19 +872,11 @@ class Game:
         target = _ONE_SEAT[p]  # (p,), shared
         out = faces[old]
         event = _new(Event, (_E_EXCHANGE, me, target, (out, faces[c]), ""))
-        # self._emit(event) or, from the deck, self._emit(event, me, hidden), written out: every turn but a discard
-        # or a Cabo call comes here. Everybody saw the card that left; only the drawer knows a new one from the deck.
-        count = self._event_count
+        # Everybody saw the card that left; only the drawer knows a new one from the deck.
         if from_discard:
-            self.log.append(event)
-            self._shared = (self._shared, event)
+            self._emit(event)
         else:
-            hidden = _new(Event, (_E_EXCHANGE, me, target, (out, UNKNOWN), ""))
-            self.log.append((event, me, hidden))
-            self._shared = (self._shared, hidden)
-            own = self._own
-            own[me] = (own[me], count, event)
-        self._event_count = count + 1
+            self._emit(event, me, _new(Event, (_E_EXCHANGE, me, target, (out, UNKNOWN), "")))
         end = self._end_of_turn  # self._turn_ends(), without its call
         end(self)
 
@@ -910,8 +890,7 @@ class Game:
             self._resolve_window()
 
     def _on_look(self, seat: int, action: Action) -> None:
-        """A seat's set-up look; the last one turns the first card up.
-        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
+        """A seat's set-up look; the last one turns the first card up."""
         self._pending.remove(seat)
         self._movers = tuple(self._pending)
         self._look(seat, action.positions)  # type: ignore[attr-defined]
@@ -932,8 +911,7 @@ class Game:
         self._emit(_new(Event, (_K.CABO, me, (), (), "")))
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
-        """``seat`` looks at its own cards at ``positions``.
-        Written out in Game.play_out too (tests/test_fast_paths.py compares them)."""
+        """``seat`` looks at its own cards at ``positions``."""
         faces = self.know.look(seat, seat, pick(positions, self.know.hands[seat]))
         self._emit(_new(Event, (_K.LOOK, seat, tuple(positions), faces, "")), seat)
 
@@ -1335,6 +1313,8 @@ class Game:
     # ------------------------------------------------------------ observation
 
     def _sync_scores(self) -> None:
+        """The score tuples observations share, made from the sheet (``_end_round`` extends them by the round it
+        adds instead: the same tuples, tests/test_fast_rounds.py compares them)."""
         sheet = self.sheet
         self._totals = tuple(sheet.totals)
         self._round_scores = tuple([tuple(r) for r in sheet.rounds])
@@ -1401,7 +1381,7 @@ class Game:
 
         The observation and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
-        :meth:`observation`. So are the usual turn's moves (a set-up look; a draw from the deck or
+        :meth:`observation`. So are the usual turn's moves (a draw from the deck or
         the pile; a one-card exchange, a discard, a one-step power used or skipped; the next
         player's usual turn start), which otherwise cost a call of each phase's method and of the
         turn's end:
@@ -1518,9 +1498,8 @@ class Game:
             #   drawn   Exchange((p,))                 _on_drawn (calling Knowledge.exchange), _emit
             #   drawn   Discard: no power, or one      _discard_drawn (calling Knowledge.land), _emit(discard), _start_power
             #           used before the discard (not peek_swap)
-            #   look    InitialPeek                    _on_look, _look, _emit(look, seat, hidden)
-            #   power   Peek, Spy (before_discard)     _use_power, _emit(event, seat, hidden), _finish_power
-            #   power   Swap, Pass (before_discard)    _use_power, _emit(event), _finish_power
+            #   power   Peek, Spy (before_discard)     _use_power (calling _emit), _finish_power
+            #   power   Swap, Pass (before_discard)    _use_power (calling _emit), _finish_power
             #   a move above that ends the turn        _turn_ends, _finish_turn and, as usual, _begin_turn
             # Each is tested by identity or exact type first: `in` never asks another object's own __eq__. Where the legal
             # actions are a LegalActions (whose `in` is Python code), a move is looked for with tuple.index in the part
@@ -1634,27 +1613,6 @@ class Game:
                                     self.phase = phase = power_phase
                                     self._legal = legal = self._compute_legal()
                                     continue
-                elif phase is look:
-                    if type(action) is InitialPeek and action in legal:
-                        # _on_look(seat, action), its _look and _emit(look, seat, hidden); the loop's top reads the game
-                        history_append((seat, action))
-                        self._legal = None
-                        pending = self._pending
-                        pending.remove(seat)
-                        self._movers = tuple(pending)
-                        positions = action.positions
-                        faces = know.look(seat, seat, pick(positions, know.hands[seat]))
-                        event = new(Event, (_E_LOOK, seat, positions, faces, ""))
-                        hidden = new(Event, (_E_LOOK, seat, positions, (unknown,) * len(positions), ""))
-                        count = self._event_count
-                        log_append((event, seat, hidden))
-                        self._shared = (self._shared, hidden)
-                        own_chains[seat] = (own_chains[seat], count, event)
-                        self._event_count = count + 1
-                        if not pending:
-                            self._flip_first()
-                        phase = None
-                        continue
                 elif phase is power_phase and before_discard:
                     # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
                     # _finish_power: the turn's end
@@ -1667,22 +1625,16 @@ class Game:
                         know.see(seat, c)
                         target = one_seat[p]
                         event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
-                        hidden = new(Event, (_E_PEEK, seat, target, _HIDDEN1, ""))
                         seen_alone = True
                     elif kind is Spy and power is SPY and action in legal:
                         target = (action.seat, action.position)
                         c = know.hands[target[0]][target[1]]
                         know.see(seat, c)
                         event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
-                        hidden = new(Event, (_E_SPY, seat, target, _HIDDEN1, ""))
                         seen_alone = True
-                    if seen_alone:  # _emit(event, seat, hidden)
+                    if seen_alone:
                         history_append((seat, action))
-                        count = self._event_count
-                        log_append((event, seat, hidden))
-                        self._shared = (self._shared, hidden)
-                        own_chains[seat] = (own_chains[seat], count, event)
-                        self._event_count = count + 1
+                        self._emit(event, seat)  # (changes own_chains, the game's list, in place)
                         seat_stats[power] += 1  # type: ignore[index]
                         self.power = self.target = power = power_target = None
                         ends = True
@@ -1696,9 +1648,7 @@ class Game:
                         else:
                             event = new(Event, (_E_SKIP, seat, (), (), ""))
                             seat_stats["powers_skipped"] += 1
-                        log_append(event)  # _emit(event)
-                        self._shared = (self._shared, event)
-                        self._event_count += 1
+                        self._emit(event)
                         self.power = self.target = power = power_target = None
                         ends = True
                 if ends:
