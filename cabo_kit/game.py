@@ -98,7 +98,7 @@ _PEEKING = (Power.PEEK, Power.PEEK_SWAP)  # the powers that start with a look at
 _SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's card
 _K = EventKind
 _E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE
-_E_PEEK, _E_SPY, _E_SWAP, _E_SKIP, _E_LOOK = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP, _K.LOOK
+_E_PEEK, _E_SPY, _E_SWAP, _E_SKIP = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
