@@ -101,7 +101,7 @@ def test_the_games_borrow_only_while_no_check_waits_or_runs(state: PortalState) 
     lender = _Lender(state.folder, 1, 1)
 
     def look() -> int:  # the server's tick says it, the games child reads it
-        games._lend()
+        games._lend(checks_idle(state))
         return lender()
 
     assert look() == 2  # no upload: the checks' core is idle
