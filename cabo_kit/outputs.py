@@ -76,8 +76,12 @@ def write_outputs(folder: str | Path, out: Callable[[str], None] | None = print)
                               for c in ("cpu_s", "cpu_ms_median", "cpu_ms_p95")})
         csv = safe_frame(csv)  # a bot named "=1+2" or a cell "-inf [..]" is text to a spreadsheet, never a formula
         temp = folder / "leaderboard.csv.tmp"  # renamed over it: a reader (the portal's download) never sees half a file
-        csv.to_csv(temp, index=False, float_format="%.2f", lineterminator="\n")
-        os.replace(temp, folder / "leaderboard.csv")
+        try:
+            csv.to_csv(temp, index=False, float_format="%.2f", lineterminator="\n")
+            os.replace(temp, folder / "leaderboard.csv")
+        except BaseException:  # a full disk: no half file left in the class folder
+            temp.unlink(missing_ok=True)
+            raise
     with _written(report):
         write_report(folder / DB_NAME, report, title=f"Cabo tournament: {folder.resolve().name}", board=board,
                      anchor=anchor)

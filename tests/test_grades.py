@@ -16,6 +16,7 @@ from cabo_kit.cli import main
 from cabo_kit.tournament import grades
 from cabo_kit.tournament.config import ConfigError, TournamentConfig
 from cabo_kit.tournament.grades import GRADES_CSV, GRADES_DB, decide, load_grades, play_grades
+from cabo_kit.tournament.lock import FolderError
 from cabo_kit.tournament.runner import run_tournament, write_outputs
 from cabo_kit.tournament.store import DB_NAME, Store, load_frames
 from cabo_kit.tournament.timing import TIMING_COLUMNS
@@ -385,3 +386,21 @@ def test_the_estimate_prices_grading_on_every_worker_and_times_a_bar_that_is_not
     assert three.grading_seconds == pytest.approx(one.grading_seconds / 3) and one.grading_seconds > 0
     assert one.unknown == ["GreedyBot"]  # priced as the median bot, and said so
     assert any("not timed yet, priced as the median bot: GreedyBot" in line for line in one.lines())
+
+
+def test_a_failed_leaderboard_write_leaves_no_half_file(graded, small, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk while leaderboard.csv is written: the error names it, the old board stays, no .tmp is left."""
+    import pandas as pd
+
+    folder, _ = graded
+    before = (folder / "leaderboard.csv").read_bytes()
+
+    def full_disk(self: pd.DataFrame, path: Path, **kw: object) -> None:
+        Path(path).write_text("name,elo\nhalf")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full_disk)
+    with pytest.raises(FolderError, match="could not write leaderboard.csv.*No space left"):
+        write_outputs(folder, out=None)
+    assert not (folder / "leaderboard.csv.tmp").exists()
+    assert (folder / "leaderboard.csv").read_bytes() == before

@@ -46,6 +46,19 @@ def test_a_pool_plays_only_as_many_tasks_at_once_as_busy_allows() -> None:
     assert _overlaps(both) >= 1
 
 
+def test_busy_is_asked_once_a_pass_not_twice_a_finished_task() -> None:
+    """busy is a stat in the portal: asked once before the first wait and once after each, never twice a pass."""
+    asked: list[int] = []
+
+    def busy() -> int:
+        asked.append(2)
+        return 2
+
+    with LocalExecutor(2, pin=False, busy=busy) as ex:
+        assert len(list(ex.run(_nap, [0.0] * 20))) == 20
+    assert 1 < len(asked) <= 21  # at most one wait a task; twice a finished task asked 34 times
+
+
 def test_a_worker_taken_back_starts_no_further_match() -> None:
     """busy drops from 2 to 1 mid-run: no task starts while another runs once the two in flight at the switch are
     under way (nothing queued goes to the worker taken back); before the switch both workers played."""
@@ -88,7 +101,7 @@ def test_the_games_borrow_only_while_no_check_waits_or_runs(state: PortalState) 
     lender = _Lender(state.folder, 1, 1)
 
     def look() -> int:  # the server's tick says it, the games child reads it
-        games._lend()
+        games._lend(checks_idle(state))
         return lender()
 
     assert look() == 2  # no upload: the checks' core is idle

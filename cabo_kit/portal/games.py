@@ -438,9 +438,11 @@ class GamesWorker:
             self._collect(proc)
         self._see_first_stored()
         paused = self.paused
-        waiting = len(self.state.pending_checks(retrying=False))  # not those the checker failed on: they wait anyway
+        # once a look (each is a query): not those the checker failed on, they wait anyway
+        checks, rests = self.state.pending_checks(retrying=False), self.state.pending_rests(retrying=False)
+        waiting = len(checks)
         held = self._held(waiting)
-        self._lend()
+        self._lend(not checks and not rests)  # checks_idle's rule, on the lists at hand
         fp = fingerprint(self.folder)
         if paused:
             self._kill()
@@ -458,19 +460,17 @@ class GamesWorker:
             if wanted and not held:
                 self._spawn(fp)
         self._note_hold(held and wanted)
-        self._refresh(paused, fp, waiting if held and self._proc is None else 0)
+        self._refresh(paused, fp, waiting if held and self._proc is None else 0, [*checks, *rests])
 
-    def _lend(self) -> bool:
+    def _lend(self, idle: bool) -> None:
         """Say to the games child whether it may play on the borrowed workers now: :data:`LEND_NAME` is there while
-        :func:`checks_idle` (and there are workers to lend). Whether it is."""
-        idle = self.borrow > 0 and checks_idle(self.state)
+        the checks are ``idle`` (:func:`checks_idle`) and there are workers to lend."""
         flag = self.state.dir / LEND_NAME
-        if idle:
+        if idle and self.borrow > 0:
             if not flag.exists():
                 flag.touch(mode=0o600)
         else:
             flag.unlink(missing_ok=True)
-        return idle
 
     def _held(self, waiting: int) -> bool:
         """Whether the games wait for ``waiting`` uploads' first verdicts: yes, while the holds of the last
@@ -539,14 +539,16 @@ class GamesWorker:
         except Exception:  # noqa: BLE001 - a bad tournament.toml: the child's run says what is wrong
             return 2
 
-    def _refresh(self, paused: bool, fp: str, waiting: int = 0) -> None:
+    def _refresh(self, paused: bool, fp: str, waiting: int = 0, pending: list[Upload] | None = None) -> None:
+        """The status the teacher's page shows; ``pending``: the uploads whose check or rest is to come (else read)."""
         last = json.loads(self.state.setting("games_last") or "{}")
         deadline_text = self.state.setting("deadline")
         deadline = float(deadline_text) if deadline_text else None
         up_to_date = last.get("fingerprint") == fp and not last.get("error")
         final = (up_to_date and deadline is not None and time.time() >= deadline and self._proc is None
-                 and not any(u.uploaded < deadline for u in [*self.state.pending_checks(retrying=False),
-                                                             *self.state.pending_rests(retrying=False)]))
+                 and not any(u.uploaded < deadline for u in (pending if pending is not None else
+                                                             [*self.state.pending_checks(retrying=False),
+                                                              *self.state.pending_rests(retrying=False)])))
         if time.monotonic() - self._counted[0] >= 5.0:
             self._counted = (time.monotonic(), *self._count())
         rated = self._rated() if self._proc is not None else None

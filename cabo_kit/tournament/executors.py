@@ -158,10 +158,10 @@ class LocalExecutor(Executor):
             # a worker not lent now may be before a match ends
             return self.poll if self.busy is not None and queue and room < self.workers else None
 
+        timeout = fill()
         while queue or pending:
-            done, pending = wait(pending, timeout=fill(), return_when=FIRST_COMPLETED)
-            if done:
-                fill()  # before the results are stored: no worker waits on that
+            done, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+            timeout = fill()  # before the results are stored: no worker waits on that; once a pass (busy is a stat)
             for fut in done:
                 yield fut.result()
 
