@@ -4,7 +4,9 @@ Checks the other commit out into a temporary git worktree, then runs this checko
 ``benchmarks/engine_speed.py`` (the same script, the same bots: ``FastRandomBot`` only uses
 the public API) once against each engine, alternating, ``--rounds`` times, so that both
 see the same machine. Prints each case's turns per second of CPU time (median of the
-rounds) and the ratio new/old.
+rounds), the ratio new/old, and each round's ratio. Round ``r`` runs both engines with
+``PYTHONHASHSEED=r``: the string hash seed alone moves a run's speed by several per cent
+(dict layouts), so each round compares the engines under the same one.
 
 With ``--instructions`` it counts machine instructions per turn under valgrind instead
 (``benchmarks/engine_instructions.py``): a figure other jobs on a shared machine do not move.
@@ -34,17 +36,20 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-def _run(tree: Path, args: list[str], valgrind: bool = False) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(tree))  # that tree's cabo_kit comes first on sys.path
+def _run(tree: Path, args: list[str], valgrind: bool = False, hash_seed: int = 0) -> subprocess.CompletedProcess[str]:
+    # That tree's cabo_kit first on sys.path; the string hash seed fixed (it moves a run's speed by several %,
+    # so both engines of a round get the same one).
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED=str(hash_seed))
     command = [sys.executable, *args]
     if valgrind:
         command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command]
     return subprocess.run(command, env=env, capture_output=True, text=True, check=True)
 
 
-def speed(tree: Path, cases: str, seconds: float) -> dict[str, float]:
+def speed(tree: Path, cases: str, seconds: float, hash_seed: int = 0) -> dict[str, float]:
     """Turns per second of CPU time, by case, of ``tree``'s engine (one run of engine_speed.py)."""
-    out = _run(tree, [str(HERE / "engine_speed.py"), "--cases", cases, "--seconds", str(seconds), "--json"]).stdout
+    out = _run(tree, [str(HERE / "engine_speed.py"), "--cases", cases, "--seconds", str(seconds), "--json"],
+               hash_seed=hash_seed).stdout
     return {key: figures["turns_per_s"] for key, figures in json.loads(out.splitlines()[-1]).items()}
 
 
@@ -95,7 +100,7 @@ def main() -> int:
                         for case in cases:
                             results[label][case].append(instructions(tree, case, args.games))
                     else:
-                        for case, rate in speed(tree, ",".join(cases), args.seconds).items():
+                        for case, rate in speed(tree, ",".join(cases), args.seconds, hash_seed=r).items():
                             results[label][case].append(rate)
                     print(f"round {r + 1}: {label} done", file=sys.stderr, flush=True)
         finally:
@@ -103,11 +108,13 @@ def main() -> int:
     unit = "instructions/turn" if args.instructions else "turns/s (CPU)"
     print(f"engine benchmark, {unit}: new = {new_name}, old = {old_name}"
           + ("" if args.instructions else f" (median of {args.rounds} alternating runs of {args.seconds:g} s)"))
-    print(f"{'case':<5} {'new':>12} {'old':>12} {'new/old':>8}")
+    print(f"{'case':<5} {'new':>12} {'old':>12} {'new/old':>8}" + ("" if args.instructions else "  by round (same hash seed)"))
     for case in cases:
         new, prev = statistics.median(results["new"][case]), statistics.median(results["old"][case])
         ratio = prev / new if args.instructions else new / prev  # above 1: the new engine is faster
-        print(f"{case:<5} {new:>12,.0f} {prev:>12,.0f} {ratio:>7.2f}x")
+        pairs = "" if args.instructions else "  " + " ".join(
+            f"{a / b:.2f}" for a, b in zip(results["new"][case], results["old"][case]))
+        print(f"{case:<5} {new:>12,.0f} {prev:>12,.0f} {ratio:>7.2f}x{pairs}")
     print("(new/old above 1.00x: the new engine is faster" + (", i.e. needs fewer instructions)" if args.instructions else ")"))
     return 0
 
