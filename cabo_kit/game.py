@@ -38,7 +38,7 @@ from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
 from operator import attrgetter
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar, cast
 
 from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError, InitialPeek, LegalActions, Pass,
@@ -1417,6 +1417,8 @@ class Game:
         # the loop's top reads from the game only after any other move (phase None).
         fast = self.chance is None and not self._rollout
         choose_phase, drawn_phase, power_phase = CHOOSE, DRAWN, POWER
+        if not fast:  # no phase is one of these: every move goes to the loop's end (no 'if fast' test a decision)
+            choose_phase = drawn_phase = power_phase = cast(Phase, object())
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
         draw_entries, takes, discards, ex_hidden = _DRAW_ENTRIES, _TAKES, _DISCARDS, _EXCHANGES_HIDDEN
         deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
@@ -1427,6 +1429,7 @@ class Game:
         last_usual = max_turns - 1 if end_of_turn is _FINISH_TURN else -1  # a turn before it ends as usual; -1: none here
         taken_face_up, before_discard = rules.discard_draw_face_up, rules.power_timing == "before_discard"
         phase: Phase | None = None
+        ends = False  # a usual move below that ends the turn sets it; the turn's end clears it
         legal: Any  # (Sequence[Action] once the loop's top has read it)
         c: Any
         target: tuple[int, ...]
@@ -1479,18 +1482,16 @@ class Game:
                         drawn = know.faces[drawn]
                     else:
                         drawn = unknown
-            # observation(seat), written out
+            # observation(seat), written out where seats remember what they saw (the usual rules); otherwise the call
             if engine_memory:
-                discard = know.discard
-                events: Any = (self._event_count, self._shared, own_chains[seat])
+                action: Any = choose(new(Observation, (
+                    seat, n, rules, memory, round_, turn_, phase, current, to_move, start_player,
+                    caller, deck_size, drawn, drawn_from, power, power_target, picked, exchange_ok, give_to,
+                    know.views[seat], know.up_view, know.discard, totals, round_scores,
+                    (self._event_count, self._shared, own_chains[seat]), legal,
+                )), legal)
             else:
-                discard = know.discard[-1:]
-                events = EventLog(_chain_log((self._event_count, self._shared, self._own[seat]), self._turn_start))
-            action: Any = choose(new(Observation, (
-                seat, n, rules, memory, round_, turn_, phase, current, to_move, start_player,
-                caller, deck_size, drawn, drawn_from, power, power_target, picked, exchange_ok, give_to,
-                know.views[seat], know.up_view, discard, totals, round_scores, events, legal,
-            )), legal)
+                action = choose(self.observation(seat), legal)
             # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead):
             #   phase   answer                         stands for
             #   choose  DrawDeck, a card left after it _on_choose, _emit(draw, seat, hidden)
@@ -1504,181 +1505,181 @@ class Game:
             # Each is tested by identity or exact type first: `in` never asks another object's own __eq__. Where the legal
             # actions are a LegalActions (whose `in` is Python code), a move is looked for with tuple.index in the part
             # of the tuple where it stands: found, it is legal; not found there, the loop's end decides.
-            if fast:
-                ends = False  # a move below that ends the turn sets it: the turn's end follows
-                if phase is choose_phase:
-                    if action is draw_deck and deck_size > 1 and (legal is choose_all or action in legal):
-                        # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
-                        history_append(deck_pairs[seat])
-                        c = self.deck.pop()
-                        deck_size -= 1
-                        self.drawn = c
-                        self.drawn_from = drawn_from = "deck"
-                        seat_stats["draws_deck"] += 1
-                        # (drawn: the observation's field, the card as the deciding seat sees it, and the engine's own face
-                        # of it: the same while the drawer decides, as it does in the drawn phase)
-                        drawn = face = know.faces[c]
-                        entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
-                        count = self._event_count
-                        log_append(entry)
-                        self._shared = (self._shared, entry[2])
-                        own_chains[seat] = (own_chains[seat], count, entry[0])
-                        self._event_count = count + 1
-                        self.phase = phase = drawn_phase
-                        k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
-                        found = deck_drawn_legal[k] if k < _MAXPOS else None
-                        self._legal = legal = found if found is not None else self._legal_drawn(k, True)
-                        ex_from = 1  # (Discard first)
-                        continue
-                    if action is draw_discard and (legal is choose_all or action in legal):
-                        # _on_choose(seat, DrawDiscard()) and its _emit(take)
-                        history_append(take_pairs[seat])
-                        c = know.pile.pop()  # know.take(), written out
-                        know.discard = know.discard[:-1]
-                        know.up[c] = False
-                        know.up_faces[c] = unknown
-                        self.drawn = c
-                        self.drawn_from = drawn_from = "discard"
-                        seat_stats["draws_discard"] += 1
-                        drawn = face = know.faces[c]
-                        event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
-                        log_append(event)
-                        self._shared = (self._shared, event)
-                        self._event_count += 1
-                        self.phase = phase = drawn_phase
-                        # _legal_drawn(k, may_discard or not k), looked up (a take is legal with no hand only where the
-                        # taken card may be discarded: may_discard is true then)
-                        k = len(know.hands[seat])
-                        may_discard = self._may_discard_taken
-                        found = drawn_legal[may_discard][k] if k < _MAXPOS else None
-                        self._legal = legal = found if found is not None else self._legal_drawn(k, may_discard)
-                        ex_from = 1 if may_discard else 0
-                        continue
-                elif phase is drawn_phase:
-                    if type(action) is Exchange and len(action.positions) == 1:
-                        p = action.positions[0]
-                        try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard
-                            index(legal, action, p + ex_from, p + 2)
-                        except (ValueError, TypeError):  # (TypeError: a forged position, not an int)
-                            pass  # (the loop's end decides)
-                        else:
-                            # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
-                            history_append((seat, action))
-                            c = self.drawn
-                            count = self._event_count
-                            self.drawn = self.drawn_from = None
-                            # (drawn, the seat's view of the new card, is its face: the seat deciding here is its drawer)
-                            if drawn_from == "deck":  # only the drawer knows the new card
-                                old = know.exchange(seat, p, c, False, seat)
-                                out = know.faces[old]
-                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
-                                hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
-                                log_append((event, seat, hidden))
-                                self._shared = (self._shared, hidden)
-                                own_chains[seat] = (own_chains[seat], count, event)
-                            else:  # taken from the pile: known to all
-                                old = know.exchange(seat, p, c, taken_face_up, -1)
-                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (know.faces[old], drawn), ""))
-                                log_append(event)
-                                self._shared = (self._shared, event)
-                            drawn = drawn_from = None
-                            self._event_count = count + 1
-                            seat_stats["exchanges"] += 1
-                            ends = True
-                    elif action is discard_it:
-                        try:  # Discard stands first where it is legal
-                            index(legal, action, 0, 1)
-                        except ValueError:
-                            pass  # (the loop's end decides)
-                        else:
-                            c = self.drawn
-                            # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
-                            # follows) or, with powers used before the discard, one that starts as usual (_start_power)
-                            face = know.faces[c]
-                            value = face.value
-                            gives = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
-                            if gives is None or (before_discard and gives is not PEEK_SWAP):
-                                history_append(discard_pairs[seat])
-                                self.drawn = self.drawn_from = drawn = drawn_from = None
-                                know.land(c)
-                                seat_stats["discards"] += 1
-                                event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
-                                log_append(event)
-                                self._shared = (self._shared, event)
-                                self._event_count += 1
-                                if gives is None:
-                                    ends = True
-                                else:
-                                    self.power = power = gives  # _start_power(gives): the same seat decides
-                                    self.phase = phase = power_phase
-                                    self._legal = legal = self._compute_legal()
-                                    continue
-                elif phase is power_phase and before_discard:
-                    # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
-                    # _finish_power: the turn's end
-                    power = self.power
-                    kind = type(action)
-                    seen_alone = False  # a peek or a spy used: its event is seen whole by the seat alone
-                    if kind is Peek and power is PEEK and action in legal:
-                        p = action.position
-                        c = know.hands[seat][p]
-                        know.see(seat, c)
-                        target = one_seat[p]
-                        event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
-                        seen_alone = True
-                    elif kind is Spy and power is SPY and action in legal:
-                        target = (action.seat, action.position)
-                        c = know.hands[target[0]][target[1]]
-                        know.see(seat, c)
-                        event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
-                        seen_alone = True
-                    if seen_alone:
-                        history_append((seat, action))
-                        self._emit(event, seat)  # (changes own_chains, the game's list, in place)
-                        seat_stats[power] += 1  # type: ignore[index]
-                        self.power = self.target = power = power_target = None
-                        ends = True
-                    elif ((kind is Swap and power is SWAP_POWER) or action is pass_it) and action in legal:
-                        history_append((seat, action))
-                        if kind is Swap:
-                            target = (action.own, action.seat, action.position)
-                            know.swap(seat, *target)
-                            event = new(Event, (_E_SWAP, seat, target, (), ""))
-                            seat_stats[power] += 1  # type: ignore[index]
-                        else:
-                            event = new(Event, (_E_SKIP, seat, (), (), ""))
-                            seat_stats["powers_skipped"] += 1
-                        self._emit(event)
-                        self.power = self.target = power = power_target = None
-                        ends = True
-                if ends:
-                    # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
-                    # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
-                    if self._as_usual and turn_ < last_usual:  # (turn_ + 1 < max_turns, with _finish_turn)
-                        self.turn = turn_ = turn_ + 1
-                        seat = self.current = current = following[seat]
-                        seat_stats = all_stats[seat]
-                        # _begin_turn() with the usual choice, tested as _finish_turn's written-out start: a deck, a pile (a
-                        # layout may start a power with none) and a hand
-                        if deck_size and know.pile and know.hands[seat]:
-                            self.phase = phase = choose_phase
-                            self._movers = to_move = one_seat[seat]
-                            self._turn_start = self._event_count
-                            self._legal = legal = choose_all
-                            try:
-                                choose = choosers[seat]
-                            except KeyError:
-                                phase = None  # the loop's top names the seat without a chooser
-                            continue
-                        self._legal = None
-                        self._begin_turn()
-                    else:
-                        self._legal = None
-                        end_of_turn(self)
-                    phase = None
-                    if until_round_end and len(results) != n_results:
-                        return
+            if phase is choose_phase:
+                if action is draw_deck and deck_size > 1 and (legal is choose_all or action in legal):
+                    # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
+                    history_append(deck_pairs[seat])
+                    c = self.deck.pop()
+                    deck_size -= 1
+                    self.drawn = c
+                    self.drawn_from = drawn_from = "deck"
+                    seat_stats["draws_deck"] += 1
+                    # (drawn: the observation's field, the card as the deciding seat sees it, and the engine's own face
+                    # of it: the same while the drawer decides, as it does in the drawn phase)
+                    drawn = face = know.faces[c]
+                    entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
+                    count = self._event_count
+                    log_append(entry)
+                    self._shared = (self._shared, entry[2])
+                    own_chains[seat] = (own_chains[seat], count, entry[0])
+                    self._event_count = count + 1
+                    self.phase = phase = drawn_phase
+                    k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
+                    found = deck_drawn_legal[k] if k < _MAXPOS else None
+                    self._legal = legal = found if found is not None else self._legal_drawn(k, True)
+                    ex_from = 1  # (Discard first)
                     continue
+                if action is draw_discard and (legal is choose_all or action in legal):
+                    # _on_choose(seat, DrawDiscard()) and its _emit(take)
+                    history_append(take_pairs[seat])
+                    c = know.pile.pop()  # know.take(), written out
+                    know.discard = know.discard[:-1]
+                    know.up[c] = False
+                    know.up_faces[c] = unknown
+                    self.drawn = c
+                    self.drawn_from = drawn_from = "discard"
+                    seat_stats["draws_discard"] += 1
+                    drawn = face = know.faces[c]
+                    event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
+                    log_append(event)
+                    self._shared = (self._shared, event)
+                    self._event_count += 1
+                    self.phase = phase = drawn_phase
+                    # _legal_drawn(k, may_discard or not k), looked up (a take is legal with no hand only where the
+                    # taken card may be discarded: may_discard is true then)
+                    k = len(know.hands[seat])
+                    may_discard = self._may_discard_taken
+                    found = drawn_legal[may_discard][k] if k < _MAXPOS else None
+                    self._legal = legal = found if found is not None else self._legal_drawn(k, may_discard)
+                    ex_from = 1 if may_discard else 0
+                    continue
+            elif phase is drawn_phase:
+                if type(action) is Exchange:
+                    try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard (a
+                        # multi-exchange, equal to none there, is not found)
+                        p = action.positions[0]
+                        index(legal, action, p + ex_from, p + 2)
+                    except (ValueError, TypeError, IndexError):  # (forged positions: none, or not ints)
+                        pass  # (the loop's end decides)
+                    else:
+                        # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
+                        history_append((seat, action))
+                        c = self.drawn
+                        count = self._event_count
+                        self.drawn = self.drawn_from = None
+                        # (drawn, the seat's view of the new card, is its face: the seat deciding here is its drawer)
+                        if drawn_from == "deck":  # only the drawer knows the new card
+                            old = know.exchange(seat, p, c, False, seat)
+                            out = know.faces[old]
+                            event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
+                            hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
+                            log_append((event, seat, hidden))
+                            self._shared = (self._shared, hidden)
+                            own_chains[seat] = (own_chains[seat], count, event)
+                        else:  # taken from the pile: known to all
+                            old = know.exchange(seat, p, c, taken_face_up, -1)
+                            event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (know.faces[old], drawn), ""))
+                            log_append(event)
+                            self._shared = (self._shared, event)
+                        drawn = drawn_from = None
+                        self._event_count = count + 1
+                        seat_stats["exchanges"] += 1
+                        ends = True
+                elif action is discard_it:
+                    try:  # Discard stands first where it is legal
+                        index(legal, action, 0, 1)
+                    except ValueError:
+                        pass  # (the loop's end decides)
+                    else:
+                        c = self.drawn
+                        # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
+                        # follows) or, with powers used before the discard, one that starts as usual (_start_power)
+                        face = know.faces[c]
+                        value = face.value
+                        gives = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
+                        if gives is None or (before_discard and gives is not PEEK_SWAP):
+                            history_append(discard_pairs[seat])
+                            self.drawn = self.drawn_from = drawn = drawn_from = None
+                            know.land(c)
+                            seat_stats["discards"] += 1
+                            event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
+                            log_append(event)
+                            self._shared = (self._shared, event)
+                            self._event_count += 1
+                            if gives is None:
+                                ends = True
+                            else:
+                                self.power = power = gives  # _start_power(gives): the same seat decides
+                                self.phase = phase = power_phase
+                                self._legal = legal = self._compute_legal()
+                                continue
+            elif phase is power_phase and before_discard:
+                # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
+                # _finish_power: the turn's end
+                power = self.power
+                kind = type(action)
+                seen_alone = False  # a peek or a spy used: its event is seen whole by the seat alone
+                if kind is Peek and power is PEEK and action in legal:
+                    p = action.position
+                    c = know.hands[seat][p]
+                    know.see(seat, c)
+                    target = one_seat[p]
+                    event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
+                    seen_alone = True
+                elif kind is Spy and power is SPY and action in legal:
+                    target = (action.seat, action.position)
+                    c = know.hands[target[0]][target[1]]
+                    know.see(seat, c)
+                    event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
+                    seen_alone = True
+                if seen_alone:
+                    history_append((seat, action))
+                    self._emit(event, seat)  # (changes own_chains, the game's list, in place)
+                    seat_stats[power] += 1  # type: ignore[index]
+                    self.power = self.target = power = power_target = None
+                    ends = True
+                elif ((kind is Swap and power is SWAP_POWER) or action is pass_it) and action in legal:
+                    history_append((seat, action))
+                    if kind is Swap:
+                        target = (action.own, action.seat, action.position)
+                        know.swap(seat, *target)
+                        event = new(Event, (_E_SWAP, seat, target, (), ""))
+                        seat_stats[power] += 1  # type: ignore[index]
+                    else:
+                        event = new(Event, (_E_SKIP, seat, (), (), ""))
+                        seat_stats["powers_skipped"] += 1
+                    self._emit(event)
+                    self.power = self.target = power = power_target = None
+                    ends = True
+            if ends:
+                ends = False
+                # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
+                # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
+                if self._as_usual and turn_ < last_usual:  # (turn_ + 1 < max_turns, with _finish_turn)
+                    self.turn = turn_ = turn_ + 1
+                    seat = self.current = current = following[seat]
+                    seat_stats = all_stats[seat]
+                    # _begin_turn() with the usual choice, tested as _finish_turn's written-out start: a deck, a pile (a
+                    # layout may start a power with none) and a hand
+                    if deck_size and know.pile and know.hands[seat]:
+                        self.phase = phase = choose_phase
+                        self._movers = to_move = one_seat[seat]
+                        self._turn_start = self._event_count
+                        self._legal = legal = choose_all
+                        try:
+                            choose = choosers[seat]
+                        except KeyError:
+                            phase = None  # the loop's top names the seat without a chooser
+                        continue
+                    self._legal = None
+                    self._begin_turn()
+                else:
+                    self._legal = None
+                    end_of_turn(self)
+                phase = None
+                if until_round_end and len(results) != n_results:
+                    return
+                continue
             # An action (tested first: `in` would ask any other object's own __eq__, which may say True to anything
             # or raise) that is legal (found in the seat's tuple by identity, or a multi-exchange a LegalActions' own `in`
             # finds): carried out as apply_unchecked(action, seat) does.
