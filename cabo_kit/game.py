@@ -1559,7 +1559,7 @@ class Game:
                         # multi-exchange, equal to none there, is not found)
                         p = action.positions[0]
                         index(legal, action, p + ex_from, p + 2)
-                    except (ValueError, TypeError, IndexError):  # (forged positions: none, or not ints)
+                    except (ValueError, TypeError, LookupError):  # (forged positions: none, or not ints)
                         pass  # (the loop's end decides)
                     else:
                         # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below

@@ -551,13 +551,15 @@ class _Forger(ck.Bot):
         return DrawDeck() if observation.phase is ck.Phase.CHOOSE else self.answer
 
 
-@pytest.mark.parametrize("position", [0.0, "0", 1.0], ids=["float", "text", "float-1"])
-def test_a_forged_one_card_exchange_is_refused_by_play_out_as_by_apply(position: Any) -> None:
+@pytest.mark.parametrize("positions", [(0.0,), ("0",), (1.0,), (), [0], {0: 0}, {}, (1, 0), (0, 0)],
+                         ids=["float", "text", "float-1", "none", "list", "dict", "empty-dict", "unsorted", "twice"])
+def test_a_forged_one_card_exchange_is_refused_by_play_out_as_by_apply(positions: Any) -> None:
     """Review of kernel2: an Exchange made without its constructor, its one position not an int, raised a raw TypeError
     out of play_out's written-out exchange (its position computed with before any check) in every drawn phase;
-    it must be refused as Game.apply refuses it, naming the seat, with nothing changed."""
+    it must be refused as Game.apply refuses it, naming the seat, with nothing changed. (play_out looks for any
+    Exchange by its first position: positions of another kind or length must not be taken for a one-card exchange.)"""
     forged = object.__new__(ck.Exchange)
-    object.__setattr__(forged, "positions", (position,))
+    object.__setattr__(forged, "positions", positions)
     hands = [["1", "2", "3", "4"], ["5", "6", "7", "8"]]
     for multi in (False, True):
         rules = ck.Rules.preset("deluxe").replace(snapping=False, multi_exchange=multi)
