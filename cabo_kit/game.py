@@ -1472,6 +1472,7 @@ class Game:
                 totals, round_scores = self._totals, self._round_scores
                 turn_, current, deck_size = self.turn, self.current, len(self.deck)
                 power, power_target = self.power, self.target
+                usual_before = last_usual if self._as_usual else -1  # (only the other moves change _as_usual)
                 ex_from = 0  # where a drawn card's tuple may hold Exchange((p,)): from p (p + 1 after Discard) to p + 1
                 own_chains, all_stats = self._own, self._stats  # (lists a new round replaces)
                 seat_stats = all_stats[seat]
@@ -1600,7 +1601,14 @@ class Game:
                         if gives is None or (before_discard and gives is not PEEK_SWAP):
                             history_append(discard_pairs[seat])
                             self.drawn = self.drawn_from = drawn = drawn_from = None
-                            know.land(c)
+                            know.pile.append(c)  # know.land(c), written out
+                            know.discard += (face,)
+                            know.up[c] = True
+                            know.up_faces[c] = face
+                            if not know.public[c]:
+                                know.public[c] = True
+                                for seen in know.seen:
+                                    seen[c] = face
                             seat_stats["discards"] += 1
                             event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
                             log_append(event)
@@ -1625,16 +1633,22 @@ class Game:
                     know.see(seat, c)
                     target = one_seat[p]
                     event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
+                    hidden = new(Event, (_E_PEEK, seat, target, _HIDDEN1, ""))
                     seen_alone = True
                 elif kind is Spy and power is SPY and action in legal:
                     target = (action.seat, action.position)
                     c = know.hands[target[0]][target[1]]
                     know.see(seat, c)
                     event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
+                    hidden = new(Event, (_E_SPY, seat, target, _HIDDEN1, ""))
                     seen_alone = True
                 if seen_alone:
                     history_append((seat, action))
-                    self._emit(event, seat)  # (changes own_chains, the game's list, in place)
+                    count = self._event_count  # _emit(event, seat, hidden), written out
+                    log_append((event, seat, hidden))
+                    self._shared = (self._shared, hidden)
+                    own_chains[seat] = (own_chains[seat], count, event)
+                    self._event_count = count + 1
                     seat_stats[power] += 1  # type: ignore[index]
                     self.power = self.target = power = power_target = None
                     ends = True
@@ -1648,14 +1662,16 @@ class Game:
                     else:
                         event = new(Event, (_E_SKIP, seat, (), (), ""))
                         seat_stats["powers_skipped"] += 1
-                    self._emit(event)
+                    log_append(event)  # _emit(event), written out
+                    self._shared = (self._shared, event)
+                    self._event_count += 1
                     self.power = self.target = power = power_target = None
                     ends = True
             if ends:
                 ends = False
                 # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
                 # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
-                if self._as_usual and turn_ < last_usual:  # (turn_ + 1 < max_turns, with _finish_turn)
+                if turn_ < usual_before:  # (the round goes on as usual and turn_ + 1 < max_turns, with _finish_turn)
                     self.turn = turn_ = turn_ + 1
                     seat = self.current = current = following[seat]
                     seat_stats = all_stats[seat]

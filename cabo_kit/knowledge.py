@@ -231,7 +231,7 @@ class Knowledge:
 
     def land(self, card: int) -> None:
         """``card``, held by nobody now, lands face up on the discard pile.
-        Written out in :meth:`exchange` too (tests/test_fast_paths.py compares them)."""
+        Written out in :meth:`exchange` and Game.play_out too (tests/test_fast_paths.py compares them)."""
         face = self.faces[card]
         self.pile.append(card)
         self.discard += (face,)
