@@ -308,22 +308,26 @@ class Knowledge:
             self._changed(owner, flags_changed)
             return old
         # Only the card at ``position`` changed: a seat's view of the hand changes only where it knows the new
-        # card otherwise than it knew the old one (most seats know neither), and only those views are rebuilt.
-        get = None
+        # card otherwise than it knew the old one, and only those views are rebuilt. A public new card (taken from
+        # the pile) is known to every seat: all views are rebuilt without a test each (rebuilding a view that did
+        # not change gives an equal tuple).
+        get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
         views = self.views
         seat = 0
         seen_by = self.seen
-        for rows in self._rows:
-            seen = seen_by[seat]
-            if rows[owner][position] is not seen[card]:
-                if get is None:
-                    get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
-                rows[owner] = get(seen)
+        if public[card]:
+            for rows in self._rows:
+                rows[owner] = get(seen_by[seat])
                 views[seat] = tuple(rows)
-            seat += 1
+                seat += 1
+        else:
+            for rows in self._rows:
+                seen = seen_by[seat]
+                if rows[owner][position] is not seen[card]:
+                    rows[owner] = get(seen)
+                    views[seat] = tuple(rows)
+                seat += 1
         if flags_changed:
-            if get is None:
-                get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
             self._up_rows[owner] = get(up)
             self.up_view = tuple(self._up_rows)
         return old
