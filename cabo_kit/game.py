@@ -1424,7 +1424,9 @@ class Game:
         deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
         following = tuple((s + 1) % n for s in range(n))  # the next seat, by seat
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
-        deck_drawn_legal = drawn_legal[True]
+        take_discards = self._may_discard_taken
+        deck_drawn_legal, take_drawn_legal = drawn_legal[True], drawn_legal[take_discards]
+        take_ex_from = 1 if take_discards else 0
         end_of_turn, max_turns, choose_all = self._end_of_turn, self._max_turns, self._choose_all
         last_usual = max_turns - 1 if end_of_turn is _FINISH_TURN else -1  # a turn before it ends as usual; -1: none here
         taken_face_up, before_discard = rules.discard_draw_face_up, rules.power_timing == "before_discard"
@@ -1525,9 +1527,14 @@ class Game:
                     own_chains[seat] = (own_chains[seat], count, entry[0])
                     self._event_count = count + 1
                     self.phase = phase = drawn_phase
-                    k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
-                    found = deck_drawn_legal[k] if k < _MAXPOS else None
-                    self._legal = legal = found if found is not None else self._legal_drawn(k, True)
+                    k = len(know.hands[seat])  # _legal_drawn(k, True), looked up where it keeps them (below _MAXPOS)
+                    try:
+                        legal = deck_drawn_legal[k]
+                    except IndexError:
+                        legal = None
+                    if legal is None:
+                        legal = self._legal_drawn(k, True)
+                    self._legal = legal
                     ex_from = 1  # (Discard first)
                     continue
                 if action is draw_discard and (legal is choose_all or action in legal):
@@ -1549,10 +1556,14 @@ class Game:
                     # _legal_drawn(k, may_discard or not k), looked up (a take is legal with no hand only where the
                     # taken card may be discarded: may_discard is true then)
                     k = len(know.hands[seat])
-                    may_discard = self._may_discard_taken
-                    found = drawn_legal[may_discard][k] if k < _MAXPOS else None
-                    self._legal = legal = found if found is not None else self._legal_drawn(k, may_discard)
-                    ex_from = 1 if may_discard else 0
+                    try:
+                        legal = take_drawn_legal[k]
+                    except IndexError:
+                        legal = None
+                    if legal is None:
+                        legal = self._legal_drawn(k, take_discards)
+                    self._legal = legal
+                    ex_from = take_ex_from
                     continue
             elif phase is drawn_phase:
                 if type(action) is Exchange:
