@@ -37,7 +37,7 @@ from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar, cast
 
 from .actions import (
@@ -50,7 +50,7 @@ from .actions import (  # the engine's shared action objects and legal-action ta
 )
 from .cards import UNKNOWN, Card
 from .chance import Chance
-from .knowledge import Knowledge, pick
+from .knowledge import Knowledge, _getter, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase, _chain_log
 from .rules import Power, Rules
 from .scoring import ScoreSheet, _round_facts, next_start_player
@@ -1499,7 +1499,7 @@ class Game:
             #   phase   answer                         stands for
             #   choose  DrawDeck, a card left after it _on_choose, _emit(draw, seat, hidden)
             #   choose  DrawDiscard                    _on_choose, Knowledge.take, _emit(take)
-            #   drawn   Exchange((p,))                 _on_drawn (calling Knowledge.exchange), _emit
+            #   drawn   Exchange((p,))                 _on_drawn, its Knowledge.exchange, _emit
             #   drawn   Discard: no power, or one      _discard_drawn (calling Knowledge.land), _emit(discard), _start_power
             #           used before the discard (not peek_swap)
             #   power   Peek, Spy (before_discard)     _use_power (calling _emit), _finish_power
@@ -1580,17 +1580,64 @@ class Game:
                         count = self._event_count
                         self.drawn = self.drawn_from = None
                         # (drawn, the seat's view of the new card, is its face: the seat deciding here is its drawer)
-                        if drawn_from == "deck":  # only the drawer knows the new card
-                            old = know.exchange(seat, p, c, False, seat)
-                            out = know.faces[old]
-                            event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
+                        # know.exchange(seat, p, c, face_up, seer), written out (Knowledge.exchange names this copy): from the deck the
+                        # drawer alone learns the new card, which lies face down; taken from the pile, it is public and lies as the rules say
+                        hand = know.hands[seat]
+                        old = hand[p]
+                        hand[p] = c
+                        held = know.owner
+                        held[old] = -1
+                        held[c] = seat
+                        seen_by = know.seen
+                        up = know.up
+                        from_deck = drawn_from == "deck"
+                        if from_deck:
+                            seen_by[seat][c] = drawn
+                            flags_changed = up[old]
+                        elif taken_face_up:
+                            flags_changed = not up[old]
+                            up[c] = True
+                            know.up_faces[c] = drawn
+                        else:
+                            flags_changed = up[old]
+                        out = know.faces[old]
+                        know.pile.append(old)  # (its land(old))
+                        know.discard += (out,)
+                        up[old] = True
+                        know.up_faces[old] = out
+                        public = know.public
+                        if not public[old]:
+                            public[old] = True
+                            for seen in seen_by:
+                                seen[old] = out
+                        if engine_memory:  # the views that change: those of seats that know the new card otherwise than the old one
+                            get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+                            views = know.views
+                            viewer = 0
+                            if from_deck:
+                                for rows in know._rows:
+                                    seen = seen_by[viewer]
+                                    if rows[seat][p] is not seen[c]:
+                                        rows[seat] = get(seen)
+                                        views[viewer] = tuple(rows)
+                                    viewer += 1
+                            else:
+                                for rows in know._rows:
+                                    rows[seat] = get(seen_by[viewer])
+                                    views[viewer] = tuple(rows)
+                                    viewer += 1
+                            if flags_changed:
+                                know._up_rows[seat] = get(up)
+                                know.up_view = tuple(know._up_rows)
+                        else:
+                            know._changed(seat, flags_changed)
+                        event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
+                        if from_deck:
                             hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
                             log_append((event, seat, hidden))
                             self._shared = (self._shared, hidden)
                             own_chains[seat] = (own_chains[seat], count, event)
-                        else:  # taken from the pile: known to all
-                            old = know.exchange(seat, p, c, taken_face_up, -1)
-                            event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (know.faces[old], drawn), ""))
+                        else:
                             log_append(event)
                             self._shared = (self._shared, event)
                         drawn = drawn_from = None

@@ -274,7 +274,8 @@ class Knowledge:
     def exchange(self, owner: int, position: int, card: int, face_up: bool, seer: int) -> int:
         """``card`` (a drawn card: held by nobody, face down) takes the place of ``owner``'s card at ``position``,
         which goes face up to the discard pile (and is returned). ``face_up`` says how the new card lies;
-        ``seer`` (a seat, or -1) learns it."""
+        ``seer`` (a seat, or -1) learns it. Written out in Game.play_out too, for a drawn card's one-card exchange
+        (tests/test_fast_paths.py compares them)."""
         hand = self.hands[owner]
         old = hand[position]
         hand[position] = card

@@ -6,7 +6,7 @@ applies each answer itself (``Game.play_out`` instead of ``observation()`` and
 ``apply_unchecked()``), and carries out the usual turn's moves in its own frame (a draw from
 the deck or the pile, a one-card exchange, a discard, a one-step power used or skipped, the
 next player's usual turn start: instead of ``_on_choose``, ``_on_drawn``, ``_use_power`` and
-the turn's end, with ``Knowledge.take`` written out there too), those moves record their events by hand
+the turn's end, with ``Knowledge.take``, ``land`` and ``exchange`` written out there too), those moves record their events by hand
 (instead of ``_emit``), the usual turn start is written out in ``_finish_turn`` (instead of
 ``_begin_turn``), ``Knowledge.exchange`` lands the old card itself and rebuilds only the views
 that change (instead of ``remove``, ``insert``, ``see`` and ``land``), and the legal actions of
