@@ -1379,7 +1379,7 @@ class Game:
         the order of :attr:`to_move`. The loop of :meth:`Stepper.run <cabo_kit.play.Stepper.run>`,
         which calls the bots' hooks around it: use that to play bots.
 
-        The observation and ``apply`` are written out here (two calls fewer a decision, the
+        The observation (with the engine's memory) and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
         :meth:`observation`. So are the usual turn's moves (a draw from the deck or
         the pile; a one-card exchange, a discard, a one-step power used or skipped; the next
