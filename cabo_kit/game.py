@@ -37,8 +37,8 @@ from importlib import import_module
 from itertools import combinations
 from itertools import repeat as _repeat
 from itertools import starmap as _starmap
-from operator import attrgetter
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from operator import attrgetter, itemgetter
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar, cast
 
 from .actions import (
     Action, CallCabo, Discard, DrawDeck, DrawDiscard, Exchange, Give, IllegalActionError, InitialPeek, LegalActions, Pass,
@@ -50,7 +50,7 @@ from .actions import (  # the engine's shared action objects and legal-action ta
 )
 from .cards import UNKNOWN, Card
 from .chance import Chance
-from .knowledge import Knowledge, pick
+from .knowledge import Knowledge, _getter, pick
 from .observation import Event, EventKind, EventLog, Observation, Phase, _chain_log
 from .rules import Power, Rules
 from .scoring import ScoreSheet, _round_facts, next_start_player
@@ -1379,7 +1379,7 @@ class Game:
         the order of :attr:`to_move`. The loop of :meth:`Stepper.run <cabo_kit.play.Stepper.run>`,
         which calls the bots' hooks around it: use that to play bots.
 
-        The observation and ``apply`` are written out here (two calls fewer a decision, the
+        The observation (with the engine's memory) and ``apply`` are written out here (two calls fewer a decision, the
         engine's hottest path); tests/test_fast_paths.py checks every observation against
         :meth:`observation`. So are the usual turn's moves (a draw from the deck or
         the pile; a one-card exchange, a discard, a one-step power used or skipped; the next
@@ -1417,16 +1417,21 @@ class Game:
         # the loop's top reads from the game only after any other move (phase None).
         fast = self.chance is None and not self._rollout
         choose_phase, drawn_phase, power_phase = CHOOSE, DRAWN, POWER
+        if not fast:  # no phase is one of these: every move goes to the loop's end (no 'if fast' test a decision)
+            choose_phase = drawn_phase = power_phase = cast(Phase, object())
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
         draw_entries, takes, discards, ex_hidden = _DRAW_ENTRIES, _TAKES, _DISCARDS, _EXCHANGES_HIDDEN
         deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
         following = tuple((s + 1) % n for s in range(n))  # the next seat, by seat
         log_append, power_table, drawn_legal = self.log.append, rules._power_table, self._drawn_legal
-        deck_drawn_legal = drawn_legal[True]
+        take_discards = self._may_discard_taken
+        deck_drawn_legal, take_drawn_legal = drawn_legal[True], drawn_legal[take_discards]
+        take_ex_from = 1 if take_discards else 0
         end_of_turn, max_turns, choose_all = self._end_of_turn, self._max_turns, self._choose_all
         last_usual = max_turns - 1 if end_of_turn is _FINISH_TURN else -1  # a turn before it ends as usual; -1: none here
         taken_face_up, before_discard = rules.discard_draw_face_up, rules.power_timing == "before_discard"
         phase: Phase | None = None
+        ends = False  # a usual move below that ends the turn sets it; the turn's end clears it
         legal: Any  # (Sequence[Action] once the loop's top has read it)
         c: Any
         target: tuple[int, ...]
@@ -1469,6 +1474,7 @@ class Game:
                 totals, round_scores = self._totals, self._round_scores
                 turn_, current, deck_size = self.turn, self.current, len(self.deck)
                 power, power_target = self.power, self.target
+                usual_before = last_usual if self._as_usual else -1  # (only the other moves change _as_usual)
                 ex_from = 0  # where a drawn card's tuple may hold Exchange((p,)): from p (p + 1 after Discard) to p + 1
                 own_chains, all_stats = self._own, self._stats  # (lists a new round replaces)
                 seat_stats = all_stats[seat]
@@ -1479,23 +1485,21 @@ class Game:
                         drawn = know.faces[drawn]
                     else:
                         drawn = unknown
-            # observation(seat), written out
+            # observation(seat), written out where seats remember what they saw (the usual rules); otherwise the call
             if engine_memory:
-                discard = know.discard
-                events: Any = (self._event_count, self._shared, own_chains[seat])
+                action: Any = choose(new(Observation, (
+                    seat, n, rules, memory, round_, turn_, phase, current, to_move, start_player,
+                    caller, deck_size, drawn, drawn_from, power, power_target, picked, exchange_ok, give_to,
+                    know.views[seat], know.up_view, know.discard, totals, round_scores,
+                    (self._event_count, self._shared, own_chains[seat]), legal,
+                )), legal)
             else:
-                discard = know.discard[-1:]
-                events = EventLog(_chain_log((self._event_count, self._shared, self._own[seat]), self._turn_start))
-            action: Any = choose(new(Observation, (
-                seat, n, rules, memory, round_, turn_, phase, current, to_move, start_player,
-                caller, deck_size, drawn, drawn_from, power, power_target, picked, exchange_ok, give_to,
-                know.views[seat], know.up_view, discard, totals, round_scores, events, legal,
-            )), legal)
+                action = choose(self.observation(seat), legal)
             # The usual moves, written out (tests/test_fast_paths.py replays games with the phases' methods instead):
             #   phase   answer                         stands for
             #   choose  DrawDeck, a card left after it _on_choose, _emit(draw, seat, hidden)
             #   choose  DrawDiscard                    _on_choose, Knowledge.take, _emit(take)
-            #   drawn   Exchange((p,))                 _on_drawn (calling Knowledge.exchange), _emit
+            #   drawn   Exchange((p,))                 _on_drawn, its Knowledge.exchange, _emit
             #   drawn   Discard: no power, or one      _discard_drawn (calling Knowledge.land), _emit(discard), _start_power
             #           used before the discard (not peek_swap)
             #   power   Peek, Spy (before_discard)     _use_power (calling _emit), _finish_power
@@ -1504,181 +1508,252 @@ class Game:
             # Each is tested by identity or exact type first: `in` never asks another object's own __eq__. Where the legal
             # actions are a LegalActions (whose `in` is Python code), a move is looked for with tuple.index in the part
             # of the tuple where it stands: found, it is legal; not found there, the loop's end decides.
-            if fast:
-                ends = False  # a move below that ends the turn sets it: the turn's end follows
-                if phase is choose_phase:
-                    if action is draw_deck and deck_size > 1 and (legal is choose_all or action in legal):
-                        # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
-                        history_append(deck_pairs[seat])
-                        c = self.deck.pop()
-                        deck_size -= 1
-                        self.drawn = c
-                        self.drawn_from = drawn_from = "deck"
-                        seat_stats["draws_deck"] += 1
-                        # (drawn: the observation's field, the card as the deciding seat sees it, and the engine's own face
-                        # of it: the same while the drawer decides, as it does in the drawn phase)
-                        drawn = face = know.faces[c]
-                        entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
-                        count = self._event_count
-                        log_append(entry)
-                        self._shared = (self._shared, entry[2])
-                        own_chains[seat] = (own_chains[seat], count, entry[0])
-                        self._event_count = count + 1
-                        self.phase = phase = drawn_phase
-                        k = len(know.hands[seat])  # _legal_drawn(k, True), looked up
-                        found = deck_drawn_legal[k] if k < _MAXPOS else None
-                        self._legal = legal = found if found is not None else self._legal_drawn(k, True)
-                        ex_from = 1  # (Discard first)
-                        continue
-                    if action is draw_discard and (legal is choose_all or action in legal):
-                        # _on_choose(seat, DrawDiscard()) and its _emit(take)
-                        history_append(take_pairs[seat])
-                        c = know.pile.pop()  # know.take(), written out
-                        know.discard = know.discard[:-1]
-                        know.up[c] = False
-                        know.up_faces[c] = unknown
-                        self.drawn = c
-                        self.drawn_from = drawn_from = "discard"
-                        seat_stats["draws_discard"] += 1
-                        drawn = face = know.faces[c]
-                        event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
-                        log_append(event)
-                        self._shared = (self._shared, event)
-                        self._event_count += 1
-                        self.phase = phase = drawn_phase
-                        # _legal_drawn(k, may_discard or not k), looked up (a take is legal with no hand only where the
-                        # taken card may be discarded: may_discard is true then)
-                        k = len(know.hands[seat])
-                        may_discard = self._may_discard_taken
-                        found = drawn_legal[may_discard][k] if k < _MAXPOS else None
-                        self._legal = legal = found if found is not None else self._legal_drawn(k, may_discard)
-                        ex_from = 1 if may_discard else 0
-                        continue
-                elif phase is drawn_phase:
-                    if type(action) is Exchange and len(action.positions) == 1:
-                        p = action.positions[0]
-                        try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard
-                            index(legal, action, p + ex_from, p + 2)
-                        except (ValueError, TypeError):  # (TypeError: a forged position, not an int)
-                            pass  # (the loop's end decides)
-                        else:
-                            # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
-                            history_append((seat, action))
-                            c = self.drawn
-                            count = self._event_count
-                            self.drawn = self.drawn_from = None
-                            # (drawn, the seat's view of the new card, is its face: the seat deciding here is its drawer)
-                            if drawn_from == "deck":  # only the drawer knows the new card
-                                old = know.exchange(seat, p, c, False, seat)
-                                out = know.faces[old]
-                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
-                                hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
-                                log_append((event, seat, hidden))
-                                self._shared = (self._shared, hidden)
-                                own_chains[seat] = (own_chains[seat], count, event)
-                            else:  # taken from the pile: known to all
-                                old = know.exchange(seat, p, c, taken_face_up, -1)
-                                event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (know.faces[old], drawn), ""))
-                                log_append(event)
-                                self._shared = (self._shared, event)
-                            drawn = drawn_from = None
-                            self._event_count = count + 1
-                            seat_stats["exchanges"] += 1
-                            ends = True
-                    elif action is discard_it:
-                        try:  # Discard stands first where it is legal
-                            index(legal, action, 0, 1)
-                        except ValueError:
-                            pass  # (the loop's end decides)
-                        else:
-                            c = self.drawn
-                            # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
-                            # follows) or, with powers used before the discard, one that starts as usual (_start_power)
-                            face = know.faces[c]
-                            value = face.value
-                            gives = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
-                            if gives is None or (before_discard and gives is not PEEK_SWAP):
-                                history_append(discard_pairs[seat])
-                                self.drawn = self.drawn_from = drawn = drawn_from = None
-                                know.land(c)
-                                seat_stats["discards"] += 1
-                                event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
-                                log_append(event)
-                                self._shared = (self._shared, event)
-                                self._event_count += 1
-                                if gives is None:
-                                    ends = True
-                                else:
-                                    self.power = power = gives  # _start_power(gives): the same seat decides
-                                    self.phase = phase = power_phase
-                                    self._legal = legal = self._compute_legal()
-                                    continue
-                elif phase is power_phase and before_discard:
-                    # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
-                    # _finish_power: the turn's end
-                    power = self.power
-                    kind = type(action)
-                    seen_alone = False  # a peek or a spy used: its event is seen whole by the seat alone
-                    if kind is Peek and power is PEEK and action in legal:
-                        p = action.position
-                        c = know.hands[seat][p]
-                        know.see(seat, c)
-                        target = one_seat[p]
-                        event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
-                        seen_alone = True
-                    elif kind is Spy and power is SPY and action in legal:
-                        target = (action.seat, action.position)
-                        c = know.hands[target[0]][target[1]]
-                        know.see(seat, c)
-                        event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
-                        seen_alone = True
-                    if seen_alone:
-                        history_append((seat, action))
-                        self._emit(event, seat)  # (changes own_chains, the game's list, in place)
-                        seat_stats[power] += 1  # type: ignore[index]
-                        self.power = self.target = power = power_target = None
-                        ends = True
-                    elif ((kind is Swap and power is SWAP_POWER) or action is pass_it) and action in legal:
-                        history_append((seat, action))
-                        if kind is Swap:
-                            target = (action.own, action.seat, action.position)
-                            know.swap(seat, *target)
-                            event = new(Event, (_E_SWAP, seat, target, (), ""))
-                            seat_stats[power] += 1  # type: ignore[index]
-                        else:
-                            event = new(Event, (_E_SKIP, seat, (), (), ""))
-                            seat_stats["powers_skipped"] += 1
-                        self._emit(event)
-                        self.power = self.target = power = power_target = None
-                        ends = True
-                if ends:
-                    # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
-                    # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
-                    if self._as_usual and turn_ < last_usual:  # (turn_ + 1 < max_turns, with _finish_turn)
-                        self.turn = turn_ = turn_ + 1
-                        seat = self.current = current = following[seat]
-                        seat_stats = all_stats[seat]
-                        # _begin_turn() with the usual choice, tested as _finish_turn's written-out start: a deck, a pile (a
-                        # layout may start a power with none) and a hand
-                        if deck_size and know.pile and know.hands[seat]:
-                            self.phase = phase = choose_phase
-                            self._movers = to_move = one_seat[seat]
-                            self._turn_start = self._event_count
-                            self._legal = legal = choose_all
-                            try:
-                                choose = choosers[seat]
-                            except KeyError:
-                                phase = None  # the loop's top names the seat without a chooser
-                            continue
-                        self._legal = None
-                        self._begin_turn()
-                    else:
-                        self._legal = None
-                        end_of_turn(self)
-                    phase = None
-                    if until_round_end and len(results) != n_results:
-                        return
+            if phase is choose_phase:
+                if action is draw_deck and deck_size > 1 and (legal is choose_all or action in legal):
+                    # _on_choose(seat, DrawDeck()) with a card left after this one, and its _emit(draw, seat, hidden)
+                    history_append(deck_pairs[seat])
+                    c = self.deck.pop()
+                    deck_size -= 1
+                    self.drawn = c
+                    self.drawn_from = drawn_from = "deck"
+                    seat_stats["draws_deck"] += 1
+                    # (drawn: the observation's field, the card as the deciding seat sees it, and the engine's own face
+                    # of it: the same while the drawer decides, as it does in the drawn phase)
+                    drawn = face = know.faces[c]
+                    entry = draw_entries[seat].get(face) or _draw_entry(seat, face)  # (event, seat, hidden)
+                    count = self._event_count
+                    log_append(entry)
+                    self._shared = (self._shared, entry[2])
+                    own_chains[seat] = (own_chains[seat], count, entry[0])
+                    self._event_count = count + 1
+                    self.phase = phase = drawn_phase
+                    k = len(know.hands[seat])  # _legal_drawn(k, True), looked up where it keeps them (below _MAXPOS)
+                    try:
+                        legal = deck_drawn_legal[k]
+                    except IndexError:
+                        legal = None
+                    if legal is None:
+                        legal = self._legal_drawn(k, True)
+                    self._legal = legal
+                    ex_from = 1  # (Discard first)
                     continue
+                if action is draw_discard and (legal is choose_all or action in legal):
+                    # _on_choose(seat, DrawDiscard()) and its _emit(take)
+                    history_append(take_pairs[seat])
+                    c = know.pile.pop()  # know.take(), written out
+                    know.discard = know.discard[:-1]
+                    know.up[c] = False
+                    know.up_faces[c] = unknown
+                    self.drawn = c
+                    self.drawn_from = drawn_from = "discard"
+                    seat_stats["draws_discard"] += 1
+                    drawn = face = know.faces[c]
+                    event = takes[seat].get(face) or _one_card_event(takes, _E_TAKE, seat, face)
+                    log_append(event)
+                    self._shared = (self._shared, event)
+                    self._event_count += 1
+                    self.phase = phase = drawn_phase
+                    # _legal_drawn(k, may_discard or not k), looked up (a take is legal with no hand only where the
+                    # taken card may be discarded: may_discard is true then)
+                    k = len(know.hands[seat])
+                    try:
+                        legal = take_drawn_legal[k]
+                    except IndexError:
+                        legal = None
+                    if legal is None:
+                        legal = self._legal_drawn(k, take_discards)
+                    self._legal = legal
+                    ex_from = take_ex_from
+                    continue
+            elif phase is drawn_phase:
+                if type(action) is Exchange:
+                    try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard (a
+                        # multi-exchange, equal to none there, is not found)
+                        p = action.positions[0]
+                        index(legal, action, p + ex_from, p + 2)
+                    except (ValueError, TypeError, LookupError):  # (forged positions: none, or not ints)
+                        pass  # (the loop's end decides)
+                    else:
+                        # _on_drawn(seat, action) for a one-card exchange and its events, then the turn's end below
+                        history_append((seat, action))
+                        c = self.drawn
+                        count = self._event_count
+                        self.drawn = self.drawn_from = None
+                        # (drawn, the seat's view of the new card, is its face: the seat deciding here is its drawer)
+                        # know.exchange(seat, p, c, face_up, seer), written out (Knowledge.exchange names this copy): from the deck the
+                        # drawer alone learns the new card, which lies face down; taken from the pile, it is public and lies as the rules say
+                        hand = know.hands[seat]
+                        old = hand[p]
+                        hand[p] = c
+                        held = know.owner
+                        held[old] = -1
+                        held[c] = seat
+                        seen_by = know.seen
+                        up = know.up
+                        from_deck = drawn_from == "deck"
+                        if from_deck:
+                            seen_by[seat][c] = drawn
+                            flags_changed = up[old]
+                        elif taken_face_up:
+                            flags_changed = not up[old]
+                            up[c] = True
+                            know.up_faces[c] = drawn
+                        else:
+                            flags_changed = up[old]
+                        out = know.faces[old]
+                        know.pile.append(old)  # (its land(old))
+                        know.discard += (out,)
+                        up[old] = True
+                        know.up_faces[old] = out
+                        public = know.public
+                        if not public[old]:
+                            public[old] = True
+                            for seen in seen_by:
+                                seen[old] = out
+                        if engine_memory:  # the views that change: those of seats that know the new card otherwise than the old one
+                            get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
+                            views = know.views
+                            viewer = 0
+                            if from_deck:
+                                for rows in know._rows:
+                                    seen = seen_by[viewer]
+                                    if rows[seat][p] is not seen[c]:
+                                        rows[seat] = get(seen)
+                                        views[viewer] = tuple(rows)
+                                    viewer += 1
+                            else:
+                                for rows in know._rows:
+                                    rows[seat] = get(seen_by[viewer])
+                                    views[viewer] = tuple(rows)
+                                    viewer += 1
+                            if flags_changed:
+                                know._up_rows[seat] = get(up)
+                                know.up_view = tuple(know._up_rows)
+                        else:
+                            know._changed(seat, flags_changed)
+                        event = new(Event, (_E_EXCHANGE, seat, one_seat[p], (out, drawn), ""))
+                        if from_deck:
+                            hidden = ex_hidden[seat].get((p, out)) or _exchange_hidden(seat, p, out)
+                            log_append((event, seat, hidden))
+                            self._shared = (self._shared, hidden)
+                            own_chains[seat] = (own_chains[seat], count, event)
+                        else:
+                            log_append(event)
+                            self._shared = (self._shared, event)
+                        drawn = drawn_from = None
+                        self._event_count = count + 1
+                        seat_stats["exchanges"] += 1
+                        ends = True
+                elif action is discard_it:
+                    try:  # Discard stands first where it is legal
+                        index(legal, action, 0, 1)
+                    except ValueError:
+                        pass  # (the loop's end decides)
+                    else:
+                        c = self.drawn
+                        # _discard_drawn(seat) and its _emit(discard), when the card gives no power (the turn's end
+                        # follows) or, with powers used before the discard, one that starts as usual (_start_power)
+                        face = know.faces[c]
+                        value = face.value
+                        gives = power_table[value] if drawn_from == "deck" and value is not None and value >= 0 else None
+                        if gives is None or (before_discard and gives is not PEEK_SWAP):
+                            history_append(discard_pairs[seat])
+                            self.drawn = self.drawn_from = drawn = drawn_from = None
+                            know.pile.append(c)  # know.land(c), written out
+                            know.discard += (face,)
+                            know.up[c] = True
+                            know.up_faces[c] = face
+                            if not know.public[c]:
+                                know.public[c] = True
+                                for seen in know.seen:
+                                    seen[c] = face
+                            seat_stats["discards"] += 1
+                            event = discards[seat].get(face) or _one_card_event(discards, _E_DISCARD, seat, face)
+                            log_append(event)
+                            self._shared = (self._shared, event)
+                            self._event_count += 1
+                            if gives is None:
+                                ends = True
+                            else:
+                                self.power = power = gives  # _start_power(gives): the same seat decides
+                                self.phase = phase = power_phase
+                                self._legal = legal = self._compute_legal()
+                                continue
+            elif phase is power_phase and before_discard:
+                # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
+                # _finish_power: the turn's end
+                power = self.power
+                kind = type(action)
+                seen_alone = False  # a peek or a spy used: its event is seen whole by the seat alone
+                if kind is Peek and power is PEEK and action in legal:
+                    p = action.position
+                    c = know.hands[seat][p]
+                    know.see(seat, c)
+                    target = one_seat[p]
+                    event = new(Event, (_E_PEEK, seat, target, (know.faces[c],), ""))
+                    hidden = new(Event, (_E_PEEK, seat, target, _HIDDEN1, ""))
+                    seen_alone = True
+                elif kind is Spy and power is SPY and action in legal:
+                    target = (action.seat, action.position)
+                    c = know.hands[target[0]][target[1]]
+                    know.see(seat, c)
+                    event = new(Event, (_E_SPY, seat, target, (know.faces[c],), ""))
+                    hidden = new(Event, (_E_SPY, seat, target, _HIDDEN1, ""))
+                    seen_alone = True
+                if seen_alone:
+                    history_append((seat, action))
+                    count = self._event_count  # _emit(event, seat, hidden), written out
+                    log_append((event, seat, hidden))
+                    self._shared = (self._shared, hidden)
+                    own_chains[seat] = (own_chains[seat], count, event)
+                    self._event_count = count + 1
+                    seat_stats[power] += 1  # type: ignore[index]
+                    self.power = self.target = power = power_target = None
+                    ends = True
+                elif ((kind is Swap and power is SWAP_POWER) or action is pass_it) and action in legal:
+                    history_append((seat, action))
+                    if kind is Swap:
+                        target = (action.own, action.seat, action.position)
+                        know.swap(seat, *target)
+                        event = new(Event, (_E_SWAP, seat, target, (), ""))
+                        seat_stats[power] += 1  # type: ignore[index]
+                    else:
+                        event = new(Event, (_E_SKIP, seat, (), (), ""))
+                        seat_stats["powers_skipped"] += 1
+                    log_append(event)  # _emit(event), written out
+                    self._shared = (self._shared, event)
+                    self._event_count += 1
+                    self.power = self.target = power = power_target = None
+                    ends = True
+            if ends:
+                ends = False
+                # The turn's end: self._end_of_turn(self); when that is _finish_turn and the round goes on as usual
+                # (no Cabo call, no empty hand, the deck not out, no turn limit), the next player's usual turn start
+                if turn_ < usual_before:  # (the round goes on as usual and turn_ + 1 < max_turns, with _finish_turn)
+                    self.turn = turn_ = turn_ + 1
+                    seat = self.current = current = following[seat]
+                    seat_stats = all_stats[seat]
+                    # _begin_turn() with the usual choice, tested as _finish_turn's written-out start: a deck, a pile (a
+                    # layout may start a power with none) and a hand
+                    if deck_size and know.pile and know.hands[seat]:
+                        self.phase = phase = choose_phase
+                        self._movers = to_move = one_seat[seat]
+                        self._turn_start = self._event_count
+                        self._legal = legal = choose_all
+                        try:
+                            choose = choosers[seat]
+                        except KeyError:
+                            phase = None  # the loop's top names the seat without a chooser
+                        continue
+                    self._legal = None
+                    self._begin_turn()
+                else:
+                    self._legal = None
+                    end_of_turn(self)
+                phase = None
+                if until_round_end and len(results) != n_results:
+                    return
+                continue
             # An action (tested first: `in` would ask any other object's own __eq__, which may say True to anything
             # or raise) that is legal (found in the seat's tuple by identity, or a multi-exchange a LegalActions' own `in`
             # finds): carried out as apply_unchecked(action, seat) does.

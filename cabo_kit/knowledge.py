@@ -231,7 +231,7 @@ class Knowledge:
 
     def land(self, card: int) -> None:
         """``card``, held by nobody now, lands face up on the discard pile.
-        Written out in :meth:`exchange` too (tests/test_fast_paths.py compares them)."""
+        Written out in :meth:`exchange` and Game.play_out too (tests/test_fast_paths.py compares them)."""
         face = self.faces[card]
         self.pile.append(card)
         self.discard += (face,)
@@ -274,7 +274,8 @@ class Knowledge:
     def exchange(self, owner: int, position: int, card: int, face_up: bool, seer: int) -> int:
         """``card`` (a drawn card: held by nobody, face down) takes the place of ``owner``'s card at ``position``,
         which goes face up to the discard pile (and is returned). ``face_up`` says how the new card lies;
-        ``seer`` (a seat, or -1) learns it."""
+        ``seer`` (a seat, or -1) learns it. Written out in Game.play_out too, for a drawn card's one-card exchange
+        (tests/test_fast_paths.py compares them)."""
         hand = self.hands[owner]
         old = hand[position]
         hand[position] = card
@@ -308,22 +309,26 @@ class Knowledge:
             self._changed(owner, flags_changed)
             return old
         # Only the card at ``position`` changed: a seat's view of the hand changes only where it knows the new
-        # card otherwise than it knew the old one (most seats know neither), and only those views are rebuilt.
-        get = None
+        # card otherwise than it knew the old one, and only those views are rebuilt. A public new card (taken from
+        # the pile) is known to every seat: all views are rebuilt without a test each (rebuilding a view that did
+        # not change gives an equal tuple).
+        get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
         views = self.views
         seat = 0
         seen_by = self.seen
-        for rows in self._rows:
-            seen = seen_by[seat]
-            if rows[owner][position] is not seen[card]:
-                if get is None:
-                    get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
-                rows[owner] = get(seen)
+        if public[card]:
+            for rows in self._rows:
+                rows[owner] = get(seen_by[seat])
                 views[seat] = tuple(rows)
-            seat += 1
+                seat += 1
+        else:
+            for rows in self._rows:
+                seen = seen_by[seat]
+                if rows[owner][position] is not seen[card]:
+                    rows[owner] = get(seen)
+                    views[seat] = tuple(rows)
+                seat += 1
         if flags_changed:
-            if get is None:
-                get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
             self._up_rows[owner] = get(up)
             self.up_view = tuple(self._up_rows)
         return old

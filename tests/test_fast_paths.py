@@ -6,7 +6,7 @@ applies each answer itself (``Game.play_out`` instead of ``observation()`` and
 ``apply_unchecked()``), and carries out the usual turn's moves in its own frame (a draw from
 the deck or the pile, a one-card exchange, a discard, a one-step power used or skipped, the
 next player's usual turn start: instead of ``_on_choose``, ``_on_drawn``, ``_use_power`` and
-the turn's end, with ``Knowledge.take`` written out there too), those moves record their events by hand
+the turn's end, with ``Knowledge.take``, ``land`` and ``exchange`` written out there too), those moves record their events by hand
 (instead of ``_emit``), the usual turn start is written out in ``_finish_turn`` (instead of
 ``_begin_turn``), ``Knowledge.exchange`` lands the old card itself and rebuilds only the views
 that change (instead of ``remove``, ``insert``, ``see`` and ``land``), and the legal actions of
@@ -293,19 +293,37 @@ def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str, layo
     for seat, bot in enumerate(inner):
         bot.random = bot_random(seed, seat)
     stepper = Stepper(game, {s: b for s, b in enumerate(bots) if s != outside})
-    if outside is None:
-        stepper.run()
-    else:
-        obs = stepper.next_decision()
-        while obs is not None:
-            assert obs.seat == outside
-            game.apply(bots[outside].choose(obs, obs.legal_actions), outside)
+    # Knowledge.exchange's calls by the drawn card's source (a seer: from the deck), counted around whichever form runs
+    calls = {"deck": 0, "pile": 0}
+    exchange = Knowledge.exchange
+
+    def counted(self: Knowledge, owner: int, position: int, card: int, face_up: bool, seer: int) -> int:
+        calls["deck" if seer >= 0 else "pile"] += 1
+        return exchange(self, owner, position, card, face_up, seer)
+
+    Knowledge.exchange = counted  # type: ignore[method-assign]
+    try:
+        if outside is None:
+            stepper.run()
+        else:
             obs = stepper.next_decision()
+            while obs is not None:
+                assert obs.seat == outside
+                game.apply(bots[outside].choose(obs, obs.legal_actions), outside)
+                obs = stepper.next_decision()
+    finally:
+        Knowledge.exchange = exchange  # type: ignore[method-assign]
     # Play_out's written-out draw logs the one entry kept for the seat and the card (the other paths make their own):
     # how many draws went that way.
     entries = game_module._DRAW_ENTRIES
     written_out = sum(1 for e in game.log if type(e) is tuple and e[0].kind is EventKind.DRAW
                       and e is entries[e[1]].get(e[0].cards[0]))
+    # The one-card exchanges (a drawn card's: seen whole by its drawer alone when it came from the deck) that did not
+    # call Knowledge.exchange: play_out's written-out copy of it made them.
+    exchanges = [type(e) is tuple for e in game.log
+                 if (e[0] if type(e) is tuple else e).kind is EventKind.EXCHANGE
+                 and len((e[0] if type(e) is tuple else e).target) == 1]
+    exchanges_written_out = (sum(exchanges) - calls["deck"], exchanges.count(False) - calls["pile"])
     return {
         "observations": seen,
         "log": [e if isinstance(e, Event) else (e[0], e[1], e[2]) for e in game.log],
@@ -313,6 +331,7 @@ def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str, layo
         "history": [(s, str(a)) for s, a in game.history],
         "totals": game.totals,
         "written_out": written_out,
+        "exchanges_written_out": exchanges_written_out,
     }
 
 
@@ -326,16 +345,23 @@ def three_ways(canonical: Any, what: str, *args: Any, **kwargs: Any) -> int:
     with canonical:
         slow = play(*args, **kwargs)
     assert plain["written_out"] == slow["written_out"] == 0
+    assert plain["exchanges_written_out"] == (0, 0)  # (the canonical run calls its own _exchange: not counted)
+    _EXCHANGES_WRITTEN_OUT[0] += fast["exchanges_written_out"][0]
+    _EXCHANGES_WRITTEN_OUT[1] += fast["exchanges_written_out"][1]
     for key in ("history", "log", "results", "totals", "observations"):
         assert fast[key] == plain[key], f"{key} differ from the engine's own methods': {what}"
         assert fast[key] == slow[key], f"{key} differ from the canonical calls': {what}"
     return int(fast["written_out"])
 
 
+_EXCHANGES_WRITTEN_OUT = [0, 0]  # three_ways' first runs' one-card exchanges made by play_out's copy: from the deck, the pile
+
+
 @pytest.mark.parametrize("block", range(4))
 def test_fast_paths_play_as_their_canonical_calls(block: int, canonical: Any) -> None:
     rng = random.Random(f"fast-paths:{block}")
     written_out = 0
+    _EXCHANGES_WRITTEN_OUT[:] = [0, 0]
     for _ in range(10):
         rules = random_rules(rng)
         n = rng.randint(2, 4)
@@ -346,6 +372,8 @@ def test_fast_paths_play_as_their_canonical_calls(block: int, canonical: Any) ->
         written_out += three_ways(canonical, f"{rules!r}, n={n}, seed={seed}, bots {kinds}, memory={memory}, {how}",
                                   rules, n, seed, kinds, memory, **how)
     assert written_out >= 50, "Game.play_out's written-out moves hardly ran: the test compares too little"
+    deck, pile = _EXCHANGES_WRITTEN_OUT
+    assert deck >= 20 and pile >= 20, f"play_out's written-out exchanges hardly ran ({deck} from the deck, {pile} the pile)"
 
 
 @pytest.mark.parametrize("block", range(2))
@@ -551,13 +579,15 @@ class _Forger(ck.Bot):
         return DrawDeck() if observation.phase is ck.Phase.CHOOSE else self.answer
 
 
-@pytest.mark.parametrize("position", [0.0, "0", 1.0], ids=["float", "text", "float-1"])
-def test_a_forged_one_card_exchange_is_refused_by_play_out_as_by_apply(position: Any) -> None:
+@pytest.mark.parametrize("positions", [(0.0,), ("0",), (1.0,), (), [0], {0: 0}, {}, (1, 0), (0, 0)],
+                         ids=["float", "text", "float-1", "none", "list", "dict", "empty-dict", "unsorted", "twice"])
+def test_a_forged_one_card_exchange_is_refused_by_play_out_as_by_apply(positions: Any) -> None:
     """Review of kernel2: an Exchange made without its constructor, its one position not an int, raised a raw TypeError
     out of play_out's written-out exchange (its position computed with before any check) in every drawn phase;
-    it must be refused as Game.apply refuses it, naming the seat, with nothing changed."""
+    it must be refused as Game.apply refuses it, naming the seat, with nothing changed. (play_out looks for any
+    Exchange by its first position: positions of another kind or length must not be taken for a one-card exchange.)"""
     forged = object.__new__(ck.Exchange)
-    object.__setattr__(forged, "positions", (position,))
+    object.__setattr__(forged, "positions", positions)
     hands = [["1", "2", "3", "4"], ["5", "6", "7", "8"]]
     for multi in (False, True):
         rules = ck.Rules.preset("deluxe").replace(snapping=False, multi_exchange=multi)
