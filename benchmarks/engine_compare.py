@@ -8,12 +8,15 @@ rounds), the ratio new/old, and each round's ratio. Round ``r`` runs both engine
 ``PYTHONHASHSEED=r``: the string hash seed alone moves a run's speed by several per cent
 (dict layouts), so each round compares the engines under the same one.
 
+With ``--interleaved`` both engines run in one process instead, game chunk by game chunk
+(``benchmarks/engine_ab.py``), one such process a round: the CPU-time ratio with the least noise.
 With ``--instructions`` it counts machine instructions per turn under valgrind instead
 (``benchmarks/engine_instructions.py``): a figure other jobs on a shared machine do not move.
 
 Run::
 
     .venv/bin/python benchmarks/engine_compare.py 5406a15                 # CPU time, every case
+    .venv/bin/python benchmarks/engine_compare.py 5406a15 --interleaved --cases a,c
     .venv/bin/python benchmarks/engine_compare.py 5406a15 --instructions --cases a,c
 
 The other commit defaults to ``HEAD^``. Needs git; ``--instructions`` needs valgrind.
@@ -53,6 +56,12 @@ def speed(tree: Path, cases: str, seconds: float, hash_seed: int = 0) -> dict[st
     return {key: figures["turns_per_s"] for key, figures in json.loads(out.splitlines()[-1]).items()}
 
 
+def interleaved(tree: Path, old: Path, case: str, hash_seed: int) -> dict[str, float]:
+    """Both engines in one process (engine_ab.py): the ratio of ``tree``'s speed to ``old``'s and each side's rate."""
+    out = _run(ROOT, [str(HERE / "engine_ab.py"), str(tree), str(old), "--case", case, "--json"], hash_seed=hash_seed)
+    return dict(json.loads(out.stdout.splitlines()[-1]))
+
+
 def instructions(tree: Path, case: str, games: int) -> float:
     """Machine instructions per turn of ``tree``'s engine in ``case`` (valgrind: ``games`` games minus none)."""
     script = str(HERE / "engine_instructions.py")
@@ -74,6 +83,7 @@ def main() -> int:
     parser.add_argument("--cases", default="a,b1,b2,b3,c", help="which cases of engine_speed.py")
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per case and run")
     parser.add_argument("--rounds", type=int, default=3, help="runs per engine, alternating")
+    parser.add_argument("--interleaved", action="store_true", help="both engines in one process, chunk by chunk")
     parser.add_argument("--instructions", action="store_true", help="count instructions under valgrind instead")
     parser.add_argument("--games", type=int, default=20, help="games per case with --instructions")
     args = parser.parse_args()
@@ -93,6 +103,8 @@ def main() -> int:
         old = Path(tmp) / "old"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(old), args.ref], check=True)
         try:
+            if args.interleaved and not args.instructions:
+                return _print_interleaved(old, old_name, new_name, cases, args.rounds)
             results: dict[str, dict[str, list[float]]] = {"new": {c: [] for c in cases}, "old": {c: [] for c in cases}}
             for r in range(args.rounds if not args.instructions else 1):
                 for label, tree in (("new", ROOT), ("old", old)) if r % 2 == 0 else (("old", old), ("new", ROOT)):
@@ -116,6 +128,23 @@ def main() -> int:
             f"{a / b:.2f}" for a, b in zip(results["new"][case], results["old"][case]))
         print(f"{case:<5} {new:>12,.0f} {prev:>12,.0f} {ratio:>7.2f}x{pairs}")
     print("(new/old above 1.00x: the new engine is faster" + (", i.e. needs fewer instructions)" if args.instructions else ")"))
+    return 0
+
+
+def _print_interleaved(old: Path, old_name: str, new_name: str, cases: list[str], rounds: int) -> int:
+    print(f"engine benchmark, turns/s (CPU), both engines in one process: new = {new_name}, old = {old_name} "
+          f"(median of {rounds} processes, PYTHONHASHSEED 0-{rounds - 1}; each the median of 200 chunks of 10 games)")
+    print(f"{'case':<5} {'new':>12} {'old':>12} {'new/old':>8}  by process")
+    for case in cases:
+        runs = []
+        for r in range(rounds):
+            runs.append(interleaved(ROOT, old, case, r))
+            print(f"round {r + 1} of case {case} done", file=sys.stderr, flush=True)
+        new = statistics.median(run["a"] for run in runs)
+        prev = statistics.median(run["b"] for run in runs)
+        ratio = statistics.median(run["ratio"] for run in runs)
+        print(f"{case:<5} {new:>12,.0f} {prev:>12,.0f} {ratio:>7.2f}x  " + " ".join(f"{run['ratio']:.3f}" for run in runs))
+    print("(new/old above 1.00x: the new engine is faster)")
     return 0
 
 
