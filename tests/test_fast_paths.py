@@ -251,6 +251,13 @@ class Recorder(ck.Bot):
         assert self.game._as_usual is _as_usual(self.game)
         know = self.game.know  # the kept faces of face-up cards (the views without memory) are what they stand for
         assert know.up_faces == [face if up else UNKNOWN for face, up in zip(know.faces, know.up)]
+        # (review rev3) who holds each card is what the hands say: a written-out exchange that left the old card's
+        # owner set changed no observation, and no other check here saw it
+        holder = [-1] * len(know.faces)
+        for s, hand in enumerate(know.hands):
+            for card in hand:
+                holder[card] = s
+        assert know.owner == holder
         assert legal_actions is observation.legal_actions
         if Game._finish_turn is _finish_turn:  # the canonical run: its turns counted one by one are what stats reads
             played = _TURNS_PLAYED.get(id(self.game), [])
