@@ -1580,8 +1580,9 @@ class Game:
                         count = self._event_count
                         self.drawn = self.drawn_from = None
                         # (drawn, the seat's view of the new card, is its face: the seat deciding here is its drawer)
-                        # know.exchange(seat, p, c, face_up, seer), written out (Knowledge.exchange names this copy): from the deck the
-                        # drawer alone learns the new card, which lies face down; taken from the pile, it is public and lies as the rules say
+                        # know.exchange(seat, p, c, face_up, seer), written out (Knowledge.exchange names this copy): from the
+                        # deck the drawer alone learns the new card, which lies face down; taken from the pile, it is public
+                        # and lies as the rules say
                         hand = know.hands[seat]
                         old = hand[p]
                         hand[p] = c
@@ -1610,7 +1611,9 @@ class Game:
                             public[old] = True
                             for seen in seen_by:
                                 seen[old] = out
-                        if engine_memory:  # the views that change: those of seats that know the new card otherwise than the old one
+                        # The views of the hand: from the deck, only those of seats that know the new card otherwise than the
+                        # old one change; a card from the pile is public, and every seat's view is rebuilt without a test.
+                        if engine_memory:
                             get = itemgetter(*hand) if len(hand) > 1 else _getter(hand)
                             views = know.views
                             viewer = 0

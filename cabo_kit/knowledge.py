@@ -5,8 +5,10 @@ keeps its face in :attr:`Knowledge.faces`. Knowledge follows the card, not the p
 (``docs/rules.md``, "What a player may know"): a seat that saw a card knows it wherever it moves, and a blind
 move never teaches anybody anything.
 
-The rules code in :mod:`cabo_kit.game` changes hands, the pile and knowledge only through
-the methods here. Each method also brings the views up to date that observations hand
+The rules code in :mod:`cabo_kit.game` changes hands, the pile and knowledge through the
+methods here, except in ``Game.play_out``, which writes out ``take``, ``land`` and ``exchange``
+for the usual turn (each method names that copy; tests/test_fast_paths.py compares them). Each
+method also brings the views up to date that observations hand
 out (every hand as each seat knows it, the face-up flags, the pile's faces), so building
 an observation reads them and nobody has to remember to refresh a cache. (The bots'
 :mod:`cabo_kit.bots.knowledge` is another thing: what a player infers from public events alone.)

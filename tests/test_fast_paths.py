@@ -8,8 +8,8 @@ the deck or the pile, a one-card exchange, a discard, a one-step power used or s
 next player's usual turn start: instead of ``_on_choose``, ``_on_drawn``, ``_use_power`` and
 the turn's end, with ``Knowledge.take``, ``land`` and ``exchange`` written out there too), those moves record their events by hand
 (instead of ``_emit``), the usual turn start is written out in ``_finish_turn`` (instead of
-``_begin_turn``), ``Knowledge.exchange`` lands the old card itself and rebuilds only the views
-that change (instead of ``remove``, ``insert``, ``see`` and ``land``), and the legal actions of
+``_begin_turn``), ``Knowledge.exchange`` lands the old card itself and rebuilds the views
+without a call each (instead of ``remove``, ``insert``, ``see`` and ``land``), and the legal actions of
 snap windows and of a peek or spy are kept in caches (the canonical run never hits them). A
 change to one of those helpers must be made in the written-out copy too.
 
