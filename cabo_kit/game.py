@@ -447,7 +447,7 @@ class Game:
             self.know = Knowledge(order, hands, self._engine_memory)
         self.deck = []
         self.start_player = start_player
-        self._stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
+        self._stats: list[dict[str, int]] = list(map(dict.copy, _repeat(_ZERO_STATS, n)))  # (no comprehension's frame)
         # Made on first use: seeding a generator costs more than most turns.
         self._snap_rng: random.Random | None = None
         self._reshuffle_rng: random.Random | None = None
