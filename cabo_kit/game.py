@@ -99,6 +99,7 @@ _SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's
 _K = EventKind
 _E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE
 _E_PEEK, _E_SPY, _E_SWAP, _E_SKIP = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP
+_E_LOOK, _E_FLIP = _K.LOOK, _K.FLIP
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
@@ -486,8 +487,9 @@ class Game:
         if c is None:  # pragma: no cover - a deck always has a card here
             self._begin_turn()
             return
-        self.know.land(c)
-        self._emit(_ev(_K.FLIP, None, (), (self.know.faces[c],)))
+        know = self.know
+        know.land(c)
+        self._emit(_new(Event, (_E_FLIP, None, (), (know.faces[c],), "")))
         self._open_window("start")
 
     # ------------------------------------------------------------ events
@@ -924,8 +926,11 @@ class Game:
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
         """``seat`` looks at its own cards at ``positions``."""
-        faces = self.know.look(seat, seat, pick(positions, self.know.hands[seat]))
-        self._emit(_new(Event, (_K.LOOK, seat, tuple(positions), faces, "")), seat)
+        know = self.know
+        faces = know.look(seat, seat, pick(positions, know.hands[seat]))
+        positions = tuple(positions)
+        self._emit(_new(Event, (_E_LOOK, seat, positions, faces, "")), seat,
+                   _new(Event, (_E_LOOK, seat, positions, (UNKNOWN,) * len(faces), "")))  # (_emit's default, made here)
 
     def _discard_drawn(self, me: int) -> None:
         """The drawn card goes to the pile; a deck card's power starts (or waits for the snaps).
@@ -1283,9 +1288,9 @@ class Game:
         self._totals = tuple(sheet.totals)  # _sync_scores(), the sheet one round on
         self._round_scores += (scores,)
         result = _round_result(  # RoundResult's fields in order, given positionally (a keyword call costs twice)
-            self.round, self.start_player, caller, caller_won, ended_by, final, list(totals), list(scores),
-            list(sheet.totals), list(kamikaze), list(roulette), list(sheet.reset_rounds[-1]), self.turn,
-            self._windows, self._stats)
+            self.round, self.start_player, caller, caller_won, ended_by, final, [*totals], [*scores],
+            [*sheet.totals], [*kamikaze], [*roulette], [*sheet.reset_rounds[-1]], self.turn, self._windows,
+            self._stats)  # ([*x]: a list built without a call)
         self.results.append(result)
         discard = know.discard
         self.last_round_piles = (discard[-1] if discard else None, len(discard), len(self.deck))
