@@ -1280,8 +1280,10 @@ class Game:
 
     def _end_round(self, ended_by: str) -> None:
         know, sheet, caller = self.know, self.sheet, self.caller
-        faces = know.faces
-        final = [[faces[c] for c in hand] for hand in know.hands]  # (cheaper than map chains in C for a few cards)
+        get = know.faces.__getitem__
+        final: list[list[Card]] = []
+        for hand in know.hands:  # (a loop, not nested comprehensions: no function and frame made for each)
+            final.append([*map(get, hand)])
         self._count_turns()
         totals, scores, caller_won, kamikaze, roulette = _round_facts(self.rules, final, caller, ended_by)
         sheet.add_round(scores)
