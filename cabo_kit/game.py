@@ -1323,7 +1323,7 @@ class Game:
         adds instead: the same tuples, tests/test_fast_rounds.py compares them)."""
         sheet = self.sheet
         self._totals = tuple(sheet.totals)
-        self._round_scores = tuple([tuple(r) for r in sheet.rounds])
+        self._round_scores = tuple(map(tuple, sheet.rounds))
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know now, with its legal actions (empty if it need not decide).
