@@ -216,7 +216,7 @@ class ScoreSheet:
                     self.resets[s] = True
                     resets_now.append(s)
         self.reset_rounds.append(resets_now)
-        top = max(totals, default=_NO_TOTAL)
+        top = max(totals) if totals else _NO_TOTAL  # (max's keyword argument is parsed slowly)
         ended = top > rules.end_score if rules.game_end == "over" else top >= rules.end_score
         if rules.second_exact_100_ends and second_100:
             ended = True
