@@ -432,10 +432,11 @@ class Game:
             self._pending = list(self._all_seats)
             self._movers = self._all_seats
             return
-        if rules.initial_peeks:
+        peeks = rules.initial_peeks
+        if peeks:  # each seat looks at its last `peeks` cards (every hand holds k now: the positions made once)
+            positions = tuple(range(k - peeks, k))
             for s in range(n):
-                size = len(self.know.hands[s])
-                self._look(s, tuple(range(size - rules.initial_peeks, size)))
+                self._look(s, positions)
         self._flip_first()
 
     def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]] | None, k: int = 0) -> None:
