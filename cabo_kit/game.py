@@ -420,7 +420,7 @@ class Game:
         order = _shuffled(full, rng) if stack is None else _stacked(full, stack, rng)
         if self.chance is None:
             self._new_round(start_player, order, None, k)
-            self.deck = deal[1][:]
+            self.deck = [*deal[1]]
         else:  # each card dealt is asked for: the same deal when every answer is None
             deck = list(range(len(order) - 1, -1, -1))
             hands = [[self._chance_card(deck, order) for _ in range(k)] for _ in range(n)]
@@ -449,7 +449,7 @@ class Game:
             self.know = Knowledge(order, hands, self._engine_memory)
         self.deck = []
         self.start_player = start_player
-        self._stats: list[dict[str, int]] = list(map(dict.copy, _repeat(_ZERO_STATS, n)))  # (no comprehension's frame)
+        self._stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]  # (cheaper than map(dict.copy, ...))
         # Made on first use: seeding a generator costs more than most turns.
         self._snap_rng: random.Random | None = None
         self._reshuffle_rng: random.Random | None = None
