@@ -176,6 +176,7 @@ class RoundResult:
         kamikaze: list[int], royal_roulette: list[int], resets: list[int], turns: int, snap_windows: int,
         stats: list[dict[str, int]],
     ) -> None:
+        # (the engine makes its results with _round_result, which stores the fields without this call: store only here)
         self.index = index
         self.start_player = start_player
         self.caller = caller
@@ -251,6 +252,7 @@ def _positional_maker(cls: type, names: Sequence[str]) -> Any:
     return namespace["make"]
 
 
+# _end_round's RoundResult (__init__ only stores its arguments; tests/test_fast_rounds.py compares the two)
 _round_result = _positional_maker(RoundResult, RoundResult.__slots__)
 
 
