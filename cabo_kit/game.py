@@ -99,6 +99,7 @@ _SPYING = (Power.SPY, Power.SPY_SWAP)  # ... and with a look at another player's
 _K = EventKind
 _E_DRAW, _E_TAKE, _E_DISCARD, _E_EXCHANGE = _K.DRAW, _K.TAKE, _K.DISCARD, _K.EXCHANGE
 _E_PEEK, _E_SPY, _E_SWAP, _E_SKIP = _K.PEEK, _K.SPY, _K.SWAP, _K.SKIP
+_E_LOOK, _E_FLIP = _K.LOOK, _K.FLIP
 _HIDDEN1 = (UNKNOWN,)
 # What the others see of seat s drawing from the deck: the same event every time, made once.
 _HIDDEN_DRAW = [_new(Event, (_K.DRAW, s, (), _HIDDEN1, "")) for s in range(64)]
@@ -175,6 +176,7 @@ class RoundResult:
         kamikaze: list[int], royal_roulette: list[int], resets: list[int], turns: int, snap_windows: int,
         stats: list[dict[str, int]],
     ) -> None:
+        # (the engine makes its results with _round_result, which stores the fields without this call: store only here)
         self.index = index
         self.start_player = start_player
         self.caller = caller
@@ -239,6 +241,19 @@ class RoundResult:
             f"RoundResult(index={self.index}, ended_by={self.ended_by!r}, caller={self.caller}, "
             f"scores={self.scores}, game_totals={self.game_totals})"
         )
+
+
+def _positional_maker(cls: type, names: Sequence[str]) -> Any:
+    """A function ``make(*values)`` that returns a new ``cls`` with each of ``names`` set to its value, in order,
+    without ``__init__`` (keyword arguments to a 15-argument ``__init__`` cost about twice the stores)."""
+    body = "\n".join(f"    new.{name} = {name}" for name in names)
+    namespace: dict[str, Any] = {"_object_new": object.__new__, "_cls": cls}
+    exec(f"def make({', '.join(names)}):\n    new = _object_new(_cls)\n{body}\n    return new\n", namespace)
+    return namespace["make"]
+
+
+# _end_round's RoundResult (__init__ only stores its arguments; tests/test_fast_rounds.py compares the two)
+_round_result = _positional_maker(RoundResult, RoundResult.__slots__)
 
 
 class Game:
@@ -407,7 +422,7 @@ class Game:
         order = _shuffled(full, rng) if stack is None else _stacked(full, stack, rng)
         if self.chance is None:
             self._new_round(start_player, order, None, k)
-            self.deck = deal[1][:]
+            self.deck = [*deal[1]]
         else:  # each card dealt is asked for: the same deal when every answer is None
             deck = list(range(len(order) - 1, -1, -1))
             hands = [[self._chance_card(deck, order) for _ in range(k)] for _ in range(n)]
@@ -419,10 +434,11 @@ class Game:
             self._pending = list(self._all_seats)
             self._movers = self._all_seats
             return
-        if rules.initial_peeks:
+        peeks = rules.initial_peeks
+        if peeks:  # each seat looks at its last `peeks` cards (every hand holds k now: the positions made once)
+            positions = tuple(range(k - peeks, k))
             for s in range(n):
-                size = len(self.know.hands[s])
-                self._look(s, tuple(range(size - rules.initial_peeks, size)))
+                self._look(s, positions)
         self._flip_first()
 
     def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]] | None, k: int = 0) -> None:
@@ -435,7 +451,7 @@ class Game:
             self.know = Knowledge(order, hands, self._engine_memory)
         self.deck = []
         self.start_player = start_player
-        self._stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]
+        self._stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]  # (cheaper than map(dict.copy, ...))
         # Made on first use: seeding a generator costs more than most turns.
         self._snap_rng: random.Random | None = None
         self._reshuffle_rng: random.Random | None = None
@@ -474,8 +490,9 @@ class Game:
         if c is None:  # pragma: no cover - a deck always has a card here
             self._begin_turn()
             return
-        self.know.land(c)
-        self._emit(_ev(_K.FLIP, None, (), (self.know.faces[c],)))
+        know = self.know
+        know.land(c)
+        self._emit(_new(Event, (_E_FLIP, None, (), (know.faces[c],), "")))
         self._open_window("start")
 
     # ------------------------------------------------------------ events
@@ -912,8 +929,11 @@ class Game:
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
         """``seat`` looks at its own cards at ``positions``."""
-        faces = self.know.look(seat, seat, pick(positions, self.know.hands[seat]))
-        self._emit(_new(Event, (_K.LOOK, seat, tuple(positions), faces, "")), seat)
+        know = self.know
+        faces = know.look(seat, seat, pick(positions, know.hands[seat]))
+        positions = tuple(positions)
+        self._emit(_new(Event, (_E_LOOK, seat, positions, faces, "")), seat,
+                   _new(Event, (_E_LOOK, seat, positions, (UNKNOWN,) * len(faces), "")))  # (_emit's default, made here)
 
     def _discard_drawn(self, me: int) -> None:
         """The drawn card goes to the pile; a deck card's power starts (or waits for the snaps).
@@ -1263,30 +1283,19 @@ class Game:
 
     def _end_round(self, ended_by: str) -> None:
         know, sheet, caller = self.know, self.sheet, self.caller
-        faces = know.faces
-        final = [[faces[c] for c in hand] for hand in know.hands]  # (cheaper than map chains in C for a few cards)
+        get = know.faces.__getitem__
+        final: list[list[Card]] = []
+        for hand in know.hands:  # (a loop, not nested comprehensions: no function and frame made for each)
+            final.append([*map(get, hand)])
         self._count_turns()
         totals, scores, caller_won, kamikaze, roulette = _round_facts(self.rules, final, caller, ended_by)
         sheet.add_round(scores)
         self._totals = tuple(sheet.totals)  # _sync_scores(), the sheet one round on
         self._round_scores += (scores,)
-        result = RoundResult(
-            index=self.round,
-            start_player=self.start_player,
-            caller=caller,
-            caller_won=caller_won,
-            ended_by=ended_by,
-            final_hands=final,
-            totals=list(totals),
-            scores=list(scores),
-            game_totals=list(sheet.totals),
-            kamikaze=list(kamikaze),
-            royal_roulette=list(roulette),
-            resets=list(sheet.reset_rounds[-1]),
-            turns=self.turn,
-            snap_windows=self._windows,
-            stats=self._stats,
-        )
+        result = _round_result(  # RoundResult's fields in order, given positionally (a keyword call costs twice)
+            self.round, self.start_player, caller, caller_won, ended_by, final, [*totals], [*scores],
+            [*sheet.totals], [*kamikaze], [*roulette], [*sheet.reset_rounds[-1]], self.turn, self._windows,
+            self._stats)  # ([*x]: a list built without a call)
         self.results.append(result)
         discard = know.discard
         self.last_round_piles = (discard[-1] if discard else None, len(discard), len(self.deck))
@@ -1317,7 +1326,7 @@ class Game:
         adds instead: the same tuples, tests/test_fast_rounds.py compares them)."""
         sheet = self.sheet
         self._totals = tuple(sheet.totals)
-        self._round_scores = tuple([tuple(r) for r in sheet.rounds])
+        self._round_scores = tuple(map(tuple, sheet.rounds))
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know now, with its legal actions (empty if it need not decide).

@@ -123,9 +123,7 @@ class Knowledge:
             if len(_FRESH) > 256:
                 _FRESH.clear()
             fresh = _FRESH[key] = cls([UNKNOWN] * len(faces), [list(range(s * k, (s + 1) * k)) for s in range(n)], memory)
-        new = fresh.copy()
-        new.faces = faces
-        return new
+        return fresh.copy(faces)
 
     def _changed(self, owner: int, flags: bool = True) -> None:
         """``owner``'s hand, or what is known of a card in it, changed: rebuild every seat's view of that hand
@@ -171,7 +169,7 @@ class Knowledge:
         >>> know.look(1, 1, [3, 2]), know.views[1][1], know.views[0][1]
         ((Card('12'), Card('9')), (Card('9'), Card('12')), (Card('??'), Card('??')))
         """
-        faces = pick(cards, self.faces)
+        faces = (itemgetter(*cards) if len(cards) > 1 else _getter(cards))(self.faces)  # pick(), inline
         seen = self.seen[seat]
         for card, face in zip(cards, faces):
             seen[card] = face
@@ -374,23 +372,24 @@ class Knowledge:
             if shown:
                 self._changed(owner)
 
-    def copy(self) -> "Knowledge":
-        """An independent copy (the views are immutable tuples, shared)."""
+    def copy(self, faces: list[Card] | None = None) -> "Knowledge":
+        """An independent copy (the views are immutable tuples, shared), with ``faces`` for its cards if given
+        (:meth:`dealt`'s fresh round)."""
         new = Knowledge.__new__(Knowledge)
-        new.faces = self.faces  # never changed during a round
+        new.faces = self.faces if faces is None else faces  # never changed during a round
         new.n = self.n
         new.memory = self.memory
         new.hands = list(map(list, self.hands))  # (no comprehension's function and frame)
-        new.pile = list(self.pile)
+        new.pile = [*self.pile]  # ([*x] builds the list without a call: cheaper than list(x))
         new.discard = self.discard
-        new.up = list(self.up)
-        new.public = list(self.public)
+        new.up = [*self.up]
+        new.public = [*self.public]
         new.seen = list(map(list, self.seen))
-        new.up_faces = list(self.up_faces)
-        new.owner = list(self.owner)
+        new.up_faces = [*self.up_faces]
+        new.owner = [*self.owner]
         new._rows = list(map(list, self._rows))
-        new._up_rows = list(self._up_rows)
-        new.views = list(self.views)  # the tuples in it are never changed: shared
+        new._up_rows = [*self._up_rows]
+        new.views = [*self.views]  # the tuples in it are never changed: shared
         new.up_view = self.up_view
         return new
 

@@ -154,7 +154,7 @@ class Stepper:
         for seat, bot in seated.items():
             if not (isinstance(seat, int) and 0 <= seat < n):
                 raise ValueError(f"bots: {seat!r} is not a seat of this {n}-player table (seats 0..{n - 1})")
-            if not isinstance(bot, Bot):
+            if Bot not in type(bot).__mro__ and not isinstance(bot, Bot):  # (a subclass found first: ABC checks cost)
                 raise TypeError(f"seat {seat}: {bot!r} is not a cabo_kit.Bot instance (did you pass the class? write MyBot())")
         if on_error not in ("raise", "random"):
             raise ValueError(f"on_error={on_error!r}: choose 'raise' or 'random'")

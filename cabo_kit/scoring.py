@@ -88,7 +88,10 @@ def _round_facts(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | No
     >>> _round_facts(Rules.preset("deluxe"), [[Card.parse("1"), Card.parse("2")], [Card.parse("9")]], 0, "cabo")
     ((3, 9), (0, 9), True, (), ())
     """
-    totals = tuple([sum(map(_VALUE, hand)) for hand in hands])
+    sums: list[int] = []
+    for hand in hands:  # (a loop, not a comprehension: no function and frame made)
+        sums.append(sum(map(_VALUE, hand)))
+    totals = tuple(sums)
     kamis: tuple[int, ...] = ()
     if rules.kamikaze and 50 in totals:  # a Kamikaze hand (12, 12, 13, 13) adds up to 50
         kamis = tuple(s for s, hand in enumerate(hands) if _is_kamikaze(hand))
@@ -213,7 +216,7 @@ class ScoreSheet:
                     self.resets[s] = True
                     resets_now.append(s)
         self.reset_rounds.append(resets_now)
-        top = max(totals, default=_NO_TOTAL)
+        top = max(totals) if totals else _NO_TOTAL  # (max's keyword argument is parsed slowly)
         ended = top > rules.end_score if rules.game_end == "over" else top >= rules.end_score
         if rules.second_exact_100_ends and second_100:
             ended = True

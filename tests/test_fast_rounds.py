@@ -74,6 +74,7 @@ def _check_results(rules: ck.Rules, results: list[ck.RoundResult]) -> None:
             before = results[index - 1]
             assert result.start_player == ck.next_start_player(
                 rules, before.scores, before.start_player, before.caller, before.caller_won)
+        # the engine's result (game._round_result, without __init__) is the one __init__ makes of its fields
         plain = ck.RoundResult(**{name: getattr(result, name) for name in ck.RoundResult.__slots__})
         assert result.to_dict() == plain.to_dict() == ck.RoundResult.from_dict(result.to_dict()).to_dict()
     assert sheet.game_over
