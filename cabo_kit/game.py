@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import _random
 import random
+import threading
 from collections import deque
 from functools import partial as _partial
 from importlib import import_module
@@ -80,7 +81,19 @@ T = TypeVar("T")
 _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
 _index: Any = tuple.index  # the same scan, for a subclass too (LegalActions' own index enumerates), without the slot
 # wrapper's argument tuple; it can also look at a window of the tuple only
+# (s,) for every seat and hand position, shared: grown (under the lock) for a deck of more cards, so that a
+# hand position of a big layout finds its tuple too
 _ONE_SEAT = [(s,) for s in range(64)]
+_ONE_SEAT_LOCK = threading.Lock()
+
+
+def _one_tuples_up_to(size: int) -> None:
+    if size > len(_ONE_SEAT):
+        with _ONE_SEAT_LOCK:
+            if size > len(_ONE_SEAT):
+                _ONE_SEAT.extend([(s,) for s in range(len(_ONE_SEAT), size)])  # (one C call: readers see old or new)
+
+
 _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 # The legal actions in a snap window, by the table's face-up flags (Knowledge.up_view).
 _CLAIMS: dict[tuple[tuple[bool, ...], ...], tuple[Action, ...]] = {}
@@ -372,6 +385,8 @@ class Game:
         self._rollout = False
         self._deal: tuple[list[Card], list[int]] | None = None
         self.sheet = ScoreSheet(rules, n)
+        if rules.deck_size(n) > 64:
+            _one_tuples_up_to(rules.deck_size(n))
         self._round_scores: tuple[tuple[int, ...], ...]
         self._sync_scores()
         self.history: list[tuple[int, Action]] = []

@@ -284,3 +284,32 @@ def test_play_out_names_itself_when_a_seat_has_no_chooser_and_keeps_no_history_i
                              rollout=True)
     world.play_out({0: bot.choose, 1: ck.bots.GreedyBot().choose})
     assert world.is_over and len(world.results) == 1 and world.history == []  # as apply_unchecked keeps none there
+
+
+@pytest.mark.parametrize("drawn_from", ["deck", "discard"])
+def test_a_one_card_exchange_far_down_a_big_hand_is_carried_out_on_both_paths(drawn_from: str) -> None:
+    # A layout may deal a hand of up to the whole deck (a double deck: 104 cards); a position past the 64 the engine
+    # once kept one-element tuples for raised a bare IndexError after the hand had changed (review rev3).
+    rules = Rules.preset("deluxe").replace(double_deck_from=2, multi_exchange=False, max_rounds=1)
+    cards = rules.full_deck(2)
+
+    def layout() -> Game:
+        return Game.from_layout(rules, [cards[:70], cards[70:74]], discard=[cards[74]], seed=1, current=0,
+                                drawn=cards[75], drawn_from=drawn_from)
+
+    plain = layout()
+    plain.apply(ck.Exchange((66,)), 0)
+    played = layout()
+
+    class FarDown(Bot):
+        def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+            return ck.Exchange((66,))
+
+    with pytest.raises(ck.IllegalActionError):  # (the next turn's answer is not legal: the exchange was carried out)
+        played.play_out({0: FarDown().choose, 1: FarDown().choose})
+    exchanges = []
+    for game in (plain, played):
+        events = [entry if isinstance(entry, ck.Event) else entry[0] for entry in game.log]
+        exchanges.append([e for e in events if e.kind is ck.EventKind.EXCHANGE])
+        assert game.know.hands[0][66] == 75 and game.know.discard[-1] == cards[66]
+    assert exchanges[0] == exchanges[1] and [e.target for e in exchanges[0]] == [(66,)]
