@@ -273,8 +273,9 @@ class Knowledge:
 
     def exchange(self, owner: int, position: int, card: int, face_up: bool, seer: int) -> int:
         """``card`` (a drawn card: held by nobody, face down) takes the place of ``owner``'s card at ``position``,
-        which goes face up to the discard pile (and is returned). ``face_up`` says how the new card lies;
-        ``seer`` (a seat, or -1) learns it. Written out in Game.play_out too, for a drawn card's one-card exchange
+        which goes face up to the discard pile (and is returned). ``face_up`` says how the new card lies, and
+        is true only for a public card (one taken from the pile: everybody knows it already, so no view of it changes
+        but the flags); ``seer`` (a seat, or -1) learns it. Written out in Game.play_out too, for a drawn card's one-card exchange
         (tests/test_fast_paths.py compares them)."""
         hand = self.hands[owner]
         old = hand[position]
