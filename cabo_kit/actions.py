@@ -393,6 +393,7 @@ class LegalActions(tuple):
 
     __slots__ = ()
     hand_size: ClassVar[int] = 0
+    _multi: ClassVar[int] = 0  # how many multi-exchanges follow the ordinary actions: 2**hand_size - hand_size - 1
     _sized: ClassVar[dict[int, type["LegalActions"]]] = {}
 
     def __new__(cls, fixed: tuple[Action, ...], hand_size: int) -> "LegalActions":
@@ -401,7 +402,8 @@ class LegalActions(tuple):
         sized = LegalActions._sized.get(hand_size)
         if sized is None:
             sized = LegalActions._sized[hand_size] = type("LegalActions", (LegalActions,), {
-                "__slots__": (), "hand_size": hand_size, "__module__": __name__, "__doc__": LegalActions.__doc__})
+                "__slots__": (), "hand_size": hand_size, "_multi": 2**hand_size - hand_size - 1 if hand_size >= 2 else 0,
+                "__module__": __name__, "__doc__": LegalActions.__doc__})
         return super().__new__(sized, fixed)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -415,8 +417,7 @@ class LegalActions(tuple):
         return tuple.__len__(self)
 
     def __len__(self) -> int:
-        m = self.hand_size
-        return tuple.__len__(self) + (2**m - m - 1 if m >= 2 else 0)
+        return tuple.__len__(self) + self._multi
 
     def __contains__(self, action: object) -> bool:
         if isinstance(action, Exchange) and len(action.positions) >= 2:
@@ -438,12 +439,12 @@ class LegalActions(tuple):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return tuple(self)[index]
-        n = len(self)
+        fixed = tuple.__len__(self)
+        n = fixed + self._multi  # len(self), without its call
         if index < 0:
             index += n
         if not 0 <= index < n:
             raise IndexError("legal action index out of range")
-        fixed = tuple.__len__(self)
         if index < fixed:
             return tuple.__getitem__(self, index)
         if self.hand_size <= _LISTED_MULTI:

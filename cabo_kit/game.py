@@ -81,6 +81,7 @@ T = TypeVar("T")
 _new = tuple.__new__  # builds an Event without the NamedTuple's Python-level __new__
 _index: Any = tuple.index  # the same scan, for a subclass too (LegalActions' own index enumerates), without the slot
 # wrapper's argument tuple; it can also look at a window of the tuple only
+_VALUE = attrgetter("value")  # a card's value
 # (s,) for every seat and hand position, shared: grown (under the lock) for a deck of more cards, so that a
 # hand position of a big layout finds its tuple too
 _ONE_SEAT = [(s,) for s in range(64)]
@@ -716,16 +717,21 @@ class Game:
         if phase is SWAP:
             return self._legal_swaps(me, self.target)
         if phase is PLACE:
-            if self._place_stage == "success":
-                picked = self.picked
-                return pick(picked, _PLACES) if picked[-1] < len(_PLACES) else tuple(_place(p) for p in picked)
-            return (_PLACES[0], _place(len(hand)))
+            return self._legal_place(len(hand))
         if phase is GIVE:
             gives = tuple(_give(p) for p in range(len(hands[self._snapper])))
             return gives + (_PASS,) if self.rules.snap_give == "optional" else gives
         if phase is END_TURN:
             return (_PASS, _CABO)
         return ()
+
+    def _legal_place(self, k: int) -> tuple[Action, ...]:
+        """Where the drawn card may go after a multi-exchange (the picked places, or the hand's two ends when it
+        failed: a hand of ``k`` cards), or the penalty card."""
+        if self._place_stage == "success":
+            picked = self.picked
+            return pick(picked, _PLACES) if picked[-1] < len(_PLACES) else tuple(_place(p) for p in picked)
+        return (_PLACES[0], _PLACES[k] if k < len(_PLACES) else _place(k))
 
     def _legal_choose(self) -> tuple[Action, ...]:
         """Draw from the deck, take from the pile, call Cabo: those allowed now (one shared tuple per combination)."""
@@ -987,15 +993,17 @@ class Game:
         cards = pick(positions, hand)
         know.turn_up(me, cards)
         shown = pick(cards, know.faces)
-        ok = len({face.value for face in shown}) == 1
+        ok = len(set(map(_VALUE, shown))) == 1  # (no comprehension: its function's call)
         self.picked = positions
         self.exchange_ok = ok
-        self._stats[me]["multi_exchanges"] += 1
+        stats = self._stats[me]
+        stats["multi_exchanges"] += 1
         if not ok:
-            self._stats[me]["failed_multi_exchanges"] += 1
+            stats["failed_multi_exchanges"] += 1
         self._emit(_new(Event, (_K.MULTI, me, positions, shown, "ok" if ok else "fail")))
         self._place_stage = "success" if ok else "fail"
         self.phase = PLACE
+        self._legal = self._legal_place(len(hand))  # (the decision loop reads it without _compute_legal's tests)
 
     def _place(self, me: int, action: Action) -> None:
         """After a multi-exchange: put the drawn card (or the penalty card) where ``action`` (a Place) says."""
@@ -1045,6 +1053,7 @@ class Game:
                 self.drawn_from = "penalty"
                 self._stats[me]["penalty_cards"] += 1
                 self._place_stage = "penalty"
+                self._legal = self._legal_place(len(know.hands[me]))
                 return
         self._end_multi()
 
