@@ -694,26 +694,7 @@ class Game:
         if phase is DRAWN:
             return self._legal_drawn(len(hand), self.drawn_from == "deck" or self._may_discard_taken or not hand)
         if phase is POWER:
-            power = self.power
-            up = self.know.up
-            peeking = power in _PEEKING
-            if peeking or power in _SPYING:  # made once per seat and table of face-up flags (as _legal_claims)
-                key = (peeking, me, self.know.up_view)
-                found = _LOOKS_AT.get(key)
-                if found is not None:
-                    return found
-                if peeking:
-                    found = tuple([_PASS] + [_peek(p) for p, c in enumerate(hand) if not up[c]])
-                else:
-                    out: list[Action] = [_PASS]
-                    for s in self._others(me):
-                        out += [_spy(s, p) for p, c in enumerate(hands[s]) if not up[c]]
-                    found = tuple(out)
-                if len(_LOOKS_AT) > 4096:
-                    _LOOKS_AT.clear()
-                _LOOKS_AT[key] = found
-                return found
-            return self._legal_swaps(me, None)
+            return self._legal_power(self.power, me)  # type: ignore[arg-type]
         if phase is SWAP:
             return self._legal_swaps(me, self.target)
         if phase is PLACE:
@@ -724,6 +705,30 @@ class Game:
         if phase is END_TURN:
             return (_PASS, _CABO)
         return ()
+
+    def _legal_power(self, power: Power, me: int) -> tuple[Action, ...]:
+        """A power's first step: a peek (at an own face-down card), a spy (at another's) or a swap, or the skip."""
+        know = self.know
+        hands = know.hands
+        peeking = power in _PEEKING
+        if peeking or power in _SPYING:  # made once per seat and table of face-up flags (as _legal_claims)
+            key = (peeking, me, know.up_view)
+            found = _LOOKS_AT.get(key)
+            if found is not None:
+                return found
+            up, hand = know.up, hands[me]
+            if peeking:
+                found = tuple([_PASS] + [_peek(p) for p, c in enumerate(hand) if not up[c]])
+            else:
+                out: list[Action] = [_PASS]
+                for s in self._others(me):
+                    out += [_spy(s, p) for p, c in enumerate(hands[s]) if not up[c]]
+                found = tuple(out)
+            if len(_LOOKS_AT) > 4096:
+                _LOOKS_AT.clear()
+            _LOOKS_AT[key] = found
+            return found
+        return self._legal_swaps(me, None)
 
     def _legal_place(self, k: int) -> tuple[Action, ...]:
         """Where the drawn card may go after a multi-exchange (the picked places, or the hand's two ends when it
@@ -942,7 +947,7 @@ class Game:
 
     def _call(self, me: int) -> None:
         self.caller = me
-        self._ending_changed()
+        self._as_usual = False  # (_ending_changed(): a caller is one of its four facts)
         self._call_turn = self.turn
         self._final_left = self.n - 1
         self._stats[me]["cabo_calls"] += 1
@@ -1257,8 +1262,9 @@ class Game:
     def _ending_changed(self) -> None:
         """Keep ``_as_usual``, what :meth:`_finish_turn` tests on every turn, equal to the four end-of-round facts it
         stands for: called by whoever sets ``caller``, ``_end_after_turn``, ``_empty_flag`` or ``_empty_left`` (all
-        but _finish_turn, which changes ``_empty_left`` only once ``_empty_flag`` has made the flag False, and
-        _new_round, which clears all four and sets ``_as_usual = True`` itself)."""
+        but _finish_turn, which changes ``_empty_left`` only once ``_empty_flag`` has made the flag False;
+        _new_round, which clears all four and sets ``_as_usual = True`` itself, and _call, which sets a caller and so
+        ``_as_usual = False``)."""
         self._as_usual = (self.caller is None and self._empty_left is None and not self._empty_flag
                           and not self._end_after_turn)
 
@@ -1713,7 +1719,7 @@ class Game:
                             else:
                                 self.power = power = gives  # _start_power(gives): the same seat decides
                                 self.phase = phase = power_phase
-                                self._legal = legal = self._compute_legal()
+                                self._legal = legal = self._legal_power(gives, seat)
                                 continue
             elif phase is power_phase and before_discard:
                 # _use_power(seat, action) for a power of one step (not a first step of two) or its skip, then
