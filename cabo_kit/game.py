@@ -995,9 +995,9 @@ class Game:
         """Deluxe: the picked cards are turned up; if all are equal they will go (see :meth:`_place`)."""
         know = self.know
         hand = know.hands[me]
-        cards = pick(positions, hand)
+        cards = itemgetter(*positions)(hand)  # pick(), inline: two positions or more
         know.turn_up(me, cards)
-        shown = pick(cards, know.faces)
+        shown = itemgetter(*cards)(know.faces)
         ok = len(set(map(_VALUE, shown))) == 1  # (no comprehension: its function's call)
         self.picked = positions
         self.exchange_ok = ok
@@ -1508,7 +1508,8 @@ class Game:
                 #   power, power_target          a discard starting a power sets the power, its use or skip clears both
                 #   own_chains                   the usual moves' events (the list in place; a new round replaces it)
                 #   the rest (know, round_, caller, totals, ...) only the other moves change (the round's end among them)
-                know, round_, start_player, caller = self.know, self.round, self.start_player, self.caller
+                know, round_ = self.know, self.round  # (in twos and threes: four make and unpack a tuple)
+                start_player, caller = self.start_player, self.caller
                 picked, exchange_ok, give_to = self.picked, self.exchange_ok, self.give_to
                 totals, round_scores = self._totals, self._round_scores
                 turn_, current, deck_size = self.turn, self.current, len(self.deck)

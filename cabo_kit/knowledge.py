@@ -208,7 +208,8 @@ class Knowledge:
         >>> know.turn_up(0, [1, 0]); know.views[1][0], know.up_view
         ((Card('3'), Card('5')), ((True, True), (False, False)))
         """
-        up, up_faces, public, faces, seen_by = self.up, self.up_faces, self.public, self.faces, self.seen
+        up, up_faces, public = self.up, self.up_faces, self.public  # (in threes: more make and unpack a tuple)
+        faces, seen_by = self.faces, self.seen
         for card in cards:
             face = faces[card]
             up[card] = True
