@@ -1470,6 +1470,7 @@ class Game:
         last_usual = max_turns - 1 if end_of_turn is _FINISH_TURN else -1  # a turn before it ends as usual; -1: none here
         taken_face_up, before_discard = rules.discard_draw_face_up, rules.power_timing == "before_discard"
         phase: Phase | None = None
+        round_ = -2  # (no round: the loop's first pass reads the round's state)
         ends = False  # a usual move below that ends the turn sets it; the turn's end clears it
         legal: Any  # (Sequence[Action] once the loop's top has read it)
         c: Any
@@ -1507,16 +1508,18 @@ class Game:
                 #   ex_from                      a draw (Discard then stands first in the drawn card's tuple)
                 #   power, power_target          a discard starting a power sets the power, its use or skip clears both
                 #   own_chains                   the usual moves' events (the list in place; a new round replaces it)
-                #   the rest (know, round_, caller, totals, ...) only the other moves change (the round's end among them)
-                know, round_ = self.know, self.round  # (in twos and threes: four make and unpack a tuple)
-                start_player, caller = self.start_player, self.caller
+                #   the rest (caller, picked, ...) only the other moves change; those of the round (know, round_,
+                #   start_player, totals, round_scores, own_chains, all_stats) only a new round, read when round_ changes
+                if self.round != round_:  # (in twos and threes below: four targets make and unpack a tuple)
+                    know, round_, start_player = self.know, self.round, self.start_player
+                    totals, round_scores = self._totals, self._round_scores
+                    own_chains, all_stats = self._own, self._stats  # (lists a new round replaces)
+                caller = self.caller
                 picked, exchange_ok, give_to = self.picked, self.exchange_ok, self.give_to
-                totals, round_scores = self._totals, self._round_scores
                 turn_, current, deck_size = self.turn, self.current, len(self.deck)
                 power, power_target = self.power, self.target
                 usual_before = last_usual if self._as_usual else -1  # (only the other moves change _as_usual)
                 ex_from = 0  # where a drawn card's tuple may hold Exchange((p,)): from p (p + 1 after Discard) to p + 1
-                own_chains, all_stats = self._own, self._stats  # (lists a new round replaces)
                 seat_stats = all_stats[seat]
                 drawn: Any = self.drawn
                 drawn_from = self.drawn_from
