@@ -126,6 +126,9 @@ _DISCARDS: list[dict[Card, Event]] = [{} for _ in range(64)]
 _DECK_PAIRS = [(s, _DRAW_DECK) for s in range(64)]
 _TAKE_PAIRS = [(s, _DRAW_DISCARD) for s in range(64)]
 _DISCARD_PAIRS = [(s, _DISCARD) for s in range(64)]
+_CABO_PAIRS = [(s, _CABO) for s in range(64)]
+# Seat s's Cabo call as Game.play_out records it (Game._call makes its own: tests/test_fast_paths.py tells them apart)
+_CABO_EVENTS = [_new(Event, (_K.CABO, s, (), (), "")) for s in range(64)]
 
 
 def _draw_entry(seat: int, face: Card) -> tuple[Event, int, Event]:
@@ -946,6 +949,8 @@ class Game:
         self._finish_turn()
 
     def _call(self, me: int) -> None:
+        """``me`` calls Cabo. Written out in Game.play_out too, with the turn's end, for a call in the choose phase of a
+        round going on as usual (tests/test_fast_paths.py compares them)."""
         self.caller = me
         self._as_usual = False  # (_ending_changed(): a caller is one of its four facts)
         self._call_turn = self.turn
@@ -1422,8 +1427,8 @@ class Game:
         engine's hottest path); tests/test_fast_paths.py checks every observation against
         :meth:`observation`. So are the usual turn's moves (a draw from the deck or
         the pile; a one-card exchange, a discard, a one-step power used or skipped; the next
-        player's usual turn start), which otherwise cost a call of each phase's method and of the
-        turn's end:
+        player's usual turn start; a Cabo call instead of a draw in a round going on as usual), which
+        otherwise cost a call of each phase's method and of the turn's end:
         tests/test_fast_paths.py replays random-rules games with those methods instead. Any other
         legal answer of an action class (found in the tuple the seat was given: actions exist once
         each, a C-speed scan; or a multi-exchange its :class:`~cabo_kit.actions.LegalActions`
@@ -1459,6 +1464,8 @@ class Game:
         if not fast:  # no phase is one of these: every move goes to the loop's end (no 'if fast' test a decision)
             choose_phase = drawn_phase = power_phase = cast(Phase, object())
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
+        cabo_it, cabo_pairs, cabo_events = _CABO, _CABO_PAIRS, _CABO_EVENTS
+        choose_after_call = _CHOOSE[True][True][False]  # (_legal_choose() with a deck, a pile, a hand and a caller)
         draw_entries, takes, discards, ex_hidden = _DRAW_ENTRIES, _TAKES, _DISCARDS, _EXCHANGES_HIDDEN
         deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
         following = tuple((s + 1) % n for s in range(n))  # the next seat, by seat
@@ -1542,6 +1549,8 @@ class Game:
             #   phase   answer                         stands for
             #   choose  DrawDeck, a card left after it _on_choose, _emit(draw, seat, hidden)
             #   choose  DrawDiscard                    _on_choose, Knowledge.take, _emit(take)
+            #   choose  CallCabo, the round as usual,  _on_choose: _call (its _emit), _finish_turn, _begin_turn
+            #           a turn after this one
             #   drawn   Exchange((p,))                 _on_drawn, its Knowledge.exchange, _emit
             #   drawn   Discard: no power, or one      _discard_drawn (calling Knowledge.land), _emit(discard), _start_power
             #           used before the discard (not peek_swap)
@@ -1607,6 +1616,39 @@ class Game:
                         legal = self._legal_drawn(k, take_discards)
                     self._legal = legal
                     ex_from = take_ex_from
+                    continue
+                if action is cabo_it and turn_ < usual_before and n > 1 and (legal is choose_all or action in legal):
+                    # _on_choose(seat, CallCabo()) in a round going on as usual, with a turn after this one: _call(seat)
+                    # and _finish_turn(), which starts the next player's turn (Game._call names this copy)
+                    history_append(cabo_pairs[seat])
+                    self.caller = caller = seat
+                    self._as_usual = False
+                    usual_before = -1  # (the next turns end through _finish_turn)
+                    self._call_turn = turn_
+                    self._final_left = n - 1
+                    seat_stats["cabo_calls"] += 1
+                    event = cabo_events[seat]
+                    log_append(event)
+                    self._shared = (self._shared, event)
+                    self._event_count += 1
+                    self.turn = turn_ = turn_ + 1
+                    seat = self.current = current = following[seat]
+                    seat_stats = all_stats[seat]
+                    if deck_size and know.pile and know.hands[seat]:  # _begin_turn(): a deck, a pile and a hand
+                        self.phase = phase = choose_phase
+                        self._movers = to_move = one_seat[seat]
+                        self._turn_start = self._event_count
+                        self._legal = legal = choose_after_call
+                        try:
+                            choose = choosers[seat]
+                        except KeyError:
+                            phase = None  # the loop's top names the seat without a chooser
+                        continue
+                    self._legal = None
+                    self._begin_turn()  # (which may end the round: the deck is out)
+                    phase = None
+                    if until_round_end and len(results) != n_results:
+                        return
                     continue
             elif phase is drawn_phase:
                 if type(action) is Exchange:

@@ -5,8 +5,8 @@ instead of calling their canonical helpers: the decision loop builds each observ
 applies each answer itself (``Game.play_out`` instead of ``observation()`` and
 ``apply_unchecked()``), and carries out the usual turn's moves in its own frame (a draw from
 the deck or the pile, a one-card exchange, a discard, a one-step power used or skipped, the
-next player's usual turn start: instead of ``_on_choose``, ``_on_drawn``, ``_use_power`` and
-the turn's end, with ``Knowledge.take``, ``land`` and ``exchange`` written out there too), those moves record their events by hand
+next player's usual turn start, a Cabo call instead of a draw: instead of ``_on_choose``,
+``_on_drawn``, ``_use_power`` and the turn's end, with ``Knowledge.take``, ``land`` and ``exchange`` written out there too), those moves record their events by hand
 (instead of ``_emit``), the usual turn start is written out in ``_finish_turn`` (instead of
 ``_begin_turn``), ``Knowledge.exchange`` lands the old card itself and rebuilds the views
 without a call each (instead of ``remove``, ``insert``, ``see`` and ``land``), and the legal actions of
@@ -331,6 +331,9 @@ def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str, layo
                  if (e[0] if type(e) is tuple else e).kind is EventKind.EXCHANGE
                  and len((e[0] if type(e) is tuple else e).target) == 1]
     exchanges_written_out = (sum(exchanges) - calls["deck"], exchanges.count(False) - calls["pile"])
+    # Play_out's written-out Cabo call logs the one event kept for the seat (Game._call makes a new one).
+    cabos_written_out = sum(1 for e in game.log if type(e) is not tuple and e.kind is EventKind.CABO
+                            and e is game_module._CABO_EVENTS[e.seat])
     return {
         "observations": seen,
         "log": [e if isinstance(e, Event) else (e[0], e[1], e[2]) for e in game.log],
@@ -339,6 +342,7 @@ def play(rules: ck.Rules, n: int, seed: int, kinds: list[str], memory: str, layo
         "totals": game.totals,
         "written_out": written_out,
         "exchanges_written_out": exchanges_written_out,
+        "cabos_written_out": cabos_written_out,
     }
 
 
@@ -355,6 +359,8 @@ def three_ways(canonical: Any, what: str, *args: Any, **kwargs: Any) -> int:
     assert plain["exchanges_written_out"] == (0, 0)  # (the canonical run calls its own _exchange: not counted)
     _EXCHANGES_WRITTEN_OUT[0] += fast["exchanges_written_out"][0]
     _EXCHANGES_WRITTEN_OUT[1] += fast["exchanges_written_out"][1]
+    assert plain["cabos_written_out"] == slow["cabos_written_out"] == 0
+    _CABOS_WRITTEN_OUT[0] += fast["cabos_written_out"]
     for key in ("history", "log", "results", "totals", "observations"):
         assert fast[key] == plain[key], f"{key} differ from the engine's own methods': {what}"
         assert fast[key] == slow[key], f"{key} differ from the canonical calls': {what}"
@@ -362,6 +368,7 @@ def three_ways(canonical: Any, what: str, *args: Any, **kwargs: Any) -> int:
 
 
 _EXCHANGES_WRITTEN_OUT = [0, 0]  # three_ways' first runs' one-card exchanges made by play_out's copy: from the deck, the pile
+_CABOS_WRITTEN_OUT = [0]  # ... and their Cabo calls made by play_out's copy of _call and the turn's end
 
 
 @pytest.mark.parametrize("block", range(4))
@@ -369,6 +376,7 @@ def test_fast_paths_play_as_their_canonical_calls(block: int, canonical: Any) ->
     rng = random.Random(f"fast-paths:{block}")
     written_out = 0
     _EXCHANGES_WRITTEN_OUT[:] = [0, 0]
+    _CABOS_WRITTEN_OUT[0] = 0
     for _ in range(10):
         rules = random_rules(rng)
         n = rng.randint(2, 4)
@@ -381,6 +389,19 @@ def test_fast_paths_play_as_their_canonical_calls(block: int, canonical: Any) ->
     assert written_out >= 50, "Game.play_out's written-out moves hardly ran: the test compares too little"
     deck, pile = _EXCHANGES_WRITTEN_OUT
     assert deck >= 20 and pile >= 20, f"play_out's written-out exchanges hardly ran ({deck} from the deck, {pile} the pile)"
+
+
+def test_cabo_calls_play_as_their_canonical_calls(canonical: Any) -> None:
+    """Cabo called instead of a draw (deluxe, instant-Cabo rushes), by random bots, through play_out's written-out call
+    and the turn's end, and the canonical _call and _finish_turn."""
+    _CABOS_WRITTEN_OUT[0] = 0
+    for seed in range(10):
+        preset = "deluxe" if seed % 2 else "rush"
+        rules = ck.Rules.preset(preset).replace(cabo_timing="instead")
+        three_ways(canonical, f"{preset}, seed={seed}", rules, 2 + seed % 3, seed, ["random"] * (2 + seed % 3),
+                   "none" if seed % 4 == 3 else "engine",
+                   hooks=seed % 3 == 1)
+    assert _CABOS_WRITTEN_OUT[0] >= 12, f"play_out's written-out Cabo call hardly ran ({_CABOS_WRITTEN_OUT[0]} calls)"
 
 
 @pytest.mark.parametrize("block", range(2))
