@@ -394,6 +394,7 @@ class LegalActions(tuple):
     __slots__ = ()
     hand_size: ClassVar[int] = 0
     _multi: ClassVar[int] = 0  # how many multi-exchanges follow the ordinary actions: 2**hand_size - hand_size - 1
+    _listed: ClassVar[tuple["Exchange", ...]] = ()  # those multi-exchanges, up to _LISTED_MULTI cards (else none)
     _sized: ClassVar[dict[int, type["LegalActions"]]] = {}
 
     def __new__(cls, fixed: tuple[Action, ...], hand_size: int) -> "LegalActions":
@@ -403,7 +404,7 @@ class LegalActions(tuple):
         if sized is None:
             sized = LegalActions._sized[hand_size] = type("LegalActions", (LegalActions,), {
                 "__slots__": (), "hand_size": hand_size, "_multi": 2**hand_size - hand_size - 1 if hand_size >= 2 else 0,
-                "__module__": __name__, "__doc__": LegalActions.__doc__})
+                "_listed": _multi_exchanges(hand_size) if 2 <= hand_size <= _LISTED_MULTI else (), "__module__": __name__, "__doc__": LegalActions.__doc__})
         return super().__new__(sized, fixed)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -420,6 +421,10 @@ class LegalActions(tuple):
         return tuple.__len__(self) + self._multi
 
     def __contains__(self, action: object) -> bool:
+        # A multi-exchange as Exchange(...) made it (one object per value: found by identity, in C), or any other
+        # with the right positions
+        if type(action) is Exchange and _in_tuple(self._listed, action):
+            return True
         if isinstance(action, Exchange) and len(action.positions) >= 2:
             pos = action.positions
             # Every position an int (tested in C: no generator), in increasing order, the first and last in the hand
