@@ -99,6 +99,7 @@ _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 _CLAIMS: dict[tuple[tuple[bool, ...], ...], tuple[Action, ...]] = {}
 # A peek's or a spy's legal actions, by (peeking, seat, the table's face-up flags).
 _LOOKS_AT: dict[tuple[bool, int, tuple[tuple[bool, ...], ...]], tuple[Action, ...]] = {}
+_CARDS_AT: dict[tuple[int, ...], Callable[[Sequence[int]], tuple[int, ...]]] = {}  # _look's getters, by positions
 # The legal actions with a drawn card, by [multi_exchange][may discard][hand size], filled as met.
 _DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [None] * _MAXPOS) for m in (False, True)}
 
@@ -446,7 +447,7 @@ class Game:
         self._emit(_new(Event, (_E_ROUND, None, (self.round, start_player), (), "")))
         if rules.peek_choice and rules.initial_peeks:
             self.phase = LOOK
-            self._pending = list(self._all_seats)
+            self._pending = [*self._all_seats]
             self._movers = self._all_seats
             return
         peeks = rules.initial_peeks
@@ -508,7 +509,10 @@ class Game:
         know = self.know
         know.land(c)
         self._emit(_new(Event, (_E_FLIP, None, (), (know.faces[c],), "")))
-        self._open_window("start")
+        if self._snapping:
+            self._open_window("start")
+        else:  # (what _open_window does then)
+            self._continue("start")
 
     # ------------------------------------------------------------ events
 
@@ -945,8 +949,14 @@ class Game:
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
         """``seat`` looks at its own cards at ``positions``."""
         know = self.know
-        faces = know.look(seat, seat, pick(positions, know.hands[seat]))
-        positions = tuple(positions)
+        if type(positions) is not tuple:
+            positions = tuple(positions)
+        get = _CARDS_AT.get(positions)
+        if get is None:  # one getter per set of positions, made once (pick() makes one a call)
+            if len(_CARDS_AT) > 4096:
+                _CARDS_AT.clear()
+            get = _CARDS_AT[positions] = _getter(positions)
+        faces = know.look(seat, seat, get(know.hands[seat]))
         self._emit(_new(Event, (_E_LOOK, seat, positions, faces, "")), seat,
                    _new(Event, (_E_LOOK, seat, positions, (UNKNOWN,) * len(faces), "")))  # (_emit's default, made here)
 

@@ -33,6 +33,7 @@ from .cards import UNKNOWN, Card
 __all__ = ["Knowledge", "pick"]
 
 T = TypeVar("T")
+_copy_list = list.copy
 
 
 def pick(ids: Sequence[int], values: Sequence[T]) -> tuple[T, ...]:
@@ -169,10 +170,11 @@ class Knowledge:
         >>> know.look(1, 1, [3, 2]), know.views[1][1], know.views[0][1]
         ((Card('12'), Card('9')), (Card('9'), Card('12')), (Card('??'), Card('??')))
         """
-        faces = (itemgetter(*cards) if len(cards) > 1 else _getter(cards))(self.faces)  # pick(), inline
+        every = self.faces
         seen = self.seen[seat]
-        for card, face in zip(cards, faces):
-            seen[card] = face
+        for card in cards:  # (no zip made)
+            seen[card] = every[card]
+        faces = (itemgetter(*cards) if len(cards) > 1 else _getter(cards))(every)  # pick(), inline
         if self.memory:
             rows = self._rows[seat]
             hand = self.hands[owner]
@@ -380,15 +382,15 @@ class Knowledge:
         new.faces = self.faces if faces is None else faces  # never changed during a round
         new.n = self.n
         new.memory = self.memory
-        new.hands = list(map(list, self.hands))  # (no comprehension's function and frame)
+        new.hands = [*map(_copy_list, self.hands)]  # (no comprehension's function and frame; list.copy is called faster than list)
         new.pile = [*self.pile]  # ([*x] builds the list without a call: cheaper than list(x))
         new.discard = self.discard
         new.up = [*self.up]
         new.public = [*self.public]
-        new.seen = list(map(list, self.seen))
+        new.seen = [*map(_copy_list, self.seen)]
         new.up_faces = [*self.up_faces]
         new.owner = [*self.owner]
-        new._rows = list(map(list, self._rows))
+        new._rows = [*map(_copy_list, self._rows)]
         new._up_rows = [*self._up_rows]
         new.views = [*self.views]  # the tuples in it are never changed: shared
         new.up_view = self.up_view

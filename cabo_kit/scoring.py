@@ -108,9 +108,8 @@ def _round_facts(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | No
     else:
         scores_list = list(totals)
         own = totals[caller]
-        others = totals[:caller] + totals[caller + 1:]
-        lowest_other = min(others) if others else own + 1
-        caller_won = own < lowest_other or (rules.ties_to_caller and own == lowest_other)
+        # Lowest alone, or tied when ties go to the caller (no list of the others made)
+        caller_won = own == min(totals) and (rules.ties_to_caller or totals.count(own) == 1)
         if caller_won:
             bonus = rules.caller_win_bonus
             if ended_by == "empty_hand" and not rules.caller_bonus_on_empty_hand:
