@@ -165,6 +165,7 @@ SEAT_STATS = (
 )
 """Per-seat counters kept for every round (see :class:`RoundResult`)."""
 _ZERO_STATS = dict.fromkeys(SEAT_STATS, 0)  # copied: much cheaper than building each round's dicts
+_copy_dict = dict.copy
 _E_ROUND, _E_END = _K.ROUND, _K.END
 
 
@@ -330,6 +331,7 @@ class Game:
         "_rollout",
         # every round's full deck (unshuffled) and its undealt card ids (top last), made at the first deal
         "_deal",
+        "_zero_stats",  # _ZERO_STATS once a seat: each round's counters are copies
     )
 
     deck: list[int]
@@ -385,6 +387,7 @@ class Game:
         self._engine_memory = memory == "engine"
         self._rollout = False
         self._deal: tuple[list[Card], list[int]] | None = None
+        self._zero_stats = (_ZERO_STATS,) * n
         self.sheet = ScoreSheet(rules, n)
         if rules.deck_size(n) > 64:
             _one_tuples_up_to(rules.deck_size(n))
@@ -467,7 +470,7 @@ class Game:
             self.know = Knowledge(order, hands, self._engine_memory)
         self.deck = []
         self.start_player = start_player
-        self._stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]  # (cheaper than map(dict.copy, ...))
+        self._stats: list[dict[str, int]] = [*map(_copy_dict, self._zero_stats)]  # (no comprehension's function and frame)
         # Made on first use: seeding a generator costs more than most turns.
         self._snap_rng: random.Random | None = None
         self._reshuffle_rng: random.Random | None = None
@@ -2060,9 +2063,13 @@ def _turns_counted(game: Game) -> None:
     layout's first turn not counted) go round the table from the first."""
     seat, turn = game._first_turn
     n = game.n
-    rounds, extra = divmod(game.turn - turn, n)  # every seat played `rounds` turns; `extra` seats one more
-    for s, stats in enumerate(game._stats):
+    played = game.turn - turn
+    rounds = played // n  # every seat played `rounds` turns; `extra` seats one more (no divmod's call and tuple)
+    extra = played - rounds * n
+    s = 0
+    for stats in game._stats:  # (no enumerate made)
         stats["turns"] = rounds + ((s - seat) % n < extra)
+        s += 1
 
 
 def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:
