@@ -271,6 +271,20 @@ def _positional_maker(cls: type, names: Sequence[str]) -> Any:
 _round_result = _positional_maker(RoundResult, RoundResult.__slots__)
 
 
+def _turns_counted(game: "Game") -> None:
+    """Set each seat's ``turns`` counter in ``game``'s stats: the turns finished this round (those before a
+    layout's first turn not counted) go round the table from the first."""
+    seat, turn = game._first_turn
+    n = game.n
+    played = game.turn - turn
+    rounds = played // n  # every seat played `rounds` turns; `extra` seats one more (no divmod's call and tuple)
+    extra = played - rounds * n
+    s = 0
+    for stats in game._stats:  # (no enumerate made)
+        stats["turns"] = rounds + ((s - seat) % n < extra)
+        s += 1
+
+
 class Game:
     """A game of Cabo: rounds until the end condition, each a sequence of decisions.
 
@@ -386,7 +400,7 @@ class Game:
         self.chance_log = None
         self._engine_memory = memory == "engine"
         self._rollout = False
-        self._deal: tuple[list[Card], list[int]] | None = None
+        self._deal: tuple[list[Card], list[int], Knowledge] | None = None
         self._zero_stats = (_ZERO_STATS,) * n
         self.sheet = ScoreSheet(rules, n)
         if rules.deck_size(n) > 64:
@@ -435,17 +449,18 @@ class Game:
         deal = self._deal
         if deal is None:  # the same every round of the game
             full = rules.full_deck(n)
-            deal = self._deal = (full, list(range(len(full) - 1, n * k - 1, -1)))  # the top of the deck is its last item
+            deal = self._deal = (full, list(range(len(full) - 1, n * k - 1, -1)),  # the top of the deck is its last item
+                                 Knowledge._fresh_deal(len(full), n, k, self._engine_memory))
         full = deal[0]
         rng = self._rng("shuffle", round_no)
         order = _shuffled(full, rng) if stack is None else _stacked(full, stack, rng)
         if self.chance is None:
-            self._new_round(start_player, order, None, k)
+            self._new_round(start_player, deal[2].copy(order))  # Knowledge.dealt(order, n, k, memory)
             self.deck = [*deal[1]]
         else:  # each card dealt is asked for: the same deal when every answer is None
             deck = list(range(len(order) - 1, -1, -1))
             hands = [[self._chance_card(deck, order) for _ in range(k)] for _ in range(n)]
-            self._new_round(start_player, order, hands)
+            self._new_round(start_player, Knowledge(order, hands, self._engine_memory))
             self.deck = deck
         self._emit(_new(Event, (_E_ROUND, None, (self.round, start_player), (), "")))
         if rules.peek_choice and rules.initial_peeks:
@@ -460,14 +475,10 @@ class Game:
                 self._look(s, positions)
         self._flip_first()
 
-    def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]] | None, k: int = 0) -> None:
-        """A fresh round's state: the cards ``order`` (by id), ``hands`` dealt (ids by seat; ``None``: the usual
-        deal of ``k`` cards each, the first ``k`` ids to seat 0 and so on), nothing else done."""
+    def _new_round(self, start_player: int, know: Knowledge) -> None:
+        """A fresh round's state: ``know``, the cards dealt, nothing else done."""
         n = self.n
-        if hands is None:
-            self.know = Knowledge.dealt(order, n, k, self._engine_memory)
-        else:
-            self.know = Knowledge(order, hands, self._engine_memory)
+        self.know = know
         self.deck = []
         self.start_player = start_player
         self._stats: list[dict[str, int]] = [*map(_copy_dict, self._zero_stats)]  # (no comprehension's function and frame)
@@ -1342,10 +1353,9 @@ class Game:
             return
         self._start_round(next_start_player(self.rules, scores, self.start_player, caller, caller_won), None)
 
-    def _count_turns(self) -> None:
-        """Each seat's ``turns`` counter, made at the round's end (tests/test_fast_paths.py swaps in a count kept turn
-        by turn here): see :func:`_turns_counted`."""
-        _turns_counted(self)
+    # Each seat's ``turns`` counter, made at the round's end (tests/test_fast_paths.py swaps in a count kept turn by
+    # turn here): the function itself, one call (not a method calling it)
+    _count_turns = _turns_counted
 
     # ------------------------------------------------------------ observation
 
@@ -1975,7 +1985,7 @@ class Game:
         for h in hand_cards:
             dealt.append(list(range(i, i + len(h))))
             i += len(h)
-        game._new_round(game.first_start_player, order, dealt)
+        game._new_round(game.first_start_player, Knowledge(order, dealt, game._engine_memory))
         know = game.know
         game.current = current
         game.turn = turn
@@ -2056,20 +2066,6 @@ def _slot_copier(names: Sequence[str]) -> Any:
 
 _copy_slots = _slot_copier(Game.__slots__)
 _FINISH_TURN = Game._finish_turn  # play_out writes out its usual case when a game's _end_of_turn is this function
-
-
-def _turns_counted(game: Game) -> None:
-    """Set each seat's ``turns`` counter in ``game``'s stats: the turns finished this round (those before a
-    layout's first turn not counted) go round the table from the first."""
-    seat, turn = game._first_turn
-    n = game.n
-    played = game.turn - turn
-    rounds = played // n  # every seat played `rounds` turns; `extra` seats one more (no divmod's call and tuple)
-    extra = played - rounds * n
-    s = 0
-    for stats in game._stats:  # (no enumerate made)
-        stats["turns"] = rounds + ((s - seat) % n < extra)
-        s += 1
 
 
 def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:

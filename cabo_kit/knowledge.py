@@ -118,13 +118,23 @@ class Knowledge:
         >>> Knowledge.dealt(faces, 2, 2).hands, Knowledge.dealt(faces, 2, 2).views[0]
         ([[0, 1], [2, 3]], ((Card('??'), Card('??')), (Card('??'), Card('??'))))
         """
-        key = (len(faces), n, k, memory)
+        return cls._fresh_deal(len(faces), n, k, memory).copy(faces)
+
+    @classmethod
+    def _fresh_deal(cls, size: int, n: int, k: int, memory: bool = True) -> "Knowledge":
+        """The fresh round :meth:`dealt` copies for a deck of ``size`` cards: kept per table shape, never changed (a
+        game keeps its own and copies it each round, ``fresh.copy(faces)``: :meth:`dealt` without the look-up).
+
+        >>> Knowledge._fresh_deal(5, 2, 2) is Knowledge._fresh_deal(5, 2, 2)
+        True
+        """
+        key = (size, n, k, memory)
         fresh = _FRESH.get(key)
         if fresh is None:
             if len(_FRESH) > 256:
                 _FRESH.clear()
-            fresh = _FRESH[key] = cls([UNKNOWN] * len(faces), [list(range(s * k, (s + 1) * k)) for s in range(n)], memory)
-        return fresh.copy(faces)
+            fresh = _FRESH[key] = cls([UNKNOWN] * size, [list(range(s * k, (s + 1) * k)) for s in range(n)], memory)
+        return fresh
 
     def _changed(self, owner: int, flags: bool = True) -> None:
         """``owner``'s hand, or what is known of a card in it, changed: rebuild every seat's view of that hand
