@@ -941,10 +941,11 @@ class Game:
 
     def _on_look(self, seat: int, action: Action) -> None:
         """A seat's set-up look; the last one turns the first card up."""
-        self._pending.remove(seat)
-        self._movers = tuple(self._pending)
+        pending = self._pending
+        pending.remove(seat)
+        self._movers = tuple(pending)
         self._look(seat, action.positions)  # type: ignore[attr-defined]
-        if not self._pending:
+        if not pending:
             self._flip_first()
 
     def _on_end_turn(self, me: int, action: Action) -> None:
