@@ -100,6 +100,7 @@ _OTHERS: dict[tuple[int, int], tuple[int, ...]] = {}
 _CLAIMS: dict[tuple[tuple[bool, ...], ...], tuple[Action, ...]] = {}
 # A peek's or a spy's legal actions, by (peeking, seat, the table's face-up flags).
 _LOOKS_AT: dict[tuple[bool, int, tuple[tuple[bool, ...], ...]], tuple[Action, ...]] = {}
+_CARDS_AT: dict[tuple[int, ...], Callable[[Sequence[int]], tuple[int, ...]]] = {}  # _look's getters, by positions
 # The legal actions with a drawn card, by [multi_exchange][may discard][hand size], filled as met.
 _DRAWN_LEGAL: dict[bool, tuple[list[Any], list[Any]]] = {m: ([None] * _MAXPOS, [None] * _MAXPOS) for m in (False, True)}
 
@@ -168,6 +169,7 @@ SEAT_STATS = (
 )
 """Per-seat counters kept for every round (see :class:`RoundResult`)."""
 _ZERO_STATS = dict.fromkeys(SEAT_STATS, 0)  # copied: much cheaper than building each round's dicts
+_copy_dict = dict.copy
 _E_ROUND, _E_END = _K.ROUND, _K.END
 
 
@@ -273,6 +275,20 @@ def _positional_maker(cls: type, names: Sequence[str]) -> Any:
 _round_result = _positional_maker(RoundResult, RoundResult.__slots__)
 
 
+def _turns_counted(game: "Game") -> None:
+    """Set each seat's ``turns`` counter in ``game``'s stats: the turns finished this round (those before a
+    layout's first turn not counted) go round the table from the first."""
+    seat, turn = game._first_turn
+    n = game.n
+    played = game.turn - turn
+    rounds = played // n  # every seat played `rounds` turns; `extra` seats one more (no divmod's call and tuple)
+    extra = played - rounds * n
+    s = 0
+    for stats in game._stats:  # (no enumerate made)
+        stats["turns"] = rounds + ((s - seat) % n < extra)
+        s += 1
+
+
 class Game:
     """A game of Cabo: rounds until the end condition, each a sequence of decisions.
 
@@ -333,6 +349,7 @@ class Game:
         "_rollout",
         # every round's full deck (unshuffled) and its undealt card ids (top last), made at the first deal
         "_deal",
+        "_zero_stats",  # _ZERO_STATS once a seat: each round's counters are copies
     )
 
     deck: list[int]
@@ -387,7 +404,8 @@ class Game:
         self.chance_log = None
         self._engine_memory = memory == "engine"
         self._rollout = False
-        self._deal: tuple[list[Card], list[int]] | None = None
+        self._deal: tuple[list[Card], list[int], Knowledge] | None = None
+        self._zero_stats = (_ZERO_STATS,) * n
         self.sheet = ScoreSheet(rules, n)
         if rules.deck_size(n) > 64:
             _one_tuples_up_to(rules.deck_size(n))
@@ -435,22 +453,23 @@ class Game:
         deal = self._deal
         if deal is None:  # the same every round of the game
             full = rules.full_deck(n)
-            deal = self._deal = (full, list(range(len(full) - 1, n * k - 1, -1)))  # the top of the deck is its last item
+            deal = self._deal = (full, list(range(len(full) - 1, n * k - 1, -1)),  # the top of the deck is its last item
+                                 Knowledge._fresh_deal(len(full), n, k, self._engine_memory))
         full = deal[0]
         rng = self._rng("shuffle", round_no)
         order = _shuffled(full, rng) if stack is None else _stacked(full, stack, rng)
         if self.chance is None:
-            self._new_round(start_player, order, None, k)
+            self._new_round(start_player, deal[2].copy(order))  # Knowledge.dealt(order, n, k, memory)
             self.deck = [*deal[1]]
         else:  # each card dealt is asked for: the same deal when every answer is None
             deck = list(range(len(order) - 1, -1, -1))
             hands = [[self._chance_card(deck, order) for _ in range(k)] for _ in range(n)]
-            self._new_round(start_player, order, hands)
+            self._new_round(start_player, Knowledge(order, hands, self._engine_memory))
             self.deck = deck
         self._emit(_new(Event, (_E_ROUND, None, (self.round, start_player), (), "")))
         if rules.peek_choice and rules.initial_peeks:
             self.phase = LOOK
-            self._pending = list(self._all_seats)
+            self._pending = [*self._all_seats]
             self._movers = self._all_seats
             return
         peeks = rules.initial_peeks
@@ -460,17 +479,13 @@ class Game:
                 self._look(s, positions)
         self._flip_first()
 
-    def _new_round(self, start_player: int, order: list[Card], hands: list[list[int]] | None, k: int = 0) -> None:
-        """A fresh round's state: the cards ``order`` (by id), ``hands`` dealt (ids by seat; ``None``: the usual
-        deal of ``k`` cards each, the first ``k`` ids to seat 0 and so on), nothing else done."""
+    def _new_round(self, start_player: int, know: Knowledge) -> None:
+        """A fresh round's state: ``know``, the cards dealt, nothing else done."""
         n = self.n
-        if hands is None:
-            self.know = Knowledge.dealt(order, n, k, self._engine_memory)
-        else:
-            self.know = Knowledge(order, hands, self._engine_memory)
+        self.know = know
         self.deck = []
         self.start_player = start_player
-        self._stats: list[dict[str, int]] = [_ZERO_STATS.copy() for _ in range(n)]  # (cheaper than map(dict.copy, ...))
+        self._stats: list[dict[str, int]] = [*map(_copy_dict, self._zero_stats)]  # (no comprehension's function and frame)
         # Made on first use: seeding a generator costs more than most turns.
         self._snap_rng: random.Random | None = None
         self._reshuffle_rng: random.Random | None = None
@@ -512,7 +527,10 @@ class Game:
         know = self.know
         know.land(c)
         self._emit(_new(Event, (_E_FLIP, None, (), (know.faces[c],), "")))
-        self._open_window("start")
+        if self._snapping:
+            self._open_window("start")
+        else:  # (what _open_window does then)
+            self._continue("start")
 
     # ------------------------------------------------------------ events
 
@@ -937,10 +955,11 @@ class Game:
 
     def _on_look(self, seat: int, action: Action) -> None:
         """A seat's set-up look; the last one turns the first card up."""
-        self._pending.remove(seat)
-        self._movers = tuple(self._pending)
+        pending = self._pending
+        pending.remove(seat)
+        self._movers = tuple(pending)
         self._look(seat, action.positions)  # type: ignore[attr-defined]
-        if not self._pending:
+        if not pending:
             self._flip_first()
 
     def _on_end_turn(self, me: int, action: Action) -> None:
@@ -961,8 +980,14 @@ class Game:
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
         """``seat`` looks at its own cards at ``positions``."""
         know = self.know
-        faces = know.look(seat, seat, pick(positions, know.hands[seat]))
-        positions = tuple(positions)
+        if type(positions) is not tuple:
+            positions = tuple(positions)
+        get = _CARDS_AT.get(positions)
+        if get is None:  # one getter per set of positions, made once (pick() makes one a call)
+            if len(_CARDS_AT) > 4096:
+                _CARDS_AT.clear()
+            get = _CARDS_AT[positions] = _getter(positions)
+        faces = know.look(seat, seat, get(know.hands[seat]))
         self._emit(_new(Event, (_E_LOOK, seat, positions, faces, "")), seat,
                    _new(Event, (_E_LOOK, seat, positions, (UNKNOWN,) * len(faces), "")))  # (_emit's default, made here)
 
@@ -1349,10 +1374,9 @@ class Game:
             return
         self._start_round(next_start_player(self.rules, scores, self.start_player, caller, caller_won), None)
 
-    def _count_turns(self) -> None:
-        """Each seat's ``turns`` counter, made at the round's end (tests/test_fast_paths.py swaps in a count kept turn
-        by turn here): see :func:`_turns_counted`."""
-        _turns_counted(self)
+    # Each seat's ``turns`` counter, made at the round's end (tests/test_fast_paths.py swaps in a count kept turn by
+    # turn here): the function itself, one call (not a method calling it)
+    _count_turns = _turns_counted
 
     # ------------------------------------------------------------ observation
 
@@ -2023,7 +2047,7 @@ class Game:
         for h in hand_cards:
             dealt.append(list(range(i, i + len(h))))
             i += len(h)
-        game._new_round(game.first_start_player, order, dealt)
+        game._new_round(game.first_start_player, Knowledge(order, dealt, game._engine_memory))
         know = game.know
         game.current = current
         game.turn = turn
@@ -2104,16 +2128,6 @@ def _slot_copier(names: Sequence[str]) -> Any:
 
 _copy_slots = _slot_copier(Game.__slots__)
 _FINISH_TURN = Game._finish_turn  # play_out writes out its usual case when a game's _end_of_turn is this function
-
-
-def _turns_counted(game: Game) -> None:
-    """Set each seat's ``turns`` counter in ``game``'s stats: the turns finished this round (those before a
-    layout's first turn not counted) go round the table from the first."""
-    seat, turn = game._first_turn
-    n = game.n
-    rounds, extra = divmod(game.turn - turn, n)  # every seat played `rounds` turns; `extra` seats one more
-    for s, stats in enumerate(game._stats):
-        stats["turns"] = rounds + ((s - seat) % n < extra)
 
 
 def _copy_sheet(sheet: ScoreSheet) -> ScoreSheet:

@@ -33,6 +33,7 @@ from .cards import UNKNOWN, Card
 __all__ = ["Knowledge", "pick"]
 
 T = TypeVar("T")
+_copy_list = list.copy
 
 
 def pick(ids: Sequence[int], values: Sequence[T]) -> tuple[T, ...]:
@@ -117,13 +118,23 @@ class Knowledge:
         >>> Knowledge.dealt(faces, 2, 2).hands, Knowledge.dealt(faces, 2, 2).views[0]
         ([[0, 1], [2, 3]], ((Card('??'), Card('??')), (Card('??'), Card('??'))))
         """
-        key = (len(faces), n, k, memory)
+        return cls._fresh_deal(len(faces), n, k, memory).copy(faces)
+
+    @classmethod
+    def _fresh_deal(cls, size: int, n: int, k: int, memory: bool = True) -> "Knowledge":
+        """The fresh round :meth:`dealt` copies for a deck of ``size`` cards: kept per table shape, never changed (a
+        game keeps its own and copies it each round, ``fresh.copy(faces)``: :meth:`dealt` without the look-up).
+
+        >>> Knowledge._fresh_deal(5, 2, 2) is Knowledge._fresh_deal(5, 2, 2)
+        True
+        """
+        key = (size, n, k, memory)
         fresh = _FRESH.get(key)
         if fresh is None:
             if len(_FRESH) > 256:
                 _FRESH.clear()
-            fresh = _FRESH[key] = cls([UNKNOWN] * len(faces), [list(range(s * k, (s + 1) * k)) for s in range(n)], memory)
-        return fresh.copy(faces)
+            fresh = _FRESH[key] = cls([UNKNOWN] * size, [list(range(s * k, (s + 1) * k)) for s in range(n)], memory)
+        return fresh
 
     def _changed(self, owner: int, flags: bool = True) -> None:
         """``owner``'s hand, or what is known of a card in it, changed: rebuild every seat's view of that hand
@@ -169,10 +180,11 @@ class Knowledge:
         >>> know.look(1, 1, [3, 2]), know.views[1][1], know.views[0][1]
         ((Card('12'), Card('9')), (Card('9'), Card('12')), (Card('??'), Card('??')))
         """
-        faces = (itemgetter(*cards) if len(cards) > 1 else _getter(cards))(self.faces)  # pick(), inline
+        every = self.faces
         seen = self.seen[seat]
-        for card, face in zip(cards, faces):
-            seen[card] = face
+        for card in cards:  # (no zip made)
+            seen[card] = every[card]
+        faces = (itemgetter(*cards) if len(cards) > 1 else _getter(cards))(every)  # pick(), inline
         if self.memory:
             rows = self._rows[seat]
             hand = self.hands[owner]
@@ -381,15 +393,15 @@ class Knowledge:
         new.faces = self.faces if faces is None else faces  # never changed during a round
         new.n = self.n
         new.memory = self.memory
-        new.hands = list(map(list, self.hands))  # (no comprehension's function and frame)
+        new.hands = [*map(_copy_list, self.hands)]  # (no comprehension's function and frame; list.copy is called faster than list)
         new.pile = [*self.pile]  # ([*x] builds the list without a call: cheaper than list(x))
         new.discard = self.discard
         new.up = [*self.up]
         new.public = [*self.public]
-        new.seen = list(map(list, self.seen))
+        new.seen = [*map(_copy_list, self.seen)]
         new.up_faces = [*self.up_faces]
         new.owner = [*self.owner]
-        new._rows = list(map(list, self._rows))
+        new._rows = [*map(_copy_list, self._rows)]
         new._up_rows = [*self._up_rows]
         new.views = [*self.views]  # the tuples in it are never changed: shared
         new.up_view = self.up_view

@@ -163,7 +163,7 @@ class Stepper:
         self.game = game
         self.bots: dict[int, Bot] = seated
         self.names: list[str] = (
-            list(names) if names is not None
+            [*names] if names is not None
             else [(seated[s].name or type(seated[s]).__name__) if s in seated else f"seat {s}" for s in range(n)]
         )
         self.viewer = viewer
@@ -175,8 +175,16 @@ class Stepper:
         self._ended = game.is_over
         # Hooks a bot does not override are skipped: building their arguments costs time.
         in_order = sorted(seated.items())
-        self._starts = [(s, b) for s, b in in_order if type(b).on_round_start is not Bot.on_round_start]
-        self._ends = [(s, b) for s, b in in_order if type(b).on_round_end is not Bot.on_round_end]
+        starts: list[tuple[int, Bot]] = []
+        ends: list[tuple[int, Bot]] = []
+        for pair in in_order:  # (one loop, not two comprehensions' functions and frames)
+            kind = type(pair[1])
+            if kind.on_round_start is not Bot.on_round_start:
+                starts.append(pair)
+            if kind.on_round_end is not Bot.on_round_end:
+                ends.append(pair)
+        self._starts = starts
+        self._ends = ends
         self._choosers: dict[int, Any] | None = None  # next_decision's, made on its first call
         #: Hooks that raised with ``on_error="random"`` and not yet collected by a caller (a card table shows them).
         self.hook_faults: list[Fault] = []

@@ -108,9 +108,8 @@ def _round_facts(rules: Rules, hands: Sequence[Sequence[Card]], caller: int | No
     else:
         scores_list = list(totals)
         own = totals[caller]
-        others = totals[:caller] + totals[caller + 1:]
-        lowest_other = min(others) if others else own + 1
-        caller_won = own < lowest_other or (rules.ties_to_caller and own == lowest_other)
+        # Lowest alone, or tied when ties go to the caller (no list of the others made)
+        caller_won = own == min(totals) and (rules.ties_to_caller or totals.count(own) == 1)
         if caller_won:
             bonus = rules.caller_win_bonus
             if ended_by == "empty_hand" and not rules.caller_bonus_on_empty_hand:
@@ -159,8 +158,9 @@ def next_start_player(
     if rules.next_start == "winning_caller" and caller is not None and caller_won:
         return caller
     low = min(round_scores)
-    for step in range(1, n + 1):
-        seat = (previous_start + step) % n
+    seat = previous_start % n
+    for _ in round_scores:  # n steps round the table (no range made)
+        seat = seat + 1 if seat + 1 < n else 0
         if round_scores[seat] == low:
             return seat
     raise AssertionError("unreachable")  # pragma: no cover
@@ -201,11 +201,13 @@ class ScoreSheet:
         if len(scores) != self.n_players:
             raise ScoreSheetError(f"a round needs {self.n_players} scores, got {len(scores)}")
         rules = self.rules
-        self.rounds.append(list(scores))
+        self.rounds.append([*scores])  # ([*x]: a list built without a call)
         totals, hit_100 = self.totals, self.hit_100
         resets_now: list[int] = []
         second_100 = False
-        for s, score in enumerate(scores):
+        s = -1
+        for score in scores:  # (no enumerate made)
+            s += 1
             total = totals[s] = totals[s] + score
             if total == 100:
                 hit_100[s] += 1
