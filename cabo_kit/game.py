@@ -347,7 +347,8 @@ class Game:
         "_cabo_instead", "_choose_all", "_reshuffles", "_may_discard_taken", "_max_turns", "_end_of_turn",
         # a search's world (from_layout(rollout=True)): no events, no history, the game stops at the round's end
         "_rollout",
-        # every round's full deck (unshuffled) and its undealt card ids (top last), made at the first deal
+        # every round's full deck (unshuffled), its undealt card ids (top last) and the table's fresh Knowledge (each
+        # round's copy gets the shuffled faces), made at the first deal
         "_deal",
         "_zero_stats",  # _ZERO_STATS once a seat: each round's counters are copies
     )
@@ -978,10 +979,8 @@ class Game:
         self._emit(_new(Event, (_K.CABO, me, (), (), "")))
 
     def _look(self, seat: int, positions: tuple[int, ...]) -> None:
-        """``seat`` looks at its own cards at ``positions``."""
+        """``seat`` looks at its own cards at ``positions`` (a tuple: an InitialPeek's, or the rules' own look)."""
         know = self.know
-        if type(positions) is not tuple:
-            positions = tuple(positions)
         get = _CARDS_AT.get(positions)
         if get is None:  # one getter per set of positions, made once (pick() makes one a call)
             if len(_CARDS_AT) > 4096:

@@ -181,10 +181,10 @@ class Knowledge:
         ((Card('12'), Card('9')), (Card('9'), Card('12')), (Card('??'), Card('??')))
         """
         every = self.faces
+        faces = (itemgetter(*cards) if len(cards) > 1 else _getter(cards))(every)  # pick(), inline (a bad id: nothing seen)
         seen = self.seen[seat]
         for card in cards:  # (no zip made)
             seen[card] = every[card]
-        faces = (itemgetter(*cards) if len(cards) > 1 else _getter(cards))(every)  # pick(), inline
         if self.memory:
             rows = self._rows[seat]
             hand = self.hands[owner]
@@ -393,12 +393,12 @@ class Knowledge:
         new.faces = self.faces if faces is None else faces  # never changed during a round
         new.n = self.n
         new.memory = self.memory
-        new.hands = [*map(_copy_list, self.hands)]  # (no comprehension's function and frame; list.copy is called faster than list)
+        new.hands = [*map(list, self.hands)]  # (no comprehension's function and frame; list() for hands given as tuples)
         new.pile = [*self.pile]  # ([*x] builds the list without a call: cheaper than list(x))
         new.discard = self.discard
         new.up = [*self.up]
         new.public = [*self.public]
-        new.seen = [*map(_copy_list, self.seen)]
+        new.seen = [*map(_copy_list, self.seen)]  # (lists Knowledge made: list.copy is called faster than list)
         new.up_faces = [*self.up_faces]
         new.owner = [*self.owner]
         new._rows = [*map(_copy_list, self._rows)]

@@ -7,6 +7,7 @@ views rebuilt from scratch from the hands and what each seat saw.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,3 +142,17 @@ def test_every_operation_keeps_the_views_equal_to_ones_rebuilt_from_scratch(ops:
         copy = know.copy()
         check(copy)
         assert copy.views == know.views and copy.hands == know.hands and copy.hands is not know.hands
+
+
+def test_a_copy_of_knowledge_dealt_with_tuple_hands_is_independent() -> None:
+    know = Knowledge([Card.parse(t) for t in "3 5 9 12".split()], hands=[(0, 1), (2, 3)])  # type: ignore[list-item]
+    twin = know.copy()
+    twin.hands[0].append(9)
+    assert twin.hands == [[0, 1, 9], [2, 3]] and list(map(list, know.hands)) == [[0, 1], [2, 3]]
+
+
+def test_a_look_at_a_card_that_is_not_there_teaches_nothing() -> None:
+    know = Knowledge([Card.parse(t) for t in "3 5 9 12".split()], hands=[[0, 1], [2, 3]])
+    with pytest.raises(IndexError):
+        know.look(0, 0, [0, 99])
+    assert know.seen[0] == [UNKNOWN] * 4 and know.views[0][0] == (UNKNOWN, UNKNOWN)
