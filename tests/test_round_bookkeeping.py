@@ -1,4 +1,4 @@
-"""Review rev5 of rounds4 (a round's set-up and end): what no test held before."""
+"""A round's bookkeeping: its stats dicts, the set-up look's positions, the score sheet's copies, the next start player."""
 import cabo_kit as ck
 from cabo_kit.actions import InitialPeek
 from cabo_kit.game import Game, _ZERO_STATS
