@@ -400,6 +400,8 @@ class LegalActions(tuple):
     def __new__(cls, fixed: tuple[Action, ...], hand_size: int) -> "LegalActions":
         # The hand size lives on a class of its own (one per size): a tuple can carry no attribute without an
         # instance dict, and the engine shares these objects, so there must be nothing in them to change.
+        if type(hand_size) is not int:  # (11.0 == 11: a float would take the int's place in _sized)
+            hand_size = _index(hand_size)
         sized = LegalActions._sized.get(hand_size)
         if sized is None:
             sized = LegalActions._sized[hand_size] = type("LegalActions", (LegalActions,), {

@@ -1487,7 +1487,10 @@ class Game:
         if not fast:  # no phase is one of these: every move goes to the loop's end (no 'if fast' test a decision)
             choose_phase = drawn_phase = power_phase = cast(Phase, object())
         draw_deck, draw_discard, discard_it, pass_it = _DRAW_DECK, _DRAW_DISCARD, _DISCARD, _PASS
-        cabo_it, cabo_pairs, cabo_events = _CABO, _CABO_PAIRS, _CABO_EVENTS
+        cabo_it: object = _CABO
+        cabo_pairs, cabo_events = _CABO_PAIRS, _CABO_EVENTS
+        if not self._cabo_instead:  # a Cabo call is carried out here only instead of a draw (where choose_all holds it)
+            cabo_it = object()
         choose_after_call = _CHOOSE[True][True][False]  # (_legal_choose() with a deck, a pile, a hand and a caller)
         draw_entries, takes, discards, ex_hidden = _DRAW_ENTRIES, _TAKES, _DISCARDS, _EXCHANGES_HIDDEN
         deck_pairs, take_pairs, discard_pairs = _DECK_PAIRS, _TAKE_PAIRS, _DISCARD_PAIRS
@@ -1668,7 +1671,8 @@ class Game:
                             phase = None  # the loop's top names the seat without a chooser
                         continue
                     self._legal = None
-                    self._begin_turn()  # (which may end the round: the deck is out)
+                    # (no pile or no hand; the deck was there this turn, so the round goes on: the test below is a guard)
+                    self._begin_turn()
                     phase = None
                     if until_round_end and len(results) != n_results:
                         return

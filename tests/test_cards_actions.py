@@ -272,3 +272,13 @@ def test_deluxe_drawn_phase_offers_every_multi_exchange() -> None:
     assert len(legal) == 1 + 4 + 11
     assert Exchange((0, 1, 2, 3)) in legal and ck.Discard() in legal
     assert hand(game, 0) == ["1", "2", "3", "4"]
+
+
+def test_legal_actions_take_a_whole_number_hand_size_only() -> None:
+    # 11.0 == 11: a float size once took the int's place in the per-size classes, and len() of a real size-11 tuple
+    # then failed (review rev4).
+    from cabo_kit.actions import LegalActions
+
+    with pytest.raises(TypeError):
+        LegalActions((), 11.0)  # type: ignore[arg-type]
+    assert len(LegalActions((), 11)) == 2**11 - 11 - 1

@@ -1,4 +1,4 @@
-"""Review rev4: play_out's written-out Cabo call starts the next turn itself only for a seat with a hand (a layout may
+"""play_out's written-out Cabo call starts the next turn itself only for a seat with a hand (a layout may
 deal a seat none): the next seat's legal actions are then _legal_choose()'s, not the shared deck-pile tuple."""
 from __future__ import annotations
 
