@@ -1552,6 +1552,7 @@ class Game:
                 turn_, current, deck_size = self.turn, self.current, len(self.deck)
                 power, power_target = self.power, self.target
                 usual_before = last_usual if self._as_usual else -1  # (only the other moves change _as_usual)
+                next_choice = choose_all  # the next usual turn's choice (a written-out Cabo call takes its own)
                 ex_from = 0  # where a drawn card's tuple may hold Exchange((p,)): from p (p + 1 after Discard) to p + 1
                 seat_stats = all_stats[seat]
                 drawn: Any = self.drawn
@@ -1645,11 +1646,10 @@ class Game:
                     continue
                 if action is cabo_it and turn_ < usual_before and n > 1 and (legal is choose_all or action in legal):
                     # _on_choose(seat, CallCabo()) in a round going on as usual, with a turn after this one: _call(seat)
-                    # and _finish_turn(), which starts the next player's turn (Game._call names this copy)
+                    # (Game._call names this copy), then the turn's end below: _finish_turn's start of the next turn
                     history_append(cabo_pairs[seat])
                     self.caller = caller = seat
                     self._as_usual = False
-                    usual_before = -1  # (the next turns end through _finish_turn)
                     self._call_turn = turn_
                     self._final_left = n - 1
                     seat_stats["cabo_calls"] += 1
@@ -1657,26 +1657,9 @@ class Game:
                     log_append(event)
                     self._shared = (self._shared, event)
                     self._event_count += 1
-                    self.turn = turn_ = turn_ + 1
-                    seat = self.current = current = following[seat]
-                    seat_stats = all_stats[seat]
-                    if deck_size and know.pile and know.hands[seat]:  # _begin_turn(): a deck, a pile and a hand
-                        self.phase = phase = choose_phase
-                        self._movers = to_move = one_seat[seat]
-                        self._turn_start = self._event_count
-                        self._legal = legal = choose_after_call
-                        try:
-                            choose = choosers[seat]
-                        except KeyError:
-                            phase = None  # the loop's top names the seat without a chooser
-                        continue
-                    self._legal = None
-                    # (no pile or no hand; the deck was there this turn, so the round goes on: the test below is a guard)
-                    self._begin_turn()
-                    phase = None
-                    if until_round_end and len(results) != n_results:
-                        return
-                    continue
+                    usual_before = turn_ + 1  # this turn ends as usual below; the next ones through _finish_turn
+                    next_choice = choose_after_call
+                    ends = True
             elif phase is drawn_phase:
                 if type(action) is Exchange:
                     try:  # where a one-card exchange stands in the drawn card's tuple: at p, or after Discard (a
@@ -1854,14 +1837,14 @@ class Game:
                         self.phase = phase = choose_phase
                         self._movers = to_move = one_seat[seat]
                         self._turn_start = self._event_count
-                        self._legal = legal = choose_all
+                        self._legal = legal = next_choice
                         try:
                             choose = choosers[seat]
                         except KeyError:
                             phase = None  # the loop's top names the seat without a chooser
                         continue
                     self._legal = None
-                    self._begin_turn()
+                    self._begin_turn()  # (after a Cabo call too: the deck was there this turn, the round goes on)
                 else:
                     self._legal = None
                     end_of_turn(self)
