@@ -118,12 +118,12 @@ LEND_NAME = "games-lend"
 child plays on its borrowed workers only while it is there (:class:`_Lender`)."""
 
 
-def checks_idle(state: PortalState) -> bool:
+def checks_idle(state: PortalState, checks: list[Upload] | None = None, rests: list[Upload] | None = None) -> bool:
     """Whether no upload waits for its check or the rest of it: the uploads the checker works on,
     :meth:`~cabo_kit.portal.state.PortalState.pending_checks` and
     :meth:`~cabo_kit.portal.state.PortalState.pending_rests`, but not those it failed on (they wait to be tried again,
     and must not keep the lent core from the games for ever). A version replaced before its rest ran has no rest to
-    come: it plays nowhere.
+    come: it plays nowhere. ``checks`` and ``rests``: those two lists if the caller has just read them.
 
     >>> import tempfile
     >>> from cabo_kit.portal.roster import Student
@@ -139,7 +139,11 @@ def checks_idle(state: PortalState) -> bool:
     True
     >>> state.close()
     """
-    return not state.pending_checks(retrying=False) and not state.pending_rests(retrying=False)
+    if checks is None:
+        checks = state.pending_checks(retrying=False)
+    if checks:
+        return False
+    return not (state.pending_rests(retrying=False) if rests is None else rests)
 
 
 class _Lender:
@@ -442,7 +446,7 @@ class GamesWorker:
         checks, rests = self.state.pending_checks(retrying=False), self.state.pending_rests(retrying=False)
         waiting = len(checks)
         held = self._held(waiting)
-        self._lend(not checks and not rests)  # checks_idle's rule, on the lists at hand
+        self._lend(checks_idle(self.state, checks, rests))
         fp = fingerprint(self.folder)
         if paused:
             self._kill()
