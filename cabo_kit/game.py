@@ -157,11 +157,6 @@ def _exchange_hidden(seat: int, p: int, out: Card) -> Event:
     return event
 
 
-def _ev(kind: EventKind, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Card, ...] = (),
-        info: str = "") -> Event:
-    return _new(Event, (kind, seat, target, cards, info))
-
-
 SEAT_STATS = (
     "turns", "draws_deck", "draws_discard", "discards", "exchanges", "multi_exchanges", "failed_multi_exchanges",
     "penalty_cards", "peek", "spy", "swap", "peek_swap", "spy_swap", "powers_skipped",
@@ -528,10 +523,7 @@ class Game:
         know = self.know
         know.land(c)
         self._emit(_new(Event, (_E_FLIP, None, (), (know.faces[c],), "")))
-        if self._snapping:
-            self._open_window("start")
-        else:  # (what _open_window does then)
-            self._continue("start")
+        self._open_window("start")
 
     # ------------------------------------------------------------ events
 
@@ -577,7 +569,7 @@ class Game:
                 self.deck = _shuffled(moved, self._reshuffle_rng)
             if self.chance_log is not None:
                 self.chance_log[2].append(tuple(self.know.faces[c] for c in reversed(self.deck)))
-            self._emit(_ev(_K.RESHUFFLE, None, (len(moved),)))
+            self._emit(_new(Event, (_K.RESHUFFLE, None, (len(moved),), (), "")))
         if not self.deck:
             self._end_after_turn = True
             self._ending_changed()
@@ -2063,7 +2055,7 @@ class Game:
             game.caller = caller
             game._call_turn = -1
             game._final_left = (caller - current) % n
-        game._emit(_ev(_K.ROUND, None, (round, game.first_start_player)))
+        game._emit(_new(Event, (_E_ROUND, None, (round, game.first_start_player), (), "")))
         if final_turns is not None:
             if final_turns < 1 or final_turns > n + 1:
                 raise ValueError(f"final_turns={final_turns}: between 1 and {n + 1} turns are left after a hand went empty")

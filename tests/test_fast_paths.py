@@ -39,11 +39,18 @@ import cabo_kit as ck  # noqa: E402
 from cabo_kit import game as game_module  # noqa: E402
 from cabo_kit.actions import DrawDeck, DrawDiscard, IllegalActionError  # noqa: E402
 from cabo_kit.cards import UNKNOWN  # noqa: E402
-from cabo_kit.game import DRAWN, Game, _ev  # noqa: E402
+from cabo_kit.game import DRAWN, Game  # noqa: E402
 from cabo_kit.knowledge import Knowledge  # noqa: E402
 from cabo_kit.observation import Event, EventKind  # noqa: E402
 from cabo_kit.play import Stepper, bot_random  # noqa: E402
 from fuzzbot import FuzzBot  # noqa: E402
+
+
+def _ev(kind: EventKind, seat: int | None = None, target: tuple[int, ...] = (), cards: tuple[Any, ...] = (),
+        info: str = "") -> Event:
+    """An event as the engine's methods made them before they were written out (keyword defaults)."""
+    return Event(kind, seat, target, cards, info)
+
 
 # ------------------------------------------------------------------ the canonical forms
 
