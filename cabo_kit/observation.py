@@ -647,11 +647,7 @@ if Observation._fields[24] != "events":
 def _events(obs: Observation) -> EventLog:
     value = _item(obs, 24)
     if value.__class__ is tuple and value and value[0].__class__ is int:  # the engine's (stop, shared, own)
-        log = _bare(EventLog)  # _chain_log(value), written out: a bot may read obs.events several times a decision
-        log._stop, log._shared, log._own = value
-        log._start = 0
-        log._items = None
-        return log
+        return _chain_log(value)
     return value  # an EventLog, or the events given to Observation(...) or _replace
 
 
